@@ -1,0 +1,120 @@
+//===- NPUBase.td - npu dialect, enums and attributes ------*- tablegen -*-===//
+//
+// The `npu` dialect describes a network graph at tensor level (value
+// semantics). Every op states, through AlignModeOpInterface, whether its data
+// must be stored channel-aligned (C padded to the alignment unit).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_BASE_TD
+#define NPU_BASE_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/TensorEncoding.td"
+
+def NPU_Dialect : Dialect {
+  let name = "npu";
+  let cppNamespace = "::npu";
+  let summary = "Tensor-level graph dialect for a neural processing unit";
+  let description = [{
+    Ops of a network graph (convolution, matmul, pooling, reductions, data
+    movement, elementwise math) with value semantics. Tensors stored on the
+    device are either channel-aligned (the innermost dimension C padded to
+    `kChannelAlignment` elements) or not; the `#npu.layout<...>` tensor
+    encoding records which, and `npu.channel_norm` converts between the two.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    /// The channel alignment unit, in elements: an aligned tensor stores its
+    /// innermost (C) dimension padded up to a multiple of this.
+    static constexpr int64_t kChannelAlignment = 64;
+
+    /// Discardable attribute that pins an op's AlignMode (the user's choice
+    /// overrides every other rule).
+    static constexpr ::llvm::StringLiteral getDevInfoAttrName() {
+      return "npu.dev_info";
+    }
+    /// Discardable attribute written by `npu-annotate-align-mode`.
+    static constexpr ::llvm::StringLiteral getAlignModeAttrName() {
+      return "npu.align_mode";
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def NPU_AlignMode : I32EnumAttr<"AlignMode",
+    "whether a value must be stored channel-aligned", [
+      I32EnumAttrCase<"ALIGN", 0, "align">,
+      I32EnumAttrCase<"NALIGN", 1, "nalign">,
+      I32EnumAttrCase<"BOTH", 2, "both">,
+      I32EnumAttrCase<"UNKNOWN", 3, "unknown">
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+
+def NPU_AlignModeAttr : EnumAttr<NPU_Dialect, NPU_AlignMode, "align_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// The seed describes channel_norm's direction as a bool, once as "False for
+// ALIGN->NALIGN, True for NALIGN->ALIGN" and once in code as the opposite.
+// A named enum removes the ambiguity: the case says what the result is.
+def NPU_ChannelNormDirection : I32EnumAttr<"ChannelNormDirection",
+    "the layout a channel_norm converts to", [
+      I32EnumAttrCase<"to_align", 0>,
+      I32EnumAttrCase<"to_nalign", 1>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+
+def NPU_ChannelNormDirectionAttr
+    : EnumAttr<NPU_Dialect, NPU_ChannelNormDirection, "direction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPU_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"max", 1>,
+      I32EnumAttrCase<"min", 2>,
+      I32EnumAttrCase<"mean", 3>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+
+def NPU_ReduceKindAttr : EnumAttr<NPU_Dialect, NPU_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Layout encoding
+//===----------------------------------------------------------------------===//
+
+def NPU_LayoutAttr : AttrDef<NPU_Dialect, "Layout",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "layout";
+  let summary = "storage layout of a tensor: channel-aligned or not";
+  let description = [{
+    Used as the encoding of a `RankedTensorType`:
+    `tensor<1x7x7x3xf16, #npu.layout<align>>` is stored with its innermost
+    dimension padded to `kChannelAlignment` elements (3 -> 64), while
+    `#npu.layout<nalign>` is stored densely. Only `align` and `nalign` are
+    storage layouts. The aligned form needs rank 2, 4 or more, and not 3
+    (the device's Cx form); rank 0, 1 and 3 tensors are never aligned.
+  }];
+  let parameters = (ins EnumParameter<NPU_AlignMode>:$mode);
+  let assemblyFormat = "`<` $mode `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // NPU_BASE_TD

@@ -1,0 +1,123 @@
+//===- NPUDataMovementOps.td - layout and data movement -----*- tablegen -*-===//
+
+#ifndef NPU_DATA_MOVEMENT_OPS_TD
+#define NPU_DATA_MOVEMENT_OPS_TD
+
+include "npu/NPUOpBase.td"
+
+def NPU_TransposeOp : NPU_GraphOp<"transpose", [NPU_RequiresAlignedLayout]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    `output.shape[i] = input.shape[perms[i]]`; `perms` is a permutation of
+    `[0, rank)`.
+  }];
+  let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$perms);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input `,` $perms attr-dict `:` type($input) `->` type($output)";
+}
+
+def NPU_ConcatOp : NPU_GraphOp<"concat", [NPU_RequiresAlignedLayout]> {
+  let summary = "concatenates tensors along one axis";
+  let arguments = (ins Variadic<NPU_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_ScatterOp : NPU_GraphOp<"scatter", [NPU_RequiresAlignedLayout]> {
+  let summary = "scatter of updates into data along an axis (elementwise)";
+  let description = [{
+    ONNX ScatterElements semantics: `output = data`, then for every index
+    tuple `j` of `indices`, `output[j with j[axis] := indices[j]] =
+    updates[j]`. `indices` and `updates` have the same shape and the rank of
+    `data`.
+  }];
+  let arguments = (ins NPU_Tensor:$data, NPU_IntTensor:$indices,
+                       NPU_Tensor:$updates, I64Attr:$axis);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_PadOp : NPU_GraphOp<"pad", [NPU_RequiresAlignedLayout]> {
+  let summary = "pads a tensor with a constant";
+  let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$pad_low,
+                       DenseI64ArrayAttr:$pad_high,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def NPU_SliceOp : NPU_Op<"slice", [Pure,
+    DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
+    NPU_InferTypeOpAdaptor]> {
+  let summary = "strided slice [start, end) of a tensor";
+  let description = [{
+    Takes `start[i] <= x < end[i]` with step `strides[i]` (default 1) in every
+    dimension; `0 <= start <= end <= dim`. AlignMode: NALIGN when the slice
+    starts inside the channel dimension (`start[C] > 0`) and ends on an
+    alignment boundary (`end[C] % kChannelAlignment == 0`), ALIGN otherwise.
+  }];
+  let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$end,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def NPU_ReshapeOp : NPU_Op<"reshape", [Pure, NPU_AlignModeOpInterface]> {
+  let summary = "reinterprets a tensor with a new shape";
+  let description = [{
+    The result type is given; it must have the input's element type and
+    element count.
+  }];
+  let arguments = (ins NPU_Tensor:$input);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def NPU_CastOp : NPU_Op<"cast", [Pure, NPU_AlignModeOpInterface]> {
+  let summary = "converts the element type of a tensor";
+  let arguments = (ins NPU_Tensor:$input);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def NPU_ConstantOp : NPU_GraphOp<"constant", [ConstantLike]> {
+  let summary = "a constant tensor (weights)";
+  let description = [{
+    Weights adapt to their consumer: AlignMode BOTH (NALIGN for rank 1 and 3
+    by the rank rule).
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "attr-dict $value `->` type($output)";
+  let hasFolder = 1;
+}
+
+def NPU_ChannelNormOp : NPU_Op<"channel_norm", [Pure,
+    DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
+    NPU_InferTypeOpAdaptor]> {
+  let summary = "converts a tensor between aligned and non-aligned storage";
+  let description = [{
+    `<to_align>` pads the channel dimension to the alignment unit; its result
+    is ALIGN. `<to_nalign>` packs it densely; its result is NALIGN. The
+    values are unchanged. The input, when it carries a layout, must be in the
+    opposite layout.
+  }];
+  let arguments = (ins NPU_ChannelNormDirectionAttr:$direction,
+                       NPU_Tensor:$input);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$direction $input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The mode of the result: ALIGN for to_align, NALIGN for to_nalign.
+    ::npu::AlignMode getTargetMode() {
+      return getDirection() == ::npu::ChannelNormDirection::to_align
+                 ? ::npu::AlignMode::ALIGN
+                 : ::npu::AlignMode::NALIGN;
+    }
+  }];
+}
+
+#endif // NPU_DATA_MOVEMENT_OPS_TD

@@ -1,0 +1,53 @@
+//===- NPUInterfaces.td - AlignMode interface ---------------*- tablegen -*-===//
+
+#ifndef NPU_INTERFACES_TD
+#define NPU_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+// Ops whose device kernel only exists for channel-aligned data.
+def NPU_RequiresAlignedLayout : NativeOpTrait<"RequiresAlignedLayout"> {
+  let cppNamespace = "::npu";
+}
+
+// Ops whose second operand is broadcast onto the first (the vector-scalar
+// family): they follow the producer of their full-size first operand.
+def NPU_BroadcastsSecondOperand : NativeOpTrait<"BroadcastsSecondOperand"> {
+  let cppNamespace = "::npu";
+}
+
+def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
+  let cppNamespace = "::npu";
+  let description = [{
+    Reports the storage alignment an op requires of its result. The rules
+    (see docs/align-mode.md) are: ops marked `RequiresAlignedLayout` are
+    ALIGN; any op whose result has rank 1 or 3 is NALIGN; ops may override
+    (slice, channel_norm); everything else adapts (BOTH). Pinning through
+    `npu.dev_info` and the graph input/output rule are applied on top of this
+    by `npu::getAlignMode`.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the mode this op requires of its result, from its kind,
+        attributes and result rank (not from its neighbours).
+      }], "::npu::AlignMode", "getAlignMode", (ins), [{}], [{
+        constexpr bool alignOnly =
+            ConcreteOp::template hasTrait<::npu::RequiresAlignedLayout>();
+        return ::npu::detail::applyRankRule(
+            $_op.getOperation(),
+            alignOnly ? ::npu::AlignMode::ALIGN : ::npu::AlignMode::BOTH);
+      }]>,
+    InterfaceMethod<[{
+        Returns the index of the operand whose producer decides this op's
+        mode when the op itself is BOTH (the full-size operand of a broadcast
+        op), or std::nullopt when all operands have a say.
+      }], "std::optional<unsigned>", "getAlignLeaderOperand", (ins), [{}], [{
+        if constexpr (ConcreteOp::template hasTrait<
+                          ::npu::BroadcastsSecondOperand>())
+          return 0u;
+        return std::nullopt;
+      }]>
+  ];
+}
+
+#endif // NPU_INTERFACES_TD

@@ -1,0 +1,42 @@
+//===- NPUOpBase.td - base classes and type constraints -----*- tablegen -*-===//
+
+#ifndef NPU_OP_BASE_TD
+#define NPU_OP_BASE_TD
+
+include "npu/NPUBase.td"
+include "npu/NPUInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def NPU_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger]>;
+def NPU_Tensor : RankedTensorOf<[NPU_ElementType]>;
+def NPU_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def NPU_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+// Inferred result types are compared with the declared ones ignoring the
+// `#npu.layout` encoding: layout is decided later, by LayoutAlignToNPU.
+def NPU_InferTypeOpAdaptor : InferTypeOpAdaptorBase<[{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange l,
+                                        ::mlir::TypeRange r) {
+      return ::npu::areCompatibleIgnoringLayout(l, r);
+    }
+  }]>;
+
+// Any op of the dialect.
+class NPU_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NPU_Dialect, mnemonic, traits>;
+
+// A graph op with the default AlignMode rules and an inferred result type.
+class NPU_GraphOp<string mnemonic, list<Trait> traits = []>
+    : NPU_Op<mnemonic, !listconcat([Pure, NPU_AlignModeOpInterface,
+                                    NPU_InferTypeOpAdaptor], traits)>;
+
+#endif // NPU_OP_BASE_TD

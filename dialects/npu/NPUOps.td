@@ -1,0 +1,14 @@
+//===- NPUOps.td - all ops of the npu dialect ---------------*- tablegen -*-===//
+//
+// One file per op group; new operator families add a group here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_OPS_TD
+#define NPU_OPS_TD
+
+include "npu/NPUNNOps.td"
+include "npu/NPUDataMovementOps.td"
+include "npu/NPUElementwiseOps.td"
+
+#endif // NPU_OPS_TD

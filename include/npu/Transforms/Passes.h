@@ -1,0 +1,19 @@
+//===- Passes.h - npu-mlir passes -------------------------------*- C++ -*-===//
+
+#ifndef NPU_TRANSFORMS_PASSES_H
+#define NPU_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
+
+namespace npu {
+
+#define GEN_PASS_DECL
+#include "npu/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "npu/Transforms/Passes.h.inc"
+
+} // namespace npu
+
+#endif // NPU_TRANSFORMS_PASSES_H

@@ -1,0 +1,83 @@
+//===- AlignMode.cpp - the AlignMode rules --------------------------------===//
+//
+// Implements the rules of seed 002 ("AlignMode判断") that decide which
+// storage layout an op needs. Per-op facts live in ODS (the
+// RequiresAlignedLayout and BroadcastsSecondOperand traits); this file holds
+// the rules that look at attributes, ranks and neighbours.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace npu;
+
+#include "npu/Dialect/NPU/NPUInterfaces.cpp.inc"
+
+AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
+  if (op->getNumResults() == 0)
+    return kernelMode;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (type && (type.getRank() == 1 || type.getRank() == 3))
+    return AlignMode::NALIGN;
+  return kernelMode;
+}
+
+std::optional<AlignMode> npu::getPinnedAlignMode(Operation *op) {
+  if (auto attr = op->getAttrOfType<AlignModeAttr>(
+          NPUDialect::getDevInfoAttrName()))
+    return attr.getValue();
+  return std::nullopt;
+}
+
+static bool isGraphOutput(Operation *op) {
+  return op->hasTrait<OpTrait::ReturnLike>() &&
+         isa_and_nonnull<FunctionOpInterface>(op->getParentOp());
+}
+
+AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
+  // Broadcast ops defer to the producer of their leader operand; follow such
+  // chains iteratively so that long chains cannot exhaust the stack.
+  while (true) {
+    if (std::optional<AlignMode> pinned = getPinnedAlignMode(op))
+      return *pinned;
+    if (isGraphOutput(op))
+      return graphIOMode;
+    auto iface = dyn_cast<AlignModeOpInterface>(op);
+    if (!iface)
+      return AlignMode::UNKNOWN;
+    AlignMode mode = iface.getAlignMode();
+    std::optional<unsigned> leader = iface.getAlignLeaderOperand();
+    if (mode != AlignMode::BOTH || !leader)
+      return mode;
+    Value leaderValue = op->getOperand(*leader);
+    Operation *producer = leaderValue.getDefiningOp();
+    if (!producer) // A block argument: a graph input.
+      return graphIOMode;
+    op = producer;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Ops with their own rule
+//===----------------------------------------------------------------------===//
+
+/// A slice starting inside the channel dimension yields data whose channel 0
+/// is not at an aligned boundary; when it also ends on a boundary, the oplib
+/// kernel produces dense data. Every other slice is produced aligned.
+AlignMode SliceOp::getAlignMode() {
+  ArrayRef<int64_t> start = getStart(), end = getEnd();
+  bool startsInsideChannel = !start.empty() && start.back() > 0;
+  bool endsOnBoundary =
+      !end.empty() && end.back() % NPUDialect::kChannelAlignment == 0;
+  return detail::applyRankRule(*this, startsInsideChannel && endsOnBoundary
+                                          ? AlignMode::NALIGN
+                                          : AlignMode::ALIGN);
+}
+
+/// A channel_norm produces its target layout, whatever its rank (the rank-1
+/// ones are removed by canonicalization).
+AlignMode ChannelNormOp::getAlignMode() { return getTargetMode(); }

@@ -1,0 +1,133 @@
+//===- NPUDialect.cpp - npu dialect, attributes, layouts ------------------===//
+
+#include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace npu;
+
+#include "npu/Dialect/NPU/NPUDialect.cpp.inc"
+#include "npu/Dialect/NPU/NPUEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "npu/Dialect/NPU/NPUAttrs.cpp.inc"
+
+void NPUDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "npu/Dialect/NPU/NPUAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "npu/Dialect/NPU/NPUOps.cpp.inc"
+      >();
+}
+
+Operation *NPUDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || !isa<RankedTensorType>(type))
+    return nullptr;
+  return builder.create<ConstantOp>(loc, type, elements);
+}
+
+/// `npu.dev_info` must pin a storage layout; `npu.align_mode` is any mode.
+LogicalResult NPUDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != getDevInfoAttrName() && name != getAlignModeAttrName())
+    return op->emitError() << "unknown npu attribute '" << name << "'";
+  auto mode = dyn_cast<AlignModeAttr>(attr.getValue());
+  if (!mode)
+    return op->emitError() << "'" << name
+                           << "' must be an #npu.align_mode attribute, got "
+                           << attr.getValue();
+  if (name == getDevInfoAttrName() && mode.getValue() != AlignMode::ALIGN &&
+      mode.getValue() != AlignMode::NALIGN)
+    return op->emitError() << "'" << name
+                           << "' must pin align or nalign, got "
+                           << stringifyAlignMode(mode.getValue());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout encoding
+//===----------------------------------------------------------------------===//
+
+bool npu::canBeStoredAligned(int64_t rank) {
+  return rank == 2 || rank >= 4;
+}
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 AlignMode mode) {
+  if (mode != AlignMode::ALIGN && mode != AlignMode::NALIGN)
+    return emitError() << "#npu.layout must be align or nalign, got "
+                       << stringifyAlignMode(mode);
+  return success();
+}
+
+LogicalResult
+LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                           function_ref<InFlightDiagnostic()> emitError) const {
+  if (getMode() == AlignMode::ALIGN && !canBeStoredAligned(shape.size()))
+    return emitError() << "#npu.layout<align> needs a tensor of rank 2 or at "
+                          "least 4 (the aligned Cx form), got rank "
+                       << shape.size();
+  return success();
+}
+
+std::optional<AlignMode> npu::getLayoutMode(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return std::nullopt;
+  if (auto layout = dyn_cast_or_null<LayoutAttr>(tensor.getEncoding()))
+    return layout.getMode();
+  return std::nullopt;
+}
+
+RankedTensorType npu::withLayout(RankedTensorType type, AlignMode mode) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               LayoutAttr::get(type.getContext(), mode));
+}
+
+Type npu::stripLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isa_and_nonnull<LayoutAttr>(tensor.getEncoding()))
+    return type;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+}
+
+bool npu::areCompatibleIgnoringLayout(TypeRange lhs, TypeRange rhs) {
+  if (lhs.size() != rhs.size())
+    return false;
+  for (auto [l, r] : llvm::zip(lhs, rhs))
+    if (stripLayout(l) != stripLayout(r))
+      return false;
+  return true;
+}
+
+std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  std::optional<int64_t> bytes =
+      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  ArrayRef<int64_t> shape = type.getShape();
+  bool aligned = getLayoutMode(type) == AlignMode::ALIGN;
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    bool isChannel = i + 1 == shape.size();
+    int64_t stored =
+        isChannel && aligned
+            ? static_cast<int64_t>(
+                  llvm::alignTo(dim, NPUDialect::kChannelAlignment))
+            : dim;
+    bytes = llvm::checkedMul(*bytes, stored);
+    if (!bytes) // Overflows int64_t: no device holds it anyway.
+      return std::nullopt;
+  }
+  return bytes;
+}

@@ -1,0 +1,388 @@
+//===- NPUOps.cpp - shape functions and verifiers of npu ops --------------===//
+//
+// Ops with a shape function of their own (op classes share theirs in
+// ShapeInference.cpp). Every check reports the op, the operand or attribute
+// and the broken constraint; all are O(rank) or O(#operands * rank).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpDiagnostics.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::detail;
+
+static bool isDynamic(int64_t dim) { return ShapedType::isDynamic(dim); }
+
+static RankedTensorType getTensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType lhs = getTensorType(adaptor.getLhs());
+  RankedTensorType rhs = getTensorType(adaptor.getRhs());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitShapeError(loc, name, "operands must have rank >= 2, got ",
+                       lhs.getRank(), " and ", rhs.getRank());
+  SmallVector<Type> operandTypes = {lhs, rhs};
+  if (adaptor.getBias())
+    operandTypes.push_back(adaptor.getBias().getType());
+  if (failed(checkSameElementType(loc, name, operandTypes)))
+    return failure();
+
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  int64_t m = l[l.size() - 2], kl = l.back();
+  int64_t kr = r[r.size() - 2], n = r.back();
+  if (adaptor.getTransposeLhs())
+    std::swap(m, kl);
+  if (adaptor.getTransposeRhs())
+    std::swap(kr, n);
+  if (!isDynamic(kl) && !isDynamic(kr) && kl != kr)
+    return emitShapeError(loc, name, "contraction sizes differ: lhs has K = ", kl,
+                       ", rhs has K = ", kr);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(l.drop_back(2), r.drop_back(2),
+                                          shape))
+    return emitShapeError(loc, name, "batch dimensions ",
+                       formatShape(l.drop_back(2)), " and ",
+                       formatShape(r.drop_back(2)),
+                       " are not broadcast-compatible");
+  if (Value bias = adaptor.getBias()) {
+    RankedTensorType biasType = getTensorType(bias);
+    if (biasType.getRank() != 1 ||
+        (!isDynamic(n) && !isDynamic(biasType.getDimSize(0)) &&
+         biasType.getDimSize(0) != n))
+      return emitShapeError(loc, name, "bias must have shape [", n, "], got ",
+                         formatShape(biasType.getShape()));
+  }
+  shape.append({m, n});
+  types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  if (axes.empty())
+    return emitShapeError(loc, name, "attribute 'axes' must not be empty");
+  llvm::SmallBitVector reduced(input.getRank());
+  for (int64_t axis : axes) {
+    if (failed(checkAxis(loc, name, "axes", axis, input.getRank(),
+                         /*allowNegative=*/false)))
+      return failure();
+    if (reduced.test(axis))
+      return emitShapeError(loc, name, "attribute 'axes' repeats axis ", axis);
+    reduced.set(axis);
+  }
+  SmallVector<int64_t> shape;
+  for (auto [i, dim] : llvm::enumerate(input.getShape())) {
+    if (!reduced.test(i))
+      shape.push_back(dim);
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  ArrayRef<int64_t> perms = adaptor.getPerms();
+  int64_t rank = input.getRank();
+  llvm::SmallBitVector seen(rank);
+  bool isPermutation = static_cast<int64_t>(perms.size()) == rank;
+  for (int64_t p : perms) {
+    isPermutation = isPermutation && p >= 0 && p < rank && !seen.test(p);
+    if (isPermutation)
+      seen.set(p);
+  }
+  if (!isPermutation)
+    return emitShapeError(loc, name, "attribute 'perms' ", formatShape(perms),
+                       " is not a permutation of [0, ", rank, ")");
+  SmallVector<int64_t> shape;
+  for (int64_t p : perms)
+    shape.push_back(input.getDimSize(p));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitShapeError(loc, name, "needs at least one input");
+  RankedTensorType first = getTensorType(inputs.front());
+  FailureOr<int64_t> axis = checkAxis(loc, name, "axis", adaptor.getAxis(),
+                                      first.getRank(), /*allowNegative=*/false);
+  if (failed(axis) ||
+      failed(checkSameElementType(loc, name, llvm::to_vector(inputs.getTypes()))))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    RankedTensorType type = getTensorType(input);
+    if (type.getRank() != first.getRank())
+      return emitShapeError(loc, name, "input #", i + 1, " has rank ",
+                         type.getRank(), ", input #0 has rank ",
+                         first.getRank());
+    for (auto [d, dim] : llvm::enumerate(type.getShape())) {
+      if (static_cast<int64_t>(d) == *axis) {
+        shape[d] = isDynamic(dim) || isDynamic(shape[d])
+                       ? ShapedType::kDynamic
+                       : shape[d] + dim;
+        continue;
+      }
+      if (!isDynamic(dim) && !isDynamic(shape[d]) && dim != shape[d])
+        return emitShapeError(loc, name, "input #", i + 1, " has size ", dim,
+                           " in dimension ", d, " where input #0 has ",
+                           shape[d], " (only axis ", *axis, " may differ)");
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType data = getTensorType(adaptor.getData());
+  RankedTensorType indices = getTensorType(adaptor.getIndices());
+  RankedTensorType updates = getTensorType(adaptor.getUpdates());
+  if (failed(checkSameElementType(loc, name, {data, updates})) ||
+      failed(checkAxis(loc, name, "axis", adaptor.getAxis(), data.getRank(),
+                       /*allowNegative=*/false)))
+    return failure();
+  if (indices.getRank() != data.getRank() ||
+      failed(verifyCompatibleShape(indices.getShape(), updates.getShape())))
+    return emitShapeError(loc, name, "indices ",
+                       formatShape(indices.getShape()), " and updates ",
+                       formatShape(updates.getShape()),
+                       " must have one shape of the data's rank ",
+                       data.getRank());
+  types.push_back(stripLayout(data));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  ArrayRef<int64_t> low = adaptor.getPadLow(), high = adaptor.getPadHigh();
+  size_t rank = input.getRank();
+  if (failed(checkArrayAttr(loc, name, "pad_low", low, rank, 0)) ||
+      failed(checkArrayAttr(loc, name, "pad_high", high, rank, 0)))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (auto [dim, lo, hi] : llvm::zip(input.getShape(), low, high))
+    shape.push_back(isDynamic(dim) ? dim : dim + lo + hi);
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  size_t rank = input.getRank();
+  ArrayRef<int64_t> start = adaptor.getStart(), end = adaptor.getEnd();
+  SmallVector<int64_t> strides(rank, 1);
+  if (std::optional<ArrayRef<int64_t>> given = adaptor.getStrides()) {
+    if (failed(checkArrayAttr(loc, name, "strides", *given, rank, 1)))
+      return failure();
+    strides.assign(given->begin(), given->end());
+  }
+  if (failed(checkArrayAttr(loc, name, "start", start, rank, 0)) ||
+      failed(checkArrayAttr(loc, name, "end", end, rank, 0)))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t dim = input.getDimSize(i);
+    if (start[i] > end[i] || (!isDynamic(dim) && end[i] > dim))
+      return emitShapeError(loc, name, "dimension ", i, ": need 0 <= start (",
+                         start[i], ") <= end (", end[i], ") <= size (",
+                         isDynamic(dim) ? std::string("?")
+                                        : std::to_string(dim),
+                         ")");
+    shape.push_back(llvm::divideCeil(end[i] - start[i], strides[i]));
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp, CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType(), output = getType();
+  if (input.getElementType() != output.getElementType())
+    return emitOpError("result element type ") << output.getElementType()
+           << " differs from the input's " << input.getElementType();
+  if (input.hasStaticShape() && output.hasStaticShape() &&
+      input.getNumElements() != output.getNumElements())
+    return emitOpError("cannot reshape ")
+           << input.getNumElements() << " elements "
+           << formatShape(input.getShape()) << " into "
+           << output.getNumElements() << " elements "
+           << formatShape(output.getShape());
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  RankedTensorType input = getInput().getType(), output = getType();
+  if (failed(verifyCompatibleShape(input.getShape(), output.getShape())))
+    return emitOpError("result shape ")
+           << formatShape(output.getShape()) << " differs from the input's "
+           << formatShape(input.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type)
+    return emitShapeError(loc, getOperationName(),
+                       "value must be a ranked tensor, got ",
+                       adaptor.getValue().getType());
+  types.push_back(stripLayout(type));
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// ChannelNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChannelNormOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location>,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  types.push_back(stripLayout(adaptor.getInput().getType()));
+  return success();
+}
+
+LogicalResult ChannelNormOp::verify() {
+  AlignMode target = getTargetMode();
+  std::optional<AlignMode> in = getLayoutMode(getInput().getType());
+  if (in && *in == target)
+    return emitOpError("converts ")
+           << stringifyChannelNormDirection(getDirection())
+           << " but its input is already " << stringifyAlignMode(*in);
+  std::optional<AlignMode> out = getLayoutMode(getType());
+  if (out && *out != target)
+    return emitOpError("converts ")
+           << stringifyChannelNormDirection(getDirection())
+           << " but its result is declared " << stringifyAlignMode(*out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp, LayerNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  if (failed(checkAxis(loc, getOperationName(), "axis",
+                       valueOr(adaptor.getAxisAttr(), -1), input.getRank(),
+                       /*allowNegative=*/true)))
+    return failure();
+  types.push_back(stripLayout(input));
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  FailureOr<int64_t> axis =
+      checkAxis(loc, name, "axis", valueOr(adaptor.getAxisAttr(), -1),
+                input.getRank(), /*allowNegative=*/true);
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> normalized = input.getShape().drop_front(*axis);
+  for (auto [label, value] : {std::make_pair("gamma", adaptor.getGamma()),
+                              std::make_pair("beta", adaptor.getBeta())}) {
+    RankedTensorType type = getTensorType(value);
+    if (type.getElementType() != input.getElementType() ||
+        failed(verifyCompatibleShape(type.getShape(), normalized)))
+      return emitShapeError(loc, name, label, " must be ",
+                         formatShape(normalized), " of ",
+                         input.getElementType(), ", got ", type);
+  }
+  FloatAttr epsilon = adaptor.getEpsilonAttr();
+  if (epsilon && epsilon.getValueAsDouble() <= 0)
+    return emitShapeError(loc, name, "attribute 'epsilon' must be positive, got ",
+                          epsilon.getValueAsDouble());
+  types.push_back(stripLayout(input));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "npu/Dialect/NPU/NPUOps.cpp.inc"

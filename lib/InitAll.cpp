@@ -1,0 +1,19 @@
+//===- InitAll.cpp - register npu-mlir with a context ---------------------===//
+
+#include "npu/InitAll.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void npu::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<NPUDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect>();
+}
+
+void npu::registerAllPasses() { registerNPUPasses(); }

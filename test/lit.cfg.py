@@ -1,0 +1,31 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "NPU"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.npu_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%npu_src_root", config.npu_src_root))
+config.substitutions.append(("%npu_install_dir", config.npu_install_dir))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%ccache", config.ccache or ""))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CCACHE_DIR",
+                                     "CCACHE_BASEDIR", "CCACHE_NOHASHDIR",
+                                     "CCACHE_MAXSIZE"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.npu_tools_dir, config.llvm_tools_dir]
+tools = ["npu-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
