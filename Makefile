@@ -28,7 +28,10 @@ build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
 
 check: build
-	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target check-npu
+	@rm -f $(BUILD_DIR)/lit-results.json
+	@$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target check-npu; \
+	  status=$$?; python3 scripts/lit-summary.py $(BUILD_DIR)/lit-results.json; \
+	  exit $$status
 
 demo: build
 	$(CMAKE) --build $(BUILD_DIR) --target npu-demo

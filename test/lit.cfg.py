@@ -20,6 +20,7 @@ config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%ccache", config.ccache or ""))
+config.substitutions.append(("%llvm_bindir", config.llvm_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CCACHE_DIR",
                                      "CCACHE_BASEDIR", "CCACHE_NOHASHDIR",

@@ -48,7 +48,7 @@ def NPU_PadOp : NPU_GraphOp<"pad", [NPU_RequiresAlignedLayout]> {
 
 def NPU_SliceOp : NPU_Op<"slice", [Pure,
     DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
-    NPU_InferTypeOpAdaptor]> {
+    NPU_ShapeFunctionVerified, NPU_InferTypeOpAdaptor]> {
   let summary = "strided slice [start, end) of a tensor";
   let description = [{
     Takes `start[i] <= x < end[i]` with step `strides[i]` (default 1) in every
@@ -97,7 +97,7 @@ def NPU_ConstantOp : NPU_GraphOp<"constant", [ConstantLike]> {
 
 def NPU_ChannelNormOp : NPU_Op<"channel_norm", [Pure,
     DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
-    NPU_InferTypeOpAdaptor]> {
+    NPU_ShapeFunctionVerified, NPU_InferTypeOpAdaptor]> {
   let summary = "converts a tensor between aligned and non-aligned storage";
   let description = [{
     `<to_align>` pads the channel dimension to the alignment unit; its result

@@ -30,6 +30,14 @@ def NPU_InferTypeOpAdaptor : InferTypeOpAdaptorBase<[{
     }
   }]>;
 
+// Runs the op's shape function, with its location, before the inferred
+// result types are compared with the declared ones: a broken constraint is
+// then reported by its own message instead of "failed to infer returned
+// types".
+def NPU_ShapeFunctionVerified : NativeOpTrait<"ShapeFunctionVerified"> {
+  let cppNamespace = "::npu";
+}
+
 // Any op of the dialect.
 class NPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<NPU_Dialect, mnemonic, traits>;
@@ -37,6 +45,7 @@ class NPU_Op<string mnemonic, list<Trait> traits = []>
 // A graph op with the default AlignMode rules and an inferred result type.
 class NPU_GraphOp<string mnemonic, list<Trait> traits = []>
     : NPU_Op<mnemonic, !listconcat([Pure, NPU_AlignModeOpInterface,
+                                    NPU_ShapeFunctionVerified,
                                     NPU_InferTypeOpAdaptor], traits)>;
 
 #endif // NPU_OP_BASE_TD

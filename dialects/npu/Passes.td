@@ -26,6 +26,7 @@ def AnnotateAlignMode
     implement the interface are annotated `unknown`.
   }];
   let options = [NPU_GraphIOModeOption];
+  let dependentDialects = ["::npu::NPUDialect"];
 }
 
 #endif // NPU_PASSES_TD

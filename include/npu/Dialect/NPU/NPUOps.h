@@ -9,6 +9,31 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "npu/Dialect/NPU/NPUInterfaces.h"
 
+namespace npu {
+
+/// Verifies an op by running its shape function with the op's location, so
+/// that a broken constraint is reported by the shape function's own message.
+template <typename ConcreteType>
+class ShapeFunctionVerified
+    : public mlir::OpTrait::TraitBase<ConcreteType, ShapeFunctionVerified> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    llvm::SmallVector<mlir::Type> types;
+    if (mlir::failed(ConcreteType::inferReturnTypes(
+            op->getContext(), op->getLoc(),
+            typename ConcreteType::Adaptor(llvm::cast<ConcreteType>(op)),
+            types)))
+      return mlir::failure();
+    if (!ConcreteType::isCompatibleReturnTypes(types, op->getResultTypes()))
+      return op->emitOpError("result type ")
+             << op->getResultTypes() << " differs from the inferred "
+             << types;
+    return mlir::success();
+  }
+};
+
+} // namespace npu
+
 namespace npu::detail {
 
 /// Shape functions shared by op classes. Each validates its operands and

@@ -1,0 +1,551 @@
+// One negative case per verifier rule of the npu dialect.
+// RUN: npu-opt %s --split-input-file --verify-diagnostics
+
+func.func @conv_input_rank(%x: tensor<8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op input must have rank 4 (N, spatial..., C), got 3}}
+  %0 = npu.conv2d %x, %w : (tensor<8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv3d_input_rank(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv3d' op input must have rank 5 (N, spatial..., C), got 4}}
+  %0 = npu.conv3d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x3x3x3x16xf32>) -> tensor<1x6x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_filter_rank(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op filter must have rank 4 (O, spatial..., I), got 3}}
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_element_type(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf16>) {
+  // expected-error @+1 {{'npu.conv2d' op operands must have the same element type, got 'f32' and 'f16'}}
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf16>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_strides_size(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op attribute 'strides' must have 2 elements, got 3}}
+  %0 = npu.conv2d %x, %w {strides = array<i64: 1, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_strides_positive(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op attribute 'strides' must have elements >= 1, got [1, 0]}}
+  %0 = npu.conv2d %x, %w {strides = array<i64: 1, 0>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_padding_negative(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op attribute 'padding' must have elements >= 0, got [0, -1, 0, 0]}}
+  %0 = npu.conv2d %x, %w {padding = array<i64: 0, -1, 0, 0>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilations(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op attribute 'dilations' must have elements >= 1, got [0, 1]}}
+  %0 = npu.conv2d %x, %w {dilations = array<i64: 0, 1>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_positive(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op attribute 'groups' must be >= 1, got 0}}
+  %0 = npu.conv2d %x, %w {groups = 0} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_input(%x: tensor<1x8x8x15xf32>, %w: tensor<4x3x3x5xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op input channels (15) must be divisible by groups (2)}}
+  %0 = npu.conv2d %x, %w {groups = 2} : (tensor<1x8x8x15xf32>, tensor<4x3x3x5xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_output(%x: tensor<1x8x8x16xf32>, %w: tensor<5x3x3x8xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op output channels (5) must be divisible by groups (2)}}
+  %0 = npu.conv2d %x, %w {groups = 2} : (tensor<1x8x8x16xf32>, tensor<5x3x3x8xf32>) -> tensor<1x6x6x5xf32>
+  return
+}
+
+// -----
+
+func.func @conv_filter_channels(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x8xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op filter input channels (8) times groups (1) must equal input channels (16)}}
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x3x3x8xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op bias must have shape [4], got [5]}}
+  %0 = npu.conv2d %x, %w, %b : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>, tensor<5xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_kernel_extent(%x: tensor<1x8x8x16xf32>, %w: tensor<4x0x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op kernel extent 0 of spatial dimension 0 must be positive}}
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x0x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window_fits(%x: tensor<1x2x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op spatial dimension 0 of size 2 padded by (0, 0) is smaller than the dilated kernel extent 3}}
+  %0 = npu.conv2d %x, %w : (tensor<1x2x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x0x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_result_type(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op result type 'tensor<1x8x8x4xf32>' differs from the inferred 'tensor<1x6x6x4xf32>'}}
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{'npu.matmul' op operands must have rank >= 2, got 1 and 2}}
+  %0 = npu.matmul %a, %b : (tensor<8xf32>, tensor<8x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_type(%a: tensor<2x8xf32>, %b: tensor<8x4xi32>) {
+  // expected-error @+1 {{'npu.matmul' op operands must have the same element type, got 'f32' and 'i32'}}
+  %0 = npu.matmul %a, %b : (tensor<2x8xf32>, tensor<8x4xi32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x8xf32>, %b: tensor<7x4xf32>) {
+  // expected-error @+1 {{'npu.matmul' op contraction sizes differ: lhs has K = 8, rhs has K = 7}}
+  %0 = npu.matmul %a, %b : (tensor<2x8xf32>, tensor<7x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<3x2x8xf32>, %b: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'npu.matmul' op batch dimensions [3] and [2] are not broadcast-compatible}}
+  %0 = npu.matmul %a, %b : (tensor<3x2x8xf32>, tensor<2x8x4xf32>) -> tensor<3x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>, %c: tensor<2x4xf32>) {
+  // expected-error @+1 {{'npu.matmul' op bias must have shape [4], got [2, 4]}}
+  %0 = npu.matmul %a, %b, %c : (tensor<2x8xf32>, tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_rank(%x: tensor<8x8x16xf32>) {
+  // expected-error @+1 {{'npu.max_pool' op input must have rank 4 (N, H, W, C), got 3}}
+  %0 = npu.max_pool %x {kernel = array<i64: 2, 2>} : tensor<8x8x16xf32> -> tensor<7x7x16xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel(%x: tensor<1x8x8x16xf32>) {
+  // expected-error @+1 {{'npu.avg_pool' op attribute 'kernel' must have 2 elements, got 1}}
+  %0 = npu.avg_pool %x {kernel = array<i64: 2>} : tensor<1x8x8x16xf32> -> tensor<1x7x7x16xf32>
+  return
+}
+
+// -----
+
+func.func @pool_strides(%x: tensor<1x8x8x16xf32>) {
+  // expected-error @+1 {{'npu.max_pool' op attribute 'strides' must have elements >= 1, got [0, 1]}}
+  %0 = npu.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 0, 1>} : tensor<1x8x8x16xf32> -> tensor<1x7x7x16xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding(%x: tensor<1x8x8x16xf32>) {
+  // expected-error @+1 {{'npu.max_pool' op padding of spatial dimension 1 must be smaller than the kernel extent 2, got [0, 0, 2, 0]}}
+  %0 = npu.max_pool %x {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 2, 0>} : tensor<1x8x8x16xf32> -> tensor<1x7x9x16xf32>
+  return
+}
+
+// -----
+
+func.func @pool_window(%x: tensor<1x8x1x16xf32>) {
+  // expected-error @+1 {{'npu.max_pool' op spatial dimension 1 of size 1 padded by (0, 0) is smaller than the dilated kernel extent 2}}
+  %0 = npu.max_pool %x {kernel = array<i64: 2, 2>} : tensor<1x8x1x16xf32> -> tensor<1x7x1x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_empty_axes(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'npu.reduce' op attribute 'axes' must not be empty}}
+  %0 = npu.reduce <sum> %x {axes = array<i64>} : tensor<2x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_range(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'npu.reduce' op attribute 'axes' = 2 is out of range [0, 2) for a rank-2 input}}
+  %0 = npu.reduce <sum> %x {axes = array<i64: 2>} : tensor<2x4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_repeated_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'npu.reduce' op attribute 'axes' repeats axis 1}}
+  %0 = npu.reduce <max> %x {axes = array<i64: 1, 1>} : tensor<2x4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{expected ::npu::ReduceKind to be one of: sum, max, min, mean}}
+  // expected-error @+1 {{failed to parse NPU_ReduceKindAttr parameter 'value'}}
+  %0 = npu.reduce <prod> %x {axes = array<i64: 1>} : tensor<2x4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perms(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'npu.transpose' op attribute 'perms' [0, 2, 2] is not a permutation of [0, 3)}}
+  %0 = npu.transpose %x, [0, 2, 2] : tensor<2x3x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_no_inputs() {
+  // expected-error @+1 {{'npu.concat' op needs at least one input}}
+  %0 = npu.concat {axis = 0} : () -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.concat' op attribute 'axis' = 2 is out of range [0, 2) for a rank-2 input}}
+  %0 = npu.concat %a, %a {axis = 2} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error @+1 {{'npu.concat' op input #1 has rank 3, input #0 has rank 2}}
+  %0 = npu.concat %a, %b {axis = 1} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dims(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{'npu.concat' op input #1 has size 4 in dimension 0 where input #0 has 2 (only axis 1 may differ)}}
+  %0 = npu.concat %a, %b {axis = 1} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_type(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{'npu.concat' op operands must have the same element type, got 'f32' and 'f16'}}
+  %0 = npu.concat %a, %b {axis = 1} : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_index_type(%d: tensor<2x3xf32>, %i: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.scatter' op operand #1 must be ranked tensor of signless integer values}}
+  %0 = npu.scatter %d, %i, %d {axis = 0} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_shapes(%d: tensor<2x3xf32>, %i: tensor<2x2xi32>, %u: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.scatter' op indices [2, 2] and updates [2, 3] must have one shape of the data's rank 2}}
+  %0 = npu.scatter %d, %i, %u {axis = 0} : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_axis(%d: tensor<2x3xf32>, %i: tensor<2x3xi32>) {
+  // expected-error @+1 {{'npu.scatter' op attribute 'axis' = -1 is out of range [0, 2) for a rank-2 input}}
+  %0 = npu.scatter %d, %i, %d {axis = -1} : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_size(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.pad' op attribute 'pad_low' must have 2 elements, got 1}}
+  %0 = npu.pad %x {pad_low = array<i64: 1>, pad_high = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.pad' op attribute 'pad_high' must have elements >= 0, got [0, -1]}}
+  %0 = npu.pad %x {pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, -1>} : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_order(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.slice' op dimension 1: need 0 <= start (5) <= end (4) <= size (8)}}
+  %0 = npu.slice %x {start = array<i64: 0, 5>, end = array<i64: 2, 4>} : tensor<2x8xf32> -> tensor<2x0xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bound(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.slice' op dimension 1: need 0 <= start (0) <= end (9) <= size (8)}}
+  %0 = npu.slice %x {start = array<i64: 0, 0>, end = array<i64: 2, 9>} : tensor<2x8xf32> -> tensor<2x9xf32>
+  return
+}
+
+// -----
+
+func.func @slice_start_negative(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.slice' op attribute 'start' must have elements >= 0, got [-1, 0]}}
+  %0 = npu.slice %x {start = array<i64: -1, 0>, end = array<i64: 2, 8>} : tensor<2x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_sizes(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.slice' op attribute 'end' must have 2 elements, got 1}}
+  %0 = npu.slice %x {start = array<i64: 0, 0>, end = array<i64: 2>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_strides(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.slice' op attribute 'strides' must have elements >= 1, got [1, 0]}}
+  %0 = npu.slice %x {start = array<i64: 0, 0>, end = array<i64: 2, 8>, strides = array<i64: 1, 0>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.reshape' op cannot reshape 16 elements [2, 8] into 15 elements [3, 5]}}
+  %0 = npu.reshape %x : tensor<2x8xf32> -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.reshape' op result element type 'f16' differs from the input's 'f32'}}
+  %0 = npu.reshape %x : tensor<2x8xf32> -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.cast' op result shape [8, 2] differs from the input's [2, 8]}}
+  %0 = npu.cast %x : tensor<2x8xf32> -> tensor<8x2xf16>
+  return
+}
+
+// -----
+
+func.func @constant_type() {
+  // expected-error @+1 {{'npu.constant' op result type 'tensor<3xf32>' differs from the inferred 'tensor<2xf32>'}}
+  %0 = npu.constant dense<1.0> : tensor<2xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @channel_norm_input(%x: tensor<1x2x2x3xf32, #npu.layout<align>>) {
+  // expected-error @+1 {{'npu.channel_norm' op converts to_align but its input is already align}}
+  %0 = npu.channel_norm <to_align> %x : tensor<1x2x2x3xf32, #npu.layout<align>> -> tensor<1x2x2x3xf32, #npu.layout<align>>
+  return
+}
+
+// -----
+
+func.func @channel_norm_result(%x: tensor<1x2x2x3xf32, #npu.layout<align>>) {
+  // expected-error @+1 {{'npu.channel_norm' op converts to_nalign but its result is declared align}}
+  %0 = npu.channel_norm <to_nalign> %x : tensor<1x2x2x3xf32, #npu.layout<align>> -> tensor<1x2x2x3xf32, #npu.layout<align>>
+  return
+}
+
+// -----
+
+func.func @channel_norm_shape(%x: tensor<1x2x2x3xf32>) {
+  // expected-error @+1 {{'npu.channel_norm' op result type 'tensor<1x2x2x4xf32>' differs from the inferred 'tensor<1x2x2x3xf32>'}}
+  %0 = npu.channel_norm <to_align> %x : tensor<1x2x2x3xf32> -> tensor<1x2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @float_only(%x: tensor<2x8xi32>) {
+  // expected-error @+1 {{'npu.exp' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.exp %x : tensor<2x8xi32> -> tensor<2x8xi32>
+  return
+}
+
+// -----
+
+func.func @unary_result(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.relu' op result type 'tensor<8x2xf32>' differs from the inferred 'tensor<2x8xf32>'}}
+  %0 = npu.relu %x : tensor<2x8xf32> -> tensor<8x2xf32>
+  return
+}
+
+// -----
+
+func.func @element_types_only(%x: tensor<2x8xcomplex<f32>>) {
+  // expected-error @+1 {{'npu.relu' op operand #0 must be ranked tensor of floating-point or signless integer values}}
+  %0 = npu.relu %x : tensor<2x8xcomplex<f32>> -> tensor<2x8xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @binary_broadcast(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) {
+  // expected-error @+1 {{'npu.add' op operand shapes [2, 8] and [3, 8] are not broadcast-compatible}}
+  %0 = npu.add %a, %b : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @binary_element_type(%a: tensor<2x8xf32>, %b: tensor<2x8xi32>) {
+  // expected-error @+1 {{'npu.mul' op operands must have the same element type, got 'f32' and 'i32'}}
+  %0 = npu.mul %a, %b : (tensor<2x8xf32>, tensor<2x8xi32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @vector_scalar_shape(%x: tensor<2x1xf32>, %c: tensor<8xf32>) {
+  // expected-error @+1 {{'npu.vs_add' op scalar operand of shape [8] must broadcast onto the input shape [2, 1] without changing it}}
+  %0 = npu.vs_add %x, %c : (tensor<2x1xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.softmax' op attribute 'axis' = 2 is out of range [-2, 2) for a rank-2 input}}
+  %0 = npu.softmax %x {axis = 2} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{'npu.layer_norm' op attribute 'axis' = -3 is out of range [-2, 2) for a rank-2 input}}
+  %0 = npu.layer_norm %x, %g, %g {axis = -3} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'npu.layer_norm' op gamma must be [8] of 'f32', got 'tensor<4xf32>'}}
+  %0 = npu.layer_norm %x, %g, %b : (tensor<2x8xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_beta(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf16>) {
+  // expected-error @+1 {{'npu.layer_norm' op beta must be [8] of 'f32', got 'tensor<8xf16>'}}
+  %0 = npu.layer_norm %x, %g, %b : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf16>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{'npu.layer_norm' op attribute 'epsilon' must be positive, got 0}}
+  %0 = npu.layer_norm %x, %g, %g {epsilon = 0.0 : f32} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#npu.layout must be align or nalign, got both}}
+func.func @layout_mode(%x: tensor<2x8xf32, #npu.layout<both>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#npu.layout<align> needs a tensor of rank 2 or at least 4 (the aligned Cx form), got rank 3}}
+func.func @layout_rank(%x: tensor<2x8x4xf32, #npu.layout<align>>) {
+  return
+}
+
+// -----
+
+func.func @dev_info_type(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.dev_info' must be an #npu.align_mode attribute, got "align"}}
+  %0 = npu.relu %x {npu.dev_info = "align"} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @dev_info_mode(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.dev_info' must pin align or nalign, got both}}
+  %0 = npu.relu %x {npu.dev_info = #npu.align_mode<both>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_attribute(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{unknown npu attribute 'npu.devinfo'}}
+  %0 = npu.relu %x {npu.devinfo = #npu.align_mode<align>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
