@@ -11,9 +11,9 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void npu::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<NPUDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect>();
+  registry
+      .insert<NPUDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
+              mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
 }
 
 void npu::registerAllPasses() { registerNPUPasses(); }

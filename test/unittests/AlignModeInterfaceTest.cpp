@@ -66,8 +66,7 @@ protected:
 
 TEST_F(AlignModeTest, InferredConvTypeAndAlignOnlyRule) {
   Value c = conv(image());
-  EXPECT_EQ(c.getType(),
-            RankedTensorType::get({1, 6, 6, 32}, b.getF32Type()));
+  EXPECT_EQ(c.getType(), RankedTensorType::get({1, 6, 6, 32}, b.getF32Type()));
   EXPECT_EQ(modeOf(c), AlignMode::ALIGN);
   EXPECT_TRUE(c.getDefiningOp()->hasTrait<RequiresAlignedLayout>());
 }
@@ -95,8 +94,7 @@ TEST_F(AlignModeTest, SliceRule) {
   Value wide = constant({1, 2, 2, 128});
   EXPECT_EQ(modeOf(slice(wide, {0, 0, 0, 32}, {1, 2, 2, 64})),
             AlignMode::NALIGN);
-  EXPECT_EQ(modeOf(slice(wide, {0, 0, 0, 0}, {1, 2, 2, 64})),
-            AlignMode::ALIGN);
+  EXPECT_EQ(modeOf(slice(wide, {0, 0, 0, 0}, {1, 2, 2, 64})), AlignMode::ALIGN);
   EXPECT_EQ(modeOf(slice(wide, {0, 0, 0, 32}, {1, 2, 2, 48})),
             AlignMode::ALIGN);
 }
@@ -129,8 +127,8 @@ TEST_F(AlignModeTest, ChannelNormFollowsItsDirection) {
   Value toAlign = b.create<ChannelNormOp>(loc, ChannelNormDirection::to_align,
                                           constant({4}));
   EXPECT_EQ(modeOf(toAlign), AlignMode::ALIGN);
-  Value toNAlign = b.create<ChannelNormOp>(
-      loc, ChannelNormDirection::to_nalign, conv(image()));
+  Value toNAlign = b.create<ChannelNormOp>(loc, ChannelNormDirection::to_nalign,
+                                           conv(image()));
   EXPECT_EQ(modeOf(toNAlign), AlignMode::NALIGN);
 }
 

@@ -33,13 +33,13 @@ TEST_F(LayoutTest, AlignedChannelIsPaddedToTheUnit) {
   EXPECT_EQ(getStorageSizeInBytes(
                 tensor({1, 7, 7, 3}, b.getF16Type(), AlignMode::ALIGN)),
             1 * 7 * 7 * 64 * 2);
-  EXPECT_EQ(getStorageSizeInBytes(
-                tensor({2, 65}, b.getI8Type(), AlignMode::ALIGN)),
-            2 * 128);
+  EXPECT_EQ(
+      getStorageSizeInBytes(tensor({2, 65}, b.getI8Type(), AlignMode::ALIGN)),
+      2 * 128);
   // Already a multiple of the unit: no padding.
-  EXPECT_EQ(getStorageSizeInBytes(
-                tensor({2, 64}, b.getF32Type(), AlignMode::ALIGN)),
-            2 * 64 * 4);
+  EXPECT_EQ(
+      getStorageSizeInBytes(tensor({2, 64}, b.getF32Type(), AlignMode::ALIGN)),
+      2 * 64 * 4);
 }
 
 TEST_F(LayoutTest, DenseLayoutsAreNotPadded) {
@@ -53,14 +53,14 @@ TEST_F(LayoutTest, DenseLayoutsAreNotPadded) {
 }
 
 TEST_F(LayoutTest, EmptyAndUnknowableSizes) {
+  EXPECT_EQ(
+      getStorageSizeInBytes(tensor({0, 3}, b.getF32Type(), AlignMode::ALIGN)),
+      0);
+  EXPECT_EQ(
+      getStorageSizeInBytes(tensor({ShapedType::kDynamic, 3}, b.getF32Type())),
+      std::nullopt);
   EXPECT_EQ(getStorageSizeInBytes(
-                tensor({0, 3}, b.getF32Type(), AlignMode::ALIGN)),
-            0);
-  EXPECT_EQ(getStorageSizeInBytes(
-                tensor({ShapedType::kDynamic, 3}, b.getF32Type())),
-            std::nullopt);
-  EXPECT_EQ(getStorageSizeInBytes(tensor({int64_t(1) << 40, int64_t(1) << 40},
-                                         b.getF32Type())),
+                tensor({int64_t(1) << 40, int64_t(1) << 40}, b.getF32Type())),
             std::nullopt);
 }
 
@@ -74,8 +74,7 @@ TEST_F(LayoutTest, AlignedEncodingNeedsRankTwoOrFourPlus) {
   Attribute align = LayoutAttr::get(&ctx, AlignMode::ALIGN);
   EXPECT_FALSE(RankedTensorType::getChecked(emitError, {2, 3, 4},
                                             b.getF32Type(), align));
-  EXPECT_NE(message.find("rank 2 or at least 4"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("rank 2 or at least 4"), std::string::npos) << message;
   EXPECT_TRUE(RankedTensorType::getChecked(emitError, {2, 3, 4, 5},
                                            b.getF32Type(), align));
   EXPECT_TRUE(canBeStoredAligned(2));
@@ -91,8 +90,8 @@ TEST_F(LayoutTest, LayoutHelpers) {
   EXPECT_EQ(getLayoutMode(plain), std::nullopt);
   EXPECT_EQ(stripLayout(aligned), plain);
   EXPECT_TRUE(areCompatibleIgnoringLayout({aligned}, {plain}));
-  EXPECT_FALSE(areCompatibleIgnoringLayout(
-      {aligned}, {tensor({4, 9}, b.getF32Type())}));
+  EXPECT_FALSE(
+      areCompatibleIgnoringLayout({aligned}, {tensor({4, 9}, b.getF32Type())}));
   EXPECT_FALSE(areCompatibleIgnoringLayout({aligned}, TypeRange()));
 }
 

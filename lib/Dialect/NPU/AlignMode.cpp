@@ -27,8 +27,8 @@ AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
 }
 
 std::optional<AlignMode> npu::getPinnedAlignMode(Operation *op) {
-  if (auto attr = op->getAttrOfType<AlignModeAttr>(
-          NPUDialect::getDevInfoAttrName()))
+  if (auto attr =
+          op->getAttrOfType<AlignModeAttr>(NPUDialect::getDevInfoAttrName()))
     return attr.getValue();
   return std::nullopt;
 }

@@ -49,8 +49,7 @@ LogicalResult NPUDialect::verifyOperationAttribute(Operation *op,
                            << attr.getValue();
   if (name == getDevInfoAttrName() && mode.getValue() != AlignMode::ALIGN &&
       mode.getValue() != AlignMode::NALIGN)
-    return op->emitError() << "'" << name
-                           << "' must pin align or nalign, got "
+    return op->emitError() << "'" << name << "' must pin align or nalign, got "
                            << stringifyAlignMode(mode.getValue());
   return success();
 }
@@ -59,9 +58,7 @@ LogicalResult NPUDialect::verifyOperationAttribute(Operation *op,
 // Layout encoding
 //===----------------------------------------------------------------------===//
 
-bool npu::canBeStoredAligned(int64_t rank) {
-  return rank == 2 || rank >= 4;
-}
+bool npu::canBeStoredAligned(int64_t rank) { return rank == 2 || rank >= 4; }
 
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  AlignMode mode) {
@@ -120,11 +117,10 @@ std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {
   bool aligned = getLayoutMode(type) == AlignMode::ALIGN;
   for (auto [i, dim] : llvm::enumerate(shape)) {
     bool isChannel = i + 1 == shape.size();
-    int64_t stored =
-        isChannel && aligned
-            ? static_cast<int64_t>(
-                  llvm::alignTo(dim, NPUDialect::kChannelAlignment))
-            : dim;
+    int64_t stored = isChannel && aligned
+                         ? static_cast<int64_t>(llvm::alignTo(
+                               dim, NPUDialect::kChannelAlignment))
+                         : dim;
     bytes = llvm::checkedMul(*bytes, stored);
     if (!bytes) // Overflows int64_t: no device holds it anyway.
       return std::nullopt;

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OpDiagnostics.h"
 #include "npu/Dialect/NPU/NPUOps.h"
+#include "OpDiagnostics.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -38,7 +38,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   RankedTensorType rhs = getTensorType(adaptor.getRhs());
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
     return emitShapeError(loc, name, "operands must have rank >= 2, got ",
-                       lhs.getRank(), " and ", rhs.getRank());
+                          lhs.getRank(), " and ", rhs.getRank());
   SmallVector<Type> operandTypes = {lhs, rhs};
   if (adaptor.getBias())
     operandTypes.push_back(adaptor.getBias().getType());
@@ -53,22 +53,22 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (adaptor.getTransposeRhs())
     std::swap(kr, n);
   if (!isDynamic(kl) && !isDynamic(kr) && kl != kr)
-    return emitShapeError(loc, name, "contraction sizes differ: lhs has K = ", kl,
-                       ", rhs has K = ", kr);
+    return emitShapeError(loc, name,
+                          "contraction sizes differ: lhs has K = ", kl,
+                          ", rhs has K = ", kr);
   SmallVector<int64_t> shape;
   if (!OpTrait::util::getBroadcastedShape(l.drop_back(2), r.drop_back(2),
                                           shape))
-    return emitShapeError(loc, name, "batch dimensions ",
-                       formatShape(l.drop_back(2)), " and ",
-                       formatShape(r.drop_back(2)),
-                       " are not broadcast-compatible");
+    return emitShapeError(
+        loc, name, "batch dimensions ", formatShape(l.drop_back(2)), " and ",
+        formatShape(r.drop_back(2)), " are not broadcast-compatible");
   if (Value bias = adaptor.getBias()) {
     RankedTensorType biasType = getTensorType(bias);
     if (biasType.getRank() != 1 ||
         (!isDynamic(n) && !isDynamic(biasType.getDimSize(0)) &&
          biasType.getDimSize(0) != n))
       return emitShapeError(loc, name, "bias must have shape [", n, "], got ",
-                         formatShape(biasType.getShape()));
+                            formatShape(biasType.getShape()));
   }
   shape.append({m, n});
   types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
@@ -129,7 +129,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   }
   if (!isPermutation)
     return emitShapeError(loc, name, "attribute 'perms' ", formatShape(perms),
-                       " is not a permutation of [0, ", rank, ")");
+                          " is not a permutation of [0, ", rank, ")");
   SmallVector<int64_t> shape;
   for (int64_t p : perms)
     shape.push_back(input.getDimSize(p));
@@ -152,27 +152,26 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   RankedTensorType first = getTensorType(inputs.front());
   FailureOr<int64_t> axis = checkAxis(loc, name, "axis", adaptor.getAxis(),
                                       first.getRank(), /*allowNegative=*/false);
-  if (failed(axis) ||
-      failed(checkSameElementType(loc, name, llvm::to_vector(inputs.getTypes()))))
+  if (failed(axis) || failed(checkSameElementType(
+                          loc, name, llvm::to_vector(inputs.getTypes()))))
     return failure();
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
     RankedTensorType type = getTensorType(input);
     if (type.getRank() != first.getRank())
       return emitShapeError(loc, name, "input #", i + 1, " has rank ",
-                         type.getRank(), ", input #0 has rank ",
-                         first.getRank());
+                            type.getRank(), ", input #0 has rank ",
+                            first.getRank());
     for (auto [d, dim] : llvm::enumerate(type.getShape())) {
       if (static_cast<int64_t>(d) == *axis) {
-        shape[d] = isDynamic(dim) || isDynamic(shape[d])
-                       ? ShapedType::kDynamic
-                       : shape[d] + dim;
+        shape[d] = isDynamic(dim) || isDynamic(shape[d]) ? ShapedType::kDynamic
+                                                         : shape[d] + dim;
         continue;
       }
       if (!isDynamic(dim) && !isDynamic(shape[d]) && dim != shape[d])
         return emitShapeError(loc, name, "input #", i + 1, " has size ", dim,
-                           " in dimension ", d, " where input #0 has ",
-                           shape[d], " (only axis ", *axis, " may differ)");
+                              " in dimension ", d, " where input #0 has ",
+                              shape[d], " (only axis ", *axis, " may differ)");
     }
   }
   types.push_back(RankedTensorType::get(shape, first.getElementType()));
@@ -197,11 +196,10 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
     return failure();
   if (indices.getRank() != data.getRank() ||
       failed(verifyCompatibleShape(indices.getShape(), updates.getShape())))
-    return emitShapeError(loc, name, "indices ",
-                       formatShape(indices.getShape()), " and updates ",
-                       formatShape(updates.getShape()),
-                       " must have one shape of the data's rank ",
-                       data.getRank());
+    return emitShapeError(
+        loc, name, "indices ", formatShape(indices.getShape()), " and updates ",
+        formatShape(updates.getShape()),
+        " must have one shape of the data's rank ", data.getRank());
   types.push_back(stripLayout(data));
   return success();
 }
@@ -253,11 +251,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   for (size_t i = 0; i < rank; ++i) {
     int64_t dim = input.getDimSize(i);
     if (start[i] > end[i] || (!isDynamic(dim) && end[i] > dim))
-      return emitShapeError(loc, name, "dimension ", i, ": need 0 <= start (",
-                         start[i], ") <= end (", end[i], ") <= size (",
-                         isDynamic(dim) ? std::string("?")
-                                        : std::to_string(dim),
-                         ")");
+      return emitShapeError(
+          loc, name, "dimension ", i, ": need 0 <= start (", start[i],
+          ") <= end (", end[i], ") <= size (",
+          isDynamic(dim) ? std::string("?") : std::to_string(dim), ")");
     shape.push_back(llvm::divideCeil(end[i] - start[i], strides[i]));
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
@@ -271,8 +268,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
 LogicalResult ReshapeOp::verify() {
   RankedTensorType input = getInput().getType(), output = getType();
   if (input.getElementType() != output.getElementType())
-    return emitOpError("result element type ") << output.getElementType()
-           << " differs from the input's " << input.getElementType();
+    return emitOpError("result element type ")
+           << output.getElementType() << " differs from the input's "
+           << input.getElementType();
   if (input.hasStaticShape() && output.hasStaticShape() &&
       input.getNumElements() != output.getNumElements())
     return emitOpError("cannot reshape ")
@@ -303,8 +301,8 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
     return emitShapeError(loc, getOperationName(),
-                       "value must be a ranked tensor, got ",
-                       adaptor.getValue().getType());
+                          "value must be a ranked tensor, got ",
+                          adaptor.getValue().getType());
   types.push_back(stripLayout(type));
   return success();
 }
@@ -373,12 +371,13 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
     if (type.getElementType() != input.getElementType() ||
         failed(verifyCompatibleShape(type.getShape(), normalized)))
       return emitShapeError(loc, name, label, " must be ",
-                         formatShape(normalized), " of ",
-                         input.getElementType(), ", got ", type);
+                            formatShape(normalized), " of ",
+                            input.getElementType(), ", got ", type);
   }
   FloatAttr epsilon = adaptor.getEpsilonAttr();
   if (epsilon && epsilon.getValueAsDouble() <= 0)
-    return emitShapeError(loc, name, "attribute 'epsilon' must be positive, got ",
+    return emitShapeError(loc, name,
+                          "attribute 'epsilon' must be positive, got ",
                           epsilon.getValueAsDouble());
   types.push_back(stripLayout(input));
   return success();

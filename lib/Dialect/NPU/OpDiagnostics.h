@@ -20,7 +20,7 @@ namespace npu::detail {
 /// Emits "'<opName>' op <args...>" at `loc`; silent without a location.
 template <typename... Args>
 mlir::LogicalResult emitShapeError(std::optional<mlir::Location> loc,
-                                llvm::StringRef opName, Args &&...args) {
+                                   llvm::StringRef opName, Args &&...args) {
   return mlir::emitOptionalError(loc, "'", opName, "' op ",
                                  std::forward<Args>(args)...);
 }
@@ -43,16 +43,16 @@ std::string formatShape(llvm::ArrayRef<int64_t> values);
 /// `minValue`.
 mlir::LogicalResult checkArrayAttr(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName, llvm::StringRef name,
-                                   llvm::ArrayRef<int64_t> values,
-                                   size_t size, int64_t minValue);
+                                   llvm::ArrayRef<int64_t> values, size_t size,
+                                   int64_t minValue);
 
 /// Checks that `axis` indexes a dimension of a rank-`rank` tensor, in
 /// [0, rank) or, when `allowNegative`, in [-rank, rank). Returns the
 /// non-negative axis.
 mlir::FailureOr<int64_t> checkAxis(std::optional<mlir::Location> loc,
-                                   llvm::StringRef opName,
-                                   llvm::StringRef name, int64_t axis,
-                                   int64_t rank, bool allowNegative);
+                                   llvm::StringRef opName, llvm::StringRef name,
+                                   int64_t axis, int64_t rank,
+                                   bool allowNegative);
 
 /// Checks that all `types` share one element type.
 mlir::LogicalResult checkSameElementType(std::optional<mlir::Location> loc,

@@ -33,16 +33,16 @@ std::string npu::detail::formatShape(ArrayRef<int64_t> values) {
 
 LogicalResult npu::detail::checkArrayAttr(std::optional<Location> loc,
                                           StringRef opName, StringRef name,
-                                          ArrayRef<int64_t> values,
-                                          size_t size, int64_t minValue) {
+                                          ArrayRef<int64_t> values, size_t size,
+                                          int64_t minValue) {
   if (values.size() != size)
-    return emitShapeError(loc, opName, "attribute '", name, "' must have ", size,
-                       " elements, got ", values.size());
+    return emitShapeError(loc, opName, "attribute '", name, "' must have ",
+                          size, " elements, got ", values.size());
   for (int64_t v : values)
     if (v < minValue)
       return emitShapeError(loc, opName, "attribute '", name,
-                         "' must have elements >= ", minValue, ", got ",
-                         formatShape(values));
+                            "' must have elements >= ", minValue, ", got ",
+                            formatShape(values));
   return success();
 }
 
@@ -53,8 +53,8 @@ FailureOr<int64_t> npu::detail::checkAxis(std::optional<Location> loc,
   int64_t lowest = allowNegative ? -rank : 0;
   if (axis < lowest || axis >= rank)
     return emitShapeError(loc, opName, "attribute '", name, "' = ", axis,
-                       " is out of range [", lowest, ", ", rank,
-                       ") for a rank-", rank, " input");
+                          " is out of range [", lowest, ", ", rank,
+                          ") for a rank-", rank, " input");
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -66,8 +66,8 @@ LogicalResult npu::detail::checkSameElementType(std::optional<Location> loc,
     Type element = cast<ShapedType>(type).getElementType();
     if (element != first)
       return emitShapeError(loc, opName,
-                         "operands must have the same element type, got ",
-                         first, " and ", element);
+                            "operands must have the same element type, got ",
+                            first, " and ", element);
   }
   return success();
 }
@@ -96,16 +96,16 @@ inferWindowedDims(std::optional<Location> loc, StringRef opName,
   for (auto [i, k] : llvm::enumerate(kernel)) {
     if (!ShapedType::isDynamic(k) && k <= 0)
       return emitShapeError(loc, opName, "kernel extent ", k,
-                         " of spatial dimension ", i, " must be positive");
+                            " of spatial dimension ", i, " must be positive");
     std::optional<int64_t> size =
         windowedSize(input[i + 1], k, strides[i], padding[2 * i],
                      padding[2 * i + 1], dilations[i]);
     if (!size)
       return emitShapeError(loc, opName, "spatial dimension ", i, " of size ",
-                         input[i + 1], " padded by (", padding[2 * i], ", ",
-                         padding[2 * i + 1],
-                         ") is smaller than the dilated kernel extent ",
-                         dilations[i] * (k - 1) + 1);
+                            input[i + 1], " padded by (", padding[2 * i], ", ",
+                            padding[2 * i + 1],
+                            ") is smaller than the dilated kernel extent ",
+                            dilations[i] * (k - 1) + 1);
     out.push_back(*size);
   }
   return success();
@@ -131,10 +131,10 @@ LogicalResult npu::detail::inferConvType(
   int64_t rank = spatialRank + 2;
   if (inputType.getRank() != rank)
     return emitShapeError(loc, opName, "input must have rank ", rank,
-                       " (N, spatial..., C), got ", inputType.getRank());
+                          " (N, spatial..., C), got ", inputType.getRank());
   if (filterType.getRank() != rank)
     return emitShapeError(loc, opName, "filter must have rank ", rank,
-                       " (O, spatial..., I), got ", filterType.getRank());
+                          " (O, spatial..., I), got ", filterType.getRank());
   SmallVector<Type> operandTypes = {inputType, filterType};
   if (bias)
     operandTypes.push_back(bias.getType());
@@ -142,33 +142,33 @@ LogicalResult npu::detail::inferConvType(
       failed(checkArrayAttr(loc, opName, "strides", strides, spatialRank, 1)) ||
       failed(checkArrayAttr(loc, opName, "padding", padding, 2 * spatialRank,
                             0)) ||
-      failed(checkArrayAttr(loc, opName, "dilations", dilations, spatialRank,
-                            1)))
+      failed(
+          checkArrayAttr(loc, opName, "dilations", dilations, spatialRank, 1)))
     return failure();
   if (groups < 1)
     return emitShapeError(loc, opName, "attribute 'groups' must be >= 1, got ",
-                       groups);
+                          groups);
 
   ArrayRef<int64_t> in = inputType.getShape(), fil = filterType.getShape();
   int64_t channels = in.back(), outChannels = fil.front();
   if (!ShapedType::isDynamic(channels) && channels % groups != 0)
     return emitShapeError(loc, opName, "input channels (", channels,
-                       ") must be divisible by groups (", groups, ")");
+                          ") must be divisible by groups (", groups, ")");
   if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
     return emitShapeError(loc, opName, "output channels (", outChannels,
-                       ") must be divisible by groups (", groups, ")");
+                          ") must be divisible by groups (", groups, ")");
   int64_t filterChannels = fil.back();
   if (!ShapedType::isDynamic(filterChannels) &&
       isStaticAndNot(filterChannels * groups, channels))
-    return emitShapeError(loc, opName, "filter input channels (", filterChannels,
-                       ") times groups (", groups,
-                       ") must equal input channels (", channels, ")");
+    return emitShapeError(loc, opName, "filter input channels (",
+                          filterChannels, ") times groups (", groups,
+                          ") must equal input channels (", channels, ")");
   if (bias) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1 ||
         isStaticAndNot(biasType.getDimSize(0), outChannels))
       return emitShapeError(loc, opName, "bias must have shape [", outChannels,
-                         "], got ", formatShape(biasType.getShape()));
+                            "], got ", formatShape(biasType.getShape()));
   }
 
   SmallVector<int64_t> shape = {in.front()};
@@ -191,8 +191,9 @@ LogicalResult npu::detail::inferPool2DType(std::optional<Location> loc,
   ArrayRef<int64_t> padding = valuesOr(paddingAttr, zeros);
   auto inputType = cast<RankedTensorType>(input.getType());
   if (inputType.getRank() != 4)
-    return emitShapeError(loc, opName, "input must have rank 4 (N, H, W, C), got ",
-                       inputType.getRank());
+    return emitShapeError(loc, opName,
+                          "input must have rank 4 (N, H, W, C), got ",
+                          inputType.getRank());
   if (failed(checkArrayAttr(loc, opName, "kernel", kernel, 2, 1)) ||
       failed(checkArrayAttr(loc, opName, "strides", strides, 2, 1)) ||
       failed(checkArrayAttr(loc, opName, "padding", padding, 4, 0)))
@@ -200,8 +201,8 @@ LogicalResult npu::detail::inferPool2DType(std::optional<Location> loc,
   for (auto [i, k] : llvm::enumerate(kernel))
     if (padding[2 * i] >= k || padding[2 * i + 1] >= k)
       return emitShapeError(loc, opName, "padding of spatial dimension ", i,
-                         " must be smaller than the kernel extent ", k,
-                         ", got ", formatShape(padding));
+                            " must be smaller than the kernel extent ", k,
+                            ", got ", formatShape(padding));
   ArrayRef<int64_t> in = inputType.getShape();
   SmallVector<int64_t> shape = {in.front()};
   if (failed(inferWindowedDims(loc, opName, in, kernel, strides, padding, ones,
@@ -224,9 +225,9 @@ LogicalResult npu::detail::inferBroadcastType(std::optional<Location> loc,
   if (!OpTrait::util::getBroadcastedShape(lhsType.getShape(),
                                           rhsType.getShape(), shape))
     return emitShapeError(loc, opName, "operand shapes ",
-                       formatShape(lhsType.getShape()), " and ",
-                       formatShape(rhsType.getShape()),
-                       " are not broadcast-compatible");
+                          formatShape(lhsType.getShape()), " and ",
+                          formatShape(rhsType.getShape()),
+                          " are not broadcast-compatible");
   types.push_back(RankedTensorType::get(shape, lhsType.getElementType()));
   return success();
 }
@@ -244,10 +245,10 @@ LogicalResult npu::detail::inferVectorScalarType(std::optional<Location> loc,
                                           scalarType.getShape(), shape) ||
       ArrayRef<int64_t>(shape) != inputType.getShape())
     return emitShapeError(loc, opName, "scalar operand of shape ",
-                       formatShape(scalarType.getShape()),
-                       " must broadcast onto the input shape ",
-                       formatShape(inputType.getShape()),
-                       " without changing it");
+                          formatShape(scalarType.getShape()),
+                          " must broadcast onto the input shape ",
+                          formatShape(inputType.getShape()),
+                          " without changing it");
   types.push_back(stripLayout(inputType));
   return success();
 }

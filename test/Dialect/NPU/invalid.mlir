@@ -549,3 +549,149 @@ func.func @unknown_attribute(%x: tensor<2x8xf32>) {
   %0 = npu.relu %x {npu.devinfo = #npu.align_mode<align>} : tensor<2x8xf32> -> tensor<2x8xf32>
   return
 }
+
+// -----
+
+
+// Every unary op: float-only ones reject integers, the others check shape.
+func.func @gelu_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.gelu' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.gelu %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @log_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.log' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.log %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @tanh_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.tanh' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.tanh %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @sigmoid_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.sigmoid' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.sigmoid %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @sqrt_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.sqrt' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.sqrt %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @rsqrt_float_only(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.rsqrt' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = npu.rsqrt %x : tensor<4xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @neg_shape(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.neg' op result type 'tensor<5xi8>' differs from the inferred 'tensor<4xi8>'}}
+  %0 = npu.neg %x : tensor<4xi8> -> tensor<5xi8>
+  return
+}
+
+// -----
+
+func.func @abs_shape(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'npu.abs' op result type 'tensor<5xi8>' differs from the inferred 'tensor<4xi8>'}}
+  %0 = npu.abs %x : tensor<4xi8> -> tensor<5xi8>
+  return
+}
+
+// -----
+
+func.func @sub_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'npu.sub' op operand shapes [2, 3] and [4] are not broadcast-compatible}}
+  %0 = npu.sub %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @div_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'npu.div' op operand shapes [2, 3] and [4] are not broadcast-compatible}}
+  %0 = npu.div %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @max_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'npu.max' op operand shapes [2, 3] and [4] are not broadcast-compatible}}
+  %0 = npu.max %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @min_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'npu.min' op operand shapes [2, 3] and [4] are not broadcast-compatible}}
+  %0 = npu.min %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_sub_shape(%x: tensor<2x3xf32>, %s: tensor<2x1x3xf32>) {
+  // expected-error @+1 {{'npu.vs_sub' op scalar operand of shape [2, 1, 3] must broadcast onto the input shape [2, 3] without changing it}}
+  %0 = npu.vs_sub %x, %s : (tensor<2x3xf32>, tensor<2x1x3xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_mul_shape(%x: tensor<2x3xf32>, %s: tensor<2x1x3xf32>) {
+  // expected-error @+1 {{'npu.vs_mul' op scalar operand of shape [2, 1, 3] must broadcast onto the input shape [2, 3] without changing it}}
+  %0 = npu.vs_mul %x, %s : (tensor<2x3xf32>, tensor<2x1x3xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_div_shape(%x: tensor<2x3xf32>, %s: tensor<2x1x3xf32>) {
+  // expected-error @+1 {{'npu.vs_div' op scalar operand of shape [2, 1, 3] must broadcast onto the input shape [2, 3] without changing it}}
+  %0 = npu.vs_div %x, %s : (tensor<2x3xf32>, tensor<2x1x3xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_max_shape(%x: tensor<2x3xf32>, %s: tensor<2x1x3xf32>) {
+  // expected-error @+1 {{'npu.vs_max' op scalar operand of shape [2, 1, 3] must broadcast onto the input shape [2, 3] without changing it}}
+  %0 = npu.vs_max %x, %s : (tensor<2x3xf32>, tensor<2x1x3xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_min_shape(%x: tensor<2x3xf32>, %s: tensor<2x1x3xf32>) {
+  // expected-error @+1 {{'npu.vs_min' op scalar operand of shape [2, 1, 3] must broadcast onto the input shape [2, 3] without changing it}}
+  %0 = npu.vs_min %x, %s : (tensor<2x3xf32>, tensor<2x1x3xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @vs_element_type(%x: tensor<2x3xf32>, %s: tensor<3xf16>) {
+  // expected-error @+1 {{'npu.vs_add' op operands must have the same element type, got 'f32' and 'f16'}}
+  %0 = npu.vs_add %x, %s : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
+  return
+}

@@ -16,8 +16,7 @@ class RequiresAlignedLayout
 /// Marks broadcast ops whose operand 1 is broadcast onto operand 0.
 template <typename ConcreteType>
 class BroadcastsSecondOperand
-    : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastsSecondOperand> {
-};
+    : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastsSecondOperand> {};
 
 namespace detail {
 /// Applies the odd-rank rule: a result of rank 1 or 3 cannot be stored

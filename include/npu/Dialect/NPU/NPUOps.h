@@ -26,8 +26,7 @@ public:
       return mlir::failure();
     if (!ConcreteType::isCompatibleReturnTypes(types, op->getResultTypes()))
       return op->emitOpError("result type ")
-             << op->getResultTypes() << " differs from the inferred "
-             << types;
+             << op->getResultTypes() << " differs from the inferred " << types;
     return mlir::success();
   }
 };
@@ -52,12 +51,12 @@ inferConvType(std::optional<mlir::Location> loc, llvm::StringRef opName,
               mlir::DenseI64ArrayAttr dilations, mlir::IntegerAttr groups,
               llvm::SmallVectorImpl<mlir::Type> &types);
 
-mlir::LogicalResult
-inferPool2DType(std::optional<mlir::Location> loc, llvm::StringRef opName,
-                mlir::Value input, llvm::ArrayRef<int64_t> kernel,
-                mlir::DenseI64ArrayAttr strides,
-                mlir::DenseI64ArrayAttr padding,
-                llvm::SmallVectorImpl<mlir::Type> &types);
+mlir::LogicalResult inferPool2DType(std::optional<mlir::Location> loc,
+                                    llvm::StringRef opName, mlir::Value input,
+                                    llvm::ArrayRef<int64_t> kernel,
+                                    mlir::DenseI64ArrayAttr strides,
+                                    mlir::DenseI64ArrayAttr padding,
+                                    llvm::SmallVectorImpl<mlir::Type> &types);
 
 mlir::LogicalResult
 inferBroadcastType(std::optional<mlir::Location> loc, llvm::StringRef opName,
@@ -65,9 +64,8 @@ inferBroadcastType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                    llvm::SmallVectorImpl<mlir::Type> &types);
 
 mlir::LogicalResult
-inferVectorScalarType(std::optional<mlir::Location> loc,
-                      llvm::StringRef opName, mlir::Value input,
-                      mlir::Value scalar,
+inferVectorScalarType(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                      mlir::Value input, mlir::Value scalar,
                       llvm::SmallVectorImpl<mlir::Type> &types);
 
 } // namespace npu::detail
