@@ -104,12 +104,17 @@ def NPU_ChannelNormOp : NPU_Op<"channel_norm", [Pure,
     is ALIGN. `<to_nalign>` packs it densely; its result is NALIGN. The
     values are unchanged. The input, when it carries a layout, must be in the
     opposite layout.
+
+    Folds: a conversion of a constant is that constant in the new layout; a
+    conversion of a tensor that cannot be stored aligned (rank 0, 1, 3) is
+    a no-op; a conversion that undoes the previous one returns its input.
   }];
   let arguments = (ins NPU_ChannelNormDirectionAttr:$direction,
                        NPU_Tensor:$input);
   let results = (outs NPU_Tensor:$output);
   let assemblyFormat = "$direction $input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// The mode of the result: ALIGN for to_align, NALIGN for to_nalign.
     ::npu::AlignMode getTargetMode() {

@@ -29,4 +29,91 @@ def AnnotateAlignMode
   let dependentDialects = ["::npu::NPUDialect"];
 }
 
+def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
+  let summary = "Insert channel_norm where producer and consumer disagree on alignment";
+  let description = [{
+    Decides the storage layout (aligned or dense) of every tensor of a
+    function and inserts `npu.channel_norm` conversions where a value's
+    layout differs from what a consumer needs. Fixed modes come from the
+    AlignMode rules; the strategy picks the modes of the ops that adapt
+    (BOTH):
+
+    - `strategy=greedy`: the seed's algorithm. In topological order a BOTH
+      op follows its producers: a broadcast op the producer of its
+      full-size operand, any other op the producer that comes first in
+      topological order (the common mode when they agree); without a
+      producer, NALIGN. O(ops + uses).
+    - `strategy=optimal` (default): the assignment with the minimum total
+      conversion cost, exactly (a minimum s-t cut); among those, the one
+      with the fewest padding bytes, then the fewest aligned values.
+
+    `cost=bytes` (default) prices a conversion at the bytes it moves;
+    `cost=count` counts conversions. Every value with a layout gets a
+    `#npu.layout<...>` encoding, graph inputs and outputs included (the
+    function type changes accordingly). Each (value, direction) gets one
+    channel_norm, shared by all consumers that need it. Values of rank 0, 1
+    or 3 cannot be stored aligned and never need one.
+
+    Ops nested in regions and ops without an AlignMode rule that touch
+    tensors are rejected with a diagnostic; `npu.dev_info` pins a mode on
+    any op.
+  }];
+  let options = [
+    NPU_GraphIOModeOption,
+    Option<"strategy", "strategy", "::npu::LayoutStrategy",
+           "::npu::LayoutStrategy::Optimal", "how BOTH ops are assigned",
+           [{::llvm::cl::values(
+               clEnumValN(::npu::LayoutStrategy::Greedy, "greedy",
+                          "the seed's one-pass rule"),
+               clEnumValN(::npu::LayoutStrategy::Optimal, "optimal",
+                          "minimum conversion cost (default)"))}]>,
+    Option<"costKind", "cost", "::npu::ConversionCostKind",
+           "::npu::ConversionCostKind::Bytes", "what a conversion costs",
+           [{::llvm::cl::values(
+               clEnumValN(::npu::ConversionCostKind::Bytes, "bytes",
+                          "the bytes it moves (default)"),
+               clEnumValN(::npu::ConversionCostKind::Count, "count",
+                          "one per channel_norm"))}]>,
+    Option<"printStatistics", "print-statistics", "bool", "false",
+           "report the statistics as a remark on each function (the "
+           "--mlir-pass-statistics report is empty when MLIR is built "
+           "without LLVM statistics, as Debian's release build is)">
+  ];
+  let statistics = [
+    Statistic<"numChannelNorms", "channel-norms", "channel_norm ops inserted">,
+    Statistic<"numBytesConverted", "bytes-converted",
+              "bytes moved by the inserted channel_norm ops">
+  ];
+  let dependentDialects = ["::npu::NPUDialect"];
+}
+
+def VerifyLayout : Pass<"npu-verify-layout", "mlir::func::FuncOp"> {
+  let summary = "Report every producer/consumer layout conflict";
+  let description = [{
+    Checks that every tensor with a layout carries a `#npu.layout`, that
+    each op with a fixed mode produces that layout, and that every operand
+    is stored in the layout its consumer needs. Each conflict is an error at
+    the consumer with a note at the producer. Run after npu-layout-align.
+  }];
+  let options = [NPU_GraphIOModeOption];
+}
+
+def PrintLayoutGraph : Pass<"npu-print-layout-graph", "mlir::func::FuncOp"> {
+  let summary = "Write the function as a Graphviz graph coloured by layout";
+  let description = [{
+    Nodes are ops, graph inputs and the graph output, filled as the seed
+    draws them: yellow when stored aligned, grey when dense, green for an
+    adapting (BOTH) op whose layout is not decided yet; adapting ops whose
+    layout is decided keep a green border. channel_norm ops are diamonds
+    (blue to_align, orange to_nalign). Edges are labelled with the tensor
+    type. Writes to `output` (default: standard error), one digraph per
+    function.
+  }];
+  let options = [
+    NPU_GraphIOModeOption,
+    Option<"output", "output", "std::string", "\"-\"",
+           "file to write ('-' for standard error)">
+  ];
+}
+
 #endif // NPU_PASSES_TD

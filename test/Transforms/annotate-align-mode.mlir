@@ -99,6 +99,9 @@ func.func @odd_rank(%x: tensor<1x8x8x16xf32>, %m: tensor<2x4x8xf32>, %n: tensor<
   %3 = npu.reshape %x : tensor<1x8x8x16xf32> -> tensor<64x16x1xf32>
   // CHECK: npu.constant {npu.align_mode = #npu.align_mode<nalign>}
   %4 = npu.constant dense<0.0> : tensor<16xf32> -> tensor<16xf32>
+  // A scalar has no channel to align.
+  // CHECK: npu.reduce <sum> {{.*}}npu.align_mode = #npu.align_mode<nalign>
+  %6 = npu.reduce <sum> %x {axes = array<i64: 0, 1, 2, 3>} : tensor<1x8x8x16xf32> -> tensor<f32>
   // Rank 2 and 4 keep their kernel's mode.
   // CHECK: npu.reduce <max> {{.*}}npu.align_mode = #npu.align_mode<align>
   %5 = npu.reduce <max> %x {axes = array<i64: 0, 1>} : tensor<1x8x8x16xf32> -> tensor<8x16xf32>

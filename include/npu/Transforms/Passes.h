@@ -5,6 +5,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Transforms/LayoutAssignment.h"
 
 namespace npu {
 

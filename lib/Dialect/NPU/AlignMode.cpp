@@ -21,7 +21,7 @@ AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
   if (op->getNumResults() == 0)
     return kernelMode;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (type && (type.getRank() == 1 || type.getRank() == 3))
+  if (type && !canBeStoredAligned(type.getRank()))
     return AlignMode::NALIGN;
   return kernelMode;
 }
@@ -38,27 +38,44 @@ static bool isGraphOutput(Operation *op) {
          isa_and_nonnull<FunctionOpInterface>(op->getParentOp());
 }
 
+AlignMode npu::getIntrinsicAlignMode(Operation *op, AlignMode graphIOMode) {
+  if (std::optional<AlignMode> pinned = getPinnedAlignMode(op))
+    return *pinned;
+  if (isGraphOutput(op))
+    return graphIOMode;
+  if (auto iface = dyn_cast<AlignModeOpInterface>(op))
+    return iface.getAlignMode();
+  return AlignMode::UNKNOWN;
+}
+
 AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
   // Broadcast ops defer to the producer of their leader operand; follow such
   // chains iteratively so that long chains cannot exhaust the stack.
   while (true) {
-    if (std::optional<AlignMode> pinned = getPinnedAlignMode(op))
-      return *pinned;
-    if (isGraphOutput(op))
-      return graphIOMode;
+    AlignMode mode = getIntrinsicAlignMode(op, graphIOMode);
     auto iface = dyn_cast<AlignModeOpInterface>(op);
-    if (!iface)
-      return AlignMode::UNKNOWN;
-    AlignMode mode = iface.getAlignMode();
-    std::optional<unsigned> leader = iface.getAlignLeaderOperand();
+    std::optional<unsigned> leader =
+        iface ? iface.getAlignLeaderOperand() : std::nullopt;
     if (mode != AlignMode::BOTH || !leader)
       return mode;
-    Value leaderValue = op->getOperand(*leader);
-    Operation *producer = leaderValue.getDefiningOp();
+    Operation *producer = op->getOperand(*leader).getDefiningOp();
     if (!producer) // A block argument: a graph input.
       return graphIOMode;
     op = producer;
   }
+}
+
+AlignMode npu::getOperandRequirement(Operation *user, unsigned operandIndex,
+                                     AlignMode userMode) {
+  if (auto norm = dyn_cast<ChannelNormOp>(user))
+    return norm.getTargetMode() == AlignMode::ALIGN ? AlignMode::NALIGN
+                                                    : AlignMode::ALIGN;
+  return userMode;
+}
+
+bool npu::isLayoutRelevant(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && canBeStoredAligned(tensor.getRank());
 }
 
 //===----------------------------------------------------------------------===//

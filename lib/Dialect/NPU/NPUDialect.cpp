@@ -108,6 +108,32 @@ bool npu::areCompatibleIgnoringLayout(TypeRange lhs, TypeRange rhs) {
   return true;
 }
 
+/// The storage sizes of `type` without and with channel alignment.
+static std::optional<std::pair<int64_t, int64_t>>
+getDenseAndAlignedBytes(RankedTensorType type) {
+  std::optional<int64_t> dense =
+      getStorageSizeInBytes(withLayout(type, AlignMode::NALIGN));
+  std::optional<int64_t> aligned =
+      canBeStoredAligned(type.getRank())
+          ? getStorageSizeInBytes(withLayout(type, AlignMode::ALIGN))
+          : dense;
+  if (!dense || !aligned)
+    return std::nullopt;
+  return std::make_pair(*dense, *aligned);
+}
+
+std::optional<int64_t> npu::getConversionBytes(RankedTensorType type) {
+  if (auto sizes = getDenseAndAlignedBytes(type))
+    return sizes->first + sizes->second;
+  return std::nullopt;
+}
+
+std::optional<int64_t> npu::getAlignedPaddingBytes(RankedTensorType type) {
+  if (auto sizes = getDenseAndAlignedBytes(type))
+    return sizes->second - sizes->first;
+  return std::nullopt;
+}
+
 std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {
   if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return std::nullopt;

@@ -321,7 +321,25 @@ LogicalResult ChannelNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+OpFoldResult ChannelNormOp::fold(FoldAdaptor adaptor) {
+  // The materializer builds a constant of this op's (encoded) result type.
+  if (auto value = dyn_cast_if_present<ElementsAttr>(adaptor.getInput()))
+    return value;
+  Value input = getInput();
+  if (!canBeStoredAligned(getType().getRank()) && input.getType() == getType())
+    return input;
+  auto inner = input.getDefiningOp<ChannelNormOp>();
+  if (inner && inner.getDirection() != getDirection() &&
+      inner.getInput().getType() == getType())
+    return inner.getInput();
+  return {};
+}
+
 LogicalResult ChannelNormOp::verify() {
+  // A tensor that cannot be stored aligned is dense either way: the
+  // conversion is a no-op (canonicalization removes it).
+  if (!canBeStoredAligned(getType().getRank()))
+    return success();
   AlignMode target = getTargetMode();
   std::optional<AlignMode> in = getLayoutMode(getInput().getType());
   if (in && *in == target)

@@ -47,6 +47,14 @@ bool canBeStoredAligned(int64_t rank);
 /// element types without a fixed width.
 std::optional<int64_t> getStorageSizeInBytes(mlir::RankedTensorType type);
 
+/// Returns the bytes a channel_norm of `type` moves: the value read in one
+/// layout plus the value written in the other.
+std::optional<int64_t> getConversionBytes(mlir::RankedTensorType type);
+
+/// Returns the bytes the aligned form of `type` occupies beyond the dense
+/// form.
+std::optional<int64_t> getAlignedPaddingBytes(mlir::RankedTensorType type);
+
 } // namespace npu
 
 #endif // NPU_DIALECT_NPU_NPUDIALECT_H

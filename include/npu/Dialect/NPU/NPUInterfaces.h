@@ -19,8 +19,9 @@ class BroadcastsSecondOperand
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastsSecondOperand> {};
 
 namespace detail {
-/// Applies the odd-rank rule: a result of rank 1 or 3 cannot be stored
-/// aligned, so the op is NALIGN whatever `kernelMode` says.
+/// Applies the rank rule: a result of rank 1 or 3 (or a rank-0 scalar, which
+/// has no channel) cannot be stored aligned, so the op is NALIGN whatever
+/// `kernelMode` says.
 AlignMode applyRankRule(mlir::Operation *op, AlignMode kernelMode);
 } // namespace detail
 
@@ -30,15 +31,29 @@ AlignMode applyRankRule(mlir::Operation *op, AlignMode kernelMode);
 
 namespace npu {
 
-/// Returns the AlignMode the rules assign to `op`, in this order:
-///  1. `npu.dev_info` pins it;
-///  2. a return-like op of a function (the graph outputs) takes `graphIOMode`;
-///  3. an op without AlignModeOpInterface is UNKNOWN;
-///  4. otherwise the interface's mode; when that is BOTH and the op has a
-///     leader operand (broadcast ops), the mode of the leader's producer
-///     (`graphIOMode` for a function argument).
+/// Returns the mode `op` itself requires, in this order: `npu.dev_info`
+/// pins it; a return-like op of a function (the graph outputs) takes
+/// `graphIOMode`; an op without AlignModeOpInterface is UNKNOWN; otherwise
+/// the interface's mode. BOTH means the op adapts to its neighbours.
+AlignMode getIntrinsicAlignMode(mlir::Operation *op,
+                                AlignMode graphIOMode = AlignMode::NALIGN);
+
+/// Returns the AlignMode the rules assign to `op`: its intrinsic mode, except
+/// that a BOTH op with a leader operand (broadcast ops) takes the mode of
+/// the leader's producer (`graphIOMode` for a function argument).
 AlignMode getAlignMode(mlir::Operation *op,
                        AlignMode graphIOMode = AlignMode::NALIGN);
+
+/// Returns the mode in which `user`, whose own mode is `userMode`, needs
+/// its operand `operandIndex`: its own mode, except for channel_norm, which
+/// reads the layout opposite to the one it produces.
+AlignMode getOperandRequirement(mlir::Operation *user, unsigned operandIndex,
+                                AlignMode userMode);
+
+/// Whether a value of `type` has a layout to decide: a ranked tensor of a
+/// rank that can be stored aligned. Other values are dense whatever their
+/// consumers run in, and never need a channel_norm.
+bool isLayoutRelevant(mlir::Type type);
 
 /// Returns the mode pinned on `op` by `npu.dev_info`, if any.
 std::optional<AlignMode> getPinnedAlignMode(mlir::Operation *op);
