@@ -21,3 +21,22 @@ echo "== 2. AlignMode of every op, as the rules of seed 002 assign it"
     match($0, /align_mode<[a-z]+>/)
     printf "  %-24s %s\n", name, substr($0, RSTART + 11, RLENGTH - 12)
   }'
+
+echo
+echo "== 3. LayoutAlignToNPU: channel_norm insertion, both strategies"
+out="$build/demo"
+mkdir -p "$out"
+for strategy in greedy optimal; do
+  "$opt" "$example" \
+    --npu-layout-align="strategy=$strategy print-statistics" \
+    --npu-verify-layout \
+    --npu-print-layout-graph="output=$out/cnn-$strategy.dot" \
+    --mlir-print-op-on-diagnostic=false \
+    -o "$out/cnn-$strategy.mlir" 2>&1 \
+    | sed -n "s/.*remark: npu-layout-align: /  $strategy: /p"
+done
+echo "  (no conflict left: npu-verify-layout passed on both)"
+echo "  IR:       $out/cnn-greedy.mlir, $out/cnn-optimal.mlir"
+echo "  pictures: $out/cnn-greedy.dot, $out/cnn-optimal.dot"
+echo "            (yellow aligned, grey dense, green border adapted, diamonds channel_norm;"
+echo "             render with: dot -Tpng $out/cnn-optimal.dot -o cnn.png)"

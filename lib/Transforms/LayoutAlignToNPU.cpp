@@ -70,18 +70,29 @@ public:
 
 private:
   unsigned addNode(Value value, AlignMode mode) {
-    auto type = cast<RankedTensorType>(value.getType());
     LayoutProblem::Node node;
     node.mode = mode;
-    node.conversionCost = costKind == ConversionCostKind::Count
-                              ? 1
-                              : getConversionBytes(type).value_or(1);
-    node.alignedPadding = getAlignedPaddingBytes(type).value_or(0);
+    std::tie(node.conversionCost, node.alignedPadding) =
+        getPrices(value.getType());
     unsigned id = graph.problem.nodes.size();
     graph.problem.nodes.push_back(node);
     graph.values.push_back(value);
     nodeOf[value] = id;
     return id;
+  }
+
+  /// The price of converting a value of `type`, and its aligned padding.
+  /// Graphs repeat few types, so both are computed once per type.
+  std::pair<int64_t, int64_t> getPrices(Type type) {
+    auto [it, inserted] = pricesOfType.try_emplace(type);
+    if (inserted) {
+      auto tensor = cast<RankedTensorType>(type);
+      it->second = {costKind == ConversionCostKind::Count
+                        ? 1
+                        : getConversionBytes(tensor).value_or(1),
+                    getAlignedPaddingBytes(tensor).value_or(0)};
+    }
+    return it->second;
   }
 
   static bool touchesLayout(Operation *op) {
@@ -158,7 +169,8 @@ private:
   AlignMode graphIOMode;
   ConversionCostKind costKind;
   LayoutGraph graph;
-  DenseMap<Value, unsigned> nodeOf;
+  DenseMap<Value, unsigned, ValueAddressOrderInfo> nodeOf;
+  DenseMap<Type, std::pair<int64_t, int64_t>> pricesOfType;
 };
 } // namespace
 
@@ -172,13 +184,27 @@ FailureOr<LayoutGraph> npu::buildLayoutGraph(func::FuncOp func,
 // Applying a solution
 //===----------------------------------------------------------------------===//
 
-static void setLayout(Value value, AlignMode mode) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type)
-    return;
-  value.setType(
-      withLayout(type, isLayoutRelevant(type) ? mode : AlignMode::NALIGN));
-}
+namespace {
+/// Sets `#npu.layout` encodings, building each (type, mode) pair's type
+/// once: graphs repeat few types, and uniquing a type is a hash lookup.
+class LayoutSetter {
+public:
+  void set(Value value, AlignMode mode) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return;
+    if (!isLayoutRelevant(type))
+      mode = AlignMode::NALIGN;
+    auto [it, inserted] = encoded.try_emplace({type, mode});
+    if (inserted)
+      it->second = withLayout(type, mode);
+    value.setType(it->second);
+  }
+
+private:
+  DenseMap<std::pair<Type, AlignMode>, Type> encoded;
+};
+} // namespace
 
 namespace {
 /// Inserts the channel_norms one value needs and rewires its consumers.
@@ -240,15 +266,19 @@ LayoutChanges npu::applyLayout(func::FuncOp func, const LayoutGraph &graph,
                                ArrayRef<AlignMode> modes,
                                AlignMode graphIOMode) {
   // Every tensor gets an encoding: the solution's mode for nodes, dense for
-  // tensors without a layout to decide.
+  // tensors without a layout to decide. buildLayoutGraph numbered the nodes
+  // in this same order, so one cursor finds them.
+  LayoutSetter setter;
+  size_t next = 0;
+  auto encode = [&](Value value) {
+    bool isNode = next < graph.values.size() && graph.values[next] == value;
+    setter.set(value, isNode ? modes[next++] : AlignMode::NALIGN);
+  };
   for (BlockArgument arg : func.getArguments())
-    setLayout(arg, AlignMode::NALIGN);
-  func.walk([](Operation *op) {
-    for (Value result : op->getResults())
-      setLayout(result, AlignMode::NALIGN);
-  });
-  for (auto [value, mode] : llvm::zip(graph.values, modes))
-    setLayout(value, mode);
+    encode(arg);
+  for (Operation &op : func.front())
+    for (Value result : op.getResults())
+      encode(result);
 
   LayoutChanges changes;
   ConversionInserter inserter(graph, modes, graphIOMode, changes);

@@ -27,8 +27,12 @@ AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
 }
 
 std::optional<AlignMode> npu::getPinnedAlignMode(Operation *op) {
-  if (auto attr =
-          op->getAttrOfType<AlignModeAttr>(NPUDialect::getDevInfoAttrName()))
+  // npu.dev_info is discardable: skip the op's inherent attributes, and the
+  // lookup altogether for the (usual) op without discardable attributes.
+  if (op->getDiscardableAttrDictionary().empty())
+    return std::nullopt;
+  if (auto attr = dyn_cast_or_null<AlignModeAttr>(
+          op->getDiscardableAttr(NPUDialect::getDevInfoAttrName())))
     return attr.getValue();
   return std::nullopt;
 }

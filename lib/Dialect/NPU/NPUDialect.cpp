@@ -6,7 +6,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace npu;
@@ -108,14 +107,34 @@ bool npu::areCompatibleIgnoringLayout(TypeRange lhs, TypeRange rhs) {
   return true;
 }
 
+/// The bytes a tensor of `shape` and `element` occupies, its innermost
+/// dimension padded to the alignment unit when `aligned`.
+static std::optional<int64_t> computeStorageBytes(ArrayRef<int64_t> shape,
+                                                  Type element, bool aligned) {
+  if (ShapedType::isDynamicShape(shape) || !element.isIntOrFloat())
+    return std::nullopt;
+  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    bool isChannel = i + 1 == shape.size();
+    int64_t stored = isChannel && aligned
+                         ? static_cast<int64_t>(llvm::alignTo(
+                               dim, NPUDialect::kChannelAlignment))
+                         : dim;
+    if (__builtin_mul_overflow(bytes, stored, &bytes))
+      return std::nullopt; // No device holds it anyway.
+  }
+  return bytes;
+}
+
 /// The storage sizes of `type` without and with channel alignment.
 static std::optional<std::pair<int64_t, int64_t>>
 getDenseAndAlignedBytes(RankedTensorType type) {
-  std::optional<int64_t> dense =
-      getStorageSizeInBytes(withLayout(type, AlignMode::NALIGN));
+  std::optional<int64_t> dense = computeStorageBytes(
+      type.getShape(), type.getElementType(), /*aligned=*/false);
   std::optional<int64_t> aligned =
       canBeStoredAligned(type.getRank())
-          ? getStorageSizeInBytes(withLayout(type, AlignMode::ALIGN))
+          ? computeStorageBytes(type.getShape(), type.getElementType(),
+                                /*aligned=*/true)
           : dense;
   if (!dense || !aligned)
     return std::nullopt;
@@ -135,21 +154,6 @@ std::optional<int64_t> npu::getAlignedPaddingBytes(RankedTensorType type) {
 }
 
 std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {
-  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
-    return std::nullopt;
-  std::optional<int64_t> bytes =
-      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-  ArrayRef<int64_t> shape = type.getShape();
-  bool aligned = getLayoutMode(type) == AlignMode::ALIGN;
-  for (auto [i, dim] : llvm::enumerate(shape)) {
-    bool isChannel = i + 1 == shape.size();
-    int64_t stored = isChannel && aligned
-                         ? static_cast<int64_t>(llvm::alignTo(
-                               dim, NPUDialect::kChannelAlignment))
-                         : dim;
-    bytes = llvm::checkedMul(*bytes, stored);
-    if (!bytes) // Overflows int64_t: no device holds it anyway.
-      return std::nullopt;
-  }
-  return bytes;
+  return computeStorageBytes(type.getShape(), type.getElementType(),
+                             getLayoutMode(type) == AlignMode::ALIGN);
 }
