@@ -2,18 +2,22 @@
 
 #include "npu/InitAll.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 
 void npu::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry
-      .insert<NPUDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
-              mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  registry.insert<NPUDialect, dev::NPUDevDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect>();
 }
 
 void npu::registerAllPasses() { registerNPUPasses(); }

@@ -9,8 +9,8 @@ class DialectRegistry;
 
 namespace npu {
 
-/// Adds the npu dialect and the upstream dialects npu-mlir's IR uses (func,
-/// arith, scf, tensor) to `registry`.
+/// Adds the npu and npudev dialects and the upstream dialects npu-mlir's IR
+/// uses (arith, func, math, memref, scf, tensor) to `registry`.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers every npu-mlir pass with the global pass registry.

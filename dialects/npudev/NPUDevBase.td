@@ -1,0 +1,152 @@
+//===- NPUDevBase.td - npudev dialect, spaces, types --------*- tablegen -*-===//
+//
+// The device loop dialect: kernels over memrefs placed in the NPU's memory
+// spaces, moved by DMA and computed on by vector and cube (matrix) ops.
+// Control flow and scalar arithmetic are upstream scf and arith.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPUDEV_BASE_TD
+#define NPUDEV_BASE_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+
+def NPUDev_Dialect : Dialect {
+  let name = "npudev";
+  let cppNamespace = "::npu::dev";
+  let summary = "NPU device kernels: memory spaces, DMA, vector and cube ops";
+  let description = [{
+    A kernel is an `npudev.launch` of a number of tasks; tasks are spread
+    over the device's cores and each runs the launch body with its own
+    `npudev.task_id`. Data lives in memrefs whose memory space is an
+    `#npudev.space<...>`: `global` (GDRAM/HBM), `vector` (per-core scratch
+    of the vector unit: NRAM/UB), `cube` (per-core buffer of the matrix
+    unit: WRAM/L1) or `shared` (per-cluster SRAM). On-chip buffers are
+    allocated with a static size; DMA moves data between spaces,
+    synchronously or through a token; vector ops compute on vector-space
+    buffers, one instruction over the whole buffer; `npudev.matmul` runs on
+    the matrix unit.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Module attribute naming the device a kernel is compiled for (a
+    /// preset name); the verifier checks on-chip capacity against it.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return "npudev.device";
+    }
+  }];
+}
+
+def NPUDev_MemorySpace : I32EnumAttr<"MemorySpace", "NPU memory space", [
+      I32EnumAttrCase<"global", 0>,
+      I32EnumAttrCase<"vector", 1>,
+      I32EnumAttrCase<"cube", 2>,
+      I32EnumAttrCase<"shared", 3>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+
+def NPUDev_MemorySpaceAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_MemorySpace, "space"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_TaskType : I32EnumAttr<"TaskType", "how tasks map to cores", [
+      I32EnumAttrCase<"block", 0>,
+      I32EnumAttrCase<"union1", 1>,
+      I32EnumAttrCase<"union2", 2>,
+      I32EnumAttrCase<"union4", 4>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+
+def NPUDev_TaskTypeAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_TaskType, "task_type"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary op", [
+      I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
+      I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>,
+      I32EnumAttrCase<"And", 6, "and">, I32EnumAttrCase<"Or", 7, "or">
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+def NPUDev_BinaryKindAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_BinaryKind, "binary"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary op", [
+      I32EnumAttrCase<"abs", 0>, I32EnumAttrCase<"neg", 1>,
+      I32EnumAttrCase<"relu", 2>, I32EnumAttrCase<"exp", 3>,
+      I32EnumAttrCase<"log", 4>, I32EnumAttrCase<"sqrt", 5>,
+      I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"recip", 7>,
+      I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"sigmoid", 9>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+def NPUDev_UnaryKindAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_UnaryKind, "unary"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_ComparePredicate
+    : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+def NPUDev_ComparePredicateAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_ComparePredicate, "predicate"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
+      I32EnumAttrCase<"min", 2>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+def NPUDev_ReduceKindAttr
+    : EnumAttr<NPUDev_Dialect, NPUDev_ReduceKind, "reduce"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPUDev_TokenType : TypeDef<NPUDev_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "completion of an asynchronous DMA";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints on memory spaces
+//===----------------------------------------------------------------------===//
+
+class NPUDev_MemRefIn<list<string> spaces, string description>
+    : Type<And<[
+        CPred<"::llvm::isa<::mlir::MemRefType>($_self)">,
+        CPred<"::npu::dev::isInSpace(::llvm::cast<::mlir::MemRefType>($_self), {"
+              # !interleave(!foreach(s, spaces, "::npu::dev::MemorySpace::" # s), ", ")
+              # "})">]>,
+      description, "::mlir::MemRefType">;
+
+def NPUDev_AnyMemRef : NPUDev_MemRefIn<["global", "vector", "cube", "shared"],
+    "memref in an npudev memory space">;
+def NPUDev_VectorMemRef : NPUDev_MemRefIn<["vector"],
+    "memref in the vector space (#npudev.space<vector>)">;
+def NPUDev_OnChipMemRef : NPUDev_MemRefIn<["vector", "cube", "shared"],
+    "memref in an on-chip space (vector, cube or shared)">;
+
+#endif // NPUDEV_BASE_TD

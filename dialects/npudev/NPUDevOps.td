@@ -1,0 +1,291 @@
+//===- NPUDevOps.td - npudev ops ----------------------------*- tablegen -*-===//
+
+#ifndef NPUDEV_OPS_TD
+#define NPUDEV_OPS_TD
+
+include "npudev/NPUDevBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class NPUDev_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NPUDev_Dialect, mnemonic, traits>;
+
+def NPUDev_ScalarType : AnyTypeOf<[AnyFloat, AnySignlessInteger, Index]>;
+
+//===----------------------------------------------------------------------===//
+// Kernels and tasks
+//===----------------------------------------------------------------------===//
+
+def NPUDev_LaunchOp : NPUDev_Op<"launch", [
+    SingleBlockImplicitTerminator<"::npu::dev::EndOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "runs its body once per task, tasks spread over the cores";
+  let description = [{
+    `tasks` tasks run the body; inside, `npudev.task_id` is the task's index
+    in `[0, tasks)` and `npudev.task_dim` is `tasks`. `task_type` says how
+    tasks occupy the device: `block` one core, `unionN` N clusters at once
+    (the simulator gives consecutive tasks to consecutive cores).
+
+    The verifier adds up the on-chip buffers live at once in each memory
+    space (an `npudev.alloc` lives to the end of its block) and rejects a
+    kernel that needs more than the device of the enclosing module
+    (`npudev.device`, default `mlu590`) has.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$tasks,
+      DefaultValuedAttr<NPUDev_TaskTypeAttr,
+                        "::npu::dev::TaskType::union1">:$task_type);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`tasks` `(` $tasks `)` attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$tasks)>];
+}
+
+def NPUDev_EndOp : NPUDev_Op<"end", [Terminator, Pure,
+    HasParent<"::npu::dev::LaunchOp">]> {
+  let summary = "end of a launch body";
+  let assemblyFormat = "attr-dict";
+}
+
+def NPUDev_TaskIdOp : NPUDev_Op<"task_id", [Pure]> {
+  let summary = "index of the running task";
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def NPUDev_TaskDimOp : NPUDev_Op<"task_dim", [Pure]> {
+  let summary = "number of tasks of the enclosing launch";
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def NPUDev_AllocOp : NPUDev_Op<"alloc", [
+    MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "static on-chip buffer, live to the end of its block";
+  let results = (outs NPUDev_OnChipMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def NPUDev_DmaOp : NPUDev_Op<"dma"> {
+  let summary = "synchronous copy between memory spaces";
+  let description = [{
+    Copies `source` into `target` (same shape and element type) on the
+    core's DMA engine and waits for it. At least one side is on chip.
+  }];
+  let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
+                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target);
+  let assemblyFormat =
+      "$source `,` $target attr-dict `:` type($source) `to` type($target)";
+  let hasVerifier = 1;
+}
+
+def NPUDev_DmaStartOp : NPUDev_Op<"dma_start"> {
+  let summary = "asynchronous copy between memory spaces";
+  let description = [{
+    Starts the copy of `npudev.dma` and returns at once; the copy runs on the
+    DMA engine until `npudev.wait` on the token. Neither buffer may be used
+    before the wait.
+  }];
+  let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
+                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target);
+  let results = (outs NPUDev_TokenType:$token);
+  let assemblyFormat =
+      "$source `,` $target attr-dict `:` type($source) `to` type($target)";
+  let hasVerifier = 1;
+}
+
+def NPUDev_WaitOp : NPUDev_Op<"wait"> {
+  let summary = "waits for an asynchronous DMA";
+  let arguments = (ins NPUDev_TokenType:$token);
+  let assemblyFormat = "$token attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Vector unit: one instruction over whole vector-space buffers
+//===----------------------------------------------------------------------===//
+
+class NPUDev_VectorOp<string mnemonic, list<Trait> traits = []>
+    : NPUDev_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def NPUDev_VBinaryOp : NPUDev_VectorOp<"vbinary"> {
+  let summary = "out = lhs (op) rhs, elementwise";
+  let arguments = (ins NPUDev_BinaryKindAttr:$kind,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$lhs,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$rhs,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$kind $lhs `,` $rhs `,` $out attr-dict `:` "
+                       "type($lhs) `,` type($rhs) `,` type($out)";
+}
+
+def NPUDev_VBinaryScalarOp : NPUDev_VectorOp<"vbinary_scalar"> {
+  let summary = "out = in (op) scalar, elementwise";
+  let arguments = (ins NPUDev_BinaryKindAttr:$kind,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      NPUDev_ScalarType:$scalar,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$kind $input `,` $scalar `,` $out attr-dict `:` "
+                       "type($input) `,` type($scalar) `,` type($out)";
+}
+
+def NPUDev_VUnaryOp : NPUDev_VectorOp<"vunary"> {
+  let summary = "out = f(in), elementwise";
+  let arguments = (ins NPUDev_UnaryKindAttr:$kind,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$kind $input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VCompareOp : NPUDev_VectorOp<"vcmp"> {
+  let summary = "out = (lhs pred rhs) ? 1 : 0, elementwise";
+  let description = [{
+    The result is 1 or 0 in `out`'s element type, which may differ from the
+    operands' (a mask).
+  }];
+  let arguments = (ins NPUDev_ComparePredicateAttr:$predicate,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$lhs,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$rhs,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$predicate $lhs `,` $rhs `,` $out attr-dict `:` "
+                       "type($lhs) `,` type($rhs) `,` type($out)";
+}
+
+def NPUDev_VCompareScalarOp : NPUDev_VectorOp<"vcmp_scalar"> {
+  let summary = "out = (in pred scalar) ? 1 : 0, elementwise";
+  let arguments = (ins NPUDev_ComparePredicateAttr:$predicate,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      NPUDev_ScalarType:$scalar,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$predicate $input `,` $scalar `,` $out attr-dict `:` "
+                       "type($input) `,` type($scalar) `,` type($out)";
+}
+
+def NPUDev_VSelectOp : NPUDev_VectorOp<"vselect"> {
+  let summary = "out = mask != 0 ? on_true : on_false, elementwise";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$mask,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$on_true,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$on_false,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$mask `,` $on_true `,` $on_false `,` $out attr-dict "
+                       "`:` type($mask) `,` type($on_true) `,` "
+                       "type($on_false) `,` type($out)";
+}
+
+def NPUDev_VReduceOp : NPUDev_VectorOp<"vreduce"> {
+  let summary = "reduction along the innermost dimension";
+  let description = [{
+    `out` has `input`'s shape without its innermost dimension; a rank-1
+    input reduces into a one-element `out`.
+  }];
+  let arguments = (ins NPUDev_ReduceKindAttr:$kind,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$kind $input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VCastOp : NPUDev_VectorOp<"vcast"> {
+  let summary = "element type conversion";
+  let description = [{
+    Float to integer truncates toward zero; integer to float rounds to
+    nearest; integers are signed.
+  }];
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VFillOp : NPUDev_VectorOp<"vfill"> {
+  let summary = "out = value everywhere";
+  let arguments = (ins NPUDev_ScalarType:$value,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$value `,` $out attr-dict `:` type($value) `,` type($out)";
+}
+
+def NPUDev_VTransposeOp : NPUDev_VectorOp<"vtranspose"> {
+  let summary = "2-D transpose: out[j, i] = in[i, j]";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VGatherOp : NPUDev_VectorOp<"vgather"> {
+  let summary = "out[i, ...] = source[indices[i], ...]";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$source,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$source `[` $indices `]` `,` $out attr-dict `:` "
+                       "type($source) `,` type($indices) `,` type($out)";
+}
+
+def NPUDev_VScatterOp : NPUDev_VectorOp<"vscatter"> {
+  let summary = "out[indices[i], ...] = source[i, ...]";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$source,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = "$source `,` $out `[` $indices `]` attr-dict `:` "
+                       "type($source) `,` type($indices) `,` type($out)";
+}
+
+def NPUDev_VCumsumOp : NPUDev_VectorOp<"vcumsum"> {
+  let summary = "inclusive prefix sum along the innermost dimension";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VSortOp : NPUDev_VectorOp<"vsort"> {
+  let summary = "ascending sort of each innermost row";
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat =
+      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+def NPUDev_VUniqueOp : NPUDev_VectorOp<"vunique"> {
+  let summary = "distinct values, ascending, and their count";
+  let description = [{
+    Writes the distinct values of the rank-1 `input` in ascending order to
+    the front of `out` (same size) and returns how many there are; the rest
+    of `out` is left unchanged.
+  }];
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+  let results = (outs Index:$count);
+  let assemblyFormat =
+      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix unit
+//===----------------------------------------------------------------------===//
+
+def NPUDev_MatmulOp : NPUDev_Op<"matmul"> {
+  let summary = "c (+)= a x b on the matrix unit";
+  let description = [{
+    `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip. With
+    `accumulate` the product is added to `c`. Inputs f16, bf16, f32 or i8;
+    the accumulator f32 (float inputs) or i32 (i8 inputs).
+  }];
+  let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$a,
+      Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$b,
+      Arg<NPUDev_OnChipMemRef, "", [MemRead, MemWrite]>:$c,
+      UnitAttr:$accumulate);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
+                       "`,` type($c)";
+  let hasVerifier = 1;
+}
+
+#endif // NPUDEV_OPS_TD

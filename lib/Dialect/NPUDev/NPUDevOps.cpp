@@ -1,0 +1,366 @@
+//===- NPUDevOps.cpp - verifiers of npudev ops ----------------------------===//
+//
+// Shape and type rules of the device ops, and the on-chip capacity check of
+// npudev.launch: a walk over the launch body that keeps, per memory space,
+// the bytes of the buffers live at each point (an npudev.alloc lives to the
+// end of its block) and their peak. O(ops in the body).
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Device/DeviceModel.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::dev;
+
+static MemRefType memrefOf(Value v) { return cast<MemRefType>(v.getType()); }
+
+/// Checks that all `values` (memrefs) have one shape.
+static LogicalResult verifySameShape(Operation *op, ValueRange values,
+                                     StringRef what) {
+  MemRefType first = memrefOf(values.front());
+  for (Value v : values.drop_front())
+    if (failed(verifyCompatibleShape(first.getShape(), memrefOf(v).getShape())))
+      return op->emitOpError(what)
+             << " must have one shape, got " << first << " and " << v.getType();
+  return success();
+}
+
+/// Checks that all `values` (memrefs) have one element type.
+static LogicalResult verifySameElementType(Operation *op, ValueRange values,
+                                           StringRef what) {
+  Type first = memrefOf(values.front()).getElementType();
+  for (Value v : values.drop_front())
+    if (memrefOf(v).getElementType() != first)
+      return op->emitOpError(what)
+             << " must have one element type, got " << first << " and "
+             << memrefOf(v).getElementType();
+  return success();
+}
+
+static LogicalResult verifyScalarMatches(Operation *op, Value scalar,
+                                         Value buffer) {
+  Type element = memrefOf(buffer).getElementType();
+  if (scalar.getType() != element)
+    return op->emitOpError("scalar of type ")
+           << scalar.getType() << " does not match the element type "
+           << element;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Launch and tasks
+//===----------------------------------------------------------------------===//
+
+void LaunchOp::build(OpBuilder &builder, OperationState &state, int64_t tasks) {
+  state.addAttribute(getTasksAttrName(state.name),
+                     builder.getI64IntegerAttr(tasks));
+  Region *body = state.addRegion();
+  ensureTerminator(*body, builder, state.location);
+}
+
+namespace {
+/// Peak bytes of on-chip buffers live at once, per memory space.
+class LiveBufferPeaks {
+public:
+  void visitBlock(Block &block) {
+    int64_t saved[kSpaces];
+    std::copy(std::begin(live), std::end(live), saved);
+    for (Operation &op : block) {
+      if (auto alloc = dyn_cast<AllocOp>(op))
+        add(alloc.getType());
+      for (Region &region : op.getRegions())
+        for (Block &nested : region)
+          visitBlock(nested);
+    }
+    std::copy(std::begin(saved), std::end(saved), live);
+  }
+
+  int64_t getPeak(MemorySpace space) const {
+    return peak[static_cast<unsigned>(space)];
+  }
+
+private:
+  static constexpr unsigned kSpaces = 4;
+
+  void add(MemRefType type) {
+    unsigned space = static_cast<unsigned>(*getMemorySpace(type));
+    live[space] +=
+        type.getNumElements() * getElementBytes(type.getElementType());
+    peak[space] = std::max(peak[space], live[space]);
+  }
+
+  int64_t live[kSpaces] = {0, 0, 0, 0};
+  int64_t peak[kSpaces] = {0, 0, 0, 0};
+};
+} // namespace
+
+/// The device a launch is compiled for: the `npudev.device` preset of the
+/// nearest enclosing op that names one, else mlu590.
+static FailureOr<DeviceModel> getTargetDevice(Operation *op) {
+  StringRef name = "mlu590";
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto attr =
+            p->getAttrOfType<StringAttr>(NPUDevDialect::getDeviceAttrName())) {
+      name = attr.getValue();
+      break;
+    }
+  llvm::Expected<DeviceModel> device = DeviceModel::getPreset(name);
+  if (!device)
+    return op->emitOpError(llvm::toString(device.takeError()));
+  return *device;
+}
+
+LogicalResult LaunchOp::verify() {
+  FailureOr<DeviceModel> device = getTargetDevice(*this);
+  if (failed(device))
+    return failure();
+  LiveBufferPeaks peaks;
+  peaks.visitBlock(getBody().front());
+  for (MemorySpace space :
+       {MemorySpace::vector, MemorySpace::cube, MemorySpace::shared}) {
+    int64_t capacity =
+        device->getCapacity(static_cast<DeviceMemorySpace>(space));
+    if (peaks.getPeak(space) > capacity)
+      return emitOpError("needs ")
+             << peaks.getPeak(space) << " bytes of "
+             << stringifyMemorySpace(space) << " memory at once, but device '"
+             << device->name << "' has " << capacity;
+  }
+  return success();
+}
+
+template <typename TaskOp> static LogicalResult verifyInsideLaunch(TaskOp op) {
+  if (!op->template getParentOfType<LaunchOp>())
+    return op.emitOpError("must be inside an npudev.launch");
+  return success();
+}
+
+LogicalResult TaskIdOp::verify() { return verifyInsideLaunch(*this); }
+LogicalResult TaskDimOp::verify() { return verifyInsideLaunch(*this); }
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  MemRefType type = getType();
+  if (!type.hasStaticShape())
+    return emitOpError("on-chip buffers have a static size, got ") << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError("on-chip buffers are contiguous, got ") << type;
+  return success();
+}
+
+static LogicalResult verifyCopy(Operation *op, Value source, Value target) {
+  if (failed(verifySameElementType(op, {source, target}, "source and target")))
+    return failure();
+  MemRefType src = memrefOf(source), dst = memrefOf(target);
+  if (src.getRank() != dst.getRank() ||
+      failed(verifyCompatibleShape(src.getShape(), dst.getShape())))
+    return op->emitOpError("copies between shapes ")
+           << src << " and " << dst << "; they must be equal";
+  if (getMemorySpace(src) == MemorySpace::global &&
+      getMemorySpace(dst) == MemorySpace::global)
+    return op->emitOpError("copies global to global memory; a DMA must "
+                           "have one side on chip");
+  return success();
+}
+
+LogicalResult DmaOp::verify() {
+  return verifyCopy(*this, getSource(), getTarget());
+}
+LogicalResult DmaStartOp::verify() {
+  return verifyCopy(*this, getSource(), getTarget());
+}
+
+//===----------------------------------------------------------------------===//
+// Vector ops
+//===----------------------------------------------------------------------===//
+
+static bool isBitwise(BinaryKind kind) {
+  return kind == BinaryKind::And || kind == BinaryKind::Or;
+}
+
+static LogicalResult verifyBinaryKind(Operation *op, BinaryKind kind,
+                                      Type element) {
+  if (isBitwise(kind) && !element.isSignlessInteger())
+    return op->emitOpError("'")
+           << stringifyBinaryKind(kind) << "' needs integers, got " << element;
+  return success();
+}
+
+LogicalResult VBinaryOp::verify() {
+  if (failed(
+          verifySameShape(*this, {getLhs(), getRhs(), getOut()}, "operands")) ||
+      failed(verifySameElementType(*this, {getLhs(), getRhs(), getOut()},
+                                   "operands")))
+    return failure();
+  return verifyBinaryKind(*this, getKind(),
+                          memrefOf(getOut()).getElementType());
+}
+
+LogicalResult VBinaryScalarOp::verify() {
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")) ||
+      failed(
+          verifySameElementType(*this, {getInput(), getOut()}, "operands")) ||
+      failed(verifyScalarMatches(*this, getScalar(), getInput())))
+    return failure();
+  return verifyBinaryKind(*this, getKind(),
+                          memrefOf(getOut()).getElementType());
+}
+
+LogicalResult VUnaryOp::verify() {
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")) ||
+      failed(verifySameElementType(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  Type element = memrefOf(getOut()).getElementType();
+  bool integerOk = getKind() == UnaryKind::abs || getKind() == UnaryKind::neg ||
+                   getKind() == UnaryKind::relu;
+  if (!integerOk && !isa<FloatType>(element))
+    return emitOpError("'") << stringifyUnaryKind(getKind())
+                            << "' needs floats, got " << element;
+  return success();
+}
+
+LogicalResult VCompareOp::verify() {
+  if (failed(
+          verifySameShape(*this, {getLhs(), getRhs(), getOut()}, "operands")))
+    return failure();
+  return verifySameElementType(*this, {getLhs(), getRhs()}, "compared values");
+}
+
+LogicalResult VCompareScalarOp::verify() {
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  return verifyScalarMatches(*this, getScalar(), getInput());
+}
+
+LogicalResult VSelectOp::verify() {
+  if (failed(verifySameShape(
+          *this, {getMask(), getOnTrue(), getOnFalse(), getOut()}, "operands")))
+    return failure();
+  return verifySameElementType(*this, {getOnTrue(), getOnFalse(), getOut()},
+                               "selected values and result");
+}
+
+LogicalResult VReduceOp::verify() {
+  if (failed(verifySameElementType(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  ArrayRef<int64_t> in = memrefOf(getInput()).getShape();
+  SmallVector<int64_t> expected(in.drop_back());
+  if (expected.empty())
+    expected.push_back(1);
+  if (failed(verifyCompatibleShape(expected, memrefOf(getOut()).getShape())))
+    return emitOpError("reduces ")
+           << getInput().getType() << " along its innermost dimension into "
+           << getOut().getType() << "; the result must drop that dimension";
+  return success();
+}
+
+LogicalResult VCastOp::verify() {
+  return verifySameShape(*this, {getInput(), getOut()}, "operands");
+}
+
+LogicalResult VFillOp::verify() {
+  return verifyScalarMatches(*this, getValue(), getOut());
+}
+
+LogicalResult VTransposeOp::verify() {
+  MemRefType in = memrefOf(getInput()), out = memrefOf(getOut());
+  if (failed(verifySameElementType(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  if (in.getRank() != 2 || out.getRank() != 2 ||
+      failed(verifyCompatibleShape({in.getDimSize(1), in.getDimSize(0)},
+                                   out.getShape())))
+    return emitOpError("transposes 2-D buffers, got ") << in << " and " << out;
+  return success();
+}
+
+/// Shared by gather and scatter: `rows` is indexed by `indices`, `dense`
+/// holds one row per index.
+static LogicalResult verifyIndexed(Operation *op, Value rows, Value indices,
+                                   Value dense) {
+  if (failed(verifySameElementType(op, {rows, dense}, "data operands")))
+    return failure();
+  MemRefType idx = memrefOf(indices);
+  if (idx.getRank() != 1 || !idx.getElementType().isSignlessInteger())
+    return op->emitOpError("indices must be a rank-1 integer buffer, got ")
+           << idx;
+  MemRefType r = memrefOf(rows), d = memrefOf(dense);
+  SmallVector<int64_t> expected = {idx.getDimSize(0)};
+  llvm::append_range(expected, r.getShape().drop_front());
+  if (r.getRank() < 1 || failed(verifyCompatibleShape(expected, d.getShape())))
+    return op->emitOpError("with ")
+           << idx << " indices into " << r << ", the gathered side must be "
+           << "one row per index, got " << d;
+  return success();
+}
+
+LogicalResult VGatherOp::verify() {
+  return verifyIndexed(*this, getSource(), getIndices(), getOut());
+}
+LogicalResult VScatterOp::verify() {
+  return verifyIndexed(*this, getOut(), getIndices(), getSource());
+}
+
+LogicalResult VCumsumOp::verify() {
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  return verifySameElementType(*this, {getInput(), getOut()}, "operands");
+}
+
+LogicalResult VSortOp::verify() {
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  return verifySameElementType(*this, {getInput(), getOut()}, "operands");
+}
+
+LogicalResult VUniqueOp::verify() {
+  if (memrefOf(getInput()).getRank() != 1)
+    return emitOpError("takes a rank-1 buffer, got ") << getInput().getType();
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
+    return failure();
+  return verifySameElementType(*this, {getInput(), getOut()}, "operands");
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  MemRefType a = memrefOf(getA()), b = memrefOf(getB()), c = memrefOf(getC());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("multiplies 2-D buffers, got ")
+           << a << ", " << b << ", " << c;
+  auto mismatch = [](int64_t x, int64_t y) {
+    return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
+  };
+  if (mismatch(a.getDimSize(1), b.getDimSize(0)) ||
+      mismatch(a.getDimSize(0), c.getDimSize(0)) ||
+      mismatch(b.getDimSize(1), c.getDimSize(1)))
+    return emitOpError("shapes do not chain: [M, K] x [K, N] -> [M, N] "
+                       "needed, got ")
+           << a << ", " << b << ", " << c;
+  Type in = a.getElementType();
+  if (b.getElementType() != in)
+    return emitOpError("inputs must have one element type, got ")
+           << in << " and " << b.getElementType();
+  Type acc = c.getElementType();
+  bool ok =
+      in.isInteger(8) ? acc.isInteger(32) : (isa<FloatType>(in) && acc.isF32());
+  if (!ok)
+    return emitOpError("accumulates ")
+           << in << " products into " << acc
+           << "; needs f32 for float inputs, i32 for i8";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "npu/Dialect/NPUDev/NPUDevOps.cpp.inc"
