@@ -26,7 +26,9 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CCACHE_DIR",
                                      "CCACHE_BASEDIR", "CCACHE_NOHASHDIR",
                                      "CCACHE_MAXSIZE"])
 llvm_config.use_default_substitutions()
+# `not` and `count` at the start of a RUN line are found on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.npu_tools_dir, config.llvm_tools_dir]
-tools = ["npu-opt"]
+tools = ["npu-opt", "npu-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

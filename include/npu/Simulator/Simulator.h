@@ -1,0 +1,93 @@
+//===- Simulator.h - execute npudev kernels with a cost model ---*- C++ -*-===//
+//
+// Executes a function of npudev + scf + arith + memref + math exactly
+// (every value computed, every access bounds-checked), and times the
+// launches on a DeviceModel: per core, separate scalar, DMA, vector and
+// cube pipes (docs/simulator.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_SIMULATOR_SIMULATOR_H
+#define NPU_SIMULATOR_SIMULATOR_H
+
+#include "npu/Device/DeviceModel.h"
+#include "npu/Simulator/Memory.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace npu::sim {
+
+/// A host array: one argument of a simulated function. Memref arguments are
+/// read from and written back to it; scalar arguments are rank-0 arrays.
+struct HostArray {
+  ElementKind kind = ElementKind::F32;
+  llvm::SmallVector<int64_t, 4> shape;
+  std::vector<uint8_t> data;
+
+  int64_t getNumElements() const;
+};
+
+/// The pipes of one core.
+enum class Pipe : unsigned { Scalar = 0, DMA = 1, Vector = 2, Cube = 3 };
+constexpr unsigned kNumPipes = 4;
+llvm::StringRef getPipeName(Pipe pipe);
+
+/// One timed instruction, for the trace.
+struct TraceEvent {
+  unsigned core;
+  Pipe pipe;
+  std::string name;
+  double startCycle, cycles;
+};
+
+struct SimulationReport {
+  /// Kernel time: launches run one after the other.
+  double cycles = 0;
+  double seconds = 0;
+  /// Busy cycles per pipe, summed over cores.
+  double pipeBusyCycles[kNumPipes] = {};
+  /// Bytes DMA moved to or from global memory.
+  int64_t globalBytes = 0;
+  /// Work done: bytes through the vector unit, multiply-accumulates on the
+  /// cube unit.
+  double vectorBytes = 0;
+  double cubeMacs = 0;
+  /// Peak bytes of on-chip buffers live at once, per memory space, over
+  /// cores.
+  int64_t peakBytes[4] = {};
+  unsigned coresUsed = 0;
+  /// Theoretical time at peak over simulated time: IO (global bytes at the
+  /// global bandwidth) and compute (vector bytes and cube MACs at the
+  /// device's peak rates).
+  double ioEfficiency = 0;
+  double computeEfficiency = 0;
+
+  void print(llvm::raw_ostream &os, const DeviceModel &device) const;
+};
+
+struct SimulatorOptions {
+  bool collectTrace = false;
+  /// Events beyond this are counted but not kept.
+  size_t maxTraceEvents = 1000000;
+};
+
+/// Runs `func` on `args` (one per function argument). Fails with a
+/// diagnostic at the offending op on an out-of-bounds access, an unknown
+/// op, an on-chip memory overflow or bad arguments.
+mlir::LogicalResult
+simulate(mlir::func::FuncOp func, llvm::MutableArrayRef<HostArray> args,
+         const DeviceModel &device, const SimulatorOptions &options,
+         SimulationReport &report, std::vector<TraceEvent> *trace = nullptr);
+
+/// Writes `events` as Chrome trace-event JSON (opens in Perfetto): one
+/// process per core, one thread per pipe, microseconds.
+void writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
+                      const DeviceModel &device, llvm::raw_ostream &os);
+
+} // namespace npu::sim
+
+#endif // NPU_SIMULATOR_SIMULATOR_H

@@ -1,0 +1,63 @@
+//===- Timeline.h - per-core pipe timing ------------------------*- C++ -*-===//
+//
+// One core's clock: every instruction starts after the previous one in
+// program order and after its pipe is free, except an asynchronous DMA,
+// which occupies the DMA pipe while the core goes on until it waits on the
+// token.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_SIMULATOR_TIMELINE_H
+#define NPU_LIB_SIMULATOR_TIMELINE_H
+
+#include "npu/Simulator/Simulator.h"
+
+#include <algorithm>
+
+namespace npu::sim {
+
+class CoreTimeline {
+public:
+  explicit CoreTimeline(double start = 0) : now(start) {
+    std::fill(std::begin(pipeFree), std::end(pipeFree), start);
+  }
+
+  /// Runs `cycles` on `pipe` in program order; returns the start cycle.
+  double run(Pipe pipe, double cycles) {
+    double start = std::max(now, free(pipe));
+    free(pipe) = start + cycles;
+    busy[static_cast<unsigned>(pipe)] += cycles;
+    now = start + cycles;
+    return start;
+  }
+
+  /// Queues `cycles` on the DMA pipe without stalling the core; returns the
+  /// start cycle (the completion is start + cycles).
+  double runAsync(double cycles) {
+    double start = std::max(now, free(Pipe::DMA));
+    free(Pipe::DMA) = start + cycles;
+    busy[static_cast<unsigned>(Pipe::DMA)] += cycles;
+    return start;
+  }
+
+  /// Stalls the core until `cycle` (a token's completion).
+  void waitUntil(double cycle) { now = std::max(now, cycle); }
+
+  /// When every pipe of the core is idle.
+  double getFinish() const {
+    return std::max(
+        now, *std::max_element(std::begin(pipeFree), std::end(pipeFree)));
+  }
+  double getBusy(Pipe pipe) const { return busy[static_cast<unsigned>(pipe)]; }
+
+private:
+  double &free(Pipe pipe) { return pipeFree[static_cast<unsigned>(pipe)]; }
+
+  double now;
+  double pipeFree[kNumPipes];
+  double busy[kNumPipes] = {};
+};
+
+} // namespace npu::sim
+
+#endif // NPU_LIB_SIMULATOR_TIMELINE_H

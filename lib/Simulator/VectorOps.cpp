@@ -1,0 +1,590 @@
+//===- VectorOps.cpp - semantics of npudev vector and cube ops ------------===//
+//
+// Whole-buffer loops, one per op; elementwise ops walk their views in
+// lockstep (a plain loop when all are contiguous). O(elements) each, sort
+// and unique O(n log n), matmul O(M N K).
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace npu;
+using namespace npu::dev;
+using namespace npu::sim;
+
+namespace {
+
+/// Calls fn(std::array of linear indices) for every element of `views`,
+/// which share one shape, in row-major order.
+template <size_t N, typename Fn>
+void forEachZipped(const std::array<const MemRefView *, N> &views, Fn fn) {
+  const MemRefView &first = *views[0];
+  int64_t count = first.getNumElements();
+  if (count == 0)
+    return;
+  std::array<int64_t, N> linear;
+  if (llvm::all_of(views,
+                   [](const MemRefView *v) { return v->isContiguous(); })) {
+    for (int64_t i = 0; i < count; ++i) {
+      for (size_t k = 0; k < N; ++k)
+        linear[k] = views[k]->offset + i;
+      fn(linear);
+    }
+    return;
+  }
+  llvm::SmallVector<int64_t, 4> index(first.getRank(), 0);
+  while (true) {
+    for (size_t k = 0; k < N; ++k)
+      linear[k] = views[k]->linearize(index);
+    fn(linear);
+    int d = static_cast<int>(index.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < first.sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// Calls fn(firstLinearIndex, length, stride) for every innermost row.
+template <typename Fn> void forEachRow(const MemRefView &view, Fn fn) {
+  if (view.getRank() == 0) {
+    fn(view.offset, 1, 1);
+    return;
+  }
+  MemRefView outer = view;
+  int64_t length = outer.sizes.pop_back_val();
+  int64_t stride = outer.strides.pop_back_val();
+  if (outer.getNumElements() == 0)
+    return;
+  if (outer.getRank() == 0) {
+    fn(view.offset, length, stride);
+    return;
+  }
+  llvm::SmallVector<int64_t, 4> index(outer.getRank(), 0);
+  while (true) {
+    fn(outer.linearize(index), length, stride);
+    int d = static_cast<int>(index.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < outer.sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// The view of row `i` of `view` (its first dimension dropped).
+MemRefView rowOf(const MemRefView &view, int64_t i) {
+  MemRefView row = view;
+  row.offset += i * view.strides.front();
+  row.sizes.erase(row.sizes.begin());
+  row.strides.erase(row.strides.begin());
+  return row;
+}
+
+/// IEEE maximum/minimum as llvm.maximum / llvm.minimum: NaN wins, +0 > -0.
+template <typename T> T maximum(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T> T minimum(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+template <typename T> T floatBinary(BinaryKind kind, T a, T b) {
+  switch (kind) {
+  case BinaryKind::add:
+    return a + b;
+  case BinaryKind::sub:
+    return a - b;
+  case BinaryKind::mul:
+    return a * b;
+  case BinaryKind::div:
+    return a / b;
+  case BinaryKind::max:
+    return maximum(a, b);
+  case BinaryKind::min:
+    return minimum(a, b);
+  case BinaryKind::And:
+  case BinaryKind::Or:
+    break;
+  }
+  llvm_unreachable("bitwise op on floats");
+}
+
+template <typename T> T floatUnary(UnaryKind kind, T x) {
+  switch (kind) {
+  case UnaryKind::abs:
+    return std::fabs(x);
+  case UnaryKind::neg:
+    return -x;
+  case UnaryKind::relu:
+    return maximum(x, T(0));
+  case UnaryKind::exp:
+    return std::exp(x);
+  case UnaryKind::log:
+    return std::log(x);
+  case UnaryKind::sqrt:
+    return std::sqrt(x);
+  case UnaryKind::rsqrt:
+    return T(1) / std::sqrt(x);
+  case UnaryKind::recip:
+    return T(1) / x;
+  case UnaryKind::tanh:
+    return std::tanh(x);
+  case UnaryKind::sigmoid:
+    return T(1) / (T(1) + std::exp(-x));
+  }
+  llvm_unreachable("unknown unary op");
+}
+
+int64_t intUnary(UnaryKind kind, ElementKind element, int64_t x) {
+  switch (kind) {
+  case UnaryKind::abs:
+    return wrapInt(element, x < 0 ? 0 - static_cast<uint64_t>(x) : x);
+  case UnaryKind::neg:
+    return wrapInt(element, 0 - static_cast<uint64_t>(x));
+  case UnaryKind::relu:
+    return x > 0 ? x : 0;
+  default:
+    llvm_unreachable("float-only unary op on integers");
+  }
+}
+
+template <typename T> bool compare(ComparePredicate pred, T a, T b) {
+  switch (pred) {
+  case ComparePredicate::eq:
+    return a == b;
+  case ComparePredicate::ne:
+    return !(a == b);
+  case ComparePredicate::lt:
+    return a < b;
+  case ComparePredicate::le:
+    return a <= b;
+  case ComparePredicate::gt:
+    return a > b;
+  case ComparePredicate::ge:
+    return a >= b;
+  }
+  llvm_unreachable("unknown predicate");
+}
+
+/// Writes 1 or 0 into an element of any kind.
+void storeFlag(uint8_t *p, ElementKind kind, bool flag) {
+  if (isFloat(kind))
+    storeFloat(p, kind, flag ? 1.0 : 0.0);
+  else
+    storeInt(p, kind, flag ? 1 : 0);
+}
+
+} // namespace
+
+double npu::sim::applyFloatBinary(BinaryKind kind, ElementKind element,
+                                  double a, double b) {
+  if (element == ElementKind::F64)
+    return floatBinary<double>(kind, a, b);
+  return roundFloat(element, floatBinary<float>(kind, static_cast<float>(a),
+                                                static_cast<float>(b)));
+}
+
+OpError npu::sim::applyIntBinary(BinaryKind kind, ElementKind element,
+                                 int64_t a, int64_t b, int64_t &result) {
+  uint64_t ua = a, ub = b;
+  switch (kind) {
+  case BinaryKind::add:
+    result = wrapInt(element, static_cast<int64_t>(ua + ub));
+    return {};
+  case BinaryKind::sub:
+    result = wrapInt(element, static_cast<int64_t>(ua - ub));
+    return {};
+  case BinaryKind::mul:
+    result = wrapInt(element, static_cast<int64_t>(ua * ub));
+    return {};
+  case BinaryKind::div:
+    if (b == 0)
+      return "integer division by zero";
+    result = (a == std::numeric_limits<int64_t>::min() && b == -1)
+                 ? a
+                 : wrapInt(element, a / b);
+    return {};
+  case BinaryKind::max:
+    result = std::max(a, b);
+    return {};
+  case BinaryKind::min:
+    result = std::min(a, b);
+    return {};
+  case BinaryKind::And:
+    result = a & b;
+    return {};
+  case BinaryKind::Or:
+    result = a | b;
+    return {};
+  }
+  llvm_unreachable("unknown binary op");
+}
+
+OpError npu::sim::applyBinary(BinaryKind kind, const MemRefView &lhs,
+                              const MemRefView &rhs, const MemRefView &out) {
+  ElementKind element = out.getKind();
+  OpError error;
+  forEachZipped<3>({&lhs, &rhs, &out}, [&](const std::array<int64_t, 3> &i) {
+    uint8_t *o = out.address(i[2]);
+    if (isFloat(element)) {
+      storeFloat(o, element,
+                 applyFloatBinary(kind, element,
+                                  loadFloat(lhs.address(i[0]), element),
+                                  loadFloat(rhs.address(i[1]), element)));
+      return;
+    }
+    int64_t r = 0;
+    OpError e =
+        applyIntBinary(kind, element, loadInt(lhs.address(i[0]), element),
+                       loadInt(rhs.address(i[1]), element), r);
+    if (!e.empty() && error.empty())
+      error = e;
+    storeInt(o, element, r);
+  });
+  return error;
+}
+
+OpError npu::sim::applyBinaryScalar(BinaryKind kind, const MemRefView &in,
+                                    ScalarValue scalar, const MemRefView &out) {
+  ElementKind element = out.getKind();
+  OpError error;
+  forEachZipped<2>({&in, &out}, [&](const std::array<int64_t, 2> &i) {
+    uint8_t *o = out.address(i[1]);
+    if (isFloat(element)) {
+      storeFloat(o, element,
+                 applyFloatBinary(kind, element,
+                                  loadFloat(in.address(i[0]), element),
+                                  scalar.f));
+      return;
+    }
+    int64_t r = 0;
+    OpError e = applyIntBinary(kind, element,
+                               loadInt(in.address(i[0]), element), scalar.i, r);
+    if (!e.empty() && error.empty())
+      error = e;
+    storeInt(o, element, r);
+  });
+  return error;
+}
+
+void npu::sim::applyUnary(UnaryKind kind, const MemRefView &in,
+                          const MemRefView &out) {
+  ElementKind element = out.getKind();
+  forEachZipped<2>({&in, &out}, [&](const std::array<int64_t, 2> &i) {
+    uint8_t *o = out.address(i[1]);
+    if (!isFloat(element)) {
+      storeInt(o, element,
+               intUnary(kind, element, loadInt(in.address(i[0]), element)));
+      return;
+    }
+    double x = loadFloat(in.address(i[0]), element);
+    double r = element == ElementKind::F64
+                   ? floatUnary<double>(kind, x)
+                   : floatUnary<float>(kind, static_cast<float>(x));
+    storeFloat(o, element, r);
+  });
+}
+
+void npu::sim::applyCompare(ComparePredicate pred, const MemRefView &lhs,
+                            const MemRefView &rhs, const MemRefView &out) {
+  ElementKind element = lhs.getKind();
+  forEachZipped<3>({&lhs, &rhs, &out}, [&](const std::array<int64_t, 3> &i) {
+    bool flag = isFloat(element)
+                    ? compare(pred, loadFloat(lhs.address(i[0]), element),
+                              loadFloat(rhs.address(i[1]), element))
+                    : compare(pred, loadInt(lhs.address(i[0]), element),
+                              loadInt(rhs.address(i[1]), element));
+    storeFlag(out.address(i[2]), out.getKind(), flag);
+  });
+}
+
+void npu::sim::applyCompareScalar(ComparePredicate pred, const MemRefView &in,
+                                  ScalarValue scalar, const MemRefView &out) {
+  ElementKind element = in.getKind();
+  forEachZipped<2>({&in, &out}, [&](const std::array<int64_t, 2> &i) {
+    bool flag =
+        isFloat(element)
+            ? compare(pred, loadFloat(in.address(i[0]), element), scalar.f)
+            : compare(pred, loadInt(in.address(i[0]), element), scalar.i);
+    storeFlag(out.address(i[1]), out.getKind(), flag);
+  });
+}
+
+void npu::sim::applySelect(const MemRefView &mask, const MemRefView &onTrue,
+                           const MemRefView &onFalse, const MemRefView &out) {
+  unsigned bytes = getElementBytes(out.getKind());
+  ElementKind maskKind = mask.getKind();
+  forEachZipped<4>(
+      {&mask, &onTrue, &onFalse, &out}, [&](const std::array<int64_t, 4> &i) {
+        bool set = isFloat(maskKind)
+                       ? loadFloat(mask.address(i[0]), maskKind) != 0
+                       : loadInt(mask.address(i[0]), maskKind) != 0;
+        std::memmove(out.address(i[3]),
+                     set ? onTrue.address(i[1]) : onFalse.address(i[2]), bytes);
+      });
+}
+
+void npu::sim::applyReduce(ReduceKind kind, const MemRefView &in,
+                           const MemRefView &out) {
+  ElementKind element = in.getKind();
+  BinaryKind combine = kind == ReduceKind::sum   ? BinaryKind::add
+                       : kind == ReduceKind::max ? BinaryKind::max
+                                                 : BinaryKind::min;
+  // Rows come in row-major order, as the elements of `out` do.
+  std::vector<int64_t> targets;
+  out.forEachElement([&](int64_t i) { targets.push_back(i); });
+  size_t row = 0;
+  forEachRow(in, [&](int64_t base, int64_t length, int64_t stride) {
+    int64_t target = targets[row++];
+    if (isFloat(element)) {
+      double acc = kind == ReduceKind::sum ? 0.0
+                   : kind == ReduceKind::max
+                       ? -std::numeric_limits<double>::infinity()
+                       : std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < length; ++k)
+        acc =
+            applyFloatBinary(combine, element, acc,
+                             loadFloat(in.address(base + k * stride), element));
+      storeFloat(out.address(target), element, acc);
+      return;
+    }
+    int64_t acc = kind == ReduceKind::sum ? 0
+                  : kind == ReduceKind::max
+                      ? std::numeric_limits<int64_t>::min()
+                      : std::numeric_limits<int64_t>::max();
+    for (int64_t k = 0; k < length; ++k)
+      (void)applyIntBinary(combine, element, acc,
+                           loadInt(in.address(base + k * stride), element),
+                           acc);
+    storeInt(out.address(target), element, wrapInt(element, acc));
+  });
+}
+
+void npu::sim::applyCast(const MemRefView &in, const MemRefView &out) {
+  ElementKind from = in.getKind(), to = out.getKind();
+  forEachZipped<2>({&in, &out}, [&](const std::array<int64_t, 2> &i) {
+    const uint8_t *src = in.address(i[0]);
+    uint8_t *dst = out.address(i[1]);
+    if (isFloat(from) && isFloat(to))
+      return storeFloat(dst, to, loadFloat(src, from));
+    if (!isFloat(from) && !isFloat(to))
+      return storeInt(dst, to, loadInt(src, from));
+    if (!isFloat(from))
+      return storeFloat(dst, to, static_cast<double>(loadInt(src, from)));
+    // Float to integer truncates toward zero; out-of-range values saturate
+    // (they are undefined in the JIT).
+    double v = std::trunc(loadFloat(src, from));
+    double lo = static_cast<double>(std::numeric_limits<int64_t>::min());
+    double hi = static_cast<double>(std::numeric_limits<int64_t>::max());
+    storeInt(dst, to,
+             std::isnan(v) ? 0 : static_cast<int64_t>(std::clamp(v, lo, hi)));
+  });
+}
+
+void npu::sim::applyFill(ScalarValue value, const MemRefView &out) {
+  ElementKind element = out.getKind();
+  out.forEachElement([&](int64_t i) {
+    if (isFloat(element))
+      storeFloat(out.address(i), element, value.f);
+    else
+      storeInt(out.address(i), element, value.i);
+  });
+}
+
+void npu::sim::applyTranspose(const MemRefView &in, const MemRefView &out) {
+  unsigned bytes = getElementBytes(in.getKind());
+  for (int64_t r = 0; r < in.sizes[0]; ++r)
+    for (int64_t c = 0; c < in.sizes[1]; ++c)
+      std::memmove(out.address(out.linearize({c, r})),
+                   in.address(in.linearize({r, c})), bytes);
+}
+
+void npu::sim::copyView(const MemRefView &source, const MemRefView &target) {
+  unsigned bytes = getElementBytes(source.getKind());
+  if (source.isContiguous() && target.isContiguous()) {
+    std::memmove(target.address(target.offset), source.address(source.offset),
+                 source.getNumElements() * bytes);
+    return;
+  }
+  forEachZipped<2>({&source, &target}, [&](const std::array<int64_t, 2> &i) {
+    std::memmove(target.address(i[1]), source.address(i[0]), bytes);
+  });
+}
+
+/// Checks indices[i] against `rows` rows and calls fn(i, index).
+template <typename Fn>
+static OpError forEachIndex(const MemRefView &indices, int64_t rows, Fn fn) {
+  ElementKind kind = indices.getKind();
+  for (int64_t i = 0; i < indices.sizes[0]; ++i) {
+    int64_t index = loadInt(indices.address(indices.linearize({i})), kind);
+    if (index < 0 || index >= rows)
+      return "index " + std::to_string(index) + " at position " +
+             std::to_string(i) + " is out of range [0, " +
+             std::to_string(rows) + ")";
+    fn(i, index);
+  }
+  return {};
+}
+
+OpError npu::sim::applyGather(const MemRefView &source,
+                              const MemRefView &indices,
+                              const MemRefView &out) {
+  return forEachIndex(indices, source.sizes[0], [&](int64_t i, int64_t index) {
+    copyView(rowOf(source, index), rowOf(out, i));
+  });
+}
+
+OpError npu::sim::applyScatter(const MemRefView &source,
+                               const MemRefView &indices,
+                               const MemRefView &out) {
+  return forEachIndex(indices, out.sizes[0], [&](int64_t i, int64_t index) {
+    copyView(rowOf(source, i), rowOf(out, index));
+  });
+}
+
+void npu::sim::applyCumsum(const MemRefView &in, const MemRefView &out) {
+  ElementKind element = in.getKind();
+  llvm::SmallVector<std::pair<int64_t, int64_t>> outRows;
+  forEachRow(out, [&](int64_t base, int64_t, int64_t stride) {
+    outRows.push_back({base, stride});
+  });
+  size_t row = 0;
+  forEachRow(in, [&](int64_t base, int64_t length, int64_t stride) {
+    auto [outBase, outStride] = outRows[row++];
+    double accF = 0;
+    int64_t accI = 0;
+    for (int64_t k = 0; k < length; ++k) {
+      const uint8_t *src = in.address(base + k * stride);
+      uint8_t *dst = out.address(outBase + k * outStride);
+      if (isFloat(element)) {
+        accF = applyFloatBinary(BinaryKind::add, element, accF,
+                                loadFloat(src, element));
+        storeFloat(dst, element, accF);
+      } else {
+        (void)applyIntBinary(BinaryKind::add, element, accI,
+                             loadInt(src, element), accI);
+        storeInt(dst, element, accI);
+      }
+    }
+  });
+}
+
+/// Reads a row into doubles or integers, sorts it, and hands it to `fn`.
+template <typename T, typename Fn>
+static void withSortedRow(const MemRefView &in, int64_t base, int64_t length,
+                          int64_t stride, Fn fn) {
+  ElementKind element = in.getKind();
+  std::vector<T> values(length);
+  for (int64_t k = 0; k < length; ++k) {
+    const uint8_t *p = in.address(base + k * stride);
+    if constexpr (std::is_same_v<T, double>)
+      values[k] = loadFloat(p, element);
+    else
+      values[k] = loadInt(p, element);
+  }
+  // NaNs sort last, so the order is a strict weak one.
+  std::stable_sort(values.begin(), values.end(), [](T a, T b) {
+    if constexpr (std::is_same_v<T, double>)
+      return !std::isnan(a) && (std::isnan(b) || a < b);
+    else
+      return a < b;
+  });
+  fn(values);
+}
+
+template <typename T>
+static void storeValues(const MemRefView &out, int64_t base, int64_t stride,
+                        const std::vector<T> &values) {
+  ElementKind element = out.getKind();
+  for (size_t k = 0; k < values.size(); ++k) {
+    uint8_t *p = out.address(base + k * stride);
+    if constexpr (std::is_same_v<T, double>)
+      storeFloat(p, element, values[k]);
+    else
+      storeInt(p, element, values[k]);
+  }
+}
+
+void npu::sim::applySort(const MemRefView &in, const MemRefView &out) {
+  llvm::SmallVector<std::pair<int64_t, int64_t>> outRows;
+  forEachRow(out, [&](int64_t base, int64_t, int64_t stride) {
+    outRows.push_back({base, stride});
+  });
+  size_t row = 0;
+  forEachRow(in, [&](int64_t base, int64_t length, int64_t stride) {
+    auto [outBase, outStride] = outRows[row++];
+    if (isFloat(in.getKind()))
+      withSortedRow<double>(in, base, length, stride, [&](auto &values) {
+        storeValues(out, outBase, outStride, values);
+      });
+    else
+      withSortedRow<int64_t>(in, base, length, stride, [&](auto &values) {
+        storeValues(out, outBase, outStride, values);
+      });
+  });
+}
+
+int64_t npu::sim::applyUnique(const MemRefView &in, const MemRefView &out) {
+  int64_t count = 0;
+  auto keepDistinct = [&](auto &values) {
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    count = values.size();
+    storeValues(out, out.offset, out.strides[0], values);
+  };
+  if (isFloat(in.getKind()))
+    withSortedRow<double>(in, in.offset, in.sizes[0], in.strides[0],
+                          keepDistinct);
+  else
+    withSortedRow<int64_t>(in, in.offset, in.sizes[0], in.strides[0],
+                           keepDistinct);
+  return count;
+}
+
+void npu::sim::applyMatmul(const MemRefView &a, const MemRefView &b,
+                           const MemRefView &c, bool accumulate) {
+  ElementKind in = a.getKind(), acc = c.getKind();
+  int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      uint8_t *cij = c.address(c.linearize({i, j}));
+      if (isFloat(in)) {
+        float sum = accumulate ? static_cast<float>(loadFloat(cij, acc)) : 0.0f;
+        for (int64_t p = 0; p < k; ++p)
+          sum +=
+              static_cast<float>(
+                  loadFloat(a.address(a.linearize({i, p})), in)) *
+              static_cast<float>(loadFloat(b.address(b.linearize({p, j})), in));
+        storeFloat(cij, acc, sum);
+        continue;
+      }
+      int64_t sum = accumulate ? loadInt(cij, acc) : 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum =
+            wrapInt(acc, sum + loadInt(a.address(a.linearize({i, p})), in) *
+                                   loadInt(b.address(b.linearize({p, j})), in));
+      storeInt(cij, acc, sum);
+    }
+  }
+}

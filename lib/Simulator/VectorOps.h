@@ -1,0 +1,67 @@
+//===- VectorOps.h - semantics of npudev vector and cube ops ----*- C++ -*-===//
+//
+// Each function computes one op over whole views, exactly as the JIT's
+// lowering does: float math in the element's precision (f32 in float),
+// integers wrapped to their width, reductions and prefix sums in index
+// order. Errors (an index out of range, an integer division by zero) are
+// returned as a message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_SIMULATOR_VECTOROPS_H
+#define NPU_LIB_SIMULATOR_VECTOROPS_H
+
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Simulator/Memory.h"
+
+#include <string>
+
+namespace npu::sim {
+
+/// A scalar operand: integer or float by the element kind it meets.
+struct ScalarValue {
+  int64_t i = 0;
+  double f = 0;
+};
+
+/// Empty on success, else what went wrong.
+using OpError = std::string;
+
+OpError applyBinary(dev::BinaryKind kind, const MemRefView &lhs,
+                    const MemRefView &rhs, const MemRefView &out);
+OpError applyBinaryScalar(dev::BinaryKind kind, const MemRefView &in,
+                          ScalarValue scalar, const MemRefView &out);
+void applyUnary(dev::UnaryKind kind, const MemRefView &in,
+                const MemRefView &out);
+void applyCompare(dev::ComparePredicate pred, const MemRefView &lhs,
+                  const MemRefView &rhs, const MemRefView &out);
+void applyCompareScalar(dev::ComparePredicate pred, const MemRefView &in,
+                        ScalarValue scalar, const MemRefView &out);
+void applySelect(const MemRefView &mask, const MemRefView &onTrue,
+                 const MemRefView &onFalse, const MemRefView &out);
+void applyReduce(dev::ReduceKind kind, const MemRefView &in,
+                 const MemRefView &out);
+void applyCast(const MemRefView &in, const MemRefView &out);
+void applyFill(ScalarValue value, const MemRefView &out);
+void applyTranspose(const MemRefView &in, const MemRefView &out);
+OpError applyGather(const MemRefView &source, const MemRefView &indices,
+                    const MemRefView &out);
+OpError applyScatter(const MemRefView &source, const MemRefView &indices,
+                     const MemRefView &out);
+void applyCumsum(const MemRefView &in, const MemRefView &out);
+void applySort(const MemRefView &in, const MemRefView &out);
+int64_t applyUnique(const MemRefView &in, const MemRefView &out);
+void applyMatmul(const MemRefView &a, const MemRefView &b, const MemRefView &c,
+                 bool accumulate);
+/// Copies `source` into `target` (same shape and element kind).
+void copyView(const MemRefView &source, const MemRefView &target);
+
+/// Scalar arithmetic shared with the interpreter's arith ops.
+double applyFloatBinary(dev::BinaryKind kind, ElementKind element, double a,
+                        double b);
+OpError applyIntBinary(dev::BinaryKind kind, ElementKind element, int64_t a,
+                       int64_t b, int64_t &result);
+
+} // namespace npu::sim
+
+#endif // NPU_LIB_SIMULATOR_VECTOROPS_H

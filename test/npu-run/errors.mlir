@@ -1,0 +1,84 @@
+// The simulator stops at the first bad access and names the op, the index
+// and the bound; bad command lines and data get a clear message.
+// RUN: not npu-run %s --entry=oob_subview --random-inputs=0 2>&1 | FileCheck %s --check-prefix=SUBVIEW
+// RUN: not npu-run %s --entry=oob_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=LOAD
+// RUN: not npu-run %s --entry=oob_gather --random-inputs=0 2>&1 | FileCheck %s --check-prefix=GATHER
+// RUN: not npu-run %s --entry=divide_by_zero --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
+// RUN: not npu-run %s --entry=on_chip_overflow --device=%S/Inputs/tiny-device.json --random-inputs=0 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: npu-run %s --entry=on_chip_overflow --random-inputs=0
+// RUN: not npu-run %s --entry=oob_load 2>&1 | FileCheck %s --check-prefix=NODATA
+// RUN: not npu-run %s --entry=oob_load --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not npu-run %s --entry=missing 2>&1 | FileCheck %s --check-prefix=ENTRY
+// A .npy of the wrong shape:
+// RUN: rm -rf %t && npu-run %s --entry=on_chip_overflow --random-inputs=0 --output-dir=%t
+// RUN: not npu-run %s --entry=wants_32 --input=%t/arg0.npy 2>&1 | FileCheck %s --check-prefix=SHAPE
+
+!g = memref<64xf32, #npudev.space<global>>
+!win = memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+!v16 = memref<16xf32, #npudev.space<vector>>
+
+// SUBVIEW: errors.mlir:[[@LINE+7]]:{{[0-9]+}}: error: 'memref.subview' op window of 16 elements at offset 56 with stride 1 exceeds dimension 0 of size 64
+func.func @oob_subview(%x: !g) {
+  %c14 = arith.constant 14 : index
+  npudev.launch tasks(5) {
+    %t = npudev.task_id
+    // Task 4 reads [56, 72).
+    %off = arith.muli %t, %c14 : index
+    %w = memref.subview %x[%off] [16] [1] : !g to !win
+    %b = npudev.alloc : !v16
+    npudev.dma %w, %b : !win to !v16
+  }
+  return
+}
+
+// LOAD: errors.mlir:[[@LINE+4]]:{{[0-9]+}}: error: 'memref.load' op index 64 is out of bounds for dimension 0 of size 64
+func.func @oob_load(%x: !g) {
+  %c64 = arith.constant 64 : index
+  npudev.launch tasks(1) {
+    %v = memref.load %x[%c64] : !g
+  }
+  return
+}
+
+// GATHER: error: 'npudev.vgather' op index 16 at position 0 is out of range [0, 16)
+func.func @oob_gather(%x: !g) {
+  %c16 = arith.constant 16 : i32
+  npudev.launch tasks(1) {
+    %src = npudev.alloc : memref<16x4xf32, #npudev.space<vector>>
+    %idx = npudev.alloc : memref<2xi32, #npudev.space<vector>>
+    %out = npudev.alloc : memref<2x4xf32, #npudev.space<vector>>
+    npudev.vfill %c16, %idx : i32, memref<2xi32, #npudev.space<vector>>
+    npudev.vgather %src[%idx], %out : memref<16x4xf32, #npudev.space<vector>>, memref<2xi32, #npudev.space<vector>>, memref<2x4xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// DIV: error: 'npudev.vbinary' op integer division by zero
+func.func @divide_by_zero(%x: !g) {
+  %zero = arith.constant 0 : i32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4xi32, #npudev.space<vector>>
+    npudev.vfill %zero, %a : i32, memref<4xi32, #npudev.space<vector>>
+    npudev.vbinary <div> %a, %a, %a : memref<4xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}
+
+// The kernel fits the mlu590 it was compiled for, not a 1 KiB device.
+// OVERFLOW: error: 'npudev.alloc' op overflows vector memory on core 0: 1088 bytes live, device 'tiny' has 1024
+func.func @on_chip_overflow(%x: !g) {
+  npudev.launch tasks(2) {
+    %a = npudev.alloc : memref<256xf32, #npudev.space<vector>>
+    %b = npudev.alloc : !v16
+  }
+  return
+}
+
+func.func @wants_32(%x: memref<32xf32, #npudev.space<global>>) {
+  return
+}
+
+// NODATA: npu-run: argument #0 has no data: give --input or --random-inputs
+// DEVICE: npu-run: unknown device preset 'tpu' (known: mlu590, ascend910b)
+// ENTRY: npu-run: no function named 'missing'
+// SHAPE: error: argument #0 has shape [64] but the function takes 'memref<32xf32, #npudev.space<global>>'

@@ -1,0 +1,252 @@
+//===- npu-run.cpp - run a device kernel from an .mlir file ---------------===//
+//
+// npu-run FILE.mlir [--entry=F] [--mode=sim] [--device=PRESET|FILE.json]
+//         [--input=a.npy,b.npy,...] [--random-inputs=SEED]
+//         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
+//
+// Arguments take, in order, the --input files, then generated data when
+// --random-inputs is given. Outputs are the arguments marked `npudev.output`
+// (all memref arguments when none is), written as DIR/argN.npy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Device/DeviceModel.h"
+#include "npu/InitAll.h"
+#include "npu/Simulator/Simulator.h"
+#include "npu/Support/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace npu;
+namespace cl = llvm::cl;
+
+namespace {
+enum class Mode { Sim };
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                               cl::init("-"));
+cl::opt<std::string> entry("entry", cl::desc("function to run (default: the "
+                                             "first function with a body)"));
+cl::opt<Mode>
+    mode("mode", cl::desc("executor"), cl::init(Mode::Sim),
+         cl::values(clEnumValN(Mode::Sim, "sim", "the simulator (default)")));
+cl::opt<std::string> deviceName("device",
+                                cl::desc("device preset or JSON description"),
+                                cl::init("mlu590"));
+cl::list<std::string> inputs("input", cl::desc(".npy files, one per argument"),
+                             cl::CommaSeparated);
+cl::opt<unsigned> randomSeed(
+    "random-inputs",
+    cl::desc("generate the arguments not given by --input from this seed"),
+    cl::ValueOptional);
+cl::opt<std::string> outputDir("output-dir",
+                               cl::desc("write outputs as DIR/argN.npy"));
+cl::opt<bool> printOutputs("print-outputs",
+                           cl::desc("print the output arrays"));
+cl::opt<bool> printReport("report", cl::desc("print the simulation report"));
+cl::opt<std::string> tracePath("trace",
+                               cl::desc("write a Chrome trace-event JSON"));
+} // namespace
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "npu-run: " << message << "\n";
+  return 1;
+}
+
+static std::optional<sim::ElementKind> kindOfNpy(NpyDType type) {
+  switch (type) {
+  case NpyDType::F16:
+    return sim::ElementKind::F16;
+  case NpyDType::F32:
+    return sim::ElementKind::F32;
+  case NpyDType::F64:
+    return sim::ElementKind::F64;
+  case NpyDType::I8:
+    return sim::ElementKind::I8;
+  case NpyDType::I32:
+    return sim::ElementKind::I32;
+  case NpyDType::I64:
+    return sim::ElementKind::I64;
+  }
+  return std::nullopt;
+}
+
+static std::optional<NpyDType> npyOfKind(sim::ElementKind kind) {
+  for (NpyDType t : {NpyDType::F16, NpyDType::F32, NpyDType::F64, NpyDType::I8,
+                     NpyDType::I32, NpyDType::I64})
+    if (kindOfNpy(t) == kind)
+      return t;
+  if (kind == sim::ElementKind::Index)
+    return NpyDType::I64;
+  return std::nullopt;
+}
+
+/// Random data for an argument of `type`: floats uniform in [-1, 1),
+/// integers uniform in [0, 16).
+static FailureOr<sim::HostArray> randomArgument(Type type, unsigned index,
+                                                std::mt19937_64 &rng) {
+  auto memref = dyn_cast<MemRefType>(type);
+  Type element = memref ? memref.getElementType() : type;
+  std::optional<sim::ElementKind> kind = sim::getElementKind(element);
+  if (!kind) {
+    fail("argument #" + llvm::Twine(index) + " has an unsupported type");
+    return failure();
+  }
+  sim::HostArray array;
+  array.kind = *kind;
+  if (memref) {
+    if (!memref.hasStaticShape()) {
+      fail("argument #" + llvm::Twine(index) +
+           " has a dynamic shape: give it with --input");
+      return failure();
+    }
+    array.shape.assign(memref.getShape().begin(), memref.getShape().end());
+  }
+  unsigned bytes = sim::getElementBytes(*kind);
+  array.data.resize(array.getNumElements() * bytes);
+  for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
+    uint64_t r = rng();
+    uint8_t *p = array.data.data() + i * bytes;
+    if (sim::isFloat(*kind))
+      sim::storeFloat(p, *kind, double(r >> 11) * 0x1.0p-52 - 1.0);
+    else
+      sim::storeInt(p, *kind, static_cast<int64_t>(r % 16));
+  }
+  return array;
+}
+
+static FailureOr<sim::HostArray> readArgument(StringRef path, unsigned index) {
+  llvm::Expected<NpyArray> npy = readNpy(path);
+  if (!npy) {
+    fail(llvm::toString(npy.takeError()));
+    return failure();
+  }
+  sim::HostArray array;
+  array.kind = *kindOfNpy(npy->type);
+  array.shape = npy->shape;
+  array.data = std::move(npy->data);
+  return array;
+}
+
+static void printArray(llvm::raw_ostream &os, unsigned index,
+                       const sim::HostArray &array) {
+  os << "arg" << index << " [";
+  llvm::interleaveComma(array.shape, os);
+  os << "] = [";
+  unsigned bytes = sim::getElementBytes(array.kind);
+  for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
+    const uint8_t *p = array.data.data() + i * bytes;
+    if (i)
+      os << ", ";
+    if (sim::isFloat(array.kind))
+      os << llvm::format("%.9g", sim::loadFloat(p, array.kind));
+    else
+      os << sim::loadInt(p, array.kind);
+  }
+  os << "]\n";
+}
+
+static func::FuncOp findEntry(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && (entry.empty() || func.getSymName() == entry))
+      return func;
+  return nullptr;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "npu-mlir kernel runner\n");
+
+  llvm::Expected<DeviceModel> device = DeviceModel::load(deviceName);
+  if (!device)
+    return fail(llvm::toString(device.takeError()));
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  func::FuncOp func = findEntry(*module);
+  if (!func)
+    return fail(entry.empty() ? "no function with a body"
+                              : "no function named '" + entry + "'");
+
+  std::mt19937_64 rng(randomSeed);
+  SmallVector<sim::HostArray> args;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    FailureOr<sim::HostArray> arg =
+        i < inputs.size() ? readArgument(inputs[i], i)
+        : randomSeed.getNumOccurrences()
+            ? randomArgument(type, i, rng)
+            : (fail("argument #" + llvm::Twine(i) +
+                    " has no data: give --input or --random-inputs"),
+               FailureOr<sim::HostArray>(failure()));
+    if (failed(arg))
+      return 1;
+    args.push_back(std::move(*arg));
+  }
+
+  sim::SimulatorOptions options;
+  options.collectTrace = !tracePath.empty();
+  sim::SimulationReport report;
+  std::vector<sim::TraceEvent> trace;
+  if (failed(sim::simulate(func, args, *device, options, report, &trace)))
+    return 1;
+
+  bool anyMarked = false;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    anyMarked |= !!func.getArgAttr(i, "npudev.output");
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    bool isOutput = anyMarked ? !!func.getArgAttr(i, "npudev.output")
+                              : isa<MemRefType>(type);
+    if (!isOutput)
+      continue;
+    if (printOutputs)
+      printArray(llvm::outs(), i, args[i]);
+    if (outputDir.empty())
+      continue;
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create '" + outputDir + "': " + ec.message());
+    std::optional<NpyDType> npyType = npyOfKind(args[i].kind);
+    if (!npyType)
+      return fail("argument #" + llvm::Twine(i) +
+                  " has an element type .npy output does not support");
+    SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+    NpyArray npy{*npyType, args[i].shape, args[i].data};
+    if (llvm::Error e = writeNpy(path, npy))
+      return fail(llvm::toString(std::move(e)));
+  }
+  if (printReport)
+    report.print(llvm::outs(), *device);
+  if (!tracePath.empty()) {
+    std::unique_ptr<llvm::ToolOutputFile> out =
+        openOutputFile(tracePath, &error);
+    if (!out)
+      return fail(error);
+    sim::writeChromeTrace(trace, *device, out->os());
+    out->keep();
+  }
+  return 0;
+}
