@@ -116,4 +116,26 @@ def PrintLayoutGraph : Pass<"npu-print-layout-graph", "mlir::func::FuncOp"> {
   ];
 }
 
+def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
+  let summary = "Lower npudev kernels to scf/memref/arith/math loops for the JIT";
+  let description = [{
+    Rewrites every npudev op into upstream dialects with the semantics the
+    simulator implements: `npudev.launch` becomes an `scf.parallel` over task
+    ids (so that it can run on host threads), on-chip buffers become heap
+    `memref.alloc`s freed at the end of their block, DMA becomes
+    `memref.copy` (asynchronous copies complete at once; `npudev.wait`
+    disappears), vector ops become loop nests over their buffers computing
+    in the element type (f32 math in f32, reductions and prefix sums in
+    index order), `npudev.matmul` a loop nest accumulating in f32 or i32,
+    and `npudev.vsort` / `npudev.vunique` calls to the runtime
+    (`npu_rt_sort_<type>`, `npu_rt_unique_<type>`). Finally every memref
+    loses its `#npudev.space`, which the LLVM lowering does not know.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // NPU_PASSES_TD

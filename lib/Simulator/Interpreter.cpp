@@ -445,6 +445,49 @@ LogicalResult Interpreter::execMemRef(Operation &op, bool &handled) {
             get(alloc.getResult()).view = std::move(v);
             return success();
           })
+      .Case<memref::CollapseShapeOp>([&](memref::CollapseShapeOp op) {
+        // Each group of contiguous dimensions becomes one, strided like
+        // its innermost member.
+        const MemRefView &src = view(op.getSrc());
+        auto v = std::make_shared<MemRefView>(src);
+        v->sizes.clear();
+        v->strides.clear();
+        for (const ReassociationIndices &group : op.getReassociationIndices()) {
+          int64_t size = 1;
+          for (int64_t d : group)
+            size *= src.sizes[d];
+          v->sizes.push_back(size);
+          v->strides.push_back(src.strides[group.back()]);
+        }
+        get(op.getResult()).view = std::move(v);
+        scalarCost();
+        return success();
+      })
+      .Case<memref::ExpandShapeOp>([&](memref::ExpandShapeOp op) {
+        const MemRefView &src = view(op.getSrc());
+        auto v = std::make_shared<MemRefView>(src);
+        v->sizes.clear();
+        v->strides.clear();
+        SmallVector<int64_t> shape;
+        auto dynamic = op.getOutputShape().begin();
+        for (int64_t d : op.getResultType().getShape())
+          shape.push_back(ShapedType::isDynamic(d) ? get(*dynamic++).i : d);
+        for (auto [s, group] : llvm::enumerate(op.getReassociationIndices())) {
+          SmallVector<int64_t> strides(group.size());
+          int64_t stride = src.strides[s];
+          for (int i = static_cast<int>(group.size()) - 1; i >= 0; --i) {
+            strides[i] = stride;
+            stride *= shape[group[i]];
+          }
+          for (auto [i, d] : llvm::enumerate(group)) {
+            v->sizes.push_back(shape[d]);
+            v->strides.push_back(strides[i]);
+          }
+        }
+        get(op.getResult()).view = std::move(v);
+        scalarCost();
+        return success();
+      })
       .Case<memref::DeallocOp>([&](auto) { return success(); })
       .Case<memref::CopyOp>([&](memref::CopyOp copy) -> LogicalResult {
         const MemRefView &src = view(copy.getSource());

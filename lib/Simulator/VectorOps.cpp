@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "VectorOps.h"
+#include "npu/Support/Ordering.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -370,10 +371,14 @@ void npu::sim::applyReduce(ReduceKind kind, const MemRefView &in,
       storeFloat(out.address(target), element, acc);
       return;
     }
-    int64_t acc = kind == ReduceKind::sum ? 0
-                  : kind == ReduceKind::max
-                      ? std::numeric_limits<int64_t>::min()
-                      : std::numeric_limits<int64_t>::max();
+    // Start from the identity in the element's width, as the JIT does.
+    unsigned bits =
+        element == ElementKind::I1 ? 1 : 8 * getElementBytes(element);
+    int64_t lowest = bits == 64 ? std::numeric_limits<int64_t>::min()
+                                : -(int64_t(1) << (bits - 1));
+    int64_t acc = kind == ReduceKind::sum   ? 0
+                  : kind == ReduceKind::max ? lowest
+                                            : -(lowest + 1);
     for (int64_t k = 0; k < length; ++k)
       (void)applyIntBinary(combine, element, acc,
                            loadInt(in.address(base + k * stride), element),
@@ -504,13 +509,7 @@ static void withSortedRow(const MemRefView &in, int64_t base, int64_t length,
     else
       values[k] = loadInt(p, element);
   }
-  // NaNs sort last, so the order is a strict weak one.
-  std::stable_sort(values.begin(), values.end(), [](T a, T b) {
-    if constexpr (std::is_same_v<T, double>)
-      return !std::isnan(a) && (std::isnan(b) || a < b);
-    else
-      return a < b;
-  });
+  sortValues(values);
   fn(values);
 }
 

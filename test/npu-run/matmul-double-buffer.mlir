@@ -3,6 +3,7 @@
 // buffer pairs while the matrix unit works on the other. Host data:
 // A[i][k] = i + k, B[k][j] = k - j, so C[i][j] = sum_k (i + k)(k - j).
 // RUN: npu-run %s --random-inputs=1 --print-outputs | FileCheck %s
+// RUN: npu-run %s --random-inputs=1 --print-outputs --mode=jit | FileCheck %s
 // RUN: npu-run %s --random-inputs=1 --trace=%t.json > /dev/null
 // RUN: FileCheck %s --check-prefix=TRACE < %t.json
 

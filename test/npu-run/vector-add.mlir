@@ -2,6 +2,7 @@
 // through vector-space buffers. Inputs are made on the host: x[i] = i,
 // y[i] = 2i, so out[i] = 3i.
 // RUN: npu-run %s --random-inputs=1 --print-outputs | FileCheck %s
+// RUN: npu-run %s --random-inputs=1 --print-outputs --mode=jit | FileCheck %s
 // RUN: npu-run %s --random-inputs=1 --report | FileCheck %s --check-prefix=REPORT
 
 // CHECK: arg0 [64] = [0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63, 66, 69, 72, 75, 78, 81, 84, 87, 90, 93, 96, 99, 102, 105, 108, 111, 114, 117, 120, 123, 126, 129, 132, 135, 138, 141, 144, 147, 150, 153, 156, 159, 162, 165, 168, 171, 174, 177, 180, 183, 186, 189]

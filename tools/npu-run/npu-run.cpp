@@ -12,6 +12,7 @@
 
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
 
@@ -34,7 +35,7 @@ using namespace npu;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Mode { Sim };
+enum class Mode { Sim, Jit };
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                cl::init("-"));
@@ -42,7 +43,9 @@ cl::opt<std::string> entry("entry", cl::desc("function to run (default: the "
                                              "first function with a body)"));
 cl::opt<Mode>
     mode("mode", cl::desc("executor"), cl::init(Mode::Sim),
-         cl::values(clEnumValN(Mode::Sim, "sim", "the simulator (default)")));
+         cl::values(clEnumValN(Mode::Sim, "sim", "the simulator (default)"),
+                    clEnumValN(Mode::Jit, "jit",
+                               "native code through MLIR's ExecutionEngine")));
 cl::opt<std::string> deviceName("device",
                                 cl::desc("device preset or JSON description"),
                                 cl::init("mlu590"));
@@ -159,6 +162,17 @@ static void printArray(llvm::raw_ostream &os, unsigned index,
   os << "]\n";
 }
 
+/// The arguments marked npudev.output, or every memref argument when none
+/// is marked.
+static SmallVector<bool> selectOutputs(func::FuncOp func) {
+  SmallVector<bool> marked, memrefs;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    marked.push_back(!!func.getArgAttr(i, "npudev.output"));
+    memrefs.push_back(isa<MemRefType>(type));
+  }
+  return llvm::is_contained(marked, true) ? marked : memrefs;
+}
+
 static func::FuncOp findEntry(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && (entry.empty() || func.getSymName() == entry))
@@ -207,19 +221,22 @@ int main(int argc, char **argv) {
     args.push_back(std::move(*arg));
   }
 
+  if (mode == Mode::Jit && (printReport || !tracePath.empty()))
+    return fail("--report and --trace need --mode=sim");
+  // Output selection reads the signature before the JIT lowers it.
+  SmallVector<bool> outputs = selectOutputs(func);
   sim::SimulatorOptions options;
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
-  if (failed(sim::simulate(func, args, *device, options, report, &trace)))
+  LogicalResult ran =
+      mode == Mode::Jit
+          ? jit::runJit(*module, func.getSymName().str(), args)
+          : sim::simulate(func, args, *device, options, report, &trace);
+  if (failed(ran))
     return 1;
 
-  bool anyMarked = false;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    anyMarked |= !!func.getArgAttr(i, "npudev.output");
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    bool isOutput = anyMarked ? !!func.getArgAttr(i, "npudev.output")
-                              : isa<MemRefType>(type);
+  for (auto [i, isOutput] : llvm::enumerate(outputs)) {
     if (!isOutput)
       continue;
     if (printOutputs)

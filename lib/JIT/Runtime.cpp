@@ -1,0 +1,92 @@
+//===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
+//
+// npudev.vsort and npudev.vunique lower to calls of these (as IREE's
+// ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>` on rank-1 strided
+// memref descriptors, with the ordering the simulator uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+#include "npu/Support/Ordering.h"
+
+#include "llvm/ExecutionEngine/JITSymbol.h"
+
+#include <cstdint>
+
+using namespace npu;
+
+namespace {
+/// The descriptor of a rank-1 memref, as the LLVM lowering lays it out.
+template <typename T> struct Row {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+
+  T &at(int64_t i) { return aligned[offset + i * stride]; }
+};
+
+template <typename T> std::vector<T> read(Row<T> *row) {
+  std::vector<T> values(row->size);
+  for (int64_t i = 0; i < row->size; ++i)
+    values[i] = row->at(i);
+  return values;
+}
+
+template <typename T> void write(Row<T> *row, const std::vector<T> &values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    row->at(i) = values[i];
+}
+
+template <typename T> void sortRow(Row<T> *in, Row<T> *out) {
+  std::vector<T> values = read(in);
+  sortValues(values);
+  write(out, values);
+}
+
+template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
+  std::vector<T> values = read(in);
+  uniqueValues(values);
+  write(out, values);
+  return values.size();
+}
+} // namespace
+
+#define NPU_RT_FUNCTIONS(SUFFIX, T)                                            \
+  extern "C" void _mlir_ciface_npu_rt_sort_##SUFFIX(Row<T> *in, Row<T> *out) { \
+    sortRow(in, out);                                                          \
+  }                                                                            \
+  extern "C" int64_t _mlir_ciface_npu_rt_unique_##SUFFIX(Row<T> *in,           \
+                                                         Row<T> *out) {        \
+    return uniqueRow(in, out);                                                 \
+  }
+NPU_RT_FUNCTIONS(f32, float)
+NPU_RT_FUNCTIONS(f64, double)
+NPU_RT_FUNCTIONS(i8, int8_t)
+NPU_RT_FUNCTIONS(i16, int16_t)
+NPU_RT_FUNCTIONS(i32, int32_t)
+NPU_RT_FUNCTIONS(i64, int64_t)
+#undef NPU_RT_FUNCTIONS
+
+llvm::orc::SymbolMap
+npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](const char *name, void *address) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
+  };
+#define NPU_RT_SYMBOLS(SUFFIX)                                                 \
+  add("_mlir_ciface_npu_rt_sort_" #SUFFIX,                                     \
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_##SUFFIX));           \
+  add("_mlir_ciface_npu_rt_unique_" #SUFFIX,                                   \
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_unique_##SUFFIX));
+  NPU_RT_SYMBOLS(f32)
+  NPU_RT_SYMBOLS(f64)
+  NPU_RT_SYMBOLS(i8)
+  NPU_RT_SYMBOLS(i16)
+  NPU_RT_SYMBOLS(i32)
+  NPU_RT_SYMBOLS(i64)
+#undef NPU_RT_SYMBOLS
+  return symbols;
+}

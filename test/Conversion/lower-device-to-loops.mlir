@@ -1,0 +1,90 @@
+// npu-lower-device-to-loops: npudev to scf/memref/arith/math.
+// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops | FileCheck %s
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: (%[[X:.*]]: memref<64xf32>)
+// CHECK-NOT: npudev
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: %[[OFF:.*]] = arith.muli %[[T]]
+// CHECK: %[[WIN:.*]] = memref.subview %[[X]][%[[OFF]]] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<16xf32>
+// CHECK: memref.copy %[[WIN]], %[[BUF]]
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   %[[V:.*]] = memref.load %[[BUF]][%[[I]]]
+// CHECK:   %[[E:.*]] = math.exp %[[V]] : f32
+// CHECK:   memref.store %[[E]], %[[BUF]][%[[I]]]
+// CHECK: memref.copy %[[BUF]], %[[WIN]]
+// CHECK: memref.dealloc %[[BUF]]
+func.func @kernel(%x: memref<64xf32, #npudev.space<global>>) {
+  %c16 = arith.constant 16 : index
+  npudev.launch tasks(4) {
+    %t = npudev.task_id
+    %off = arith.muli %t, %c16 : index
+    %w = memref.subview %x[%off] [16] [1] : memref<64xf32, #npudev.space<global>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+    %b = npudev.alloc : memref<16xf32, #npudev.space<vector>>
+    %tok = npudev.dma_start %w, %b : memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<16xf32, #npudev.space<vector>>
+    npudev.wait %tok
+    npudev.vunary <exp> %b, %b : memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>
+    npudev.dma %b, %w : memref<16xf32, #npudev.space<vector>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+  }
+  return
+}
+
+// -----
+
+// Reductions run in index order from the identity of the element type.
+// CHECK-LABEL: func.func @reduce
+// CHECK: %[[INIT:.*]] = arith.constant -2147483648 : i32
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (i32)
+// CHECK:   arith.maxsi %[[ACC]]
+func.func @reduce() {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4x8xi32, #npudev.space<vector>>
+    %r = npudev.alloc : memref<4xi32, #npudev.space<vector>>
+    npudev.vreduce <max> %a, %r : memref<4x8xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}
+
+// -----
+
+// Sort and unique call the runtime through its C interface.
+// CHECK-DAG: func.func private @npu_rt_unique_i32(memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) -> index attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @npu_rt_sort_i32(memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @sort
+// CHECK: func.call @npu_rt_sort_i32
+// CHECK: = func.call @npu_rt_unique_i32
+func.func @sort() -> index {
+  %n = npudev.alloc : memref<1xindex, #npudev.space<vector>>
+  %c0 = arith.constant 0 : index
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<32xi32, #npudev.space<vector>>
+    npudev.vsort %a, %a : memref<32xi32, #npudev.space<vector>>, memref<32xi32, #npudev.space<vector>>
+    %count = npudev.vunique %a, %a : memref<32xi32, #npudev.space<vector>>, memref<32xi32, #npudev.space<vector>>
+    memref.store %count, %n[%c0] : memref<1xindex, #npudev.space<vector>>
+  }
+  %r = memref.load %n[%c0] : memref<1xindex, #npudev.space<vector>>
+  return %r : index
+}
+
+// -----
+
+// Matmul: an (i, j, k) nest, f16 inputs widened to the f32 accumulator.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     %[[INIT:.*]] = memref.load
+// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK:       %[[A:.*]] = arith.extf {{.*}} : f16 to f32
+// CHECK:       %[[B:.*]] = arith.extf {{.*}} : f16 to f32
+// CHECK:       %[[P:.*]] = arith.mulf %[[A]], %[[B]]
+// CHECK:       arith.addf %[[ACC]], %[[P]]
+func.func @matmul() {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4x8xf16, #npudev.space<vector>>
+    %b = npudev.alloc : memref<8x4xf16, #npudev.space<cube>>
+    %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
+    npudev.matmul %a, %b, %c {accumulate} : memref<4x8xf16, #npudev.space<vector>>, memref<8x4xf16, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
+  }
+  return
+}

@@ -1,0 +1,116 @@
+// Every npudev op, run by the simulator and by the JIT on the same random
+// inputs: the outputs are the same bytes (integer and float kernels alike;
+// docs/simulator.md says why float results agree bit for bit).
+// RUN: rm -rf %t && mkdir -p %t/sim %t/jit
+// RUN: npu-run %s --entry=ints --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=ints --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
+// RUN: npu-run %s --entry=floats --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=floats --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=floats --random-inputs=7 --print-outputs | FileCheck %s
+// The outputs are not trivially equal (say, all zero):
+// CHECK: arg1 [16, 8] = [{{-?[0-9.]+}}, {{-?[0-9.]+}}
+
+!gi = memref<16x8xi32, #npudev.space<global>>
+!vi = memref<16x8xi32, #npudev.space<vector>>
+!ri = memref<8xi32, #npudev.space<vector>>
+
+// Integer kernel: each step folds into %acc, which is written out.
+func.func @ints(%x: !gi, %out: !gi {npudev.output}) {
+  %c3 = arith.constant 3 : i32
+  %c5 = arith.constant 5 : i32
+  npudev.launch tasks(2) {
+    %a = npudev.alloc : !vi
+    %acc = npudev.alloc : !vi
+    %tmp = npudev.alloc : !vi
+    npudev.dma %x, %a : !gi to !vi
+    npudev.vbinary_scalar <mul> %a, %c3, %acc : !vi, i32, !vi
+    npudev.vbinary <sub> %acc, %a, %tmp : !vi, !vi, !vi
+    npudev.vbinary <max> %tmp, %acc, %acc : !vi, !vi, !vi
+    npudev.vbinary_scalar <div> %acc, %c5, %tmp : !vi, i32, !vi
+    npudev.vbinary <add> %acc, %tmp, %acc : !vi, !vi, !vi
+    npudev.vbinary <and> %acc, %a, %tmp : !vi, !vi, !vi
+    npudev.vbinary <or> %acc, %tmp, %acc : !vi, !vi, !vi
+    npudev.vbinary <min> %acc, %a, %tmp : !vi, !vi, !vi
+    npudev.vunary <neg> %tmp, %tmp : !vi, !vi
+    npudev.vunary <abs> %tmp, %tmp : !vi, !vi
+    npudev.vunary <relu> %tmp, %tmp : !vi, !vi
+    npudev.vbinary <add> %acc, %tmp, %acc : !vi, !vi, !vi
+    npudev.vcmp_scalar <ge> %a, %c5, %tmp : !vi, i32, !vi
+    npudev.vcmp <lt> %a, %acc, %tmp : !vi, !vi, !vi
+    npudev.vselect %tmp, %acc, %a, %acc : !vi, !vi, !vi, !vi
+    npudev.vcumsum %acc, %acc : !vi, !vi
+    %sums = npudev.alloc : memref<16xi32, #npudev.space<vector>>
+    npudev.vreduce <max> %acc, %sums : !vi, memref<16xi32, #npudev.space<vector>>
+    // Rows gathered by index (x holds values in [0, 16)).
+    %idx = npudev.alloc : !ri
+    %row = memref.subview %a[0, 0] [1, 8] [1, 1] : !vi to memref<8xi32, strided<[1]>, #npudev.space<vector>>
+    npudev.dma %row, %idx : memref<8xi32, strided<[1]>, #npudev.space<vector>> to !ri
+    %picked = npudev.alloc : memref<8x8xi32, #npudev.space<vector>>
+    npudev.vgather %acc[%idx], %picked : !vi, !ri, memref<8x8xi32, #npudev.space<vector>>
+    npudev.vscatter %picked, %tmp[%idx] : memref<8x8xi32, #npudev.space<vector>>, !ri, !vi
+    npudev.vbinary <add> %acc, %tmp, %acc : !vi, !vi, !vi
+    %flat = npudev.alloc : memref<128xi32, #npudev.space<vector>>
+    %acc128 = memref.collapse_shape %acc [[0, 1]] : !vi into memref<128xi32, #npudev.space<vector>>
+    npudev.vsort %acc128, %flat : memref<128xi32, #npudev.space<vector>>, memref<128xi32, #npudev.space<vector>>
+    %n = npudev.vunique %flat, %flat : memref<128xi32, #npudev.space<vector>>, memref<128xi32, #npudev.space<vector>>
+    %t = npudev.alloc : memref<8x16xi32, #npudev.space<vector>>
+    npudev.vtranspose %acc, %t : !vi, memref<8x16xi32, #npudev.space<vector>>
+    %t8 = npudev.alloc : memref<8x16xi8, #npudev.space<vector>>
+    npudev.vcast %t, %t8 : memref<8x16xi32, #npudev.space<vector>>, memref<8x16xi8, #npudev.space<vector>>
+    %w = npudev.alloc : memref<8x16xi8, #npudev.space<cube>>
+    npudev.dma %t8, %w : memref<8x16xi8, #npudev.space<vector>> to memref<8x16xi8, #npudev.space<cube>>
+    %ai8 = npudev.alloc : memref<16x8xi8, #npudev.space<vector>>
+    npudev.vcast %a, %ai8 : !vi, memref<16x8xi8, #npudev.space<vector>>
+    %prod = npudev.alloc : memref<16x16xi32, #npudev.space<vector>>
+    npudev.matmul %ai8, %w, %prod : memref<16x8xi8, #npudev.space<vector>>, memref<8x16xi8, #npudev.space<cube>>, memref<16x16xi32, #npudev.space<vector>>
+    // out = matmul (left half) + sorted distinct values + their count.
+    %half = memref.subview %prod[0, 0] [16, 8] [1, 1] : memref<16x16xi32, #npudev.space<vector>> to memref<16x8xi32, strided<[16, 1]>, #npudev.space<vector>>
+    npudev.dma %half, %acc : memref<16x8xi32, strided<[16, 1]>, #npudev.space<vector>> to !vi
+    %sorted = memref.expand_shape %flat [[0, 1]] output_shape [16, 8] : memref<128xi32, #npudev.space<vector>> into !vi
+    npudev.vbinary <add> %acc, %sorted, %acc : !vi, !vi, !vi
+    %count = arith.index_cast %n : index to i32
+    npudev.vbinary_scalar <add> %acc, %count, %acc : !vi, i32, !vi
+    npudev.dma %acc, %out : !vi to !gi
+  }
+  return
+}
+
+!gf = memref<16x8xf32, #npudev.space<global>>
+!vf = memref<16x8xf32, #npudev.space<vector>>
+
+// Float kernel: transcendental functions, reductions in index order, f16
+// storage, a matmul.
+func.func @floats(%x: !gf, %out: !gf {npudev.output}, %sums: memref<16xf32, #npudev.space<global>> {npudev.output}) {
+  %half = arith.constant 0.5 : f32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !vf
+    %b = npudev.alloc : !vf
+    npudev.dma %x, %a : !gf to !vf
+    npudev.vunary <exp> %a, %b : !vf, !vf
+    npudev.vunary <tanh> %b, %b : !vf, !vf
+    npudev.vunary <sigmoid> %b, %b : !vf, !vf
+    npudev.vunary <abs> %a, %a : !vf, !vf
+    npudev.vunary <sqrt> %a, %a : !vf, !vf
+    npudev.vunary <rsqrt> %b, %b : !vf, !vf
+    npudev.vbinary <div> %b, %a, %a : !vf, !vf, !vf
+    npudev.vunary <log> %b, %b : !vf, !vf
+    npudev.vbinary_scalar <min> %a, %half, %a : !vf, f32, !vf
+    npudev.vunary <recip> %b, %b : !vf, !vf
+    npudev.vbinary <mul> %a, %b, %a : !vf, !vf, !vf
+    npudev.vcumsum %a, %a : !vf, !vf
+    %s = npudev.alloc : memref<16xf32, #npudev.space<vector>>
+    npudev.vreduce <sum> %a, %s : !vf, memref<16xf32, #npudev.space<vector>>
+    npudev.dma %s, %sums : memref<16xf32, #npudev.space<vector>> to memref<16xf32, #npudev.space<global>>
+    %h = npudev.alloc : memref<16x8xf16, #npudev.space<vector>>
+    npudev.vcast %a, %h : !vf, memref<16x8xf16, #npudev.space<vector>>
+    %w = npudev.alloc : memref<8x8xf16, #npudev.space<cube>>
+    %hs = memref.subview %h[0, 0] [8, 8] [1, 1] : memref<16x8xf16, #npudev.space<vector>> to memref<8x8xf16, strided<[8, 1]>, #npudev.space<vector>>
+    npudev.dma %hs, %w : memref<8x8xf16, strided<[8, 1]>, #npudev.space<vector>> to memref<8x8xf16, #npudev.space<cube>>
+    npudev.matmul %h, %w, %a {accumulate} : memref<16x8xf16, #npudev.space<vector>>, memref<8x8xf16, #npudev.space<cube>>, !vf
+    npudev.dma %a, %out : !vf to !gf
+  }
+  return
+}
