@@ -126,8 +126,10 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
     `memref.copy` (asynchronous copies complete at once; `npudev.wait`
     disappears), vector ops become loop nests over their buffers computing
     in the element type (f32 math in f32, reductions and prefix sums in
-    index order), `npudev.matmul` a loop nest accumulating in f32 or i32,
-    and `npudev.vsort` / `npudev.vunique` calls to the runtime
+    index order), `npudev.matmul` a loop nest of fused multiply-adds in f32
+    (or multiply-adds in i32), except f32 matmuls, which call the runtime's
+    vectorized micro-kernel (`npu_rt_matmul_f32`, same bits), and
+    `npudev.vsort` / `npudev.vunique` calls to the runtime
     (`npu_rt_sort_<type>`, `npu_rt_unique_<type>`). Finally every memref
     loses its `#npudev.space`, which the LLVM lowering does not know.
   }];

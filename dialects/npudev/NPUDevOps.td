@@ -277,7 +277,10 @@ def NPUDev_MatmulOp : NPUDev_Op<"matmul"> {
   let description = [{
     `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip. With
     `accumulate` the product is added to `c`. Inputs f16, bf16, f32 or i8;
-    the accumulator f32 (float inputs) or i32 (i8 inputs).
+    the accumulator f32 (float inputs) or i32 (i8 inputs). Each c[i, j]
+    accumulates its K products in k order, one fused multiply-add each
+    (float inputs are widened to f32 first), so every executor gives the
+    same bits.
   }];
   let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$a,
       Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$b,

@@ -596,9 +596,13 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                     ib, il,
                     ib.create<memref::LoadOp>(il, b, ValueRange{k, ij[1]}),
                     accType);
-                Value product = buildBinary(ib, il, BinaryKind::mul, x, y);
-                ib.create<scf::YieldOp>(il, buildBinary(ib, il, BinaryKind::add,
-                                                        acc.front(), product));
+                Value next =
+                    isa<FloatType>(accType)
+                        ? ib.create<math::FmaOp>(il, x, y, acc.front())
+                              .getResult()
+                        : buildBinary(ib, il, BinaryKind::add, acc.front(),
+                                      buildBinary(ib, il, BinaryKind::mul, x, y));
+                ib.create<scf::YieldOp>(il, next);
               });
           ob.create<memref::StoreOp>(l, loop.getResult(0), c, ij);
         });
@@ -607,58 +611,74 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// The runtime function `npu_rt_<what>_<type>` over rank-1 strided memrefs,
-/// declared on first use.
-FailureOr<func::FuncOp> getRuntimeFunction(PatternRewriter &rewriter,
-                                           Operation *op, StringRef what,
-                                           Type element, bool returnsCount) {
-  std::string suffix;
-  llvm::raw_string_ostream(suffix) << element;
-  if (!llvm::is_contained({"f32", "f64", "i8", "i16", "i32", "i64"}, suffix))
-    return rewriter.notifyMatchFailure(op, "no runtime sort for this type");
-  std::string name = ("npu_rt_" + what + "_" + suffix).str();
+/// A memref of `rank` and `element` with a fully dynamic strided layout:
+/// what the runtime's functions take.
+MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank,
+                                Type element) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  return MemRefType::get(
+      dynamic, element,
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynamic));
+}
+
+/// The runtime function `name` with a C interface, declared on first use.
+func::FuncOp getRuntimeFunction(PatternRewriter &rewriter, Operation *op,
+                                StringRef name, TypeRange arguments,
+                                TypeRange results) {
   auto module = op->getParentOfType<ModuleOp>();
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(module.getBody());
-  auto rowType = MemRefType::get(
-      {ShapedType::kDynamic}, element,
-      StridedLayoutAttr::get(rewriter.getContext(), ShapedType::kDynamic,
-                             {ShapedType::kDynamic}));
-  SmallVector<Type> results;
-  if (returnsCount)
-    results.push_back(rewriter.getIndexType());
   auto func = rewriter.create<func::FuncOp>(
-      op->getLoc(), name,
-      rewriter.getFunctionType({rowType, rowType}, results));
+      op->getLoc(), name, rewriter.getFunctionType(arguments, results));
   func.setPrivate();
   func->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
   return func;
 }
 
-/// Casts a rank-1 memref to the fully dynamic strided type of the runtime.
-Value castToRow(OpBuilder &b, Location loc, Value memref, Type rowType) {
-  return b.create<memref::CastOp>(loc, rowType, memref);
+/// The runtime's type suffix of `element` ("f32", "i32", ...), if the
+/// runtime sorts it.
+std::optional<std::string> getSortSuffix(Type element) {
+  std::string suffix;
+  llvm::raw_string_ostream(suffix) << element;
+  if (!llvm::is_contained({"f32", "f64", "i8", "i16", "i32", "i64"}, suffix))
+    return std::nullopt;
+  return suffix;
+}
+
+/// Calls `name`(in, out) of the runtime on rank-1 buffers.
+FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
+                                        Operation *op, StringRef what,
+                                        Value in, Value out, bool count) {
+  Type element = elementTypeOf(in);
+  std::optional<std::string> suffix = getSortSuffix(element);
+  if (!suffix)
+    return rewriter.notifyMatchFailure(op, "the runtime does not sort this "
+                                           "element type");
+  Type row = getRuntimeMemRefType(rewriter.getContext(), 1, element);
+  SmallVector<Type> results;
+  if (count)
+    results.push_back(rewriter.getIndexType());
+  func::FuncOp callee = getRuntimeFunction(
+      rewriter, op, ("npu_rt_" + what + "_" + *suffix).str(), {row, row},
+      results);
+  Location loc = op->getLoc();
+  return rewriter.create<func::CallOp>(
+      loc, callee,
+      ValueRange{rewriter.create<memref::CastOp>(loc, row, in),
+                 rewriter.create<memref::CastOp>(loc, row, out)});
 }
 
 struct LowerVSort : OpRewritePattern<VSortOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VSortOp op,
                                 PatternRewriter &rewriter) const override {
-    auto type = cast<MemRefType>(op.getInput().getType());
-    if (type.getRank() != 1)
+    if (cast<MemRefType>(op.getInput().getType()).getRank() != 1)
       return rewriter.notifyMatchFailure(op, "the JIT sorts rank-1 buffers");
-    FailureOr<func::FuncOp> sort = getRuntimeFunction(
-        rewriter, op, "sort", type.getElementType(), /*returnsCount=*/false);
-    if (failed(sort))
+    if (failed(callRowFunction(rewriter, op, "sort", op.getInput(),
+                               op.getOut(), /*count=*/false)))
       return failure();
-    Type rowType = sort->getArgumentTypes().front();
-    Location loc = op.getLoc();
-    rewriter.create<func::CallOp>(
-        loc, *sort,
-        ValueRange{castToRow(rewriter, loc, op.getInput(), rowType),
-                   castToRow(rewriter, loc, op.getOut(), rowType)});
     rewriter.eraseOp(op);
     return success();
   }
@@ -668,18 +688,40 @@ struct LowerVUnique : OpRewritePattern<VUniqueOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VUniqueOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<func::FuncOp> unique =
-        getRuntimeFunction(rewriter, op, "unique", elementTypeOf(op.getInput()),
-                           /*returnsCount=*/true);
-    if (failed(unique))
+    FailureOr<func::CallOp> call = callRowFunction(
+        rewriter, op, "unique", op.getInput(), op.getOut(), /*count=*/true);
+    if (failed(call))
       return failure();
-    Type rowType = unique->getArgumentTypes().front();
+    rewriter.replaceOp(op, call->getResults());
+    return success();
+  }
+};
+
+/// f32 matmuls call the runtime's micro-kernel (same bits, vectorized);
+/// benefit 2 so it is tried before the generic loop nest.
+struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
+  LowerMatmulF32ToKernel(MLIRContext *ctx)
+      : OpRewritePattern<MatmulOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    if (elementTypeOf(op.getA()) != f32 || elementTypeOf(op.getC()) != f32)
+      return rewriter.notifyMatchFailure(op, "not an f32 matmul");
+    Type matrix = getRuntimeMemRefType(rewriter.getContext(), 2, f32);
+    func::FuncOp kernel = getRuntimeFunction(
+        rewriter, op, "npu_rt_matmul_f32",
+        {matrix, matrix, matrix, rewriter.getI1Type()}, {});
     Location loc = op.getLoc();
-    auto call = rewriter.create<func::CallOp>(
-        loc, *unique,
-        ValueRange{castToRow(rewriter, loc, op.getInput(), rowType),
-                   castToRow(rewriter, loc, op.getOut(), rowType)});
-    rewriter.replaceOp(op, call.getResults());
+    auto cast = [&](Value v) -> Value {
+      return rewriter.create<memref::CastOp>(loc, matrix, v);
+    };
+    Value accumulate = rewriter.create<arith::ConstantOp>(
+        loc, rewriter.getBoolAttr(op.getAccumulate()));
+    rewriter.create<func::CallOp>(
+        loc, kernel,
+        ValueRange{cast(op.getA()), cast(op.getB()), cast(op.getC()),
+                   accumulate});
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -694,7 +736,8 @@ struct LowerDeviceToLoopsPass
                  LowerVBinary, LowerVBinaryScalar, LowerVUnary, LowerVCompare,
                  LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,
                  LowerVTranspose, LowerVGather, LowerVScatter, LowerVReduce,
-                 LowerVCumsum, LowerMatmul, LowerVSort, LowerVUnique>(
+                 LowerVCumsum, LowerMatmul, LowerMatmulF32ToKernel, LowerVSort,
+                 LowerVUnique>(
         &getContext());
     if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
       return signalPassFailure();

@@ -1,12 +1,14 @@
 //===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
 //
-// npudev.vsort and npudev.vunique lower to calls of these (as IREE's
-// ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>` on rank-1 strided
-// memref descriptors, with the ordering the simulator uses.
+// npudev.vsort, npudev.vunique and f32 npudev.matmul lower to calls of
+// these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>` on
+// rank-1 strided memref descriptors with the simulator's ordering, and
+// `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
+#include "MatmulKernel.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
@@ -69,6 +71,13 @@ NPU_RT_FUNCTIONS(i32, int32_t)
 NPU_RT_FUNCTIONS(i64, int64_t)
 #undef NPU_RT_FUNCTIONS
 
+extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
+                                               jit::MatrixF32 *b,
+                                               jit::MatrixF32 *c,
+                                               bool accumulate) {
+  jit::matmulF32(*a, *b, *c, accumulate);
+}
+
 llvm::orc::SymbolMap
 npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap symbols;
@@ -88,5 +97,7 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   NPU_RT_SYMBOLS(i32)
   NPU_RT_SYMBOLS(i64)
 #undef NPU_RT_SYMBOLS
+  add("_mlir_ciface_npu_rt_matmul_f32",
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));
   return symbols;
 }

@@ -570,11 +570,13 @@ void npu::sim::applyMatmul(const MemRefView &a, const MemRefView &b,
       uint8_t *cij = c.address(c.linearize({i, j}));
       if (isFloat(in)) {
         float sum = accumulate ? static_cast<float>(loadFloat(cij, acc)) : 0.0f;
+        // One fused multiply-add per k, in k order: what the matrix unit
+        // and the JIT's micro-kernel do.
         for (int64_t p = 0; p < k; ++p)
-          sum +=
-              static_cast<float>(
-                  loadFloat(a.address(a.linearize({i, p})), in)) *
-              static_cast<float>(loadFloat(b.address(b.linearize({p, j})), in));
+          sum = std::fma(
+              static_cast<float>(loadFloat(a.address(a.linearize({i, p})), in)),
+              static_cast<float>(loadFloat(b.address(b.linearize({p, j})), in)),
+              sum);
         storeFloat(cij, acc, sum);
         continue;
       }

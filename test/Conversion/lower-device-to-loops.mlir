@@ -69,7 +69,8 @@ func.func @sort() -> index {
 
 // -----
 
-// Matmul: an (i, j, k) nest, f16 inputs widened to the f32 accumulator.
+// Matmul: an (i, j, k) nest of fused multiply-adds, f16 inputs widened to
+// the f32 accumulator.
 // CHECK-LABEL: func.func @matmul
 // CHECK: scf.for
 // CHECK:   scf.for
@@ -77,14 +78,30 @@ func.func @sort() -> index {
 // CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
 // CHECK:       %[[A:.*]] = arith.extf {{.*}} : f16 to f32
 // CHECK:       %[[B:.*]] = arith.extf {{.*}} : f16 to f32
-// CHECK:       %[[P:.*]] = arith.mulf %[[A]], %[[B]]
-// CHECK:       arith.addf %[[ACC]], %[[P]]
+// CHECK:       math.fma %[[A]], %[[B]], %[[ACC]] : f32
 func.func @matmul() {
   npudev.launch tasks(1) {
     %a = npudev.alloc : memref<4x8xf16, #npudev.space<vector>>
     %b = npudev.alloc : memref<8x4xf16, #npudev.space<cube>>
     %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
     npudev.matmul %a, %b, %c {accumulate} : memref<4x8xf16, #npudev.space<vector>>, memref<8x4xf16, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// -----
+
+// An f32 matmul calls the runtime's micro-kernel.
+// CHECK: func.func private @npu_rt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i1) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @matmul_f32
+// CHECK: %[[ACC:.*]] = arith.constant false
+// CHECK: func.call @npu_rt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
+func.func @matmul_f32() {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4x8xf32, #npudev.space<vector>>
+    %b = npudev.alloc : memref<8x4xf32, #npudev.space<cube>>
+    %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
+    npudev.matmul %a, %b, %c : memref<4x8xf32, #npudev.space<vector>>, memref<8x4xf32, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
   }
   return
 }

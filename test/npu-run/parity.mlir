@@ -9,6 +9,9 @@
 // RUN: npu-run %s --entry=floats --random-inputs=7 --output-dir=%t/jit --mode=jit
 // RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
 // RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
 // RUN: npu-run %s --entry=floats --random-inputs=7 --print-outputs | FileCheck %s
 // The outputs are not trivially equal (say, all zero):
 // CHECK: arg1 [16, 8] = [{{-?[0-9.]+}}, {{-?[0-9.]+}}
@@ -111,6 +114,25 @@ func.func @floats(%x: !gf, %out: !gf {npudev.output}, %sums: memref<16xf32, #npu
     npudev.dma %hs, %w : memref<8x8xf16, strided<[8, 1]>, #npudev.space<vector>> to memref<8x8xf16, #npudev.space<cube>>
     npudev.matmul %h, %w, %a {accumulate} : memref<16x8xf16, #npudev.space<vector>>, memref<8x8xf16, #npudev.space<cube>>, !vf
     npudev.dma %a, %out : !vf to !gf
+  }
+  return
+}
+
+// The JIT's f32 micro-kernel (6x16 tiles plus scalar edges) against the
+// simulator: 13 x 20 x 19 exercises both edges, accumulate both ways.
+!ga = memref<13x20xf32, #npudev.space<global>>
+!gb = memref<20x19xf32, #npudev.space<global>>
+!gc = memref<13x19xf32, #npudev.space<global>>
+func.func @matmul_f32(%a: !ga, %b: !gb, %c: !gc {npudev.output}) {
+  npudev.launch tasks(1) {
+    %va = npudev.alloc : memref<13x20xf32, #npudev.space<vector>>
+    %vb = npudev.alloc : memref<20x19xf32, #npudev.space<cube>>
+    %vc = npudev.alloc : memref<13x19xf32, #npudev.space<vector>>
+    npudev.dma %a, %va : !ga to memref<13x20xf32, #npudev.space<vector>>
+    npudev.dma %b, %vb : !gb to memref<20x19xf32, #npudev.space<cube>>
+    npudev.matmul %va, %vb, %vc : memref<13x20xf32, #npudev.space<vector>>, memref<20x19xf32, #npudev.space<cube>>, memref<13x19xf32, #npudev.space<vector>>
+    npudev.matmul %va, %vb, %vc {accumulate} : memref<13x20xf32, #npudev.space<vector>>, memref<20x19xf32, #npudev.space<cube>>, memref<13x19xf32, #npudev.space<vector>>
+    npudev.dma %vc, %c : memref<13x19xf32, #npudev.space<vector>> to !gc
   }
   return
 }
