@@ -41,6 +41,7 @@ docs: configure
 	@echo "Generated reference docs are in $(BUILD_DIR)/docs/"
 
 bench: build
+	@bash scripts/install-deps.sh --bench
 	$(CMAKE) --build $(BUILD_DIR) --target npu-bench
 
 format:

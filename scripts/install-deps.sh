@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages npu-mlir needs to build and test.
 # Idempotent: does nothing (and needs no network) when everything is present.
+#   scripts/install-deps.sh          what the build and `make check` need
+#   scripts/install-deps.sh --bench  also the benchmarks' peer (OpenBLAS)
 set -euo pipefail
 
 PACKAGES=(
@@ -8,6 +10,9 @@ PACKAGES=(
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev python3
 )
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES+=(libopenblas0-pthread)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

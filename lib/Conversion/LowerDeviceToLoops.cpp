@@ -314,12 +314,59 @@ struct LowerAlloc : OpRewritePattern<AllocOp> {
   }
 };
 
+/// Whether the innermost dimension of `type` has a static unit stride.
+bool hasContiguousRows(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
+/// The rank-1 view of row `outer` of `memref` (all but the last index
+/// fixed).
+Value rowView(OpBuilder &b, Location loc, Value memref, ValueRange outer) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(outer.begin(), outer.end());
+  offsets.push_back(b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes(rank - 1, b.getIndexAttr(1));
+  int64_t length = type.getShape().back();
+  sizes.push_back(
+      ShapedType::isDynamic(length)
+          ? OpFoldResult(
+                b.create<memref::DimOp>(loc, memref, rank - 1).getResult())
+          : OpFoldResult(b.getIndexAttr(length)));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto rowType = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+      {length}, type, offsets, sizes, strides));
+  return b.create<memref::SubViewOp>(loc, rowType, memref, offsets, sizes,
+                                     strides);
+}
+
+/// A DMA as copies: one memref.copy per row when rows are contiguous on
+/// both sides (each becomes a memcpy), one generic memref.copy otherwise.
+void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
+  auto src = cast<MemRefType>(source.getType());
+  auto dst = cast<MemRefType>(target.getType());
+  if (src.getRank() < 2 || !hasContiguousRows(src) || !hasContiguousRows(dst)) {
+    b.create<memref::CopyOp>(loc, source, target);
+    return;
+  }
+  buildLoopsOver(
+      b, loc, target,
+      [&](OpBuilder &lb, Location l, ValueRange outer) {
+        lb.create<memref::CopyOp>(l, rowView(lb, l, source, outer),
+                                  rowView(lb, l, target, outer));
+      },
+      /*drop=*/1);
+}
+
 struct LowerDma : OpRewritePattern<DmaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DmaOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<memref::CopyOp>(op, op.getSource(),
-                                                op.getTarget());
+    buildDmaCopy(rewriter, op.getLoc(), op.getSource(), op.getTarget());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -336,8 +383,7 @@ struct LowerDmaStart : OpRewritePattern<DmaStartOp> {
             op, "token used by something other than npudev.wait");
       rewriter.eraseOp(user);
     }
-    rewriter.create<memref::CopyOp>(op.getLoc(), op.getSource(),
-                                    op.getTarget());
+    buildDmaCopy(rewriter, op.getLoc(), op.getSource(), op.getTarget());
     rewriter.eraseOp(op);
     return success();
   }
@@ -600,8 +646,9 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                     isa<FloatType>(accType)
                         ? ib.create<math::FmaOp>(il, x, y, acc.front())
                               .getResult()
-                        : buildBinary(ib, il, BinaryKind::add, acc.front(),
-                                      buildBinary(ib, il, BinaryKind::mul, x, y));
+                        : buildBinary(
+                              ib, il, BinaryKind::add, acc.front(),
+                              buildBinary(ib, il, BinaryKind::mul, x, y));
                 ib.create<scf::YieldOp>(il, next);
               });
           ob.create<memref::StoreOp>(l, loop.getResult(0), c, ij);
@@ -613,8 +660,7 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
 
 /// A memref of `rank` and `element` with a fully dynamic strided layout:
 /// what the runtime's functions take.
-MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank,
-                                Type element) {
+MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank, Type element) {
   SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
   return MemRefType::get(
       dynamic, element,
@@ -649,8 +695,8 @@ std::optional<std::string> getSortSuffix(Type element) {
 
 /// Calls `name`(in, out) of the runtime on rank-1 buffers.
 FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
-                                        Operation *op, StringRef what,
-                                        Value in, Value out, bool count) {
+                                        Operation *op, StringRef what, Value in,
+                                        Value out, bool count) {
   Type element = elementTypeOf(in);
   std::optional<std::string> suffix = getSortSuffix(element);
   if (!suffix)
@@ -660,9 +706,9 @@ FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
   SmallVector<Type> results;
   if (count)
     results.push_back(rewriter.getIndexType());
-  func::FuncOp callee = getRuntimeFunction(
-      rewriter, op, ("npu_rt_" + what + "_" + *suffix).str(), {row, row},
-      results);
+  func::FuncOp callee =
+      getRuntimeFunction(rewriter, op, ("npu_rt_" + what + "_" + *suffix).str(),
+                         {row, row}, results);
   Location loc = op->getLoc();
   return rewriter.create<func::CallOp>(
       loc, callee,
@@ -676,8 +722,8 @@ struct LowerVSort : OpRewritePattern<VSortOp> {
                                 PatternRewriter &rewriter) const override {
     if (cast<MemRefType>(op.getInput().getType()).getRank() != 1)
       return rewriter.notifyMatchFailure(op, "the JIT sorts rank-1 buffers");
-    if (failed(callRowFunction(rewriter, op, "sort", op.getInput(),
-                               op.getOut(), /*count=*/false)))
+    if (failed(callRowFunction(rewriter, op, "sort", op.getInput(), op.getOut(),
+                               /*count=*/false)))
       return failure();
     rewriter.eraseOp(op);
     return success();
@@ -708,19 +754,18 @@ struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
     if (elementTypeOf(op.getA()) != f32 || elementTypeOf(op.getC()) != f32)
       return rewriter.notifyMatchFailure(op, "not an f32 matmul");
     Type matrix = getRuntimeMemRefType(rewriter.getContext(), 2, f32);
-    func::FuncOp kernel = getRuntimeFunction(
-        rewriter, op, "npu_rt_matmul_f32",
-        {matrix, matrix, matrix, rewriter.getI1Type()}, {});
+    func::FuncOp kernel =
+        getRuntimeFunction(rewriter, op, "npu_rt_matmul_f32",
+                           {matrix, matrix, matrix, rewriter.getI1Type()}, {});
     Location loc = op.getLoc();
     auto cast = [&](Value v) -> Value {
       return rewriter.create<memref::CastOp>(loc, matrix, v);
     };
     Value accumulate = rewriter.create<arith::ConstantOp>(
         loc, rewriter.getBoolAttr(op.getAccumulate()));
-    rewriter.create<func::CallOp>(
-        loc, kernel,
-        ValueRange{cast(op.getA()), cast(op.getB()), cast(op.getC()),
-                   accumulate});
+    rewriter.create<func::CallOp>(loc, kernel,
+                                  ValueRange{cast(op.getA()), cast(op.getB()),
+                                             cast(op.getC()), accumulate});
     rewriter.eraseOp(op);
     return success();
   }
@@ -737,8 +782,7 @@ struct LowerDeviceToLoopsPass
                  LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,
                  LowerVTranspose, LowerVGather, LowerVScatter, LowerVReduce,
                  LowerVCumsum, LowerMatmul, LowerMatmulF32ToKernel, LowerVSort,
-                 LowerVUnique>(
-        &getContext());
+                 LowerVUnique>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
       return signalPassFailure();
     WalkResult left = module.walk([](Operation *op) {

@@ -1,7 +1,9 @@
 //===- Jit.cpp - run npudev kernels with MLIR's ExecutionEngine -----------===//
 //
-// Pipeline: npu-lower-device-to-loops, scf to cf (scf.parallel becomes a
-// sequential loop nest), math to libm (so exp/log/tanh call the same libm
+// Pipeline: npu-lower-device-to-loops; with threads, async-parallel-for
+// and the async runtime lowering (each launch's tasks dispatched to the
+// runtime's thread pool), else scf to cf makes them a sequential loop; math
+// to libm (so exp/log/tanh call the same libm
 // the simulator does), strided-metadata expansion, then arith/math/memref/
 // func/cf to LLVM. The entry gets a C interface and is called through
 // ExecutionEngine::invokePacked with memref descriptors built around the
@@ -15,6 +17,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -22,6 +25,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -30,7 +34,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <cstring>
 
@@ -38,9 +44,20 @@ using namespace mlir;
 using namespace npu;
 using namespace npu::jit;
 
-LogicalResult npu::jit::lowerToLLVMDialect(ModuleOp module) {
-  PassManager pm(module.getContext());
+void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                        const JitOptions &options) {
   pm.addPass(createLowerDeviceToLoops());
+  if (options.threads > 1) {
+    // Tasks (the scf.parallel of each launch) run on the async runtime's
+    // thread pool, one task per work item.
+    pm.addPass(createAsyncParallelForPass(/*asyncDispatch=*/true,
+                                          options.threads,
+                                          /*minTaskSize=*/1));
+    pm.addPass(createAsyncToAsyncRuntimePass());
+    pm.addPass(createAsyncRuntimeRefCountingPass());
+    pm.addPass(createAsyncRuntimeRefCountingOptPass());
+    pm.addPass(createConvertAsyncToLLVMPass());
+  }
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -51,7 +68,33 @@ LogicalResult npu::jit::lowerToLLVMDialect(ModuleOp module) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult npu::jit::lowerToLLVMDialect(ModuleOp module,
+                                           const JitOptions &options) {
+  PassManager pm(module.getContext());
+  buildLowerToLLVMPipeline(pm, options);
   return pm.run(module);
+}
+
+namespace {
+struct LowerToLLVMPipelineOptions
+    : public PassPipelineOptions<LowerToLLVMPipelineOptions> {
+  Option<int32_t> threads{*this, "threads",
+                          llvm::cl::desc("host threads running the tasks"),
+                          llvm::cl::init(1)};
+};
+} // namespace
+
+void npu::jit::registerLowerToLLVMPipeline() {
+  PassPipelineRegistration<LowerToLLVMPipelineOptions>(
+      "npu-lower-to-llvm",
+      "Lower npudev kernels to the LLVM dialect, as the JIT does",
+      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &options) {
+        JitOptions jit;
+        jit.threads = options.threads;
+        buildLowerToLLVMPipeline(pm, jit);
+      });
 }
 
 namespace {
@@ -88,47 +131,73 @@ static PackedArgument packScalar(const sim::HostArray &array) {
   return arg;
 }
 
-LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
-                               MutableArrayRef<sim::HostArray> args,
-                               const JitOptions &options) {
+FailureOr<std::unique_ptr<CompiledKernel>>
+CompiledKernel::compile(ModuleOp module, StringRef entry,
+                        const JitOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
     return module.emitError("no function '") << entry << "' with a body";
-  if (func.getNumArguments() != args.size())
-    return func.emitError("the JIT needs ")
-           << func.getNumArguments() << " arguments, got " << args.size();
   if (func.getNumResults() != 0)
     return func.emitError("kernels return through memref arguments; this "
                           "function has results");
-  SmallVector<bool> isMemRef;
+  auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel());
+  kernel->entry = entry.str();
   for (Type type : func.getArgumentTypes())
-    isMemRef.push_back(isa<MemRefType>(type));
+    kernel->isMemRef.push_back(isa<MemRefType>(type));
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
   // Argument annotations (npudev.output) mean nothing to LLVM.
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     func.setArgAttrs(i, DictionaryAttr::get(module.getContext()));
-  if (failed(lowerToLLVMDialect(module)))
+  if (failed(lowerToLLVMDialect(module, options)))
     return failure();
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
+  // The optimizer needs the host's target machine, or its cost models see
+  // no vector unit and nothing gets vectorized.
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostBuilder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder)
+    return module.emitError("cannot describe the host: ")
+           << llvm::toString(hostBuilder.takeError());
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> host =
+      hostBuilder->createTargetMachine();
+  if (!host)
+    return module.emitError("cannot target the host: ")
+           << llvm::toString(host.takeError());
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, host->get());
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer =
-      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, nullptr);
+  engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
-  std::string runnerUtils = NPU_MLIR_RUNTIME_DIR "/libmlir_c_runner_utils.so";
-  SmallVector<StringRef> libs = {runnerUtils};
+  SmallVector<StringRef> libs = {NPU_MLIR_RUNTIME_DIR
+                                 "/libmlir_c_runner_utils.so"};
+  if (options.threads > 1)
+    libs.push_back(NPU_MLIR_RUNTIME_DIR "/libmlir_async_runtime.so");
   engineOptions.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return module.emitError("cannot JIT the kernel: ")
            << llvm::toString(engine.takeError());
   (*engine)->registerSymbols(getRuntimeSymbols);
+  kernel->engine = std::move(*engine);
+  return kernel;
+}
 
+CompiledKernel::~CompiledKernel() = default;
+
+llvm::Error CompiledKernel::run(MutableArrayRef<sim::HostArray> args) {
+  if (args.size() != isMemRef.size())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + entry + "' takes " + std::to_string(isMemRef.size()) +
+            " arguments, got " + std::to_string(args.size()));
   // invokePacked takes a pointer to each argument; a memref argument of the
   // C interface is itself a pointer to its descriptor.
   std::vector<PackedArgument> packed;
@@ -141,8 +210,17 @@ LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
     invokeArgs.push_back(isMemRef[i] ? &descriptorPointers[i]
                                      : packed[i].address());
   }
-  if (llvm::Error error =
-          (*engine)->invokePacked(("_mlir_ciface_" + entry).str(), invokeArgs))
+  return engine->invokePacked("_mlir_ciface_" + entry, invokeArgs);
+}
+
+LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
+                               MutableArrayRef<sim::HostArray> args,
+                               const JitOptions &options) {
+  FailureOr<std::unique_ptr<CompiledKernel>> kernel =
+      CompiledKernel::compile(module, entry, options);
+  if (failed(kernel))
+    return failure();
+  if (llvm::Error error = (*kernel)->run(args))
     return module.emitError("cannot run '")
            << entry << "': " << llvm::toString(std::move(error));
   return success();

@@ -247,6 +247,7 @@ LogicalResult Interpreter::execLaunch(dev::LaunchOp op) {
 }
 
 LogicalResult Interpreter::execOp(Operation &op) {
+  ++report.opsExecuted;
   if (auto launch = dyn_cast<dev::LaunchOp>(op))
     return execLaunch(launch);
   bool handled = false;

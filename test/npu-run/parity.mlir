@@ -118,21 +118,22 @@ func.func @floats(%x: !gf, %out: !gf {npudev.output}, %sums: memref<16xf32, #npu
   return
 }
 
-// The JIT's f32 micro-kernel (6x16 tiles plus scalar edges) against the
-// simulator: 13 x 20 x 19 exercises both edges, accumulate both ways.
+// The JIT's f32 micro-kernel against the simulator: with N = 51 the
+// 512-bit tiles take 32 columns (rows 8 + 4 + 1), the 256-bit tiles 16
+// (rows 6 + 6 + 1), the scalar loop 3; accumulate both ways.
 !ga = memref<13x20xf32, #npudev.space<global>>
-!gb = memref<20x19xf32, #npudev.space<global>>
-!gc = memref<13x19xf32, #npudev.space<global>>
+!gb = memref<20x51xf32, #npudev.space<global>>
+!gc = memref<13x51xf32, #npudev.space<global>>
 func.func @matmul_f32(%a: !ga, %b: !gb, %c: !gc {npudev.output}) {
   npudev.launch tasks(1) {
     %va = npudev.alloc : memref<13x20xf32, #npudev.space<vector>>
-    %vb = npudev.alloc : memref<20x19xf32, #npudev.space<cube>>
-    %vc = npudev.alloc : memref<13x19xf32, #npudev.space<vector>>
+    %vb = npudev.alloc : memref<20x51xf32, #npudev.space<cube>>
+    %vc = npudev.alloc : memref<13x51xf32, #npudev.space<vector>>
     npudev.dma %a, %va : !ga to memref<13x20xf32, #npudev.space<vector>>
-    npudev.dma %b, %vb : !gb to memref<20x19xf32, #npudev.space<cube>>
-    npudev.matmul %va, %vb, %vc : memref<13x20xf32, #npudev.space<vector>>, memref<20x19xf32, #npudev.space<cube>>, memref<13x19xf32, #npudev.space<vector>>
-    npudev.matmul %va, %vb, %vc {accumulate} : memref<13x20xf32, #npudev.space<vector>>, memref<20x19xf32, #npudev.space<cube>>, memref<13x19xf32, #npudev.space<vector>>
-    npudev.dma %vc, %c : memref<13x19xf32, #npudev.space<vector>> to !gc
+    npudev.dma %b, %vb : !gb to memref<20x51xf32, #npudev.space<cube>>
+    npudev.matmul %va, %vb, %vc : memref<13x20xf32, #npudev.space<vector>>, memref<20x51xf32, #npudev.space<cube>>, memref<13x51xf32, #npudev.space<vector>>
+    npudev.matmul %va, %vb, %vc {accumulate} : memref<13x20xf32, #npudev.space<vector>>, memref<20x51xf32, #npudev.space<cube>>, memref<13x51xf32, #npudev.space<vector>>
+    npudev.dma %vc, %c : memref<13x51xf32, #npudev.space<vector>> to !gc
   }
   return
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +15,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   npu::registerAllPasses();
+  npu::jit::registerLowerToLLVMPipeline();
   mlir::DialectRegistry registry;
   npu::registerAllDialects(registry);
   return mlir::asMainReturnCode(

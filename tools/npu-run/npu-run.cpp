@@ -60,6 +60,10 @@ cl::opt<std::string> outputDir("output-dir",
 cl::opt<bool> printOutputs("print-outputs",
                            cl::desc("print the output arrays"));
 cl::opt<bool> printReport("report", cl::desc("print the simulation report"));
+cl::opt<int32_t> jitThreads(
+    "jit-threads",
+    cl::desc("host threads running the tasks in --mode=jit (default 1)"),
+    cl::init(1));
 cl::opt<std::string> tracePath("trace",
                                cl::desc("write a Chrome trace-event JSON"));
 } // namespace
@@ -231,7 +235,8 @@ int main(int argc, char **argv) {
   std::vector<sim::TraceEvent> trace;
   LogicalResult ran =
       mode == Mode::Jit
-          ? jit::runJit(*module, func.getSymName().str(), args)
+          ? jit::runJit(*module, func.getSymName().str(), args,
+                        jit::JitOptions{3, jitThreads})
           : sim::simulate(func, args, *device, options, report, &trace);
   if (failed(ran))
     return 1;

@@ -13,22 +13,60 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+namespace mlir {
+class ExecutionEngine;
+class OpPassManager;
+} // namespace mlir
+
 namespace npu::jit {
 
 struct JitOptions {
   /// LLVM optimization level of the generated code.
   unsigned optLevel = 3;
+  /// Host threads running a launch's tasks; 1 runs them in order on the
+  /// calling thread.
+  int32_t threads = 1;
 };
 
-/// Lowers `module` in place and runs `entry` on `args` (one per argument;
+/// A kernel compiled to native code, to run any number of times.
+class CompiledKernel {
+public:
+  /// Lowers `module` in place and compiles its function `entry`, which
+  /// takes memrefs and scalars and returns nothing.
+  static mlir::FailureOr<std::unique_ptr<CompiledKernel>>
+  compile(mlir::ModuleOp module, llvm::StringRef entry,
+          const JitOptions &options = {});
+  ~CompiledKernel();
+
+  /// Runs the kernel on `args` (one per argument; memrefs are passed by
+  /// reference, so results land in them).
+  llvm::Error run(llvm::MutableArrayRef<sim::HostArray> args);
+
+private:
+  CompiledKernel() = default;
+
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::string entry;
+  llvm::SmallVector<bool> isMemRef;
+};
+
+/// Compiles `module`'s `entry` and runs it once on `args` (one per argument;
 /// memrefs are passed by reference and written back in place). Fails with
 /// a diagnostic if the module cannot be lowered or the function is missing.
 mlir::LogicalResult runJit(mlir::ModuleOp module, llvm::StringRef entry,
                            llvm::MutableArrayRef<sim::HostArray> args,
                            const JitOptions &options = {});
 
+/// Adds the passes that lower npudev kernels to the LLVM dialect to `pm`.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                              const JitOptions &options = {});
+
+/// Registers that pipeline as `npu-lower-to-llvm{threads=N}` for npu-opt.
+void registerLowerToLLVMPipeline();
+
 /// Lowers `module` in place to the LLVM dialect, as runJit does.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
+                                       const JitOptions &options = {});
 
 } // namespace npu::jit
 

@@ -60,6 +60,8 @@ struct SimulationReport {
   /// cores.
   int64_t peakBytes[4] = {};
   unsigned coresUsed = 0;
+  /// Ops the interpreter executed (a loop body counts once per iteration).
+  int64_t opsExecuted = 0;
   /// Theoretical time at peak over simulated time: IO (global bytes at the
   /// global bandwidth) and compute (vector bytes and cube MACs at the
   /// device's peak rates).

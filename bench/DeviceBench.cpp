@@ -1,0 +1,334 @@
+//===- DeviceBench.cpp - JIT and simulator against the host's limits ------===//
+//
+// Measures, in one run: this machine's memcpy bandwidth and one core's peak
+// FMA rate (the physical limits), then the JIT on a memory-bound kernel (a
+// tiled scaled copy) and a compute-bound one (a tiled matmul), each as a
+// ratio to its limit and next to a peer (a plain C++ loop; OpenBLAS sgemm
+// when libopenblas is installed), and the simulator's speed on the scaled
+// copy. One thread throughout. Each figure is the best of several runs.
+//
+// Usage: npu-device-bench [--copy-mib=256] [--matmul=1024]
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Simulator/Simulator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+#include <dlfcn.h>
+#include <functional>
+#include <immintrin.h>
+#include <random>
+#include <vector>
+
+using namespace mlir;
+using namespace npu;
+
+static llvm::cl::opt<unsigned> copyMiB("copy-mib",
+                                       llvm::cl::desc("scaled copy size"),
+                                       llvm::cl::init(256));
+static llvm::cl::opt<unsigned> matmulSize(
+    "matmul",
+    llvm::cl::desc("M = N of the matmul (K is half); multiple of 256"),
+    llvm::cl::init(1024));
+static llvm::cl::opt<unsigned>
+    copyTile("copy-tile",
+             llvm::cl::desc("elements per tile of the scaled copy"),
+             llvm::cl::init(8192));
+static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
+                                    llvm::cl::init(5));
+
+namespace {
+
+/// Best wall time of `runs` calls of `fn`, in seconds.
+double bestOf(const std::function<void()> &fn) {
+  double best = 1e30;
+  for (unsigned r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return best;
+}
+
+double memcpyGBps(size_t bytes) {
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  double t = bestOf([&] { std::memcpy(dst.data(), src.data(), bytes); });
+  return bytes / t / 1e9;
+}
+
+/// 12 independent vector FMA chains: enough to fill both FMA ports.
+__attribute__((target("avx2,fma"), noinline)) float fmaLoop(int64_t iters) {
+  __m256 acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm256_set1_ps(0.001f * i);
+  __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+  __m256 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm256_add_ps(sum, acc[i]);
+  return _mm256_cvtss_f32(sum);
+}
+
+/// 16 independent 512-bit FMA chains.
+__attribute__((target("avx512f"), noinline)) float fmaLoop512(int64_t iters) {
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i)
+    acc[i] = _mm512_set1_ps(0.001f * i);
+  __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 16; ++i)
+      acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  __m512 sum = acc[0];
+  for (int i = 1; i < 16; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+/// One core's FMA rate with 256-bit and, where the host has them, 512-bit
+/// vectors; the physical limit is the larger.
+std::pair<double, double> peakFmaGFlops() {
+  const int64_t iters = 20000000;
+  volatile float sink = 0;
+  double t = bestOf([&] { sink = fmaLoop(iters); });
+  double avx2 = iters * 12.0 * 8 * 2 / t / 1e9;
+  double avx512 = 0;
+  if (__builtin_cpu_supports("avx512f")) {
+    double t512 = bestOf([&] { sink = fmaLoop512(iters); });
+    avx512 = iters * 16.0 * 16 * 2 / t512 / 1e9;
+  }
+  (void)sink;
+  return {avx2, avx512};
+}
+
+sim::HostArray randomFloats(llvm::ArrayRef<int64_t> shape, unsigned seed) {
+  sim::HostArray a;
+  a.kind = sim::ElementKind::F32;
+  a.shape.assign(shape.begin(), shape.end());
+  std::vector<float> v(a.getNumElements());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float &x : v)
+    x = dist(rng);
+  a.data.resize(v.size() * 4);
+  std::memcpy(a.data.data(), v.data(), a.data.size());
+  return a;
+}
+
+/// y = 1.5 * x over `n` floats, one task, tiles of --copy-tile elements
+/// (default 8192: 32 KiB, which stays in L1 between the copy in, the
+/// multiply and the copy out).
+std::string scaledCopyKernel(int64_t n) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "!g = memref<" << n << "xf32, #npudev.space<global>>\n"
+     << "!win = memref<" << copyTile
+     << "xf32, strided<[1], offset: ?>, #npudev.space<global>>\n"
+     << "!tile = memref<" << copyTile << "xf32, #npudev.space<vector>>\n"
+     << R"mlir(
+func.func @scale(%x: !g, %y: !g) {
+  %c0 = arith.constant 0 : index
+  %n = arith.constant )mlir"
+     << n << R"mlir( : index
+  %step = arith.constant )mlir"
+     << copyTile << R"mlir( : index
+  %a = arith.constant 1.5 : f32
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : !tile
+    scf.for %i = %c0 to %n step %step {
+      %xs = memref.subview %x[%i] [)mlir"
+     << copyTile << R"mlir(] [1] : !g to !win
+      %ys = memref.subview %y[%i] [)mlir"
+     << copyTile << R"mlir(] [1] : !g to !win
+      npudev.dma %xs, %buf : !win to !tile
+      npudev.vbinary_scalar <mul> %buf, %a, %buf : !tile, f32, !tile
+      npudev.dma %buf, %ys : !tile to !win
+    }
+  }
+  return
+})mlir";
+  return s;
+}
+
+/// C[m x m] = A[m x k] x B[k x m], k = m / 2: C tiles of 256 x 256, K
+/// tiles of 128, A and C tiles in vector memory, B tiles in cube memory.
+std::string matmulKernel(int64_t m) {
+  int64_t k = m / 2;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "!ga = memref<" << m << "x" << k << "xf32, #npudev.space<global>>\n"
+     << "!gb = memref<" << k << "x" << m << "xf32, #npudev.space<global>>\n"
+     << "!gc = memref<" << m << "x" << m << "xf32, #npudev.space<global>>\n"
+     << "!wa = memref<256x128xf32, strided<[" << k
+     << ", 1], offset: ?>, #npudev.space<global>>\n"
+     << "!wb = memref<128x256xf32, strided<[" << m
+     << ", 1], offset: ?>, #npudev.space<global>>\n"
+     << "!wc = memref<256x256xf32, strided<[" << m
+     << ", 1], offset: ?>, #npudev.space<global>>\n"
+     << R"mlir(
+!ta = memref<256x128xf32, #npudev.space<vector>>
+!tb = memref<128x256xf32, #npudev.space<cube>>
+!tc = memref<256x256xf32, #npudev.space<vector>>
+func.func @matmul(%A: !ga, %B: !gb, %C: !gc) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %m = arith.constant )mlir"
+     << m << R"mlir( : index
+  %k = arith.constant )mlir"
+     << k << R"mlir( : index
+  %zero = arith.constant 0.0 : f32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !ta
+    %b = npudev.alloc : !tb
+    %c = npudev.alloc : !tc
+    scf.for %i = %c0 to %m step %c256 {
+      scf.for %j = %c0 to %m step %c256 {
+        npudev.vfill %zero, %c : f32, !tc
+        scf.for %p = %c0 to %k step %c128 {
+          %wa = memref.subview %A[%i, %p] [256, 128] [1, 1] : !ga to !wa
+          %wb = memref.subview %B[%p, %j] [128, 256] [1, 1] : !gb to !wb
+          npudev.dma %wa, %a : !wa to !ta
+          npudev.dma %wb, %b : !wb to !tb
+          npudev.matmul %a, %b, %c {accumulate} : !ta, !tb, !tc
+        }
+        %wc = memref.subview %C[%i, %j] [256, 256] [1, 1] : !gc to !wc
+        npudev.dma %c, %wc : !tc to !wc
+      }
+    }
+  }
+  return
+})mlir";
+  return s;
+}
+
+/// cblas_sgemm of the system's BLAS (OpenBLAS when installed), and which
+/// library it came from.
+using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+std::pair<SgemmFn, const char *> loadSgemm() {
+  // One thread, like everything else here.
+  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/1);
+  for (const char *name :
+       {"libopenblas.so.0", "libopenblas.so", "libblas.so.3"})
+    if (void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))
+      if (void *fn = dlsym(lib, "cblas_sgemm"))
+        return {reinterpret_cast<SgemmFn>(fn), name};
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::cl::ParseCommandLineOptions(argc, argv, "npu-mlir device benchmark\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto &out = llvm::outs();
+
+  // Physical limits.
+  size_t bytes = size_t(copyMiB) << 20;
+  double copyGBps = memcpyGBps(bytes);
+  auto [avx2GFlops, avx512GFlops] = peakFmaGFlops();
+  double fmaGFlops = std::max(avx2GFlops, avx512GFlops);
+  out << "| figure | value | ratio |\n|---|---:|---:|\n";
+  out << "| memcpy bandwidth, 1 thread, " << copyMiB << " MiB | "
+      << llvm::format("%.2f", copyGBps) << " GB/s | 1.00 |\n";
+  out << "| FMA rate, 1 core, 256-bit vectors | "
+      << llvm::format("%.1f", avx2GFlops) << " GFLOP/s | "
+      << llvm::format("%.2f", avx2GFlops / fmaGFlops) << " |\n";
+  if (avx512GFlops > 0)
+    out << "| FMA rate, 1 core, 512-bit vectors | "
+        << llvm::format("%.1f", avx512GFlops) << " GFLOP/s | "
+        << llvm::format("%.2f", avx512GFlops / fmaGFlops) << " |\n";
+
+  // Scaled copy: JIT, peer loop, simulator.
+  int64_t n = bytes / 4;
+  {
+    std::string text = scaledCopyKernel(n);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+    auto kernel = jit::CompiledKernel::compile(*module, "scale");
+    if (failed(kernel))
+      return 1;
+    sim::HostArray args[] = {randomFloats({n}, 1), randomFloats({n}, 2)};
+    double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
+    out << "| JIT scaled copy y = 1.5 x | "
+        << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
+        << llvm::format("%.2f", bytes / t / 1e9 / copyGBps) << " of memcpy |\n";
+    const float *x = reinterpret_cast<const float *>(args[0].data.data());
+    float *y = reinterpret_cast<float *>(args[1].data.data());
+    double tp = bestOf([&] {
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = 1.5f * x[i];
+    });
+    out << "| peer: C++ loop y[i] = 1.5f * x[i] (g++ -O3) | "
+        << llvm::format("%.2f", bytes / tp / 1e9) << " GB/s | "
+        << llvm::format("%.2f", bytes / tp / 1e9 / copyGBps)
+        << " of memcpy |\n";
+  }
+  {
+    int64_t small = 1 << 22; // 16 MiB: enough tiles to time the simulator.
+    std::string text = scaledCopyKernel(small);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+    auto func = *module->getOps<func::FuncOp>().begin();
+    sim::HostArray args[] = {randomFloats({small}, 1),
+                             randomFloats({small}, 2)};
+    DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
+    sim::SimulationReport report;
+    double t = bestOf([&] {
+      if (failed(sim::simulate(func, args, device, {}, report)))
+        std::exit(1);
+    });
+    out << "| simulator speed (scaled copy, 4M elements) | "
+        << llvm::format("%.2e", report.opsExecuted / t) << " ops/s, "
+        << llvm::format("%.2e", 2.0 * small / t) << " elements/s | "
+        << llvm::format("%.3f", t) << " s |\n";
+  }
+
+  // Matmul: JIT, peers.
+  {
+    int64_t m = matmulSize, k = m / 2;
+    std::string text = matmulKernel(m);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+    auto kernel = jit::CompiledKernel::compile(*module, "matmul");
+    if (failed(kernel))
+      return 1;
+    sim::HostArray args[] = {randomFloats({m, k}, 3), randomFloats({k, m}, 4),
+                             randomFloats({m, m}, 5)};
+    double flops = 2.0 * m * m * k;
+    double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
+    out << "| JIT matmul " << m << "x" << k << " x " << k << "x" << m << " | "
+        << llvm::format("%.1f", flops / t / 1e9) << " GFLOP/s | "
+        << llvm::format("%.2f", flops / t / 1e9 / fmaGFlops) << " of peak |\n";
+    const float *a = reinterpret_cast<const float *>(args[0].data.data());
+    const float *b = reinterpret_cast<const float *>(args[1].data.data());
+    std::vector<float> c(m * m);
+    if (auto [sgemm, library] = loadSgemm(); sgemm) {
+      double tb = bestOf([&] {
+        sgemm(/*RowMajor=*/101, /*NoTrans=*/111, 111, m, m, k, 1.0f, a, k, b, m,
+              0.0f, c.data(), m);
+      });
+      out << "| peer: cblas_sgemm from " << library << " | "
+          << llvm::format("%.1f", flops / tb / 1e9) << " GFLOP/s | "
+          << llvm::format("%.2f", flops / tb / 1e9 / fmaGFlops)
+          << " of peak |\n";
+    } else {
+      out << "| peer: cblas_sgemm | no BLAS installed | - |\n";
+    }
+  }
+  return 0;
+}
