@@ -102,8 +102,21 @@ def NPUDev_DmaStartOp : NPUDev_Op<"dma_start"> {
 
 def NPUDev_WaitOp : NPUDev_Op<"wait"> {
   let summary = "waits for an asynchronous DMA";
+  let description = [{
+    A core's DMAs complete in the order they were started, so waiting for
+    one also waits for every DMA started before it.
+  }];
   let arguments = (ins NPUDev_TokenType:$token);
   let assemblyFormat = "$token attr-dict";
+}
+
+def NPUDev_WaitAllOp : NPUDev_Op<"wait_all"> {
+  let summary = "waits for every DMA the task has started";
+  let description = [{
+    For loops that start a DMA per iteration, where carrying the last token
+    out of the loop would be clumsy.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -290,6 +290,16 @@ struct LowerLaunch : OpRewritePattern<LaunchOp> {
   }
 };
 
+/// Copies complete at once in the JIT: there is nothing to wait for.
+struct EraseWaitAll : OpRewritePattern<WaitAllOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WaitAllOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 template <typename TaskOp> struct EraseTaskQuery : OpRewritePattern<TaskOp> {
   using OpRewritePattern<TaskOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(TaskOp op,
@@ -776,7 +786,7 @@ struct LowerDeviceToLoopsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerLaunch, EraseTaskQuery<TaskIdOp>,
+    patterns.add<LowerLaunch, EraseWaitAll, EraseTaskQuery<TaskIdOp>,
                  EraseTaskQuery<TaskDimOp>, LowerAlloc, LowerDma, LowerDmaStart,
                  LowerVBinary, LowerVBinaryScalar, LowerVUnary, LowerVCompare,
                  LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,

@@ -90,7 +90,10 @@ private:
     if (inKernel())
       timeline->run(Pipe::Scalar, cycles * device.scalarCycles);
   }
+  /// Transfer cycles of a copy (the latency comes on top).
   double dmaCycles(const MemRefView &a, const MemRefView &b);
+  /// Times a copy; returns its completion cycle (0 outside kernels).
+  double timeDma(Operation &op, double transfer, bool wait);
   void timeOp(Operation &op, Pipe pipe, double cycles);
   void vectorCost(Operation &op, double bytes);
   void record(Operation &op, Pipe pipe, double start, double cycles);
@@ -291,7 +294,15 @@ double Interpreter::dmaCycles(const MemRefView &a, const MemRefView &b) {
     if (inKernel())
       report.globalBytes += bytes;
   }
-  return device.dmaLatencyCycles + bytes * device.clockGHz / gbps;
+  return bytes * device.clockGHz / gbps;
+}
+
+double Interpreter::timeDma(Operation &op, double transfer, bool wait) {
+  if (!inKernel())
+    return 0;
+  auto [start, done] = timeline->dma(transfer, device.dmaLatencyCycles, wait);
+  record(op, Pipe::DMA, start, done - start);
+  return done;
 }
 
 void Interpreter::vectorCost(Operation &op, double bytes) {
@@ -921,7 +932,7 @@ LogicalResult Interpreter::execDevice(Operation &op, bool &handled) {
                  << formatShape(src.sizes) << " into "
                  << formatShape(dst.sizes);
         copyView(src, dst);
-        timeOp(op, Pipe::DMA, dmaCycles(src, dst));
+        timeDma(op, dmaCycles(src, dst), /*wait=*/true);
         return success();
       })
       .Case<dev::DmaStartOp>([&](dev::DmaStartOp dma) -> LogicalResult {
@@ -932,14 +943,13 @@ LogicalResult Interpreter::execDevice(Operation &op, bool &handled) {
                  << formatShape(src.sizes) << " into "
                  << formatShape(dst.sizes);
         copyView(src, dst);
-        double cycles = dmaCycles(src, dst);
-        double done = 0;
-        if (inKernel()) {
-          double start = timeline->runAsync(cycles);
-          record(op, Pipe::DMA, start, cycles);
-          done = start + cycles;
-        }
-        get(dma.getToken()).f = done;
+        get(dma.getToken()).f =
+            timeDma(op, dmaCycles(src, dst), /*wait=*/false);
+        return success();
+      })
+      .Case<dev::WaitAllOp>([&](dev::WaitAllOp) {
+        if (inKernel())
+          timeline->waitForAllDma();
         return success();
       })
       .Case<dev::WaitOp>([&](dev::WaitOp wait) {

@@ -3,7 +3,8 @@
 // One core's clock: every instruction starts after the previous one in
 // program order and after its pipe is free, except an asynchronous DMA,
 // which occupies the DMA pipe while the core goes on until it waits on the
-// token.
+// token. The DMA pipe is pipelined: a copy holds it for its transfer time
+// and completes a latency later.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,17 +32,27 @@ public:
     return start;
   }
 
-  /// Queues `cycles` on the DMA pipe without stalling the core; returns the
-  /// start cycle (the completion is start + cycles).
-  double runAsync(double cycles) {
+  /// Queues a copy on the DMA pipe: it holds the pipe for `transfer` cycles
+  /// and completes `latency` cycles after that, so copies queued back to
+  /// back overlap their latencies (the engine is pipelined, in order). With
+  /// `wait` the core stalls until the copy completes. Returns (start,
+  /// completion).
+  std::pair<double, double> dma(double transfer, double latency, bool wait) {
     double start = std::max(now, free(Pipe::DMA));
-    free(Pipe::DMA) = start + cycles;
-    busy[static_cast<unsigned>(Pipe::DMA)] += cycles;
-    return start;
+    free(Pipe::DMA) = start + transfer;
+    busy[static_cast<unsigned>(Pipe::DMA)] += transfer;
+    double done = start + transfer + latency;
+    lastDmaDone = std::max(lastDmaDone, done);
+    if (wait)
+      now = std::max(now, done);
+    return {start, done};
   }
 
   /// Stalls the core until `cycle` (a token's completion).
   void waitUntil(double cycle) { now = std::max(now, cycle); }
+
+  /// Stalls the core until every copy it queued has completed.
+  void waitForAllDma() { now = std::max(now, lastDmaDone); }
 
   /// When every pipe of the core is idle.
   double getFinish() const {
@@ -54,6 +65,7 @@ private:
   double &free(Pipe pipe) { return pipeFree[static_cast<unsigned>(pipe)]; }
 
   double now;
+  double lastDmaDone = 0;
   double pipeFree[kNumPipes];
   double busy[kNumPipes] = {};
 };

@@ -24,6 +24,7 @@ func.func @kernel(%x: memref<64xf32, #npudev.space<global>>) {
     %b = npudev.alloc : memref<16xf32, #npudev.space<vector>>
     %tok = npudev.dma_start %w, %b : memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<16xf32, #npudev.space<vector>>
     npudev.wait %tok
+    npudev.wait_all
     npudev.vunary <exp> %b, %b : memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>
     npudev.dma %b, %w : memref<16xf32, #npudev.space<vector>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
   }

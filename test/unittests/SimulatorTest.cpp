@@ -153,6 +153,33 @@ TEST_F(SimulatorTest, AsyncDmaOverlapsComputeAndSyncDoesNot) {
   EXPECT_LT(async.cycles, sync.cycles);
 }
 
+TEST_F(SimulatorTest, QueuedDmasOverlapTheirLatencies) {
+  HostArray args[] = {floats(std::vector<float>(4096), {4096})};
+  SimulationReport report = run(R"mlir(
+    !g = memref<4096xf32, #npudev.space<global>>
+    !w = memref<1024xf32, strided<[1], offset: ?>, #npudev.space<global>>
+    func.func @f(%x: !g) {
+      %c0 = arith.constant 0 : index
+      %c1024 = arith.constant 1024 : index
+      %c4096 = arith.constant 4096 : index
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : memref<1024xf32, #npudev.space<vector>>
+        scf.for %i = %c0 to %c4096 step %c1024 {
+          %w = memref.subview %x[%i] [1024] [1] : !g to !w
+          %t = npudev.dma_start %w, %a : !w to memref<1024xf32, #npudev.space<vector>>
+        }
+        npudev.wait_all
+      }
+      return
+    })mlir",
+                                args);
+  // Four transfers back to back, one latency at the end; the loop's scalar
+  // ops (4 iterations, 2 ops each) run while the engine is busy.
+  double transfer = 1024.0 * 4 * device.clockGHz /
+                    std::min(device.dmaGBps, device.globalGBps);
+  EXPECT_NEAR(report.cycles, 4 * transfer + device.dmaLatencyCycles, 4.0);
+}
+
 TEST_F(SimulatorTest, TwoCoresHalveAParallelKernel) {
   const char *kernel = R"mlir(
     func.func @f(%x: memref<4xf32, #npudev.space<global>>) {

@@ -22,6 +22,8 @@ func.func @kernel(%x: memref<1024xf32, #npudev.space<global>>, %y: memref<1024xf
     %tok = npudev.dma_start %src, %buf : memref<256xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<256xf32, #npudev.space<vector>>
     // CHECK: npudev.wait %[[TOK]]
     npudev.wait %tok
+    // CHECK: npudev.wait_all
+    npudev.wait_all
     %two = arith.constant 2.0 : f32
     // CHECK: npudev.vbinary <add>
     npudev.vbinary <add> %buf, %buf, %buf : memref<256xf32, #npudev.space<vector>>, memref<256xf32, #npudev.space<vector>>, memref<256xf32, #npudev.space<vector>>
