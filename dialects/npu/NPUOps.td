@@ -10,5 +10,6 @@
 include "npu/NPUNNOps.td"
 include "npu/NPUDataMovementOps.td"
 include "npu/NPUElementwiseOps.td"
+include "npu/NPUMoEOps.td"
 
 #endif // NPU_OPS_TD

@@ -14,6 +14,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace npu;
@@ -398,6 +399,79 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                           "attribute 'epsilon' must be positive, got ",
                           epsilon.getValueAsDouble());
   types.push_back(stripLayout(input));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MoE dispatch ops
+//===----------------------------------------------------------------------===//
+
+/// Whether two sizes may be equal (a dynamic size may be anything).
+static bool sizesAgree(int64_t a, int64_t b) {
+  return isDynamic(a) || isDynamic(b) || a == b;
+}
+
+LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
+                                        StringRef opName,
+                                        const MoEOperands &ops,
+                                        SmallVectorImpl<Type> &types) {
+  // [samples] operands: indices, locations and (when present) gates.
+  int64_t samples = ShapedType::kDynamic;
+  for (auto [what, value] : {std::make_pair("indices", ops.indices),
+                             std::make_pair("locations", ops.locations),
+                             std::make_pair("gates", ops.gates)}) {
+    if (!value)
+      continue;
+    RankedTensorType type = getTensorType(value);
+    if (type.getRank() != 1)
+      return emitShapeError(loc, opName, what,
+                            " must have rank 1 ([samples]), got ", type);
+    if (!sizesAgree(type.getDimSize(0), samples))
+      return emitShapeError(loc, opName, what, " has ", type.getDimSize(0),
+                            " samples, indices has ", samples);
+    if (isDynamic(samples))
+      samples = type.getDimSize(0);
+  }
+  int64_t rows;
+  if (llvm::MulOverflow(ops.capacity, ops.numExperts, rows))
+    return emitShapeError(loc, opName,
+                          "num_experts * capacity overflows 64 bits");
+  // [samples, hidden] input and [rows, hidden] dispatch.
+  int64_t hidden = ShapedType::kDynamic;
+  for (auto [what, value, first] :
+       {std::make_tuple("input", ops.input, samples),
+        std::make_tuple("dispatch", ops.dispatch, rows)}) {
+    if (!value)
+      continue;
+    RankedTensorType type = getTensorType(value);
+    if (type.getRank() != 2)
+      return emitShapeError(loc, opName, what, " must have rank 2, got ",
+                            type);
+    if (!sizesAgree(type.getDimSize(0), first))
+      return emitShapeError(
+          loc, opName, what, " has ", type.getDimSize(0), " rows, expected ",
+          first,
+          StringRef(what) == "dispatch" ? " (num_experts * capacity)"
+                                        : " (samples)");
+    if (!sizesAgree(type.getDimSize(1), hidden))
+      return emitShapeError(loc, opName, "dispatch and input disagree on "
+                                         "hidden: ",
+                            type.getDimSize(1), " vs ", hidden);
+    if (isDynamic(hidden))
+      hidden = type.getDimSize(1);
+  }
+  Type f32 = Float32Type::get(getTensorType(ops.indices).getContext());
+  switch (ops.result) {
+  case MoEOperands::Result::SamplesByHidden:
+    types.push_back(RankedTensorType::get({samples, hidden}, f32));
+    break;
+  case MoEOperands::Result::RowsByHidden:
+    types.push_back(RankedTensorType::get({rows, hidden}, f32));
+    break;
+  case MoEOperands::Result::Samples:
+    types.push_back(RankedTensorType::get({samples}, f32));
+    break;
+  }
   return success();
 }
 

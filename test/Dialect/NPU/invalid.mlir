@@ -695,3 +695,76 @@ func.func @vs_element_type(%x: tensor<2x3xf32>, %s: tensor<3xf16>) {
   %0 = npu.vs_add %x, %s : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+// The checks of seed 001 ("防呆").
+func.func @moe_gates_type(%g: tensor<8xf16>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf16>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_indices_type(%g: tensor<8xf32>, %i: tensor<8xi64>, %l: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op operand #1 must be ranked tensor of 32-bit signless integer values}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi64>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_samples(%g: tensor<7xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op gates has 7 samples, indices has 8}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<7xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_rank(%g: tensor<8xf32>, %i: tensor<8x1xi32>, %l: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op indices must have rank 1 ([samples]), got 'tensor<8x1xi32>'}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8x1xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_dispatch_rows(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op dispatch has 12 rows, expected 10 (num_experts * capacity)}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 5, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_hidden(%g: tensor<8xf32>, %i: tensor<8xi32>, %x: tensor<8x15xf32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_gate' op dispatch and input disagree on hidden: 16 vs 15}}
+  %0 = npu.moe_dispatch_backward_gate %i, %i, %x, %d {capacity = 6, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x15xf32>, tensor<12x16xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @moe_input_rows(%g: tensor<8xf32>, %i: tensor<8xi32>, %x: tensor<9x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_forward' op input has 9 rows, expected 8 (samples)}}
+  %0 = npu.moe_dispatch_forward %g, %i, %i, %x {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<9x16xf32>) -> tensor<12x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_capacity(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op attribute 'capacity' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = -6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_result(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op result type 'tensor<8x15xf32>' differs from the inferred 'tensor<8x16xf32>'}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x15xf32>
+  return
+}

@@ -1,0 +1,87 @@
+//===- NPUMoEOps.td - mixture-of-experts dispatch (tutel) ---*- tablegen -*-===//
+//
+// The dispatch family of tutel's MoE layer. Each sample i has a gate
+// weight gates[i], an expert indices[i] and a slot locations[i]; the
+// dispatched tensor has num_experts * capacity rows, row
+// indices[i] * capacity + locations[i] belonging to sample i. A sample whose
+// expert is not in [0, num_experts) or whose slot is not in [0, capacity)
+// is dropped. Shapes and checks follow seed 001.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_MOE_OPS_TD
+#define NPU_MOE_OPS_TD
+
+include "npu/NPUOpBase.td"
+
+def NPU_F32Tensor : RankedTensorOf<[F32]>;
+def NPU_I32Tensor : RankedTensorOf<[I32]>;
+
+class NPU_MoEOp<string mnemonic> : NPU_GraphOp<mnemonic> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::npu::detail::inferMoEType(loc, getOperationName(),
+                                         ::npu::detail::MoEOperands(adaptor),
+                                         types);
+    }
+  }];
+}
+
+def NPU_MoEDispatchBackwardDataOp
+    : NPU_MoEOp<"moe_dispatch_backward_data"> {
+  let summary = "gradient of the dispatched input: gather, scale by gate";
+  let description = [{
+    `grad_input[i, :] = gates[i] * dispatch[indices[i] * capacity +
+    locations[i], :]` for a kept sample, 0 for a dropped one.
+    gates [samples] f32, indices and locations [samples] i32, dispatch
+    [num_experts * capacity, hidden] f32; result [samples, hidden] f32.
+  }];
+  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_F32Tensor:$dispatch,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
+  let results = (outs NPU_F32Tensor:$grad_input);
+  let assemblyFormat = "$gates `,` $indices `,` $locations `,` $dispatch "
+                       "attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_MoEDispatchForwardOp : NPU_MoEOp<"moe_dispatch_forward"> {
+  let summary = "dispatch: scatter scaled samples to their expert slots";
+  let description = [{
+    `dispatch[indices[i] * capacity + locations[i], :] = gates[i] *
+    input[i, :]` for every kept sample; rows no sample writes are 0. When
+    two kept samples name the same row, the later sample (larger i) wins.
+    gates, indices, locations [samples], input [samples, hidden]; result
+    [num_experts * capacity, hidden] f32.
+  }];
+  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_F32Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
+  let results = (outs NPU_F32Tensor:$dispatch);
+  let assemblyFormat = "$gates `,` $indices `,` $locations `,` $input "
+                       "attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_MoEDispatchBackwardGateOp
+    : NPU_MoEOp<"moe_dispatch_backward_gate"> {
+  let summary = "gradient of the gates: row dot products";
+  let description = [{
+    `grad_gates[i] = sum_j dispatch[indices[i] * capacity + locations[i], j]
+    * input[i, j]` for a kept sample (products rounded to f32, summed in j
+    order from 0), 0 for a dropped one. indices, locations [samples], input
+    [samples, hidden], dispatch [num_experts * capacity, hidden]; result
+    [samples] f32.
+  }];
+  let arguments = (ins NPU_I32Tensor:$indices, NPU_I32Tensor:$locations,
+                       NPU_F32Tensor:$input, NPU_F32Tensor:$dispatch,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
+  let results = (outs NPU_F32Tensor:$grad_gates);
+  let assemblyFormat = "$indices `,` $locations `,` $input `,` $dispatch "
+                       "attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // NPU_MOE_OPS_TD
