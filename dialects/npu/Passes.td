@@ -116,6 +116,33 @@ def PrintLayoutGraph : Pass<"npu-print-layout-graph", "mlir::func::FuncOp"> {
   ];
 }
 
+def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
+  let summary = "Lower graph ops that have device kernels to npudev kernels";
+  let description = [{
+    Turns every function that uses npu graph ops into a device program: each
+    statically shaped tensor argument becomes a
+    `memref<..., #npudev.space<global>>`, each result an extra argument
+    marked `npudev.output` that the kernels write, intermediate tensors
+    global `memref.alloc`s freed at the end. Each op is replaced by the
+    kernels its family builds for `device` (a preset name or the path of a
+    JSON description): tasks from the core count, tiles from the on-chip
+    capacities; each launch records its choice as `npudev.tiling`. The
+    module gets `npudev.device`, so that the launch verifier checks the
+    capacities of the same device.
+
+    Ops without a device lowering, dynamic shapes and non-tensor values are
+    reported as errors naming the op.
+  }];
+  let options = [
+    Option<"device", "device", "std::string", "\"mlu590\"",
+           "device preset or JSON description the kernels are built for">
+  ];
+  let dependentDialects = [
+    "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
   let summary = "Lower npudev kernels to scf/memref/arith/math loops for the JIT";
   let description = [{

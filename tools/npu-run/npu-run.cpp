@@ -4,7 +4,9 @@
 //         [--input=a.npy,b.npy,...] [--random-inputs=SEED]
 //         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
 //
-// Arguments take, in order, the --input files, then generated data when
+// A module that still holds npu graph ops is first lowered to device kernels
+// for --device (npu-lower-to-device). Arguments take, in order, the --input
+// files, then generated data when
 // --random-inputs is given. Outputs are the arguments marked `npudev.output`
 // (all memref arguments when none is), written as DIR/argN.npy.
 //
@@ -15,10 +17,12 @@
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
+#include "npu/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -184,6 +188,25 @@ static func::FuncOp findEntry(ModuleOp module) {
   return nullptr;
 }
 
+/// Lowers graph-level IR to device kernels for the --device the run uses;
+/// IR that is already at device level is left alone.
+static LogicalResult lowerGraphOps(ModuleOp module) {
+  bool hasGraphOps = module
+                         .walk([](Operation *op) {
+                           return isa<NPUDialect>(op->getDialect())
+                                      ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+                         })
+                         .wasInterrupted();
+  if (!hasGraphOps)
+    return success();
+  PassManager pm(module.getContext());
+  LowerGraphToDeviceOptions lowering;
+  lowering.device = deviceName;
+  pm.addPass(createLowerGraphToDevice(lowering));
+  return pm.run(module);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "npu-mlir kernel runner\n");
@@ -203,7 +226,7 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module || failed(lowerGraphOps(*module)))
     return 1;
   func::FuncOp func = findEntry(*module);
   if (!func)

@@ -101,16 +101,39 @@ private:
 };
 } // namespace
 
-/// The device a launch is compiled for: the `npudev.device` preset of the
-/// nearest enclosing op that names one, else mlu590.
+/// The capacities a dictionary `npudev.device` gives (a device described by
+/// JSON rather than a preset), over mlu590's other figures.
+static FailureOr<DeviceModel> getDescribedDevice(Operation *op,
+                                                 DictionaryAttr attr) {
+  DeviceModel device = *DeviceModel::getPreset("mlu590");
+  auto name = attr.getAs<StringAttr>("name");
+  auto vector = attr.getAs<IntegerAttr>("vector_bytes");
+  auto cube = attr.getAs<IntegerAttr>("cube_bytes");
+  auto shared = attr.getAs<IntegerAttr>("shared_bytes");
+  if (!name || !vector || !cube || !shared)
+    return op->emitOpError("npudev.device dictionary needs 'name', "
+                           "'vector_bytes', 'cube_bytes' and 'shared_bytes'");
+  device.name = name.getValue().str();
+  device.vectorBytes = vector.getInt();
+  device.cubeBytes = cube.getInt();
+  device.sharedBytes = shared.getInt();
+  return device;
+}
+
+/// The device a launch is compiled for: the `npudev.device` of the nearest
+/// enclosing op that names one (a preset name or a dictionary of
+/// capacities), else mlu590.
 static FailureOr<DeviceModel> getTargetDevice(Operation *op) {
   StringRef name = "mlu590";
-  for (Operation *p = op; p; p = p->getParentOp())
-    if (auto attr =
-            p->getAttrOfType<StringAttr>(NPUDevDialect::getDeviceAttrName())) {
-      name = attr.getValue();
+  for (Operation *p = op; p; p = p->getParentOp()) {
+    Attribute attr = p->getAttr(NPUDevDialect::getDeviceAttrName());
+    if (auto dict = dyn_cast_or_null<DictionaryAttr>(attr))
+      return getDescribedDevice(op, dict);
+    if (auto preset = dyn_cast_or_null<StringAttr>(attr)) {
+      name = preset.getValue();
       break;
     }
+  }
   llvm::Expected<DeviceModel> device = DeviceModel::getPreset(name);
   if (!device)
     return op->emitOpError(llvm::toString(device.takeError()));

@@ -42,6 +42,30 @@ module attributes {npudev.device = "ascend910b"} {
 
 // -----
 
+// A device described by JSON is recorded by its capacities.
+module attributes {npudev.device = {name = "tiny", vector_bytes = 1024 : i64, cube_bytes = 0 : i64, shared_bytes = 0 : i64}} {
+  func.func @capacity_described_device() {
+    // expected-error @+1 {{'npudev.launch' op needs 2048 bytes of vector memory at once, but device 'tiny' has 1024}}
+    npudev.launch tasks(1) {
+      %a = npudev.alloc : memref<512xf32, #npudev.space<vector>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {npudev.device = {name = "tiny"}} {
+  func.func @incomplete_device() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device dictionary needs 'name', 'vector_bytes', 'cube_bytes' and 'shared_bytes'}}
+    npudev.launch tasks(1) {
+    }
+    return
+  }
+}
+
+// -----
+
 module attributes {npudev.device = "tpu"} {
   func.func @unknown_device() {
     // expected-error @+1 {{'npudev.launch' op unknown device preset 'tpu' (known: mlu590, ascend910b)}}

@@ -1,0 +1,87 @@
+// npu-lower-to-device: graph ops to npudev kernels sized for the device.
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s --check-prefixes=CHECK,MLU
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=ascend910b | FileCheck %s --check-prefixes=CHECK,ASC
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=%S/../npu-run/Inputs/tiny-device.json | FileCheck %s --check-prefixes=CHECK,TINY
+
+// Tensors become global memrefs, the result an output argument, and the
+// module records the device (its capacities when it is not a preset).
+// MLU: module attributes {npudev.device = "mlu590"}
+// ASC: module attributes {npudev.device = "ascend910b"}
+// TINY: module attributes {npudev.device = {cube_bytes = 524288 : i64, name = "tiny", shared_bytes = 4194304 : i64, vector_bytes = 1024 : i64}}
+// CHECK-LABEL: func.func @few_samples
+// CHECK-SAME: (%{{.*}}: memref<4xf32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<6x300xf32, #npudev.space<global>>, %{{.*}}: memref<4x300xf32, #npudev.space<global>> {npudev.output})
+// Seed kernel 1: no more samples than cores, so cores split the hidden
+// dimension; a chunk is a quarter of vector memory.
+// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
+// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
+// With two cores and 1 KiB, four samples are many and a row too long.
+// TINY: npudev.launch tasks(2) attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// CHECK-NOT: npu.moe
+// CHECK: return
+// CHECK-NOT: npu.moe
+func.func @few_samples(%g: tensor<4xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, %d: tensor<6x300xf32>) -> tensor<4x300xf32> {
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<6x300xf32>) -> tensor<4x300xf32>
+  return %r : tensor<4x300xf32>
+}
+
+// -----
+
+// The seed's first shape: samples > cores, whole rows fit, so each core
+// takes a range of samples in two-slot tiles of deal_s rows, as many as
+// vector memory holds: 512 KiB on mlu590, 192 KiB on ascend910b.
+// CHECK-LABEL: func.func @seed_shape
+// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 126 : i64, strategy = "split_samples"}}
+// MLU: npudev.alloc : memref<2x126x512xf32, #npudev.space<vector>>
+// MLU: npudev.dma_start
+// MLU: npudev.wait_all
+// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 47 : i64, strategy = "split_samples"}}
+// ASC: npudev.alloc : memref<2x47x512xf32, #npudev.space<vector>>
+// TINY: npudev.launch tasks(2) attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<18432xf32>, tensor<18432xi32>, tensor<18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
+  return %r : tensor<18432x512xf32>
+}
+
+// -----
+
+// A row larger than vector memory: one sample at a time, in chunks of half
+// of vector memory.
+// CHECK-LABEL: func.func @huge_rows
+// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 65536 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 24576 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+func.func @huge_rows(%g: tensor<100xf32>, %i: tensor<100xi32>, %l: tensor<100xi32>, %d: tensor<4x200000xf32>) -> tensor<100x200000xf32> {
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 2, num_experts = 2} : (tensor<100xf32>, tensor<100xi32>, tensor<100xi32>, tensor<4x200000xf32>) -> tensor<100x200000xf32>
+  return %r : tensor<100x200000xf32>
+}
+
+// -----
+
+// An intermediate tensor lives in a global allocation freed at the end; a
+// returned argument is copied to its output.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>>
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
+// CHECK-SAME: %[[COPY:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
+// CHECK: %[[DISPATCHED:.*]] = memref.alloc() : memref<6x16xf32, #npudev.space<global>>
+// CHECK: npudev.launch {{.*}}strategy = "zero_fill"
+// CHECK: npudev.launch {{.*}}strategy = "scatter_samples"
+// CHECK: npudev.launch {{.*}}strategy = "dot_per_sample"
+// CHECK: memref.copy %[[G]], %[[COPY]]
+// CHECK: memref.dealloc %[[DISPATCHED]]
+// CHECK-NEXT: return
+func.func @chain(%g: tensor<8xf32>, %i: tensor<8xi32>, %l: tensor<8xi32>, %x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %d = npu.moe_dispatch_forward %g, %i, %l, %x {capacity = 3, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<8x16xf32>) -> tensor<6x16xf32>
+  %gg = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 3, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x16xf32>, tensor<6x16xf32>) -> tensor<8xf32>
+  return %gg, %g : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Zero samples: nothing to write, no kernel.
+// CHECK-LABEL: func.func @no_samples
+// CHECK-NOT: npudev.launch
+// CHECK: return
+func.func @no_samples(%g: tensor<0xf32>, %i: tensor<0xi32>, %l: tensor<0xi32>, %d: tensor<6x16xf32>) -> tensor<0x16xf32> {
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<0xf32>, tensor<0xi32>, tensor<0xi32>, tensor<6x16xf32>) -> tensor<0x16xf32>
+  return %r : tensor<0x16xf32>
+}

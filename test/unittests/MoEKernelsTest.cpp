@@ -1,0 +1,289 @@
+//===- MoEKernelsTest.cpp - MoE dispatch kernels against a C++ reference --===//
+//
+// Each case lowers one function holding the three MoE dispatch ops for a
+// device, runs it on the simulator and through the JIT, and compares both,
+// bit for bit, with a plain C++ reference (this file is compiled with
+// -ffp-contract=off so that the reference rounds every product and sum).
+// Shapes cover every strategy: samples <= cores (split_hidden), one more
+// sample than cores, several pipelined tiles per core, rows larger than
+// vector memory (chunked), and every zero-element case.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Simulator/Simulator.h"
+#include "npu/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using namespace npu;
+using sim::HostArray;
+
+namespace {
+
+struct MoECase {
+  int64_t samples, hidden, capacity, experts;
+  /// A preset name, or the JSON text of a device.
+  std::string device;
+  /// The strategies of the launches, in order (backward_data's first).
+  std::string strategies;
+};
+
+/// Two cores with 1 KiB of vector memory: several tiles per core, and rows
+/// that do not fit.
+const char *kTinyDevice = R"({"name": "tiny", "base": "mlu590",
+  "clusters": 1, "cores_per_cluster": 2, "vector_bytes": 1024})";
+
+void PrintTo(const MoECase &c, std::ostream *os) {
+  *os << "samples=" << c.samples << " hidden=" << c.hidden
+      << " capacity=" << c.capacity << " experts=" << c.experts;
+}
+
+std::string printCase(const ::testing::TestParamInfo<MoECase> &info) {
+  const MoECase &c = info.param;
+  std::string device = c.device.front() == '{' ? "tiny" : c.device;
+  return llvm::formatv("S{0}_H{1}_C{2}_E{3}_{4}", c.samples, c.hidden,
+                       c.capacity, c.experts, device);
+}
+
+/// The inputs of one case and the reference outputs.
+struct MoEData {
+  std::vector<float> gates, input, dispatch;
+  std::vector<int32_t> indices, locations;
+
+  std::vector<float> gradInput, dispatched, gradGates;
+
+  explicit MoEData(const MoECase &c) {
+    std::mt19937 rng(c.samples * 131 + c.hidden * 7 + c.capacity);
+    std::uniform_real_distribution<float> value(-2, 2);
+    // One step out of range on each side, so that dropped samples occur.
+    std::uniform_int_distribution<int32_t> expert(-1, c.experts);
+    std::uniform_int_distribution<int32_t> slot(-1, c.capacity);
+    int64_t rows = c.experts * c.capacity;
+    for (int64_t s = 0; s < c.samples; ++s) {
+      gates.push_back(value(rng));
+      indices.push_back(expert(rng));
+      locations.push_back(slot(rng));
+    }
+    for (int64_t i = 0; i < c.samples * c.hidden; ++i)
+      input.push_back(value(rng));
+    for (int64_t i = 0; i < rows * c.hidden; ++i)
+      dispatch.push_back(value(rng));
+    computeReference(c);
+  }
+
+  void computeReference(const MoECase &c) {
+    int64_t h = c.hidden;
+    gradInput.assign(c.samples * h, 0.0f);
+    dispatched.assign(c.experts * c.capacity * h, 0.0f);
+    gradGates.assign(c.samples, 0.0f);
+    for (int64_t s = 0; s < c.samples; ++s) {
+      int32_t e = indices[s], l = locations[s];
+      if (e < 0 || e >= c.experts || l < 0 || l >= c.capacity)
+        continue;
+      int64_t row = int64_t(e) * c.capacity + l;
+      float sum = 0.0f;
+      for (int64_t j = 0; j < h; ++j) {
+        gradInput[s * h + j] = dispatch[row * h + j] * gates[s];
+        dispatched[row * h + j] = input[s * h + j] * gates[s];
+        sum = sum + dispatch[row * h + j] * input[s * h + j];
+      }
+      gradGates[s] = sum;
+    }
+  }
+};
+
+template <typename T>
+HostArray makeArray(sim::ElementKind kind, const std::vector<T> &values,
+                    llvm::ArrayRef<int64_t> shape) {
+  HostArray a;
+  a.kind = kind;
+  a.shape.assign(shape.begin(), shape.end());
+  a.data.resize(values.size() * sizeof(T));
+  if (!values.empty())
+    std::memcpy(a.data.data(), values.data(), a.data.size());
+  return a;
+}
+
+std::vector<float> floatsOf(const HostArray &a) {
+  std::vector<float> v(a.data.size() / 4);
+  if (!v.empty())
+    std::memcpy(v.data(), a.data.data(), a.data.size());
+  return v;
+}
+
+/// Bit-for-bit equality, reporting the first difference.
+void expectSameBits(const std::vector<float> &actual,
+                    const std::vector<float> &expected,
+                    const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    uint32_t a, e;
+    std::memcpy(&a, &actual[i], 4);
+    std::memcpy(&e, &expected[i], 4);
+    ASSERT_EQ(a, e) << what << "[" << i << "]: " << actual[i]
+                    << " != " << expected[i];
+  }
+}
+
+class MoEKernelsTest : public ::testing::TestWithParam<MoECase> {
+protected:
+  MoEKernelsTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  /// The device option: the preset name, or a file holding the JSON.
+  std::string deviceOption(const MoECase &c) {
+    if (c.device.front() != '{')
+      return c.device;
+    SmallString<128> path;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("moe-device", "json", path));
+    std::error_code error;
+    llvm::raw_fd_ostream(path, error) << c.device;
+    EXPECT_FALSE(error);
+    devicePath = path.str().str();
+    return devicePath;
+  }
+
+  ~MoEKernelsTest() override {
+    if (!devicePath.empty())
+      llvm::sys::fs::remove(devicePath);
+  }
+
+  /// One function with the three ops, lowered for the case's device.
+  OwningOpRef<ModuleOp> buildLowered(const MoECase &c) {
+    std::string source = llvm::formatv(
+        R"(func.func @moe(%g: tensor<{0}xf32>, %i: tensor<{0}xi32>,
+                          %l: tensor<{0}xi32>, %x: tensor<{0}x{1}xf32>,
+                          %d: tensor<{2}x{1}xf32>)
+            -> (tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>) {
+          %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d
+              {capacity = {3}, num_experts = {4}}
+              : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
+                 tensor<{2}x{1}xf32>) -> tensor<{0}x{1}xf32>
+          %1 = npu.moe_dispatch_forward %g, %i, %l, %x
+              {capacity = {3}, num_experts = {4}}
+              : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
+                 tensor<{0}x{1}xf32>) -> tensor<{2}x{1}xf32>
+          %2 = npu.moe_dispatch_backward_gate %i, %l, %x, %d
+              {capacity = {3}, num_experts = {4}}
+              : (tensor<{0}xi32>, tensor<{0}xi32>, tensor<{0}x{1}xf32>,
+                 tensor<{2}x{1}xf32>) -> tensor<{0}xf32>
+          return %0, %1, %2
+              : tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>
+        })",
+        c.samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+    EXPECT_TRUE(module);
+    PassManager pm(&ctx);
+    LowerGraphToDeviceOptions options;
+    options.device = deviceOption(c);
+    pm.addPass(createLowerGraphToDevice(options));
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    return module;
+  }
+
+  std::vector<HostArray> arguments(const MoECase &c, const MoEData &data) {
+    int64_t rows = c.experts * c.capacity;
+    std::vector<HostArray> args;
+    args.push_back(makeArray(sim::ElementKind::F32, data.gates, {c.samples}));
+    args.push_back(makeArray(sim::ElementKind::I32, data.indices, {c.samples}));
+    args.push_back(
+        makeArray(sim::ElementKind::I32, data.locations, {c.samples}));
+    args.push_back(
+        makeArray(sim::ElementKind::F32, data.input, {c.samples, c.hidden}));
+    args.push_back(
+        makeArray(sim::ElementKind::F32, data.dispatch, {rows, c.hidden}));
+    // Outputs start as NaN so that an element left unwritten shows.
+    auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
+      return makeArray(sim::ElementKind::F32,
+                       std::vector<float>(n, std::nanf("")), shape);
+    };
+    args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
+    args.push_back(poisoned(rows * c.hidden, {rows, c.hidden}));
+    args.push_back(poisoned(c.samples, {c.samples}));
+    return args;
+  }
+
+  void expectReference(const std::vector<HostArray> &args, const MoEData &data,
+                       StringRef executor) {
+    expectSameBits(floatsOf(args[5]), data.gradInput,
+                   (executor + " backward_data").str());
+    expectSameBits(floatsOf(args[6]), data.dispatched,
+                   (executor + " forward").str());
+    expectSameBits(floatsOf(args[7]), data.gradGates,
+                   (executor + " backward_gate").str());
+  }
+
+  MLIRContext ctx;
+  std::string devicePath;
+};
+
+TEST_P(MoEKernelsTest, SimulatorAndJitMatchReference) {
+  const MoECase &c = GetParam();
+  MoEData data(c);
+  OwningOpRef<ModuleOp> module = buildLowered(c);
+  ASSERT_TRUE(module);
+
+  // The strategies follow the shape; ops with nothing to write launch
+  // nothing.
+  std::string strategies;
+  module->walk([&](dev::LaunchOp launch) {
+    auto tiling = launch->getAttrOfType<DictionaryAttr>("npudev.tiling");
+    ASSERT_TRUE(tiling);
+    strategies += (strategies.empty() ? "" : ",") +
+                  tiling.getAs<StringAttr>("strategy").str();
+  });
+  EXPECT_EQ(strategies, c.strategies);
+
+  llvm::Expected<DeviceModel> device =
+      DeviceModel::load(c.device.front() == '{' ? devicePath : c.device);
+  ASSERT_TRUE(!!device) << llvm::toString(device.takeError());
+  std::vector<HostArray> simArgs = arguments(c, data);
+  auto func = cast<func::FuncOp>(module->getBody()->front());
+  sim::SimulationReport report;
+  ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, *device, {}, report)));
+  expectReference(simArgs, data, "sim");
+
+  std::vector<HostArray> jitArgs = arguments(c, data);
+  ASSERT_TRUE(succeeded(jit::runJit(*module, "moe", jitArgs)));
+  expectReference(jitArgs, data, "jit");
+}
+
+#define ALL_OPS(data) data ",zero_fill,scatter_samples,dot_per_sample"
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MoEKernelsTest,
+    ::testing::Values(
+        MoECase{1, 64, 4, 2, "mlu590", ALL_OPS("split_hidden")},
+        MoECase{47, 40, 8, 4, "mlu590", ALL_OPS("split_hidden")},
+        MoECase{49, 24, 8, 4, "mlu590", ALL_OPS("split_samples")},
+        MoECase{300, 33, 16, 8, "ascend910b", ALL_OPS("split_samples")},
+        MoECase{37, 8, 6, 8, kTinyDevice, ALL_OPS("split_samples")},
+        MoECase{9, 200, 3, 4, kTinyDevice, ALL_OPS("split_samples_chunked")},
+        MoECase{1, 300, 2, 2, kTinyDevice, ALL_OPS("split_hidden")},
+        // Zero elements: no samples, no hidden size, no capacity, no
+        // experts.
+        MoECase{0, 16, 4, 2, "mlu590", "zero_fill"},
+        MoECase{5, 0, 4, 2, "mlu590", "dot_per_sample"},
+        MoECase{6, 16, 0, 2, "mlu590", "split_hidden,dot_per_sample"},
+        MoECase{6, 16, 4, 0, "mlu590", "split_hidden,dot_per_sample"}),
+    printCase);
+
+} // namespace
