@@ -149,9 +149,11 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
     Rewrites every npudev op into upstream dialects with the semantics the
     simulator implements: `npudev.launch` becomes an `scf.parallel` over task
     ids (so that it can run on host threads), on-chip buffers become heap
-    `memref.alloc`s freed at the end of their block, DMA becomes
-    `memref.copy` (asynchronous copies complete at once; `npudev.wait`
-    disappears), vector ops become loop nests over their buffers computing
+    `memref.alloc`s freed at the end of their block, DMA becomes an
+    element loop nest when rows are contiguous on both sides (LLVM
+    vectorizes it; `memref.copy` of a dynamically sized window would call
+    the runtime's element-at-a-time `memrefCopy`), else `memref.copy`
+    (asynchronous copies complete at once; `npudev.wait` disappears), vector ops become loop nests over their buffers computing
     in the element type (f32 math in f32, reductions and prefix sums in
     index order), `npudev.matmul` a loop nest of fused multiply-adds in f32
     (or multiply-adds in i32), except f32 matmuls, which call the runtime's

@@ -332,43 +332,23 @@ bool hasContiguousRows(MemRefType type) {
          !strides.empty() && strides.back() == 1;
 }
 
-/// The rank-1 view of row `outer` of `memref` (all but the last index
-/// fixed).
-Value rowView(OpBuilder &b, Location loc, Value memref, ValueRange outer) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(outer.begin(), outer.end());
-  offsets.push_back(b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes(rank - 1, b.getIndexAttr(1));
-  int64_t length = type.getShape().back();
-  sizes.push_back(
-      ShapedType::isDynamic(length)
-          ? OpFoldResult(
-                b.create<memref::DimOp>(loc, memref, rank - 1).getResult())
-          : OpFoldResult(b.getIndexAttr(length)));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  auto rowType = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
-      {length}, type, offsets, sizes, strides));
-  return b.create<memref::SubViewOp>(loc, rowType, memref, offsets, sizes,
-                                     strides);
-}
-
-/// A DMA as copies: one memref.copy per row when rows are contiguous on
-/// both sides (each becomes a memcpy), one generic memref.copy otherwise.
+/// A DMA as copies. Rows contiguous on both sides become an element loop
+/// nest, which LLVM vectorizes or turns into memcpy (memref.copy of a
+/// dynamically sized window would call the runtime's generic memrefCopy,
+/// which copies one element per call); anything else is one memref.copy.
 void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
   auto src = cast<MemRefType>(source.getType());
   auto dst = cast<MemRefType>(target.getType());
-  if (src.getRank() < 2 || !hasContiguousRows(src) || !hasContiguousRows(dst)) {
+  if (!hasContiguousRows(src) || !hasContiguousRows(dst)) {
     b.create<memref::CopyOp>(loc, source, target);
     return;
   }
-  buildLoopsOver(
-      b, loc, target,
-      [&](OpBuilder &lb, Location l, ValueRange outer) {
-        lb.create<memref::CopyOp>(l, rowView(lb, l, source, outer),
-                                  rowView(lb, l, target, outer));
-      },
-      /*drop=*/1);
+  buildLoopsOver(b, loc, target,
+                 [&](OpBuilder &lb, Location l, ValueRange ivs) {
+                   lb.create<memref::StoreOp>(
+                       l, lb.create<memref::LoadOp>(l, source, ivs), target,
+                       ivs);
+                 });
 }
 
 struct LowerDma : OpRewritePattern<DmaOp> {

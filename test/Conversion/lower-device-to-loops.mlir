@@ -8,12 +8,17 @@
 // CHECK: %[[OFF:.*]] = arith.muli %[[T]]
 // CHECK: %[[WIN:.*]] = memref.subview %[[X]][%[[OFF]]] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<16xf32>
-// CHECK: memref.copy %[[WIN]], %[[BUF]]
+// A DMA between contiguous rows is an element loop (vectorized by LLVM).
+// CHECK: scf.for %[[J:.*]] =
+// CHECK:   %[[IN:.*]] = memref.load %[[WIN]][%[[J]]]
+// CHECK:   memref.store %[[IN]], %[[BUF]][%[[J]]]
 // CHECK: scf.for %[[I:.*]] =
 // CHECK:   %[[V:.*]] = memref.load %[[BUF]][%[[I]]]
 // CHECK:   %[[E:.*]] = math.exp %[[V]] : f32
 // CHECK:   memref.store %[[E]], %[[BUF]][%[[I]]]
-// CHECK: memref.copy %[[BUF]], %[[WIN]]
+// CHECK: scf.for %[[K:.*]] =
+// CHECK:   %[[OUT:.*]] = memref.load %[[BUF]][%[[K]]]
+// CHECK:   memref.store %[[OUT]], %[[WIN]][%[[K]]]
 // CHECK: memref.dealloc %[[BUF]]
 func.func @kernel(%x: memref<64xf32, #npudev.space<global>>) {
   %c16 = arith.constant 16 : index
@@ -27,6 +32,20 @@ func.func @kernel(%x: memref<64xf32, #npudev.space<global>>) {
     npudev.wait_all
     npudev.vunary <exp> %b, %b : memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>
     npudev.dma %b, %w : memref<16xf32, #npudev.space<vector>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+  }
+  return
+}
+
+// -----
+
+// A DMA whose innermost dimension is strided stays a memref.copy.
+// CHECK-LABEL: func.func @strided_dma
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<8xf32, strided<[2]>> to memref<8xf32>
+func.func @strided_dma(%x: memref<16xf32, #npudev.space<global>>) {
+  npudev.launch tasks(1) {
+    %w = memref.subview %x[0] [8] [2] : memref<16xf32, #npudev.space<global>> to memref<8xf32, strided<[2]>, #npudev.space<global>>
+    %b = npudev.alloc : memref<8xf32, #npudev.space<vector>>
+    npudev.dma %w, %b : memref<8xf32, strided<[2]>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
   }
   return
 }
