@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchSupport.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
@@ -49,23 +50,9 @@ static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
 
 namespace {
 
-/// Best wall time of `runs` calls of `fn`, in seconds.
+/// Best wall time of --runs calls of `fn`.
 double bestOf(const std::function<void()> &fn) {
-  double best = 1e30;
-  for (unsigned r = 0; r < runs; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
-  }
-  return best;
-}
-
-double memcpyGBps(size_t bytes) {
-  std::vector<char> src(bytes, 1), dst(bytes, 0);
-  double t = bestOf([&] { std::memcpy(dst.data(), src.data(), bytes); });
-  return bytes / t / 1e9;
+  return bench::bestOf(runs, fn);
 }
 
 /// 12 independent vector FMA chains: enough to fill both FMA ports.
@@ -242,7 +229,7 @@ int main(int argc, char **argv) {
 
   // Physical limits.
   size_t bytes = size_t(copyMiB) << 20;
-  double copyGBps = memcpyGBps(bytes);
+  double copyGBps = bench::memcpyGBps(runs, bytes);
   auto [avx2GFlops, avx512GFlops] = peakFmaGFlops();
   double fmaGFlops = std::max(avx2GFlops, avx512GFlops);
   out << "| figure | value | ratio |\n|---|---:|---:|\n";
@@ -320,8 +307,8 @@ func.func @loop(%out: memref<1xi64, #npudev.space<global>>) {
 })mlir";
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
     auto func = *module->getOps<func::FuncOp>().begin();
-    sim::HostArray args[] = {sim::HostArray{sim::ElementKind::I64, {1},
-                                            std::vector<uint8_t>(8)}};
+    sim::HostArray args[] = {
+        sim::HostArray{sim::ElementKind::I64, {1}, std::vector<uint8_t>(8)}};
     DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
     sim::SimulationReport report;
     double t = bestOf([&] {

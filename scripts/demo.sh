@@ -40,3 +40,23 @@ echo "  IR:       $out/cnn-greedy.mlir, $out/cnn-optimal.mlir"
 echo "  pictures: $out/cnn-greedy.dot, $out/cnn-optimal.dot"
 echo "            (yellow aligned, grey dense, green border adapted, diamonds channel_norm;"
 echo "             render with: dot -Tpng $out/cnn-optimal.dot -o cnn.png)"
+
+echo
+echo "== 4. MoE dispatch (seed 001): lower to device kernels, simulate, JIT"
+run="$build/bin/npu-run"
+moe="$root/examples/moe.mlir"
+"$opt" "$moe" --npu-lower-to-device=device=mlu590 -o "$out/moe-device.mlir"
+echo "  kernels for mlu590 ($out/moe-device.mlir):"
+sed -n 's/.*npudev.launch tasks(\([0-9]*\)) attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \2/p' \
+  "$out/moe-device.mlir"
+rm -rf "$out/moe-sim" "$out/moe-jit"
+echo "  simulator (random inputs, seed 1):"
+"$run" "$out/moe-device.mlir" --random-inputs=1 --report \
+  --output-dir="$out/moe-sim" | sed 's/^/    /'
+echo "  JIT:"
+"$run" "$out/moe-device.mlir" --random-inputs=1 --mode=jit \
+  --output-dir="$out/moe-jit"
+for f in "$out"/moe-sim/*.npy; do
+  cmp "$f" "$out/moe-jit/$(basename "$f")"
+  echo "    $(basename "$f"): simulator and JIT outputs are identical"
+done

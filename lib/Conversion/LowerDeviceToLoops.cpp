@@ -343,12 +343,11 @@ void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
     b.create<memref::CopyOp>(loc, source, target);
     return;
   }
-  buildLoopsOver(b, loc, target,
-                 [&](OpBuilder &lb, Location l, ValueRange ivs) {
-                   lb.create<memref::StoreOp>(
-                       l, lb.create<memref::LoadOp>(l, source, ivs), target,
-                       ivs);
-                 });
+  buildLoopsOver(
+      b, loc, target, [&](OpBuilder &lb, Location l, ValueRange ivs) {
+        lb.create<memref::StoreOp>(l, lb.create<memref::LoadOp>(l, source, ivs),
+                                   target, ivs);
+      });
 }
 
 struct LowerDma : OpRewritePattern<DmaOp> {
