@@ -126,9 +126,10 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     global `memref.alloc`s freed at the end. Each op is replaced by the
     kernels its family builds for `device` (a preset name or the path of a
     JSON description): tasks from the core count, tiles from the on-chip
-    capacities; each launch records its choice as `npudev.tiling`. The
-    module gets `npudev.device`, so that the launch verifier checks the
-    capacities of the same device.
+    capacities; each launch records its choice as `npudev.tiling`. When
+    anything was lowered, the module gets `npudev.device`, so that the
+    launch verifier checks the capacities of the same device; a module with
+    no graph ops is left as it is.
 
     Ops without a device lowering, dynamic shapes and non-tensor values are
     reported as errors naming the op.

@@ -105,7 +105,7 @@ public:
       return failure();
     auto ret = cast<func::ReturnOp>(entry.getTerminator());
     claimOutputs(ret, *outputs);
-    for (Operation &op : llvm::make_early_inc_range(entry.without_terminator()))
+    for (Operation &op : entry.without_terminator())
       if (failed(lowerOp(op)))
         return failure();
     finish(ret, *outputs);
@@ -203,12 +203,18 @@ struct LowerGraphToDevicePass
           << llvm::toString(model.takeError());
       return signalPassFailure();
     }
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (!func.isExternal() && usesGraphOps(func) &&
-          failed(GraphLowering(func, *model).run()))
+    bool lowered = false;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || !usesGraphOps(func))
+        continue;
+      if (failed(GraphLowering(func, *model).run()))
         return signalPassFailure();
-    module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
-                    getDeviceAttr(&getContext(), *model));
+      lowered = true;
+    }
+    // A module already at device level keeps the device it names.
+    if (lowered)
+      module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
+                      getDeviceAttr(&getContext(), *model));
   }
 };
 

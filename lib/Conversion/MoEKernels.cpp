@@ -34,11 +34,24 @@ using dev::ComparePredicate;
 
 namespace {
 
+using npu::detail::MoEOperands;
+
 struct MoEShape {
   int64_t samples, hidden, capacity, experts;
+
+  /// The sizes of `in`, whose values are memrefs.
+  explicit MoEShape(const MoEOperands &in) {
+    auto shapeOf = [](Value v) {
+      return cast<MemRefType>(v.getType()).getShape();
+    };
+    samples = shapeOf(in.indices)[0];
+    hidden = shapeOf(in.dispatch ? in.dispatch : in.input)[1];
+    capacity = in.capacity;
+    experts = in.numExperts;
+  }
 };
 
-/// Element counts of f32 / i32 words.
+/// Bytes of an f32 or i32 word.
 constexpr int64_t kWord = 4;
 
 /// Records the chosen strategy and tiles on a launch.
@@ -72,11 +85,10 @@ void forChunks(KernelBuilder &k, Value extent, int64_t deal,
 
 /// Whether sample `s` is kept, and its dispatch row: indices[s] * capacity +
 /// locations[s] (scalar loads; used where a task handles single samples).
-std::pair<Value, Value> keptRow(KernelBuilder &k, Value indices,
-                                Value locations, Value s,
-                                const MoEShape &shape) {
-  Value expert = k.toIndex(k.load(indices, s));
-  Value slot = k.toIndex(k.load(locations, s));
+std::pair<Value, Value> keptRow(KernelBuilder &k, const MoEOperands &in,
+                                Value s, const MoEShape &shape) {
+  Value expert = k.toIndex(k.load(in.indices, s));
+  Value slot = k.toIndex(k.load(in.locations, s));
   Value zero = k.index(0);
   Value kept =
       k.andI(k.andI(k.ge(expert, zero), k.lt(expert, k.index(shape.experts))),
@@ -96,14 +108,51 @@ Value prefix(KernelBuilder &k, Value buffer, Value length) {
   return k.window(buffer, {k.index(0)}, {length});
 }
 
+/// target[targetRow, offset + j] = gate * source[sourceRow, offset + j] for
+/// j in [0, length), in chunks through `buffer` (DMA in, scale, DMA out).
+void copyScaledRow(KernelBuilder &k, Value buffer, Value source,
+                   Value sourceRow, Value target, Value targetRow, Value offset,
+                   Value length, Value gate) {
+  int64_t deal = cast<MemRefType>(buffer.getType()).getShape()[0];
+  forChunks(k, length, deal, [&](Value j, Value len) {
+    Value at = k.add(offset, j);
+    Value tile = prefix(k, buffer, len);
+    k.dma(rowSlice(k, source, sourceRow, at, len), tile);
+    k.builder().create<dev::VBinaryScalarOp>(k.location(), BinaryKind::mul,
+                                             tile, gate, tile);
+    k.dma(tile, rowSlice(k, target, targetRow, at, len));
+  });
+}
+
+/// grad[sample, offset:offset + length] = gates[sample] * dispatch[row, ...]
+/// when the sample is kept, else zeros (`buffer` is zeroed to write them).
+void writeGradSlice(KernelBuilder &k, const MoEOperands &in, Value grad,
+                    Value buffer, Value sample, Value offset, Value length,
+                    const MoEShape &shape) {
+  auto [kept, row] = keptRow(k, in, sample, shape);
+  k.ifThenElse(
+      kept,
+      [&] {
+        copyScaledRow(k, buffer, in.dispatch, row, grad, sample, offset, length,
+                      k.load(in.gates, sample));
+      },
+      [&] {
+        int64_t deal = cast<MemRefType>(buffer.getType()).getShape()[0];
+        k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0), buffer);
+        forChunks(k, length, deal, [&](Value j, Value len) {
+          k.dma(prefix(k, buffer, len),
+                rowSlice(k, grad, sample, k.add(offset, j), len));
+        });
+      });
+}
+
 //===----------------------------------------------------------------------===//
 // moe_dispatch_backward_data
 //===----------------------------------------------------------------------===//
 
 /// Kernel 1: samples <= tasks; tasks split each sample's hidden dimension.
-void buildSplitHidden(KernelBuilder &k, ValueRange in, Value grad,
+void buildSplitHidden(KernelBuilder &k, const MoEOperands &in, Value grad,
                       const MoEShape &shape, int64_t tasks, int64_t dealH) {
-  Value gates = in[0], indices = in[1], locations = in[2], dispatch = in[3];
   int64_t n = tasks / shape.samples, extra = tasks % shape.samples;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     // Tasks [0, (n+1) * extra) serve the first `extra` samples, n + 1 each;
@@ -125,35 +174,14 @@ void buildSplitHidden(KernelBuilder &k, ValueRange in, Value grad,
     Value offset = k.add(k.mul(logical, base), k.min(logical, rest));
 
     Value buffer = k.alloc({dealH}, k.builder().getF32Type());
-    auto [kept, row] = keptRow(k, indices, locations, sample, shape);
-    k.ifThenElse(
-        kept,
-        [&] {
-          Value gate = k.load(gates, sample);
-          forChunks(k, length, dealH, [&](Value j, Value len) {
-            Value at = k.add(offset, j);
-            Value tile = prefix(k, buffer, len);
-            k.dma(rowSlice(k, dispatch, row, at, len), tile);
-            k.builder().create<dev::VBinaryScalarOp>(
-                k.location(), BinaryKind::mul, tile, gate, tile);
-            k.dma(tile, rowSlice(k, grad, sample, at, len));
-          });
-        },
-        [&] {
-          k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0), buffer);
-          forChunks(k, length, dealH, [&](Value j, Value len) {
-            k.dma(prefix(k, buffer, len),
-                  rowSlice(k, grad, sample, k.add(offset, j), len));
-          });
-        });
+    writeGradSlice(k, in, grad, buffer, sample, offset, length, shape);
   });
   recordTiling(launch, "split_hidden", 1, dealH);
 }
 
 /// Kernel 2 with whole rows: pipelined tiles of dealS samples.
-void buildSplitSamples(KernelBuilder &k, ValueRange in, Value grad,
+void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
                        const MoEShape &shape, int64_t tasks, int64_t dealS) {
-  Value gates = in[0], indices = in[1], locations = in[2], dispatch = in[3];
   Type f32 = k.builder().getF32Type(), i32 = k.builder().getI32Type();
   int64_t hidden = shape.hidden;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
@@ -189,9 +217,9 @@ void buildSplitSamples(KernelBuilder &k, ValueRange in, Value grad,
       Value tmp = prefix(k, scratch, n);
       Value rows = slotRow(rowTiles, slot, n),
             mask = slotRow(maskTiles, slot, n);
-      k.dma(k.window(gates, {base}, {n}), slotRow(gateTiles, slot, n));
-      k.dma(k.window(indices, {base}, {n}), e);
-      k.dma(k.window(locations, {base}, {n}), s);
+      k.dma(k.window(in.gates, {base}, {n}), slotRow(gateTiles, slot, n));
+      k.dma(k.window(in.indices, {base}, {n}), e);
+      k.dma(k.window(in.locations, {base}, {n}), s);
       // rows = experts * capacity + slots
       k.builder().create<dev::VBinaryScalarOp>(k.location(), BinaryKind::mul, e,
                                                k.i32(shape.capacity), rows);
@@ -220,7 +248,7 @@ void buildSplitSamples(KernelBuilder &k, ValueRange in, Value grad,
                 k.location(), arith::CmpIPredicate::ne, kept, k.i32(0)),
             [&] {
               Value row = k.toIndex(k.load(rowTiles, {slot, si}));
-              k.dmaStart(rowSlice(k, dispatch, row, k.index(0),
+              k.dmaStart(rowSlice(k, in.dispatch, row, k.index(0),
                                   k.builder().getIndexAttr(hidden)),
                          dataRow(slot, si));
             },
@@ -277,41 +305,21 @@ void buildSplitSamples(KernelBuilder &k, ValueRange in, Value grad,
 }
 
 /// Kernel 2 when a row does not fit: one sample at a time, hidden in chunks.
-void buildSplitSamplesChunked(KernelBuilder &k, ValueRange in, Value grad,
-                              const MoEShape &shape, int64_t tasks,
+void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
+                              Value grad, const MoEShape &shape, int64_t tasks,
                               int64_t dealH) {
-  Value gates = in[0], indices = in[1], locations = in[2], dispatch = in[3];
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
     Value buffer = k.alloc({dealH}, k.builder().getF32Type());
-    Value zeros = k.alloc({dealH}, k.builder().getF32Type());
-    k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0), zeros);
-    Value hidden = k.index(shape.hidden);
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
-      auto [kept, row] = keptRow(k, indices, locations, s, shape);
-      k.ifThenElse(
-          kept,
-          [&] {
-            Value gate = k.load(gates, s);
-            forChunks(k, hidden, dealH, [&](Value j, Value len) {
-              Value tile = prefix(k, buffer, len);
-              k.dma(rowSlice(k, dispatch, row, j, len), tile);
-              k.builder().create<dev::VBinaryScalarOp>(
-                  k.location(), BinaryKind::mul, tile, gate, tile);
-              k.dma(tile, rowSlice(k, grad, s, j, len));
-            });
-          },
-          [&] {
-            forChunks(k, hidden, dealH, [&](Value j, Value len) {
-              k.dma(prefix(k, zeros, len), rowSlice(k, grad, s, j, len));
-            });
-          });
+      writeGradSlice(k, in, grad, buffer, s, k.index(0), k.index(shape.hidden),
+                     shape);
     });
   });
   recordTiling(launch, "split_samples_chunked", 1, dealH);
 }
 
-void buildBackwardData(KernelBuilder &k, ValueRange in, Value grad,
+void buildBackwardData(KernelBuilder &k, const MoEOperands &in, Value grad,
                        const MoEShape &shape, const DeviceModel &device) {
   if (shape.samples == 0 || shape.hidden == 0)
     return; // Nothing to write.
@@ -339,9 +347,8 @@ void buildBackwardData(KernelBuilder &k, ValueRange in, Value grad,
 // moe_dispatch_forward
 //===----------------------------------------------------------------------===//
 
-void buildForward(KernelBuilder &k, ValueRange in, Value dispatch,
+void buildForward(KernelBuilder &k, const MoEOperands &in, Value result,
                   const MoEShape &shape, const DeviceModel &device) {
-  Value gates = in[0], indices = in[1], locations = in[2], input = in[3];
   int64_t tasks = device.getNumCores();
   int64_t words = device.vectorBytes / kWord;
   int64_t total = shape.experts * shape.capacity * shape.hidden;
@@ -351,7 +358,7 @@ void buildForward(KernelBuilder &k, ValueRange in, Value dispatch,
   // tensor.
   int64_t dealZ = std::min(words, (total + tasks - 1) / tasks);
   Value flat = k.builder().create<memref::CollapseShapeOp>(
-      k.location(), dispatch, ArrayRef<ReassociationIndices>{{0, 1}});
+      k.location(), result, ArrayRef<ReassociationIndices>{{0, 1}});
   dev::LaunchOp fill = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, total, tasks);
     Value zeros = k.alloc({dealZ}, k.builder().getF32Type());
@@ -370,16 +377,10 @@ void buildForward(KernelBuilder &k, ValueRange in, Value dispatch,
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
     Value buffer = k.alloc({dealH}, k.builder().getF32Type());
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
-      auto [kept, row] = keptRow(k, indices, locations, s, shape);
+      auto [kept, row] = keptRow(k, in, s, shape);
       k.ifThenElse(kept, [&] {
-        Value gate = k.load(gates, s);
-        forChunks(k, hidden, dealH, [&](Value j, Value len) {
-          Value tile = prefix(k, buffer, len);
-          k.dma(rowSlice(k, input, s, j, len), tile);
-          k.builder().create<dev::VBinaryScalarOp>(
-              k.location(), BinaryKind::mul, tile, gate, tile);
-          k.dma(tile, rowSlice(k, dispatch, row, j, len));
-        });
+        copyScaledRow(k, buffer, in.input, s, result, row, k.index(0), hidden,
+                      k.load(in.gates, s));
       });
     });
   });
@@ -390,9 +391,8 @@ void buildForward(KernelBuilder &k, ValueRange in, Value dispatch,
 // moe_dispatch_backward_gate
 //===----------------------------------------------------------------------===//
 
-void buildBackwardGate(KernelBuilder &k, ValueRange in, Value gradGates,
+void buildBackwardGate(KernelBuilder &k, const MoEOperands &in, Value gradGates,
                        const MoEShape &shape, const DeviceModel &device) {
-  Value indices = in[0], locations = in[1], input = in[2], dispatch = in[3];
   if (shape.samples == 0)
     return;
   int64_t tasks = device.getNumCores();
@@ -407,7 +407,7 @@ void buildBackwardGate(KernelBuilder &k, ValueRange in, Value gradGates,
     Value sum = k.alloc({1}, f32);
     Value zero = k.index(0);
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
-      auto [kept, row] = keptRow(k, indices, locations, s, shape);
+      auto [kept, row] = keptRow(k, in, s, shape);
       k.ifThenElse(
           kept,
           [&] {
@@ -417,8 +417,8 @@ void buildBackwardGate(KernelBuilder &k, ValueRange in, Value gradGates,
                             Value len = k.min(k.index(dealH), k.sub(hidden, j));
                             Value a = prefix(k, rowBuffer, len);
                             Value b = prefix(k, inputBuffer, len);
-                            k.dma(rowSlice(k, dispatch, row, j, len), a);
-                            k.dma(rowSlice(k, input, s, j, len), b);
+                            k.dma(rowSlice(k, in.dispatch, row, j, len), a);
+                            k.dma(rowSlice(k, in.input, s, j, len), b);
                             k.builder().create<dev::VBinaryOp>(
                                 k.location(), BinaryKind::mul, a, b, a);
                             // Carry the running sum into the chunk so that the
@@ -449,28 +449,27 @@ bool npu::hasDeviceKernels(Operation *op) {
 LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
                                    ValueRange operands, Value result,
                                    const DeviceModel &device) {
+  // The op's named operands, with the memrefs in place of the tensors.
+  std::optional<MoEOperands> in;
+  if (auto data = dyn_cast<MoEDispatchBackwardDataOp>(op))
+    in.emplace(MoEDispatchBackwardDataOp::Adaptor(operands, data));
+  else if (auto forward = dyn_cast<MoEDispatchForwardOp>(op))
+    in.emplace(MoEDispatchForwardOp::Adaptor(operands, forward));
+  else
+    in.emplace(MoEDispatchBackwardGateOp::Adaptor(
+        operands, cast<MoEDispatchBackwardGateOp>(op)));
   KernelBuilder k(b, op->getLoc());
-  auto shapeOf = [](Value v) {
-    return cast<MemRefType>(v.getType()).getShape();
-  };
-  auto attr = [&](StringRef name) {
-    return op->getAttrOfType<IntegerAttr>(name).getInt();
-  };
-  MoEShape shape;
-  shape.capacity = attr("capacity");
-  shape.experts = attr("num_experts");
-  if (isa<MoEDispatchBackwardDataOp>(op)) {
-    shape.samples = shapeOf(operands[0])[0];
-    shape.hidden = shapeOf(operands[3])[1];
-    buildBackwardData(k, operands, result, shape, device);
-  } else if (isa<MoEDispatchForwardOp>(op)) {
-    shape.samples = shapeOf(operands[0])[0];
-    shape.hidden = shapeOf(operands[3])[1];
-    buildForward(k, operands, result, shape, device);
-  } else {
-    shape.samples = shapeOf(operands[0])[0];
-    shape.hidden = shapeOf(operands[2])[1];
-    buildBackwardGate(k, operands, result, shape, device);
+  MoEShape shape(*in);
+  switch (in->result) {
+  case MoEOperands::Result::SamplesByHidden:
+    buildBackwardData(k, *in, result, shape, device);
+    break;
+  case MoEOperands::Result::RowsByHidden:
+    buildForward(k, *in, result, shape, device);
+    break;
+  case MoEOperands::Result::Samples:
+    buildBackwardGate(k, *in, result, shape, device);
+    break;
   }
   return success();
 }

@@ -23,6 +23,18 @@ using namespace npu::sim;
 
 namespace {
 
+/// Steps `index` to the next one in row-major order over `sizes`; false
+/// after the last.
+bool advanceIndex(llvm::MutableArrayRef<int64_t> index,
+                  llvm::ArrayRef<int64_t> sizes) {
+  for (int d = static_cast<int>(index.size()) - 1; d >= 0; --d) {
+    if (++index[d] < sizes[d])
+      return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
 /// Calls fn(std::array of linear indices) for every element of `views`,
 /// which share one shape, in row-major order.
 template <size_t N, typename Fn>
@@ -42,19 +54,11 @@ void forEachZipped(const std::array<const MemRefView *, N> &views, Fn fn) {
     return;
   }
   llvm::SmallVector<int64_t, 4> index(first.getRank(), 0);
-  while (true) {
+  do {
     for (size_t k = 0; k < N; ++k)
       linear[k] = views[k]->linearize(index);
     fn(linear);
-    int d = static_cast<int>(index.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < first.sizes[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
+  } while (advanceIndex(index, first.sizes));
 }
 
 /// Calls fn(firstLinearIndex, length, stride) for every innermost row.
@@ -73,17 +77,9 @@ template <typename Fn> void forEachRow(const MemRefView &view, Fn fn) {
     return;
   }
   llvm::SmallVector<int64_t, 4> index(outer.getRank(), 0);
-  while (true) {
+  do
     fn(outer.linearize(index), length, stride);
-    int d = static_cast<int>(index.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < outer.sizes[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
+  while (advanceIndex(index, outer.sizes));
 }
 
 /// The view of row `i` of `view` (its first dimension dropped).

@@ -85,3 +85,17 @@ func.func @no_samples(%g: tensor<0xf32>, %i: tensor<0xi32>, %l: tensor<0xi32>, %
   %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<0xf32>, tensor<0xi32>, tensor<0xi32>, tensor<6x16xf32>) -> tensor<0x16xf32>
   return %r : tensor<0x16xf32>
 }
+
+// -----
+
+// A module with no graph ops is left alone, the device it names included.
+// CHECK: module attributes {npudev.device = "ascend910b"}
+// CHECK-LABEL: func.func @device_level
+// CHECK: npudev.launch tasks(2)
+module attributes {npudev.device = "ascend910b"} {
+  func.func @device_level() {
+    npudev.launch tasks(2) {
+    }
+    return
+  }
+}

@@ -189,17 +189,8 @@ static func::FuncOp findEntry(ModuleOp module) {
 }
 
 /// Lowers graph-level IR to device kernels for the --device the run uses;
-/// IR that is already at device level is left alone.
+/// the pass leaves IR that is already at device level alone.
 static LogicalResult lowerGraphOps(ModuleOp module) {
-  bool hasGraphOps = module
-                         .walk([](Operation *op) {
-                           return isa<NPUDialect>(op->getDialect())
-                                      ? WalkResult::interrupt()
-                                      : WalkResult::advance();
-                         })
-                         .wasInterrupted();
-  if (!hasGraphOps)
-    return success();
   PassManager pm(module.getContext());
   LowerGraphToDeviceOptions lowering;
   lowering.device = deviceName;
