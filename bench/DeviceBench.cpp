@@ -101,9 +101,9 @@ std::pair<double, double> peakFmaGFlops() {
   return {avx2, avx512};
 }
 
-sim::HostArray randomFloats(llvm::ArrayRef<int64_t> shape, unsigned seed) {
-  sim::HostArray a;
-  a.kind = sim::ElementKind::F32;
+HostArray randomFloats(llvm::ArrayRef<int64_t> shape, unsigned seed) {
+  HostArray a;
+  a.kind = ElementKind::F32;
   a.shape.assign(shape.begin(), shape.end());
   std::vector<float> v(a.getNumElements());
   std::mt19937 rng(seed);
@@ -251,7 +251,7 @@ int main(int argc, char **argv) {
     auto kernel = jit::CompiledKernel::compile(*module, "scale");
     if (failed(kernel))
       return 1;
-    sim::HostArray args[] = {randomFloats({n}, 1), randomFloats({n}, 2)};
+    HostArray args[] = {randomFloats({n}, 1), randomFloats({n}, 2)};
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
     out << "| JIT scaled copy y = 1.5 x | "
         << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     std::string text = scaledCopyKernel(small);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
     auto func = *module->getOps<func::FuncOp>().begin();
-    sim::HostArray args[] = {randomFloats({small}, 1),
+    HostArray args[] = {randomFloats({small}, 1),
                              randomFloats({small}, 2)};
     DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
     sim::SimulationReport report;
@@ -307,8 +307,8 @@ func.func @loop(%out: memref<1xi64, #npudev.space<global>>) {
 })mlir";
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
     auto func = *module->getOps<func::FuncOp>().begin();
-    sim::HostArray args[] = {
-        sim::HostArray{sim::ElementKind::I64, {1}, std::vector<uint8_t>(8)}};
+    HostArray args[] = {
+        HostArray{ElementKind::I64, {1}, std::vector<uint8_t>(8)}};
     DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
     sim::SimulationReport report;
     double t = bestOf([&] {
@@ -328,7 +328,7 @@ func.func @loop(%out: memref<1xi64, #npudev.space<global>>) {
     auto kernel = jit::CompiledKernel::compile(*module, "matmul");
     if (failed(kernel))
       return 1;
-    sim::HostArray args[] = {randomFloats({m, k}, 3), randomFloats({k, m}, 4),
+    HostArray args[] = {randomFloats({m, k}, 3), randomFloats({k, m}, 4),
                              randomFloats({m, m}, 5)};
     double flops = 2.0 * m * m * k;
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });

@@ -21,7 +21,7 @@
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -61,9 +61,9 @@ double bestOf(const std::function<void()> &fn) {
 }
 
 template <typename T>
-sim::HostArray array(sim::ElementKind kind, const std::vector<T> &values,
+HostArray array(ElementKind kind, const std::vector<T> &values,
                      llvm::ArrayRef<int64_t> shape) {
-  sim::HostArray a;
+  HostArray a;
   a.kind = kind;
   a.shape.assign(shape.begin(), shape.end());
   a.data.resize(values.size() * sizeof(T));
@@ -72,7 +72,7 @@ sim::HostArray array(sim::ElementKind kind, const std::vector<T> &values,
 }
 
 /// gates, indices, locations, dispatch, grad_input.
-std::vector<sim::HostArray> routerInputs(const Shape &s) {
+std::vector<HostArray> routerInputs(const Shape &s) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> value(-1, 1);
   std::uniform_int_distribution<int32_t> expert(0, s.experts - 1);
@@ -88,12 +88,12 @@ std::vector<sim::HostArray> routerInputs(const Shape &s) {
   for (float &v : dispatch)
     v = value(rng);
   int64_t rows = s.experts * s.capacity;
-  std::vector<sim::HostArray> args;
-  args.push_back(array(sim::ElementKind::F32, gates, {s.samples}));
-  args.push_back(array(sim::ElementKind::I32, indices, {s.samples}));
-  args.push_back(array(sim::ElementKind::I32, locations, {s.samples}));
-  args.push_back(array(sim::ElementKind::F32, dispatch, {rows, s.hidden}));
-  args.push_back(array(sim::ElementKind::F32,
+  std::vector<HostArray> args;
+  args.push_back(array(ElementKind::F32, gates, {s.samples}));
+  args.push_back(array(ElementKind::I32, indices, {s.samples}));
+  args.push_back(array(ElementKind::I32, locations, {s.samples}));
+  args.push_back(array(ElementKind::F32, dispatch, {rows, s.hidden}));
+  args.push_back(array(ElementKind::F32,
                        std::vector<float>(s.samples * s.hidden),
                        {s.samples, s.hidden}));
   return args;
@@ -123,7 +123,7 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const Shape &s,
 }
 
 /// The peer: the op's definition as a plain loop.
-void referenceLoop(const Shape &s, llvm::MutableArrayRef<sim::HostArray> a) {
+void referenceLoop(const Shape &s, llvm::MutableArrayRef<HostArray> a) {
   auto *gates = reinterpret_cast<const float *>(a[0].data.data());
   auto *indices = reinterpret_cast<const int32_t *>(a[1].data.data());
   auto *locations = reinterpret_cast<const int32_t *>(a[2].data.data());
@@ -147,7 +147,7 @@ void benchShape(MLIRContext &ctx, const Shape &s, double copyGBps) {
   std::string name = llvm::formatv("({0}, {1}, {2}, {3})", s.samples, s.hidden,
                                    s.capacity, s.experts);
   double bytes = s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
-  std::vector<sim::HostArray> args = routerInputs(s);
+  std::vector<HostArray> args = routerInputs(s);
 
   OwningOpRef<ModuleOp> jitModule = lowered(ctx, s, jitDevice);
   auto kernel = jit::CompiledKernel::compile(*jitModule, "moe");
@@ -157,7 +157,7 @@ void benchShape(MLIRContext &ctx, const Shape &s, double copyGBps) {
   out << "| JIT " << name << " | " << llvm::format("%.3f", t * 1e3) << " ms, "
       << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
       << llvm::format("%.2f", bytes / t / 1e9 / copyGBps) << " of memcpy |\n";
-  std::vector<sim::HostArray> peerArgs = routerInputs(s);
+  std::vector<HostArray> peerArgs = routerInputs(s);
   double tp = bestOf([&] { referenceLoop(s, peerArgs); });
   out << "| peer: C++ loop " << name << " | " << llvm::format("%.3f", tp * 1e3)
       << " ms, " << llvm::format("%.2f", bytes / tp / 1e9) << " GB/s | "

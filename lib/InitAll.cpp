@@ -3,6 +3,7 @@
 #include "npu/InitAll.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,4 +21,7 @@ void npu::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::tensor::TensorDialect>();
 }
 
-void npu::registerAllPasses() { registerNPUPasses(); }
+void npu::registerAllPasses() {
+  registerNPUPasses();
+  registerNPUConversionPasses();
+}

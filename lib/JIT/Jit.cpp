@@ -13,7 +13,7 @@
 
 #include "npu/JIT/Jit.h"
 #include "Runtime.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -107,7 +107,7 @@ struct PackedArgument {
 };
 } // namespace
 
-static PackedArgument packMemRef(sim::HostArray &array) {
+static PackedArgument packMemRef(HostArray &array) {
   unsigned rank = array.shape.size();
   PackedArgument arg;
   arg.storage.assign(3 + 2 * rank, 0);
@@ -123,7 +123,7 @@ static PackedArgument packMemRef(sim::HostArray &array) {
   return arg;
 }
 
-static PackedArgument packScalar(const sim::HostArray &array) {
+static PackedArgument packScalar(const HostArray &array) {
   PackedArgument arg;
   arg.storage.assign(1, 0);
   std::memcpy(arg.storage.data(), array.data.data(),
@@ -192,7 +192,7 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
 
 CompiledKernel::~CompiledKernel() = default;
 
-llvm::Error CompiledKernel::run(MutableArrayRef<sim::HostArray> args) {
+llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   if (args.size() != isMemRef.size())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -214,7 +214,7 @@ llvm::Error CompiledKernel::run(MutableArrayRef<sim::HostArray> args) {
 }
 
 LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
-                               MutableArrayRef<sim::HostArray> args,
+                               MutableArrayRef<HostArray> args,
                                const JitOptions &options) {
   FailureOr<std::unique_ptr<CompiledKernel>> kernel =
       CompiledKernel::compile(module, entry, options);

@@ -27,13 +27,6 @@ using namespace npu;
 using namespace npu::sim;
 namespace dev = npu::dev;
 
-int64_t HostArray::getNumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 StringRef npu::sim::getPipeName(Pipe pipe) {
   static const char *names[] = {"scalar", "dma", "vector", "cube"};
   return names[static_cast<unsigned>(pipe)];

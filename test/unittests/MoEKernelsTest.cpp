@@ -15,7 +15,7 @@
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -30,7 +30,6 @@
 
 using namespace mlir;
 using namespace npu;
-using sim::HostArray;
 
 namespace {
 
@@ -107,7 +106,7 @@ struct MoEData {
 };
 
 template <typename T>
-HostArray makeArray(sim::ElementKind kind, const std::vector<T> &values,
+HostArray makeArray(ElementKind kind, const std::vector<T> &values,
                     llvm::ArrayRef<int64_t> shape) {
   HostArray a;
   a.kind = kind;
@@ -203,17 +202,17 @@ protected:
   std::vector<HostArray> arguments(const MoECase &c, const MoEData &data) {
     int64_t rows = c.experts * c.capacity;
     std::vector<HostArray> args;
-    args.push_back(makeArray(sim::ElementKind::F32, data.gates, {c.samples}));
-    args.push_back(makeArray(sim::ElementKind::I32, data.indices, {c.samples}));
+    args.push_back(makeArray(ElementKind::F32, data.gates, {c.samples}));
+    args.push_back(makeArray(ElementKind::I32, data.indices, {c.samples}));
     args.push_back(
-        makeArray(sim::ElementKind::I32, data.locations, {c.samples}));
+        makeArray(ElementKind::I32, data.locations, {c.samples}));
     args.push_back(
-        makeArray(sim::ElementKind::F32, data.input, {c.samples, c.hidden}));
+        makeArray(ElementKind::F32, data.input, {c.samples, c.hidden}));
     args.push_back(
-        makeArray(sim::ElementKind::F32, data.dispatch, {rows, c.hidden}));
+        makeArray(ElementKind::F32, data.dispatch, {rows, c.hidden}));
     // Outputs start as NaN so that an element left unwritten shows.
     auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
-      return makeArray(sim::ElementKind::F32,
+      return makeArray(ElementKind::F32,
                        std::vector<float>(n, std::nanf("")), shape);
     };
     args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));

@@ -17,7 +17,7 @@
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -77,46 +77,46 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-static std::optional<sim::ElementKind> kindOfNpy(NpyDType type) {
+static std::optional<ElementKind> kindOfNpy(NpyDType type) {
   switch (type) {
   case NpyDType::F16:
-    return sim::ElementKind::F16;
+    return ElementKind::F16;
   case NpyDType::F32:
-    return sim::ElementKind::F32;
+    return ElementKind::F32;
   case NpyDType::F64:
-    return sim::ElementKind::F64;
+    return ElementKind::F64;
   case NpyDType::I8:
-    return sim::ElementKind::I8;
+    return ElementKind::I8;
   case NpyDType::I32:
-    return sim::ElementKind::I32;
+    return ElementKind::I32;
   case NpyDType::I64:
-    return sim::ElementKind::I64;
+    return ElementKind::I64;
   }
   return std::nullopt;
 }
 
-static std::optional<NpyDType> npyOfKind(sim::ElementKind kind) {
+static std::optional<NpyDType> npyOfKind(ElementKind kind) {
   for (NpyDType t : {NpyDType::F16, NpyDType::F32, NpyDType::F64, NpyDType::I8,
                      NpyDType::I32, NpyDType::I64})
     if (kindOfNpy(t) == kind)
       return t;
-  if (kind == sim::ElementKind::Index)
+  if (kind == ElementKind::Index)
     return NpyDType::I64;
   return std::nullopt;
 }
 
 /// Random data for an argument of `type`: floats uniform in [-1, 1),
 /// integers uniform in [0, 16).
-static FailureOr<sim::HostArray> randomArgument(Type type, unsigned index,
+static FailureOr<HostArray> randomArgument(Type type, unsigned index,
                                                 std::mt19937_64 &rng) {
   auto memref = dyn_cast<MemRefType>(type);
   Type element = memref ? memref.getElementType() : type;
-  std::optional<sim::ElementKind> kind = sim::getElementKind(element);
+  std::optional<ElementKind> kind = getElementKind(element);
   if (!kind) {
     fail("argument #" + llvm::Twine(index) + " has an unsupported type");
     return failure();
   }
-  sim::HostArray array;
+  HostArray array;
   array.kind = *kind;
   if (memref) {
     if (!memref.hasStaticShape()) {
@@ -126,26 +126,26 @@ static FailureOr<sim::HostArray> randomArgument(Type type, unsigned index,
     }
     array.shape.assign(memref.getShape().begin(), memref.getShape().end());
   }
-  unsigned bytes = sim::getElementBytes(*kind);
+  unsigned bytes = getElementBytes(*kind);
   array.data.resize(array.getNumElements() * bytes);
   for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
     uint64_t r = rng();
     uint8_t *p = array.data.data() + i * bytes;
-    if (sim::isFloat(*kind))
-      sim::storeFloat(p, *kind, double(r >> 11) * 0x1.0p-52 - 1.0);
+    if (isFloat(*kind))
+      storeFloat(p, *kind, double(r >> 11) * 0x1.0p-52 - 1.0);
     else
-      sim::storeInt(p, *kind, static_cast<int64_t>(r % 16));
+      storeInt(p, *kind, static_cast<int64_t>(r % 16));
   }
   return array;
 }
 
-static FailureOr<sim::HostArray> readArgument(StringRef path, unsigned index) {
+static FailureOr<HostArray> readArgument(StringRef path, unsigned index) {
   llvm::Expected<NpyArray> npy = readNpy(path);
   if (!npy) {
     fail(llvm::toString(npy.takeError()));
     return failure();
   }
-  sim::HostArray array;
+  HostArray array;
   array.kind = *kindOfNpy(npy->type);
   array.shape = npy->shape;
   array.data = std::move(npy->data);
@@ -153,19 +153,19 @@ static FailureOr<sim::HostArray> readArgument(StringRef path, unsigned index) {
 }
 
 static void printArray(llvm::raw_ostream &os, unsigned index,
-                       const sim::HostArray &array) {
+                       const HostArray &array) {
   os << "arg" << index << " [";
   llvm::interleaveComma(array.shape, os);
   os << "] = [";
-  unsigned bytes = sim::getElementBytes(array.kind);
+  unsigned bytes = getElementBytes(array.kind);
   for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
     const uint8_t *p = array.data.data() + i * bytes;
     if (i)
       os << ", ";
-    if (sim::isFloat(array.kind))
-      os << llvm::format("%.9g", sim::loadFloat(p, array.kind));
+    if (isFloat(array.kind))
+      os << llvm::format("%.9g", loadFloat(p, array.kind));
     else
-      os << sim::loadInt(p, array.kind);
+      os << loadInt(p, array.kind);
   }
   os << "]\n";
 }
@@ -225,15 +225,15 @@ int main(int argc, char **argv) {
                               : "no function named '" + entry + "'");
 
   std::mt19937_64 rng(randomSeed);
-  SmallVector<sim::HostArray> args;
+  SmallVector<HostArray> args;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    FailureOr<sim::HostArray> arg =
+    FailureOr<HostArray> arg =
         i < inputs.size() ? readArgument(inputs[i], i)
         : randomSeed.getNumOccurrences()
             ? randomArgument(type, i, rng)
             : (fail("argument #" + llvm::Twine(i) +
                     " has no data: give --input or --random-inputs"),
-               FailureOr<sim::HostArray>(failure()));
+               FailureOr<HostArray>(failure()));
     if (failed(arg))
       return 1;
     args.push_back(std::move(*arg));

@@ -2,14 +2,15 @@
 //
 // Lowers an npudev module to the LLVM dialect (npu-lower-device-to-loops,
 // then upstream conversions) and runs a function with MLIR's
-// ExecutionEngine at -O3, on the same host arrays the simulator takes.
+// ExecutionEngine at -O3, on the same host arrays the simulator takes (npu/Runtime). The JIT
+// neither includes nor links the simulator.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NPU_JIT_JIT_H
 #define NPU_JIT_JIT_H
 
-#include "npu/Simulator/Simulator.h"
+#include "npu/Runtime/HostArray.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -40,7 +41,7 @@ public:
 
   /// Runs the kernel on `args` (one per argument; memrefs are passed by
   /// reference, so results land in them).
-  llvm::Error run(llvm::MutableArrayRef<sim::HostArray> args);
+  llvm::Error run(llvm::MutableArrayRef<HostArray> args);
 
 private:
   CompiledKernel() = default;
@@ -54,7 +55,7 @@ private:
 /// memrefs are passed by reference and written back in place). Fails with
 /// a diagnostic if the module cannot be lowered or the function is missing.
 mlir::LogicalResult runJit(mlir::ModuleOp module, llvm::StringRef entry,
-                           llvm::MutableArrayRef<sim::HostArray> args,
+                           llvm::MutableArrayRef<HostArray> args,
                            const JitOptions &options = {});
 
 /// Adds the passes that lower npudev kernels to the LLVM dialect to `pm`.

@@ -11,6 +11,7 @@
 #define NPU_SIMULATOR_MEMORY_H
 
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Runtime/ElementKind.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -18,25 +19,6 @@
 #include <vector>
 
 namespace npu::sim {
-
-/// The element types the simulator stores.
-enum class ElementKind { I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64 };
-
-/// Returns the kind of `type`, or std::nullopt if it cannot be stored.
-std::optional<ElementKind> getElementKind(mlir::Type type);
-/// Bytes one element of `kind` occupies.
-unsigned getElementBytes(ElementKind kind);
-inline bool isFloat(ElementKind kind) { return kind >= ElementKind::F16; }
-
-/// Reads or writes one element at `p`.
-int64_t loadInt(const uint8_t *p, ElementKind kind);
-double loadFloat(const uint8_t *p, ElementKind kind);
-void storeInt(uint8_t *p, ElementKind kind, int64_t value);
-void storeFloat(uint8_t *p, ElementKind kind, double value);
-/// Rounds `value` to what an element of `kind` holds (float: to nearest
-/// representable; integer: wraps to the width, sign-extended).
-double roundFloat(ElementKind kind, double value);
-int64_t wrapInt(ElementKind kind, int64_t value);
 
 /// Storage of one allocation.
 struct Buffer {

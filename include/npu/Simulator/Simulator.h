@@ -11,6 +11,7 @@
 #define NPU_SIMULATOR_SIMULATOR_H
 
 #include "npu/Device/DeviceModel.h"
+#include "npu/Runtime/HostArray.h"
 #include "npu/Simulator/Memory.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,16 +21,6 @@
 #include <vector>
 
 namespace npu::sim {
-
-/// A host array: one argument of a simulated function. Memref arguments are
-/// read from and written back to it; scalar arguments are rank-0 arrays.
-struct HostArray {
-  ElementKind kind = ElementKind::F32;
-  llvm::SmallVector<int64_t, 4> shape;
-  std::vector<uint8_t> data;
-
-  int64_t getNumElements() const;
-};
 
 /// The pipes of one core.
 enum class Pipe : unsigned { Scalar = 0, DMA = 1, Vector = 2, Cube = 3 };

@@ -1,4 +1,9 @@
-//===- Passes.h - npu-mlir passes -------------------------------*- C++ -*-===//
+//===- Passes.h - npu-mlir graph transforms ---------------------*- C++ -*-===//
+//
+// The passes over the npu graph dialect (layouts, AlignMode). Conversions
+// between levels are declared in npu/Conversion/Passes.h.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef NPU_TRANSFORMS_PASSES_H
 #define NPU_TRANSFORMS_PASSES_H

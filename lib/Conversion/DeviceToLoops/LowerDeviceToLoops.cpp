@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +23,7 @@
 
 namespace npu {
 #define GEN_PASS_DEF_LOWERDEVICETOLOOPS
-#include "npu/Transforms/Passes.h.inc"
+#include "npu/Conversion/Passes.h.inc"
 } // namespace npu
 
 using namespace mlir;

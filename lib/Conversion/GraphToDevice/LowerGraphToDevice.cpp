@@ -18,7 +18,7 @@
 #include "OperatorKernels.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Transforms/Passes.h"
+#include "npu/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,7 +28,7 @@
 
 namespace npu {
 #define GEN_PASS_DEF_LOWERGRAPHTODEVICE
-#include "npu/Transforms/Passes.h.inc"
+#include "npu/Conversion/Passes.h.inc"
 } // namespace npu
 
 using namespace mlir;

@@ -1,0 +1,69 @@
+//===- Passes.td - npu-mlir conversions between levels -----*- tablegen -*-===//
+//
+// Conversions, declared apart from the graph transforms (dialects/npu/
+// Passes.td) as upstream keeps mlir/Conversion/Passes.td: a client that only
+// lowers device kernels (the JIT) depends on npudev and the upstream loop
+// dialects, never on the graph dialect or the layout solver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_CONVERSION_PASSES_TD
+#define NPU_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
+  let summary = "Lower graph ops that have device kernels to npudev kernels";
+  let description = [{
+    Turns every function that uses npu graph ops into a device program: each
+    statically shaped tensor argument becomes a
+    `memref<..., #npudev.space<global>>`, each result an extra argument
+    marked `npudev.output` that the kernels write, intermediate tensors
+    global `memref.alloc`s freed at the end. Each op is replaced by the
+    kernels its family builds for `device` (a preset name or the path of a
+    JSON description): tasks from the core count, tiles from the on-chip
+    capacities; each launch records its choice as `npudev.tiling`. When
+    anything was lowered, the module gets `npudev.device`, so that the
+    launch verifier checks the capacities of the same device; a module with
+    no graph ops is left as it is.
+
+    Ops without a device lowering, dynamic shapes and non-tensor values are
+    reported as errors naming the op.
+  }];
+  let options = [
+    Option<"device", "device", "std::string", "\"mlu590\"",
+           "device preset or JSON description the kernels are built for">
+  ];
+  let dependentDialects = [
+    "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
+  let summary = "Lower npudev kernels to scf/memref/arith/math loops for the JIT";
+  let description = [{
+    Rewrites every npudev op into upstream dialects with the semantics the
+    simulator implements: `npudev.launch` becomes an `scf.parallel` over task
+    ids (so that it can run on host threads), on-chip buffers become heap
+    `memref.alloc`s freed at the end of their block, DMA becomes an
+    element loop nest when rows are contiguous on both sides (LLVM
+    vectorizes it; `memref.copy` of a dynamically sized window would call
+    the runtime's element-at-a-time `memrefCopy`), else `memref.copy`
+    (asynchronous copies complete at once; `npudev.wait` disappears), vector ops become loop nests over their buffers computing
+    in the element type (f32 math in f32, reductions and prefix sums in
+    index order), `npudev.matmul` a loop nest of fused multiply-adds in f32
+    (or multiply-adds in i32), except f32 matmuls, which call the runtime's
+    vectorized micro-kernel (`npu_rt_matmul_f32`, same bits), and
+    `npudev.vsort` / `npudev.vunique` calls to the runtime
+    (`npu_rt_sort_<type>`, `npu_rt_unique_<type>`). Finally every memref
+    loses its `#npudev.space`, which the LLVM lowering does not know.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // NPU_CONVERSION_PASSES_TD
