@@ -4,6 +4,7 @@
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Conversion/Passes.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +20,7 @@ void npu::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
+  sim::registerSimulatorModels(registry);
 }
 
 void npu::registerAllPasses() {

@@ -1,9 +1,35 @@
-//===- Memory.cpp - element access of simulated buffers -------------------===//
+//===- Memory.cpp - simulated buffers and views ---------------------------===//
 
 #include "npu/Simulator/Memory.h"
 
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
+using namespace npu;
 using namespace npu::sim;
+
+void Buffer::markWritten(const MemRefView &view) {
+  if (view.getNumElements() == 0)
+    return;
+  if (view.isContiguous()) {
+    written.set(view.offset, view.offset + view.getNumElements());
+    return;
+  }
+  view.forEachElement([&](int64_t i) { written.set(i); });
+}
+
+std::string Buffer::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (argument >= 0)
+    os << "argument #" << argument;
+  else if (origin)
+    os << "the buffer of '" << origin->getName() << "' at " << origin->getLoc();
+  else
+    os << "a buffer";
+  return s;
+}
 
 int64_t MemRefView::getNumElements() const {
   int64_t n = 1;
@@ -27,4 +53,35 @@ int64_t MemRefView::linearize(llvm::ArrayRef<int64_t> indices) const {
   for (auto [i, s] : llvm::zip(indices, strides))
     linear += i * s;
   return linear;
+}
+
+std::optional<llvm::SmallVector<int64_t, 4>>
+MemRefView::findUnwritten() const {
+  int64_t count = getNumElements();
+  if (count == 0)
+    return std::nullopt;
+  const llvm::BitVector &written = buffer->written;
+  int64_t position = -1;
+  if (isContiguous()) {
+    int found = written.find_first_unset_in(offset, offset + count);
+    if (found < 0)
+      return std::nullopt;
+    position = found - offset;
+  } else {
+    int64_t n = 0;
+    forEachElement([&](int64_t i) {
+      if (position < 0 && !written.test(i))
+        position = n;
+      ++n;
+    });
+    if (position < 0)
+      return std::nullopt;
+  }
+  // Row-major position back to a multi-index of the view.
+  llvm::SmallVector<int64_t, 4> index(sizes.size());
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    index[d] = position % sizes[d];
+    position /= sizes[d];
+  }
+  return index;
 }

@@ -82,15 +82,6 @@ template <typename Fn> void forEachRow(const MemRefView &view, Fn fn) {
   while (advanceIndex(index, outer.sizes));
 }
 
-/// The view of row `i` of `view` (its first dimension dropped).
-MemRefView rowOf(const MemRefView &view, int64_t i) {
-  MemRefView row = view;
-  row.offset += i * view.strides.front();
-  row.sizes.erase(row.sizes.begin());
-  row.strides.erase(row.strides.begin());
-  return row;
-}
-
 /// IEEE maximum/minimum as llvm.maximum / llvm.minimum: NaN wins, +0 > -0.
 template <typename T> T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
@@ -195,6 +186,21 @@ void storeFlag(uint8_t *p, ElementKind kind, bool flag) {
 
 } // namespace
 
+MemRefView npu::sim::rowOf(const MemRefView &view, int64_t i) {
+  MemRefView row = view;
+  row.offset += i * view.strides.front();
+  row.sizes.erase(row.sizes.begin());
+  row.strides.erase(row.strides.begin());
+  return row;
+}
+
+double npu::sim::applyFloatUnary(UnaryKind kind, ElementKind element,
+                                 double x) {
+  return element == ElementKind::F64
+             ? floatUnary<double>(kind, x)
+             : roundFloat(element, floatUnary<float>(kind, static_cast<float>(x)));
+}
+
 double npu::sim::applyFloatBinary(BinaryKind kind, ElementKind element,
                                   double a, double b) {
   if (element == ElementKind::F64)
@@ -296,11 +302,8 @@ void npu::sim::applyUnary(UnaryKind kind, const MemRefView &in,
                intUnary(kind, element, loadInt(in.address(i[0]), element)));
       return;
     }
-    double x = loadFloat(in.address(i[0]), element);
-    double r = element == ElementKind::F64
-                   ? floatUnary<double>(kind, x)
-                   : floatUnary<float>(kind, static_cast<float>(x));
-    storeFloat(o, element, r);
+    storeFloat(o, element,
+               applyFloatUnary(kind, element, loadFloat(in.address(i[0]), element)));
   });
 }
 

@@ -18,12 +18,6 @@
 
 namespace npu::sim {
 
-/// A scalar operand: integer or float by the element kind it meets.
-struct ScalarValue {
-  int64_t i = 0;
-  double f = 0;
-};
-
 /// Empty on success, else what went wrong.
 using OpError = std::string;
 
@@ -61,6 +55,10 @@ double applyFloatBinary(dev::BinaryKind kind, ElementKind element, double a,
                         double b);
 OpError applyIntBinary(dev::BinaryKind kind, ElementKind element, int64_t a,
                        int64_t b, int64_t &result);
+double applyFloatUnary(dev::UnaryKind kind, ElementKind element, double x);
+
+/// The view of row `i` of `view` (its first dimension dropped).
+MemRefView rowOf(const MemRefView &view, int64_t i);
 
 } // namespace npu::sim
 

@@ -140,7 +140,11 @@ TEST_F(SimulatorTest, AsyncDmaOverlapsComputeAndSyncDoesNot) {
     HostArray args[] = {floats(std::vector<float>(65536), {65536})};
     return run(text, args);
   };
-  StringRef vector = "npudev.vunary <exp> %b, %b : !v, !v\n";
+  // The vector work fills %b first: reading never-written memory is an
+  // error.
+  StringRef vector = "%zero = arith.constant 0.0 : f32\n"
+                     "npudev.vfill %zero, %b : f32, !v\n"
+                     "npudev.vunary <exp> %b, %b : !v, !v\n";
   SimulationReport dmaOnly = withBody("npudev.dma %x, %a : !g to !v");
   SimulationReport vectorOnly = withBody(vector);
   SimulationReport sync =
@@ -188,7 +192,9 @@ TEST_F(SimulatorTest, TwoCoresHalveAParallelKernel) {
       %n = arith.constant ITERS : index
       npudev.launch tasks(TASKS) {
         %a = npudev.alloc : memref<8192xf32, #npudev.space<vector>>
+        %zero = arith.constant 0.0 : f32
         scf.for %i = %c0 to %n step %c1 {
+          npudev.vfill %zero, %a : f32, memref<8192xf32, #npudev.space<vector>>
           npudev.vunary <exp> %a, %a : memref<8192xf32, #npudev.space<vector>>, memref<8192xf32, #npudev.space<vector>>
         }
       }

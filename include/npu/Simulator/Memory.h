@@ -4,6 +4,9 @@
 // them (what a memref value is at run time). Elements are read and written
 // as int64_t (integers, sign-extended) or double (floats); storing rounds to
 // the element type, so f32 arithmetic done in float and stored is exact.
+// Each buffer remembers which elements have been written, so that a read
+// of memory the kernel never wrote (whose contents the JIT leaves
+// undefined) is an error rather than a silent zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,12 +16,22 @@
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Runtime/ElementKind.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace npu::sim {
+
+/// A scalar operand: integer or float by the element kind it meets.
+struct ScalarValue {
+  int64_t i = 0;
+  double f = 0;
+};
+
+struct MemRefView;
 
 /// Storage of one allocation.
 struct Buffer {
@@ -26,11 +39,21 @@ struct Buffer {
   dev::MemorySpace space;
   int64_t numElements;
   std::vector<uint8_t> bytes;
+  /// Which elements have been written.
+  llvm::BitVector written;
+  /// Where the buffer comes from, for diagnostics: the allocating op, or
+  /// the function argument number.
+  mlir::Operation *origin = nullptr;
+  int argument = -1;
 
   Buffer(ElementKind kind, dev::MemorySpace space, int64_t numElements)
       : kind(kind), space(space), numElements(numElements),
-        bytes(numElements * getElementBytes(kind)) {}
+        bytes(numElements * getElementBytes(kind)), written(numElements) {}
   int64_t getSizeInBytes() const { return bytes.size(); }
+  void markWritten(const MemRefView &view);
+  void markWritten(int64_t linear) { written.set(linear); }
+  /// "argument #2" or "the buffer of 'npudev.alloc' at loc".
+  std::string describe() const;
 };
 
 /// A strided view of a buffer: element (i0, i1, ...) is at
@@ -46,6 +69,9 @@ struct MemRefView {
   bool isContiguous() const;
   /// The linear element index of a multi-index (not bounds-checked).
   int64_t linearize(llvm::ArrayRef<int64_t> indices) const;
+  /// The multi-index of the first element of the view not yet written, if
+  /// any.
+  std::optional<llvm::SmallVector<int64_t, 4>> findUnwritten() const;
   /// Calls `fn(linearIndex)` for every element in row-major order.
   template <typename Fn> void forEachElement(Fn fn) const;
   uint8_t *address(int64_t linear) const {

@@ -1,0 +1,349 @@
+//===- NPUDevModels.cpp - meaning and cost of npudev ops ------------------===//
+//
+// Launches and tasks, on-chip allocation, DMA, and the vector and cube
+// units. A vector op costs its issue cycles plus the bytes it streams over
+// the unit's width (sort and unique log2(n) passes over theirs); a matmul
+// its MACs over the cube rate (half rate for f32 inputs); a DMA its bytes
+// over the engine's bandwidth, capped by the core's share of global
+// bandwidth, plus the latency (docs/simulator.md). Whole-buffer loops are
+// in VectorOps.cpp. Every op checks that what it reads was written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+#include "VectorOps.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::sim;
+using namespace npu::dev;
+
+namespace {
+
+/// Bytes a vector op streams through the unit.
+double streamedBytes(const MemRefView &v) {
+  return static_cast<double>(v.getNumElements()) * getElementBytes(v.getKind());
+}
+
+/// Fails unless every view in `views` is fully written.
+LogicalResult checkAllWritten(OpExecution &exec,
+                              std::initializer_list<const MemRefView *> views) {
+  for (const MemRefView *v : views)
+    if (failed(exec.checkWritten(*v)))
+      return failure();
+  return success();
+}
+
+LogicalResult reportError(OpExecution &exec, const OpError &error) {
+  if (error.empty())
+    return success();
+  return exec.emitOpError() << error;
+}
+
+//===----------------------------------------------------------------------===//
+// Tasks, memory, DMA
+//===----------------------------------------------------------------------===//
+
+struct Launch {
+  static LogicalResult simulate(OpExecution &exec) {
+    return exec.runTasks(cast<LaunchOp>(exec.getOp()).getTasks());
+  }
+};
+
+struct TaskId {
+  static LogicalResult simulate(OpExecution &exec) {
+    exec.setInt(0, exec.getTaskId());
+    return success();
+  }
+};
+
+struct TaskDim {
+  static LogicalResult simulate(OpExecution &exec) {
+    exec.setInt(0, exec.getTaskDim());
+    return success();
+  }
+};
+
+struct Alloc {
+  static LogicalResult simulate(OpExecution &exec) {
+    auto type = cast<AllocOp>(exec.getOp()).getType();
+    FailureOr<MemRefView> view = exec.allocate(type, type.getShape());
+    if (failed(view))
+      return failure();
+    exec.setView(0, std::move(*view));
+    return success();
+  }
+};
+
+/// dma (`wait`) and dma_start: the copy happens at once, its time on the
+/// DMA engine; dma_start's token holds the completion cycle.
+template <bool wait> struct Dma {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &src = exec.getView(0), &dst = exec.getView(1);
+    if (src.sizes != dst.sizes)
+      return exec.emitOpError() << "copies a view of " << src.getNumElements()
+                                << " elements into one of "
+                                << dst.getNumElements();
+    if (failed(exec.checkWritten(src)))
+      return failure();
+    copyView(src, dst);
+    exec.markWritten(dst);
+    double done = exec.chargeDma(src, dst, wait);
+    if (!wait)
+      exec.setFloat(0, done);
+    return success();
+  }
+};
+
+struct Wait {
+  static LogicalResult simulate(OpExecution &exec) {
+    exec.waitUntil(exec.getFloat(0));
+    return success();
+  }
+};
+
+struct WaitAll {
+  static LogicalResult simulate(OpExecution &exec) {
+    exec.waitForAllDma();
+    return success();
+  }
+};
+
+struct Matmul {
+  static LogicalResult simulate(OpExecution &exec) {
+    auto op = cast<MatmulOp>(exec.getOp());
+    const MemRefView &a = exec.getView(0), &b = exec.getView(1),
+                     &c = exec.getView(2);
+    if (failed(checkAllWritten(exec, {&a, &b})) ||
+        (op.getAccumulate() && failed(exec.checkWritten(c))))
+      return failure();
+    applyMatmul(a, b, c, op.getAccumulate());
+    exec.markWritten(c);
+    exec.chargeCube(static_cast<double>(a.sizes[0]) * a.sizes[1] * b.sizes[1],
+                    a.getKind());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Vector unit
+//===----------------------------------------------------------------------===//
+
+struct VBinary {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &lhs = exec.getView(0), &rhs = exec.getView(1),
+                     &out = exec.getView(2);
+    if (failed(checkAllWritten(exec, {&lhs, &rhs})))
+      return failure();
+    exec.chargeVector(streamedBytes(lhs));
+    OpError error = applyBinary(cast<VBinaryOp>(exec.getOp()).getKind(), lhs,
+                                rhs, out);
+    exec.markWritten(out);
+    return reportError(exec, error);
+  }
+};
+
+struct VBinaryScalar {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &in = exec.getView(0), &out = exec.getView(2);
+    if (failed(exec.checkWritten(in)))
+      return failure();
+    exec.chargeVector(streamedBytes(in));
+    OpError error =
+        applyBinaryScalar(cast<VBinaryScalarOp>(exec.getOp()).getKind(), in,
+                          exec.getScalar(1), out);
+    exec.markWritten(out);
+    return reportError(exec, error);
+  }
+};
+
+/// An op reading operand 0 whole and writing its last operand whole,
+/// costed by the bytes of operand 0: `Apply::apply(exec, in, out)`.
+template <typename Apply> struct UnaryShaped {
+  static LogicalResult simulate(OpExecution &exec) {
+    unsigned last = exec.getOp()->getNumOperands() - 1;
+    const MemRefView &in = exec.getView(0), &out = exec.getView(last);
+    if (failed(exec.checkWritten(in)))
+      return failure();
+    exec.chargeVector(streamedBytes(in));
+    Apply::apply(exec, in, out);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
+struct ApplyUnary {
+  static void apply(OpExecution &exec, const MemRefView &in,
+                    const MemRefView &out) {
+    applyUnary(cast<VUnaryOp>(exec.getOp()).getKind(), in, out);
+  }
+};
+struct ApplyCompareScalar {
+  static void apply(OpExecution &exec, const MemRefView &in,
+                    const MemRefView &out) {
+    applyCompareScalar(cast<VCompareScalarOp>(exec.getOp()).getPredicate(), in,
+                       exec.getScalar(1), out);
+  }
+};
+struct ApplyReduce {
+  static void apply(OpExecution &exec, const MemRefView &in,
+                    const MemRefView &out) {
+    applyReduce(cast<VReduceOp>(exec.getOp()).getKind(), in, out);
+  }
+};
+struct ApplyCast {
+  static void apply(OpExecution &, const MemRefView &in,
+                    const MemRefView &out) {
+    applyCast(in, out);
+  }
+};
+struct ApplyTranspose {
+  static void apply(OpExecution &, const MemRefView &in,
+                    const MemRefView &out) {
+    applyTranspose(in, out);
+  }
+};
+struct ApplyCumsum {
+  static void apply(OpExecution &, const MemRefView &in,
+                    const MemRefView &out) {
+    applyCumsum(in, out);
+  }
+};
+
+struct VCompare {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &lhs = exec.getView(0), &rhs = exec.getView(1),
+                     &out = exec.getView(2);
+    if (failed(checkAllWritten(exec, {&lhs, &rhs})))
+      return failure();
+    exec.chargeVector(streamedBytes(lhs));
+    applyCompare(cast<VCompareOp>(exec.getOp()).getPredicate(), lhs, rhs, out);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
+struct VSelect {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &mask = exec.getView(0), &onTrue = exec.getView(1),
+                     &onFalse = exec.getView(2), &out = exec.getView(3);
+    if (failed(checkAllWritten(exec, {&mask, &onTrue, &onFalse})))
+      return failure();
+    exec.chargeVector(streamedBytes(onTrue));
+    applySelect(mask, onTrue, onFalse, out);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
+struct VFill {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &out = exec.getView(1);
+    exec.chargeVector(streamedBytes(out));
+    applyFill(exec.getScalar(0), out);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
+/// Gather reads the indexed rows of its source; scatter writes the indexed
+/// rows of its target, which the written state then covers.
+template <bool gather> struct VIndexed {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &source = exec.getView(0), &indices = exec.getView(1),
+                     &out = exec.getView(2);
+    if (failed(checkAllWritten(exec, {&indices})))
+      return failure();
+    if (!gather && failed(exec.checkWritten(source)))
+      return failure();
+    exec.chargeVector(streamedBytes(gather ? out : source));
+    OpError error = gather ? applyGather(source, indices, out)
+                           : applyScatter(source, indices, out);
+    if (!error.empty())
+      return reportError(exec, error);
+    if (gather) {
+      // A gather reads rows of `source`: each must have been written.
+      for (int64_t i = 0; i < indices.sizes[0]; ++i) {
+        int64_t row = loadInt(indices.address(indices.linearize({i})),
+                              indices.getKind());
+        if (failed(exec.checkWritten(rowOf(source, row))))
+          return failure();
+      }
+      exec.markWritten(out);
+      return success();
+    }
+    for (int64_t i = 0; i < indices.sizes[0]; ++i)
+      exec.markWritten(rowOf(
+          out, loadInt(indices.address(indices.linearize({i})),
+                       indices.getKind())));
+    return success();
+  }
+};
+
+/// n log2(n) bytes: a sorting network's passes over the row.
+double sortingBytes(const MemRefView &in, int64_t row) {
+  return streamedBytes(in) * std::max(1.0, std::log2(double(row)));
+}
+
+struct VSort {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &in = exec.getView(0), &out = exec.getView(1);
+    if (failed(exec.checkWritten(in)))
+      return failure();
+    exec.chargeVector(sortingBytes(in, in.getRank() ? in.sizes.back() : 1));
+    applySort(in, out);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
+/// Writes the distinct values to the front of `out`; the rest of `out`
+/// keeps its state, written or not.
+struct VUnique {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &in = exec.getView(0), &out = exec.getView(1);
+    if (failed(exec.checkWritten(in)))
+      return failure();
+    exec.chargeVector(sortingBytes(in, in.sizes[0]));
+    int64_t count = applyUnique(in, out);
+    MemRefView front = out;
+    front.sizes[0] = count;
+    exec.markWritten(front);
+    exec.setInt(0, count);
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDevDialect *) {
+    attachModel<Launch, LaunchOp>(ctx);
+    attachModel<TaskId, TaskIdOp>(ctx);
+    attachModel<TaskDim, TaskDimOp>(ctx);
+    attachModel<Alloc, AllocOp>(ctx);
+    attachModel<Dma<true>, DmaOp>(ctx);
+    attachModel<Dma<false>, DmaStartOp>(ctx);
+    attachModel<Wait, WaitOp>(ctx);
+    attachModel<WaitAll, WaitAllOp>(ctx);
+    attachModel<Matmul, MatmulOp>(ctx);
+    attachModel<VBinary, VBinaryOp>(ctx);
+    attachModel<VBinaryScalar, VBinaryScalarOp>(ctx);
+    attachModel<UnaryShaped<ApplyUnary>, VUnaryOp>(ctx);
+    attachModel<VCompare, VCompareOp>(ctx);
+    attachModel<UnaryShaped<ApplyCompareScalar>, VCompareScalarOp>(ctx);
+    attachModel<VSelect, VSelectOp>(ctx);
+    attachModel<UnaryShaped<ApplyReduce>, VReduceOp>(ctx);
+    attachModel<UnaryShaped<ApplyCast>, VCastOp>(ctx);
+    attachModel<VFill, VFillOp>(ctx);
+    attachModel<UnaryShaped<ApplyTranspose>, VTransposeOp>(ctx);
+    attachModel<VIndexed<true>, VGatherOp>(ctx);
+    attachModel<VIndexed<false>, VScatterOp>(ctx);
+    attachModel<UnaryShaped<ApplyCumsum>, VCumsumOp>(ctx);
+    attachModel<VSort, VSortOp>(ctx);
+    attachModel<VUnique, VUniqueOp>(ctx);
+  });
+}
