@@ -4,17 +4,17 @@
 // FMA rate (the physical limits), then the JIT on a memory-bound kernel (a
 // tiled scaled copy) and a compute-bound one (a tiled matmul), each as a
 // ratio to its limit and next to a peer (a plain C++ loop; OpenBLAS sgemm
-// when libopenblas is installed), and the simulator's speed on the scaled
-// copy. One thread throughout. Each figure is the best of several runs.
+// when libopenblas is installed). One thread throughout. The simulator's
+// speed is SimulatorBench.cpp's. Each figure is the best of several runs.
 //
 // Usage: npu-device-bench [--copy-mib=256] [--matmul=1024]
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchKernels.h"
 #include "BenchSupport.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
-#include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -99,55 +99,6 @@ std::pair<double, double> peakFmaGFlops() {
   }
   (void)sink;
   return {avx2, avx512};
-}
-
-HostArray randomFloats(llvm::ArrayRef<int64_t> shape, unsigned seed) {
-  HostArray a;
-  a.kind = ElementKind::F32;
-  a.shape.assign(shape.begin(), shape.end());
-  std::vector<float> v(a.getNumElements());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (float &x : v)
-    x = dist(rng);
-  a.data.resize(v.size() * 4);
-  std::memcpy(a.data.data(), v.data(), a.data.size());
-  return a;
-}
-
-/// y = 1.5 * x over `n` floats, one task, tiles of --copy-tile elements
-/// (default 8192: 32 KiB, which stays in L1 between the copy in, the
-/// multiply and the copy out).
-std::string scaledCopyKernel(int64_t n) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "!g = memref<" << n << "xf32, #npudev.space<global>>\n"
-     << "!win = memref<" << copyTile
-     << "xf32, strided<[1], offset: ?>, #npudev.space<global>>\n"
-     << "!tile = memref<" << copyTile << "xf32, #npudev.space<vector>>\n"
-     << R"mlir(
-func.func @scale(%x: !g, %y: !g) {
-  %c0 = arith.constant 0 : index
-  %n = arith.constant )mlir"
-     << n << R"mlir( : index
-  %step = arith.constant )mlir"
-     << copyTile << R"mlir( : index
-  %a = arith.constant 1.5 : f32
-  npudev.launch tasks(1) {
-    %buf = npudev.alloc : !tile
-    scf.for %i = %c0 to %n step %step {
-      %xs = memref.subview %x[%i] [)mlir"
-     << copyTile << R"mlir(] [1] : !g to !win
-      %ys = memref.subview %y[%i] [)mlir"
-     << copyTile << R"mlir(] [1] : !g to !win
-      npudev.dma %xs, %buf : !win to !tile
-      npudev.vbinary_scalar <mul> %buf, %a, %buf : !tile, f32, !tile
-      npudev.dma %buf, %ys : !tile to !win
-    }
-  }
-  return
-})mlir";
-  return s;
 }
 
 /// C[m x m] = A[m x k] x B[k x m], k = m / 2: C tiles of 256 x 256, K
@@ -246,12 +197,12 @@ int main(int argc, char **argv) {
   // Scaled copy: JIT, peer loop, simulator.
   int64_t n = bytes / 4;
   {
-    std::string text = scaledCopyKernel(n);
+    std::string text = bench::scaledCopyKernel(n, copyTile);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
     auto kernel = jit::CompiledKernel::compile(*module, "scale");
     if (failed(kernel))
       return 1;
-    HostArray args[] = {randomFloats({n}, 1), randomFloats({n}, 2)};
+    HostArray args[] = {bench::randomArray(ElementKind::F32, {n}, 1), bench::randomArray(ElementKind::F32, {n}, 2)};
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
     out << "| JIT scaled copy y = 1.5 x | "
         << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
@@ -267,59 +218,6 @@ int main(int argc, char **argv) {
         << llvm::format("%.2f", bytes / tp / 1e9 / copyGBps)
         << " of memcpy |\n";
   }
-  {
-    int64_t small = 1 << 22; // 16 MiB: enough tiles to time the simulator.
-    std::string text = scaledCopyKernel(small);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-    auto func = *module->getOps<func::FuncOp>().begin();
-    HostArray args[] = {randomFloats({small}, 1),
-                             randomFloats({small}, 2)};
-    DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
-    sim::SimulationReport report;
-    double t = bestOf([&] {
-      if (failed(sim::simulate(func, args, device, {}, report)))
-        std::exit(1);
-    });
-    out << "| simulator speed (scaled copy, 4M elements) | "
-        << llvm::format("%.2e", 2.0 * small / t) << " elements/s | "
-        << llvm::format("%.3f", t) << " s |\n";
-  }
-
-  {
-    // Scalar work: a loop of integer arithmetic, one task.
-    const char *text = R"mlir(
-func.func @loop(%out: memref<1xi64, #npudev.space<global>>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant 1000000 : index
-  %three = arith.constant 3 : i64
-  %zero = arith.constant 0 : i64
-  npudev.launch tasks(1) {
-    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
-      %x = arith.index_cast %i : index to i64
-      %y = arith.muli %x, %three : i64
-      %z = arith.addi %acc, %y : i64
-      scf.yield %z : i64
-    }
-    memref.store %sum, %out[%c0] : memref<1xi64, #npudev.space<global>>
-  }
-  return
-})mlir";
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-    auto func = *module->getOps<func::FuncOp>().begin();
-    HostArray args[] = {
-        HostArray{ElementKind::I64, {1}, std::vector<uint8_t>(8)}};
-    DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
-    sim::SimulationReport report;
-    double t = bestOf([&] {
-      if (failed(sim::simulate(func, args, device, {}, report)))
-        std::exit(1);
-    });
-    out << "| simulator speed (scalar loop, 1M iterations) | "
-        << llvm::format("%.2e", report.opsExecuted / t) << " ops/s | "
-        << llvm::format("%.3f", t) << " s |\n";
-  }
-
   // Matmul: JIT, peers.
   {
     int64_t m = matmulSize, k = m / 2;
@@ -328,8 +226,8 @@ func.func @loop(%out: memref<1xi64, #npudev.space<global>>) {
     auto kernel = jit::CompiledKernel::compile(*module, "matmul");
     if (failed(kernel))
       return 1;
-    HostArray args[] = {randomFloats({m, k}, 3), randomFloats({k, m}, 4),
-                             randomFloats({m, m}, 5)};
+    HostArray args[] = {bench::randomArray(ElementKind::F32, {m, k}, 3), bench::randomArray(ElementKind::F32, {k, m}, 4),
+                             bench::randomArray(ElementKind::F32, {m, m}, 5)};
     double flops = 2.0 * m * m * k;
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
     out << "| JIT matmul " << m << "x" << k << " x " << k << "x" << m << " | "

@@ -148,17 +148,21 @@ LogicalResult Interpreter::bindArguments(func::FuncOp func,
     if (!memref.getLayout().isIdentity())
       return func.emitError("argument #")
              << i << " must have the identity layout, got " << type;
-    FailureOr<MemRefView> view = allocate(func, memref, host.shape);
+    FailureOr<MemRefView> view =
+        allocate(func, memref, host.shape, /*withStorage=*/false);
     if (failed(view))
       return failure();
     Buffer &buffer = *view->buffer;
-    if (host.data.size() != buffer.bytes.size())
+    int64_t expectedBytes = buffer.numElements * getElementBytes(*kind);
+    if (static_cast<int64_t>(host.data.size()) != expectedBytes)
       return func.emitError("argument #")
              << i << " has " << host.data.size() << " bytes of data for "
-             << buffer.bytes.size() << " bytes of " << type;
-    std::copy(host.data.begin(), host.data.end(), buffer.bytes.begin());
-    buffer.markWritten(*view);
+             << expectedBytes << " bytes of " << type;
+    // The buffer borrows the host's bytes (run() gives them back), so
+    // arguments are neither copied in nor out.
+    buffer.bytes.swap(host.data);
     buffer.argument = i;
+    buffer.markWritten(*view);
     slot.view = std::make_shared<const MemRefView>(std::move(*view));
   }
   return success();
@@ -169,12 +173,19 @@ LogicalResult Interpreter::run(func::FuncOp func,
   if (func.getNumArguments() != args.size())
     return func.emitError("simulation needs ")
            << func.getNumArguments() << " arguments, got " << args.size();
-  if (failed(prepare(func)) || failed(bindArguments(func, args)) ||
-      failed(runBlock(*entry)))
+  if (failed(prepare(func)))
     return failure();
-  for (auto [i, arg] : llvm::enumerate(entry->arguments))
-    if (const MemRefView *view = slots[arg].view.get())
-      args[i].data = view->buffer->bytes;
+  LogicalResult result = bindArguments(func, args);
+  if (succeeded(result))
+    result = runBlock(*entry);
+  // Give back the bytes bindArguments borrowed, written or not.
+  for (auto [i, arg] : llvm::enumerate(entry->arguments)) {
+    const MemRefView *view = slots[arg].view.get();
+    if (view && view->buffer->argument == static_cast<int>(i))
+      args[i].data.swap(view->buffer->bytes);
+  }
+  if (failed(result))
+    return failure();
   finishReport();
   return success();
 }
@@ -246,7 +257,8 @@ LogicalResult Interpreter::runTasks(Operation *launch,
 //===----------------------------------------------------------------------===//
 
 FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
-                                            ArrayRef<int64_t> sizes) {
+                                            ArrayRef<int64_t> sizes,
+                                            bool withStorage) {
   std::optional<ElementKind> kind = getElementKind(type.getElementType());
   if (!kind)
     return op->emitOpError("element type ")
@@ -273,7 +285,8 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
     v.strides[d] = stride;
     stride *= sizes[d];
   }
-  v.buffer = std::make_shared<Buffer>(*kind, space, v.getNumElements());
+  v.buffer = std::make_shared<Buffer>(*kind, space, v.getNumElements(),
+                                      withStorage);
   v.buffer->origin = op;
   if (inKernel() && space != dev::MemorySpace::global) {
     unsigned s = static_cast<unsigned>(space);

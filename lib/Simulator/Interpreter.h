@@ -55,9 +55,11 @@ private:
   void finishReport();
 
   //===--- Memory and timing ----------------------------------------------===//
+  /// A new buffer; without `withStorage` its bytes are left empty.
   mlir::FailureOr<MemRefView> allocate(mlir::Operation *op,
                                        mlir::MemRefType type,
-                                       llvm::ArrayRef<int64_t> sizes);
+                                       llvm::ArrayRef<int64_t> sizes,
+                                       bool withStorage = true);
   bool inKernel() const { return timeline != nullptr; }
   void chargeScalar(double cycles);
   void timeOp(mlir::Operation *op, Pipe pipe, double cycles);

@@ -13,6 +13,7 @@
 #include "npu/Runtime/HostArray.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir {
 class ExecutionEngine;

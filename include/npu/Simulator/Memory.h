@@ -46,9 +46,13 @@ struct Buffer {
   mlir::Operation *origin = nullptr;
   int argument = -1;
 
-  Buffer(ElementKind kind, dev::MemorySpace space, int64_t numElements)
+  /// Without `withStorage` the bytes are left empty for the caller to
+  /// provide (a function argument lends the host's).
+  Buffer(ElementKind kind, dev::MemorySpace space, int64_t numElements,
+         bool withStorage = true)
       : kind(kind), space(space), numElements(numElements),
-        bytes(numElements * getElementBytes(kind)), written(numElements) {}
+        bytes(withStorage ? numElements * getElementBytes(kind) : 0),
+        written(numElements) {}
   int64_t getSizeInBytes() const { return bytes.size(); }
   void markWritten(const MemRefView &view);
   void markWritten(int64_t linear) { written.set(linear); }
