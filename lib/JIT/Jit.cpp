@@ -25,6 +25,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,6 +33,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -43,6 +45,28 @@
 using namespace mlir;
 using namespace npu;
 using namespace npu::jit;
+
+namespace {
+/// math-to-libm as patterns rather than a conversion: the upstream pass
+/// marks the whole math dialect illegal and so fails on ops libm lacks,
+/// while running math-to-llvm first would expand expm1 and friends instead
+/// of calling libm.
+struct MathToLibmWherePossible
+    : PassWrapper<MathToLibmWherePossible, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MathToLibmWherePossible)
+  StringRef getArgument() const final { return "npu-math-to-libm"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<func::FuncDialect>();
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathToLibmConversionPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
 
 void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
                                         const JitOptions &options) {
@@ -59,11 +83,17 @@ void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createConvertAsyncToLLVMPass());
   }
   pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(createConvertMathToLibmPass());
+  // Every math op libm has becomes a call of it (the function the
+  // simulator calls); the rest (ctpop, copysign, rsqrt, ...) become LLVM
+  // intrinsics.
+  pm.addPass(std::make_unique<MathToLibmWherePossible>());
+  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // ceildivsi, floordivsi, maxnumf and friends have no LLVM lowering of
+  // their own: the simulator runs them, so the JIT expands them.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

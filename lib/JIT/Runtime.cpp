@@ -63,12 +63,8 @@ template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
                                                          Row<T> *out) {        \
     return uniqueRow(in, out);                                                 \
   }
-NPU_RT_FUNCTIONS(f32, float)
-NPU_RT_FUNCTIONS(f64, double)
-NPU_RT_FUNCTIONS(i8, int8_t)
-NPU_RT_FUNCTIONS(i16, int16_t)
-NPU_RT_FUNCTIONS(i32, int32_t)
-NPU_RT_FUNCTIONS(i64, int64_t)
+#define NPU_RUNTIME_SORT_TYPE NPU_RT_FUNCTIONS
+#include "npu/Runtime/SortTypes.def"
 #undef NPU_RT_FUNCTIONS
 
 extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
@@ -85,17 +81,13 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                llvm::JITSymbolFlags::Exported};
   };
-#define NPU_RT_SYMBOLS(SUFFIX)                                                 \
+#define NPU_RT_SYMBOLS(SUFFIX, T)                                              \
   add("_mlir_ciface_npu_rt_sort_" #SUFFIX,                                     \
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_##SUFFIX));           \
   add("_mlir_ciface_npu_rt_unique_" #SUFFIX,                                   \
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_unique_##SUFFIX));
-  NPU_RT_SYMBOLS(f32)
-  NPU_RT_SYMBOLS(f64)
-  NPU_RT_SYMBOLS(i8)
-  NPU_RT_SYMBOLS(i16)
-  NPU_RT_SYMBOLS(i32)
-  NPU_RT_SYMBOLS(i64)
+#define NPU_RUNTIME_SORT_TYPE NPU_RT_SYMBOLS
+#include "npu/Runtime/SortTypes.def"
 #undef NPU_RT_SYMBOLS
   add("_mlir_ciface_npu_rt_matmul_f32",
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));

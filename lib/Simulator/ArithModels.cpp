@@ -311,6 +311,35 @@ template <FloatUnaryFn fn> struct FloatUnary {
   }
 };
 
+/// x^n by repeated squaring, in the order of libgcc's and compiler-rt's
+/// __powisf2 / __powidf2, which llvm.powi calls.
+template <typename T> T powi(T x, int64_t n) {
+  bool reciprocal = n < 0;
+  T r = 1;
+  while (true) {
+    if (n & 1)
+      r *= x;
+    n /= 2;
+    if (n == 0)
+      break;
+    x *= x;
+  }
+  return reciprocal ? T(1) / r : r;
+}
+
+struct FPowI {
+  static LogicalResult simulate(OpExecution &exec) {
+    ElementKind k = exec.getResultKind(0);
+    double x = exec.getFloat(0);
+    int64_t n = exec.getInt(1);
+    exec.setFloat(0, k == ElementKind::F64
+                         ? powi<double>(x, n)
+                         : roundFloat(k, powi<float>(static_cast<float>(x), n)));
+    exec.chargeScalar();
+    return success();
+  }
+};
+
 struct FmaF {
   static LogicalResult simulate(OpExecution &exec) {
     ElementKind k = exec.getResultKind(0);
@@ -615,6 +644,7 @@ void npu::sim::registerMathModels(DialectRegistry &registry) {
     attachModel<FloatBinary<atan2F>, Atan2Op>(ctx);
     attachModel<FloatBinary<copySignF>, CopySignOp>(ctx);
     attachModel<FmaF, FmaOp>(ctx);
+    attachModel<FPowI, FPowIOp>(ctx);
     attachModel<AbsI, AbsIOp>(ctx);
     attachModel<BitCount<popCount>, CtPopOp>(ctx);
     attachModel<BitCount<leadingZeros>, CountLeadingZerosOp>(ctx);

@@ -13,6 +13,7 @@
 #include "Models.h"
 #include "VectorOps.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include <cmath>
 
@@ -191,7 +192,15 @@ struct ApplyCompareScalar {
 struct ApplyReduce {
   static void apply(OpExecution &exec, const MemRefView &in,
                     const MemRefView &out) {
-    applyReduce(cast<VReduceOp>(exec.getOp()).getKind(), in, out);
+    auto op = cast<VReduceOp>(exec.getOp());
+    Type element = cast<MemRefType>(op.getInput().getType()).getElementType();
+    TypedAttr identity = getReductionIdentity(op.getKind(), element);
+    ScalarValue start;
+    if (auto i = dyn_cast<IntegerAttr>(identity))
+      start.i = i.getValue().getSExtValue();
+    else
+      start.f = cast<FloatAttr>(identity).getValueAsDouble();
+    applyReduce(op.getKind(), start, in, out);
   }
 };
 struct ApplyCast {

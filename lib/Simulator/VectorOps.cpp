@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "VectorOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -487,12 +488,10 @@ void npu::sim::applySelect(const MemRefView &mask, const MemRefView &onTrue,
       });
 }
 
-void npu::sim::applyReduce(ReduceKind kind, const MemRefView &in,
-                           const MemRefView &out) {
+void npu::sim::applyReduce(ReduceKind kind, ScalarValue identity,
+                           const MemRefView &in, const MemRefView &out) {
   ElementKind element = in.getKind();
-  BinaryKind combine = kind == ReduceKind::sum   ? BinaryKind::add
-                       : kind == ReduceKind::max ? BinaryKind::max
-                                                 : BinaryKind::min;
+  BinaryKind combine = getReductionCombiner(kind);
   // Rows come in row-major order, as the elements of `out` do.
   std::vector<int64_t> targets;
   out.forEachElement([&](int64_t i) { targets.push_back(i); });
@@ -500,10 +499,7 @@ void npu::sim::applyReduce(ReduceKind kind, const MemRefView &in,
   forEachRow(in, [&](int64_t base, int64_t length, int64_t stride) {
     int64_t target = targets[row++];
     if (isFloat(element)) {
-      double acc = kind == ReduceKind::sum ? 0.0
-                   : kind == ReduceKind::max
-                       ? -std::numeric_limits<double>::infinity()
-                       : std::numeric_limits<double>::infinity();
+      double acc = identity.f;
       for (int64_t k = 0; k < length; ++k)
         acc =
             applyFloatBinary(combine, element, acc,
@@ -511,14 +507,7 @@ void npu::sim::applyReduce(ReduceKind kind, const MemRefView &in,
       storeFloat(out.address(target), element, acc);
       return;
     }
-    // Start from the identity in the element's width, as the JIT does.
-    unsigned bits =
-        element == ElementKind::I1 ? 1 : 8 * getElementBytes(element);
-    int64_t lowest = bits == 64 ? std::numeric_limits<int64_t>::min()
-                                : -(int64_t(1) << (bits - 1));
-    int64_t acc = kind == ReduceKind::sum   ? 0
-                  : kind == ReduceKind::max ? lowest
-                                            : -(lowest + 1);
+    int64_t acc = identity.i;
     for (int64_t k = 0; k < length; ++k)
       (void)applyIntBinary(combine, element, acc,
                            loadInt(in.address(base + k * stride), element),

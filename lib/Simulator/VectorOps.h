@@ -33,8 +33,9 @@ void applyCompareScalar(dev::ComparePredicate pred, const MemRefView &in,
                         ScalarValue scalar, const MemRefView &out);
 void applySelect(const MemRefView &mask, const MemRefView &onTrue,
                  const MemRefView &onFalse, const MemRefView &out);
-void applyReduce(dev::ReduceKind kind, const MemRefView &in,
-                 const MemRefView &out);
+/// Reduces each innermost row of `in`, starting from `identity`.
+void applyReduce(dev::ReduceKind kind, ScalarValue identity,
+                 const MemRefView &in, const MemRefView &out);
 void applyCast(const MemRefView &in, const MemRefView &out);
 void applyFill(ScalarValue value, const MemRefView &out);
 void applyTranspose(const MemRefView &in, const MemRefView &out);

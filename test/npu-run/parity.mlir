@@ -1,6 +1,8 @@
 // Every npudev op, run by the simulator and by the JIT on the same random
 // inputs: the outputs are the same bytes (integer and float kernels alike;
-// docs/simulator.md says why float results agree bit for bit).
+// docs/simulator.md says why float results agree bit for bit). The gtest
+// ParityTest runs every function of this file the same way and checks that
+// together with its scalar table they use every op the simulator models.
 // RUN: rm -rf %t && mkdir -p %t/sim %t/jit
 // RUN: npu-run %s --entry=ints --random-inputs=7 --output-dir=%t/sim
 // RUN: npu-run %s --entry=ints --random-inputs=7 --output-dir=%t/jit --mode=jit
@@ -135,5 +137,65 @@ func.func @matmul_f32(%a: !ga, %b: !gb, %c: !gc {npudev.output}) {
     npudev.matmul %va, %vb, %vc {accumulate} : memref<13x20xf32, #npudev.space<vector>>, memref<20x51xf32, #npudev.space<cube>>, memref<13x51xf32, #npudev.space<vector>>
     npudev.dma %vc, %c : memref<13x51xf32, #npudev.space<vector>> to !gc
   }
+  return
+}
+
+// Control flow, task queries, asynchronous DMA and host-level memref ops.
+!gk = memref<4x8xi32, #npudev.space<global>>
+!vk = memref<8xi32, #npudev.space<vector>>
+!gkrow = memref<8xi32, strided<[1], offset: ?>, #npudev.space<global>>
+func.func @control(%x: !gk, %out: !gk {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %three = arith.constant 3 : i32
+  %host = memref.alloc() : memref<4x8xi32>
+  memref.copy %x, %host : !gk to memref<4x8xi32>
+  npudev.launch tasks(4) {
+    %t = npudev.task_id
+    %n = npudev.task_dim
+    %buf = npudev.alloc : !vk
+    %row = memref.subview %x[%t, 0] [1, 8] [1, 1] : !gk to !gkrow
+    %in = npudev.dma_start %row, %buf : !gkrow to !vk
+    npudev.wait %in
+    %tmp = npudev.alloc : !vk
+    %ni = arith.index_cast %n : index to i32
+    npudev.vfill %ni, %tmp : i32, !vk
+    npudev.vbinary <add> %buf, %tmp, %buf : !vk, !vk, !vk
+    // Count down from the row's first value in steps of 3.
+    %first = memref.load %buf[%c0] : !vk
+    %last = scf.while (%v = %first) : (i32) -> i32 {
+      %more = arith.cmpi sgt, %v, %zero : i32
+      scf.condition(%more) %v : i32
+    } do {
+    ^bb0(%v: i32):
+      %next = arith.subi %v, %three : i32
+      scf.yield %next : i32
+    }
+    %ti = arith.index_cast %t : index to i32
+    %parity = arith.andi %ti, %one : i32
+    %odd = arith.cmpi ne, %parity, %zero : i32
+    %picked = scf.if %odd -> (i32) {
+      scf.yield %last : i32
+    } else {
+      scf.yield %first : i32
+    }
+    memref.store %picked, %buf[%c0] : !vk
+    %len = memref.dim %buf, %c0 : !vk
+    %leni = arith.index_cast %len : index to i32
+    npudev.vbinary_scalar <add> %buf, %leni, %buf : !vk, i32, !vk
+    %outRow = memref.subview %out[%t, 0] [1, 8] [1, 1] : !gk to !gkrow
+    %done = npudev.dma_start %buf, %outRow : !vk to !gkrow
+    npudev.wait_all
+  }
+  // Host code after the kernel: out[0, 0] = x[1, 1] through a stack slot.
+  %slot = memref.alloca() : memref<1xi32>
+  %any = memref.cast %slot : memref<1xi32> to memref<?xi32>
+  %v = memref.load %host[%c1, %c1] : memref<4x8xi32>
+  memref.store %v, %any[%c0] : memref<?xi32>
+  %w = memref.load %slot[%c0] : memref<1xi32>
+  memref.store %w, %out[%c0, %c0] : !gk
+  memref.dealloc %host : memref<4x8xi32>
   return
 }

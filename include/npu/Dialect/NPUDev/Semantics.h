@@ -1,0 +1,44 @@
+//===- Semantics.h - facts about npudev ops both executors share -*- C++ -*-===//
+//
+// What the verifier, the simulator and the JIT's lowering must agree on,
+// computed in one place: how a reduction starts and combines, and how much
+// on-chip memory a kernel holds at once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_DIALECT_NPUDEV_SEMANTICS_H
+#define NPU_DIALECT_NPUDEV_SEMANTICS_H
+
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <array>
+
+namespace mlir {
+class Block;
+} // namespace mlir
+
+namespace npu::dev {
+
+/// The identity a `kind` reduction over `element` starts from: 0 for sum,
+/// -inf / +inf for float max / min, the smallest / largest signed value of
+/// the width for integer max / min.
+mlir::TypedAttr getReductionIdentity(ReduceKind kind, mlir::Type element);
+
+/// The binary op a `kind` reduction combines with.
+BinaryKind getReductionCombiner(ReduceKind kind);
+
+/// Peak bytes of on-chip buffers live at once, per memory space (indexed by
+/// MemorySpace; global stays 0).
+using OnChipPeaks = std::array<int64_t, 4>;
+
+/// The on-chip buffers a block holds at once, per space: every statically
+/// shaped npudev.alloc, memref.alloc or memref.alloca in an on-chip space
+/// lives from its op to the end of its block; nested blocks are walked
+/// with what their parents hold. O(ops).
+OnChipPeaks getOnChipPeaks(mlir::Block &block);
+
+} // namespace npu::dev
+
+#endif // NPU_DIALECT_NPUDEV_SEMANTICS_H

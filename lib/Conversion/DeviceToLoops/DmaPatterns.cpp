@@ -1,0 +1,106 @@
+//===- DmaPatterns.cpp - on-chip memory and DMA to loops --------------------===//
+//
+// On-chip buffers become heap memref.allocs freed at the end of their block;
+// a DMA becomes a copy (an element loop nest when rows are contiguous on
+// both sides, which LLVM vectorizes; memref.copy otherwise). Copies complete
+// at once on the host, so waits have nothing to wait for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace npu::dev;
+using namespace npu::dev::loops;
+
+namespace {
+
+/// Copies complete at once in the JIT: there is nothing to wait for.
+struct EraseWaitAll : OpRewritePattern<WaitAllOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WaitAllOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerAlloc : OpRewritePattern<AllocOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AllocOp op,
+                                PatternRewriter &rewriter) const override {
+    auto buffer = rewriter.create<memref::AllocOp>(op.getLoc(), op.getType());
+    // On-chip buffers die at the end of their block.
+    rewriter.setInsertionPoint(op->getBlock()->getTerminator());
+    rewriter.create<memref::DeallocOp>(op.getLoc(), buffer);
+    rewriter.replaceOp(op, buffer);
+    return success();
+  }
+};
+
+/// Whether the innermost dimension of `type` has a static unit stride.
+bool hasContiguousRows(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
+/// A DMA as copies. Rows contiguous on both sides become an element loop
+/// nest, which LLVM vectorizes or turns into memcpy (memref.copy of a
+/// dynamically sized window would call the runtime's generic memrefCopy,
+/// which copies one element per call); anything else is one memref.copy.
+void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
+  auto src = cast<MemRefType>(source.getType());
+  auto dst = cast<MemRefType>(target.getType());
+  if (!hasContiguousRows(src) || !hasContiguousRows(dst)) {
+    b.create<memref::CopyOp>(loc, source, target);
+    return;
+  }
+  buildLoopsOver(
+      b, loc, target, [&](OpBuilder &lb, Location l, ValueRange ivs) {
+        lb.create<memref::StoreOp>(l, lb.create<memref::LoadOp>(l, source, ivs),
+                                   target, ivs);
+      });
+}
+
+struct LowerDma : OpRewritePattern<DmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DmaOp op,
+                                PatternRewriter &rewriter) const override {
+    buildDmaCopy(rewriter, op.getLoc(), op.getSource(), op.getTarget());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// An asynchronous copy completes at once; its waits have nothing to wait
+/// for.
+struct LowerDmaStart : OpRewritePattern<DmaStartOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DmaStartOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+      if (!isa<WaitOp>(user))
+        return rewriter.notifyMatchFailure(
+            op, "token used by something other than npudev.wait");
+      rewriter.eraseOp(user);
+    }
+    buildDmaCopy(rewriter, op.getLoc(), op.getSource(), op.getTarget());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::dev::populateDmaLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart>(patterns.getContext());
+}

@@ -1,0 +1,262 @@
+//===- LoopBuilders.cpp - IR builders shared by the loop lowerings --------===//
+//
+// Scalar semantics of the vector ops' element kinds (binary, unary,
+// compare, conversion) and the loop nests the patterns are built from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace npu::dev;
+
+namespace npu::dev::loops {
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+Value floatConst(OpBuilder &b, Location loc, Type type, double v) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, v));
+}
+
+Value intConst(OpBuilder &b, Location loc, Type type, const APInt &v) {
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v));
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
+}
+
+Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value x,
+                  Value y) {
+  if (isa<FloatType>(x.getType())) {
+    switch (kind) {
+    case BinaryKind::add:
+      return b.create<arith::AddFOp>(loc, x, y);
+    case BinaryKind::sub:
+      return b.create<arith::SubFOp>(loc, x, y);
+    case BinaryKind::mul:
+      return b.create<arith::MulFOp>(loc, x, y);
+    case BinaryKind::div:
+      return b.create<arith::DivFOp>(loc, x, y);
+    case BinaryKind::max:
+      return b.create<arith::MaximumFOp>(loc, x, y);
+    case BinaryKind::min:
+      return b.create<arith::MinimumFOp>(loc, x, y);
+    default:
+      llvm_unreachable("bitwise op on floats (rejected by the verifier)");
+    }
+  }
+  switch (kind) {
+  case BinaryKind::add:
+    return b.create<arith::AddIOp>(loc, x, y);
+  case BinaryKind::sub:
+    return b.create<arith::SubIOp>(loc, x, y);
+  case BinaryKind::mul:
+    return b.create<arith::MulIOp>(loc, x, y);
+  case BinaryKind::div:
+    return b.create<arith::DivSIOp>(loc, x, y);
+  case BinaryKind::max:
+    return b.create<arith::MaxSIOp>(loc, x, y);
+  case BinaryKind::min:
+    return b.create<arith::MinSIOp>(loc, x, y);
+  case BinaryKind::And:
+    return b.create<arith::AndIOp>(loc, x, y);
+  case BinaryKind::Or:
+    return b.create<arith::OrIOp>(loc, x, y);
+  }
+  llvm_unreachable("unknown binary op");
+}
+
+Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
+  Type type = x.getType();
+  if (!isa<FloatType>(type)) {
+    Value zero = zeroOf(b, loc, type);
+    Value negated = b.create<arith::SubIOp>(loc, zero, x);
+    switch (kind) {
+    case UnaryKind::abs: {
+      Value isNegative =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero);
+      return b.create<arith::SelectOp>(loc, isNegative, negated, x);
+    }
+    case UnaryKind::neg:
+      return negated;
+    case UnaryKind::relu:
+      return b.create<arith::MaxSIOp>(loc, x, zero);
+    default:
+      llvm_unreachable("float-only op on integers (rejected by the verifier)");
+    }
+  }
+  Value one = floatConst(b, loc, type, 1.0);
+  switch (kind) {
+  case UnaryKind::abs:
+    return b.create<math::AbsFOp>(loc, x);
+  case UnaryKind::neg:
+    return b.create<arith::NegFOp>(loc, x);
+  case UnaryKind::relu:
+    return b.create<arith::MaximumFOp>(loc, x, zeroOf(b, loc, type));
+  case UnaryKind::exp:
+    return b.create<math::ExpOp>(loc, x);
+  case UnaryKind::log:
+    return b.create<math::LogOp>(loc, x);
+  case UnaryKind::sqrt:
+    return b.create<math::SqrtOp>(loc, x);
+  case UnaryKind::rsqrt:
+    return b.create<arith::DivFOp>(loc, one, b.create<math::SqrtOp>(loc, x));
+  case UnaryKind::recip:
+    return b.create<arith::DivFOp>(loc, one, x);
+  case UnaryKind::tanh:
+    return b.create<math::TanhOp>(loc, x);
+  case UnaryKind::sigmoid: {
+    Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+    return b.create<arith::DivFOp>(loc, one,
+                                   b.create<arith::AddFOp>(loc, one, e));
+  }
+  }
+  llvm_unreachable("unknown unary op");
+}
+
+Value buildCompare(OpBuilder &b, Location loc, ComparePredicate pred, Value x,
+                   Value y) {
+  if (isa<FloatType>(x.getType())) {
+    static const arith::CmpFPredicate preds[] = {
+        arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE,
+        arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
+        arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
+    return b.create<arith::CmpFOp>(loc, preds[static_cast<unsigned>(pred)], x,
+                                   y);
+  }
+  static const arith::CmpIPredicate preds[] = {
+      arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
+      arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+      arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
+  return b.create<arith::CmpIOp>(loc, preds[static_cast<unsigned>(pred)], x, y);
+}
+
+Value flagAs(OpBuilder &b, Location loc, Value flag, Type type) {
+  if (isa<FloatType>(type))
+    return b.create<arith::UIToFPOp>(loc, type, flag);
+  if (type.getIntOrFloatBitWidth() == 1)
+    return flag;
+  return b.create<arith::ExtUIOp>(loc, type, flag);
+}
+
+Value isNonZero(OpBuilder &b, Location loc, Value v) {
+  Value zero = zeroOf(b, loc, v.getType());
+  if (isa<FloatType>(v.getType()))
+    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v, zero);
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
+}
+
+Value convert(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+               : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (fromFloat)
+    return b.create<arith::FPToSIOp>(loc, to, v);
+  bool isBool = from.getIntOrFloatBitWidth() == 1;
+  if (toFloat)
+    return isBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                  : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return b.create<arith::TruncIOp>(loc, to, v);
+  return isBool ? b.create<arith::ExtUIOp>(loc, to, v).getResult()
+                : b.create<arith::ExtSIOp>(loc, to, v).getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Loop builders
+//===----------------------------------------------------------------------===//
+
+Type elementTypeOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getElementType();
+}
+
+void buildLoopsOver(OpBuilder &b, Location loc, Value memref,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body,
+                    unsigned drop) {
+  int64_t rank = cast<MemRefType>(memref.getType()).getRank() - drop;
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d = 0; d < rank; ++d) {
+    lbs.push_back(indexConst(b, loc, 0));
+    ubs.push_back(b.create<memref::DimOp>(loc, memref, d));
+    steps.push_back(indexConst(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+void buildElementwise(
+    PatternRewriter &rewriter, Operation *op, ValueRange inputs, Value out,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> compute) {
+  Location loc = op->getLoc();
+  buildLoopsOver(
+      rewriter, loc, out, [&](OpBuilder &b, Location l, ValueRange ivs) {
+        SmallVector<Value> loaded;
+        for (Value in : inputs)
+          loaded.push_back(b.create<memref::LoadOp>(l, in, ivs));
+        b.create<memref::StoreOp>(l, compute(b, l, loaded), out, ivs);
+      });
+  rewriter.eraseOp(op);
+}
+
+void buildRowScan(
+    OpBuilder &b, Location loc, Value input, Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value, ValueRange, Value)>
+        step,
+    function_ref<void(OpBuilder &, Location, Value, ValueRange)> finish) {
+  auto type = cast<MemRefType>(input.getType());
+  buildLoopsOver(
+      b, loc, input,
+      [&](OpBuilder &ob, Location l, ValueRange outer) {
+        Value length = ob.create<memref::DimOp>(l, input, type.getRank() - 1);
+        auto loop = ob.create<scf::ForOp>(
+            l, indexConst(ob, l, 0), length, indexConst(ob, l, 1),
+            ValueRange{init},
+            [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
+              SmallVector<Value> idx(outer.begin(), outer.end());
+              idx.push_back(k);
+              Value x = ib.create<memref::LoadOp>(il, input, idx);
+              ib.create<scf::YieldOp>(il,
+                                      step(ib, il, acc.front(), x, outer, k));
+            });
+        finish(ob, l, loop.getResult(0), outer);
+      },
+      /*drop=*/1);
+}
+
+MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank, Type element) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  return MemRefType::get(
+      dynamic, element,
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynamic));
+}
+
+func::FuncOp getRuntimeFunction(PatternRewriter &rewriter, Operation *op,
+                                StringRef name, TypeRange arguments,
+                                TypeRange results) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto func = rewriter.create<func::FuncOp>(
+      op->getLoc(), name, rewriter.getFunctionType(arguments, results));
+  func.setPrivate();
+  func->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+  return func;
+}
+
+} // namespace npu::dev::loops

@@ -1,0 +1,85 @@
+//===- LoopBuilders.h - IR builders shared by the loop lowerings -*- C++ -*-===//
+//
+// Private to lib/Conversion/DeviceToLoops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_CONVERSION_DEVICETOLOOPS_LOOPBUILDERS_H
+#define NPU_LIB_CONVERSION_DEVICETOLOOPS_LOOPBUILDERS_H
+
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace npu::dev::loops {
+
+//===--- Scalars ----------------------------------------------------------===//
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       double v);
+mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                     const llvm::APInt &v);
+mlir::Value zeroOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+/// x (kind) y in the type of x, with the vector ops' semantics.
+mlir::Value buildBinary(mlir::OpBuilder &b, mlir::Location loc,
+                        BinaryKind kind, mlir::Value x, mlir::Value y);
+mlir::Value buildUnary(mlir::OpBuilder &b, mlir::Location loc, UnaryKind kind,
+                       mlir::Value x);
+/// An i1: x (pred) y, ordered for floats except `ne`.
+mlir::Value buildCompare(mlir::OpBuilder &b, mlir::Location loc,
+                         ComparePredicate pred, mlir::Value x, mlir::Value y);
+/// 1 or 0 of `type` from an i1.
+mlir::Value flagAs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flag,
+                   mlir::Type type);
+/// Whether a value is nonzero (NaN counts as nonzero).
+mlir::Value isNonZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+/// Element conversion as npudev.vcast defines it.
+mlir::Value convert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    mlir::Type to);
+
+//===--- Loops ------------------------------------------------------------===//
+mlir::Type elementTypeOf(mlir::Value memref);
+/// A loop nest over dimensions [0, rank - drop) of `memref`.
+void buildLoopsOver(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                            mlir::ValueRange)>
+        body,
+    unsigned drop = 0);
+/// out[i] = compute(in0[i], in1[i], ...) over the shape of `out`; erases
+/// `op`.
+void buildElementwise(
+    mlir::PatternRewriter &rewriter, mlir::Operation *op,
+    mlir::ValueRange inputs, mlir::Value out,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   llvm::ArrayRef<mlir::Value>)>
+        compute);
+/// Loops over the innermost rows of `input` with an accumulator; calls
+/// `step(acc, x, outer ivs, inner iv)` per element and returns the new acc.
+/// `finish(acc, outer ivs)` runs after each row.
+void buildRowScan(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+    mlir::Value init,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value, mlir::Value, mlir::ValueRange,
+                                   mlir::Value)>
+        step,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                            mlir::ValueRange)>
+        finish);
+
+//===--- Runtime calls ----------------------------------------------------===//
+/// A memref of `rank` and `element` with a fully dynamic strided layout:
+/// what the runtime's functions take.
+mlir::MemRefType getRuntimeMemRefType(mlir::MLIRContext *ctx, unsigned rank,
+                                      mlir::Type element);
+/// The runtime function `name` with a C interface, declared on first use.
+mlir::func::FuncOp getRuntimeFunction(mlir::PatternRewriter &rewriter,
+                                      mlir::Operation *op, llvm::StringRef name,
+                                      mlir::TypeRange arguments,
+                                      mlir::TypeRange results);
+
+} // namespace npu::dev::loops
+
+#endif // NPU_LIB_CONVERSION_DEVICETOLOOPS_LOOPBUILDERS_H

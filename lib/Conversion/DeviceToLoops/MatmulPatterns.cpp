@@ -1,0 +1,98 @@
+//===- MatmulPatterns.cpp - cube-unit matmul to loops -----------------------===//
+//
+// npudev.matmul becomes an (i, j, k) nest of fused multiply-adds in f32 (or
+// multiply-adds in i32), each c[i, j] accumulating in k order; f32 matmuls
+// call the runtime's vectorized micro-kernel instead, which keeps that order
+// and so the bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace npu::dev;
+using namespace npu::dev::loops;
+
+namespace {
+
+struct LowerMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value a = op.getA(), b = op.getB(), c = op.getC();
+    Type accType = elementTypeOf(c);
+    bool accumulate = op.getAccumulate();
+    buildLoopsOver(
+        rewriter, op.getLoc(), c,
+        [&](OpBuilder &ob, Location l, ValueRange ij) {
+          Value init = accumulate ? ob.create<memref::LoadOp>(l, c, ij)
+                                  : zeroOf(ob, l, accType);
+          Value depth = ob.create<memref::DimOp>(l, a, 1);
+          auto loop = ob.create<scf::ForOp>(
+              l, indexConst(ob, l, 0), depth, indexConst(ob, l, 1),
+              ValueRange{init},
+              [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
+                Value x = convert(
+                    ib, il,
+                    ib.create<memref::LoadOp>(il, a, ValueRange{ij[0], k}),
+                    accType);
+                Value y = convert(
+                    ib, il,
+                    ib.create<memref::LoadOp>(il, b, ValueRange{k, ij[1]}),
+                    accType);
+                Value next =
+                    isa<FloatType>(accType)
+                        ? ib.create<math::FmaOp>(il, x, y, acc.front())
+                              .getResult()
+                        : buildBinary(
+                              ib, il, BinaryKind::add, acc.front(),
+                              buildBinary(ib, il, BinaryKind::mul, x, y));
+                ib.create<scf::YieldOp>(il, next);
+              });
+          ob.create<memref::StoreOp>(l, loop.getResult(0), c, ij);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// f32 matmuls call the runtime's micro-kernel (same bits, vectorized);
+/// benefit 2 so it is tried before the generic loop nest.
+struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
+  LowerMatmulF32ToKernel(MLIRContext *ctx)
+      : OpRewritePattern<MatmulOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    if (elementTypeOf(op.getA()) != f32 || elementTypeOf(op.getC()) != f32)
+      return rewriter.notifyMatchFailure(op, "not an f32 matmul");
+    Type matrix = getRuntimeMemRefType(rewriter.getContext(), 2, f32);
+    func::FuncOp kernel =
+        getRuntimeFunction(rewriter, op, "npu_rt_matmul_f32",
+                           {matrix, matrix, matrix, rewriter.getI1Type()}, {});
+    Location loc = op.getLoc();
+    auto cast = [&](Value v) -> Value {
+      return rewriter.create<memref::CastOp>(loc, matrix, v);
+    };
+    Value accumulate = rewriter.create<arith::ConstantOp>(
+        loc, rewriter.getBoolAttr(op.getAccumulate()));
+    rewriter.create<func::CallOp>(loc, kernel,
+                                  ValueRange{cast(op.getA()), cast(op.getB()),
+                                             cast(op.getC()), accumulate});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::dev::populateMatmulLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerMatmul, LowerMatmulF32ToKernel>(patterns.getContext());
+}

@@ -1,0 +1,29 @@
+//===- Patterns.h - the families of npudev-to-loops patterns ----*- C++ -*-===//
+//
+// Private to lib/Conversion/DeviceToLoops. Each family of ops has one file
+// and contributes its patterns through one function here; adding an op to
+// a family touches only that family's file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_CONVERSION_DEVICETOLOOPS_PATTERNS_H
+#define NPU_LIB_CONVERSION_DEVICETOLOOPS_PATTERNS_H
+
+#include "LoopBuilders.h"
+
+namespace npu::dev {
+
+/// launch, task_id, task_dim (TaskPatterns.cpp).
+void populateTaskLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// alloc, dma, dma_start, wait, wait_all (DmaPatterns.cpp).
+void populateDmaLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// The vector unit's loop-shaped ops (VectorPatterns.cpp).
+void populateVectorLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// matmul (MatmulPatterns.cpp).
+void populateMatmulLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// vsort, vunique: runtime calls (SortPatterns.cpp).
+void populateSortLoweringPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace npu::dev
+
+#endif // NPU_LIB_CONVERSION_DEVICETOLOOPS_PATTERNS_H

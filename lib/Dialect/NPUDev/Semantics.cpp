@@ -1,0 +1,71 @@
+//===- Semantics.cpp - facts about npudev ops both executors share --------===//
+
+#include "npu/Dialect/NPUDev/Semantics.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace npu::dev;
+
+TypedAttr npu::dev::getReductionIdentity(ReduceKind kind, Type element) {
+  Builder b(element.getContext());
+  if (kind == ReduceKind::sum)
+    return cast<TypedAttr>(b.getZeroAttr(element));
+  bool isMax = kind == ReduceKind::max;
+  if (auto f = dyn_cast<FloatType>(element))
+    return b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), isMax));
+  unsigned width = element.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(element, isMax ? APInt::getSignedMinValue(width)
+                                         : APInt::getSignedMaxValue(width));
+}
+
+BinaryKind npu::dev::getReductionCombiner(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::sum:
+    return BinaryKind::add;
+  case ReduceKind::max:
+    return BinaryKind::max;
+  case ReduceKind::min:
+    return BinaryKind::min;
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// The on-chip space and static size of a buffer `op` allocates, if any.
+static std::optional<std::pair<MemorySpace, int64_t>>
+getOnChipAllocation(Operation &op) {
+  if (!isa<AllocOp, memref::AllocOp, memref::AllocaOp>(op))
+    return std::nullopt;
+  auto type = dyn_cast<MemRefType>(op.getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  std::optional<MemorySpace> space = getMemorySpace(type);
+  if (!space || *space == MemorySpace::global)
+    return std::nullopt;
+  return std::make_pair(*space, type.getNumElements() *
+                                    getElementBytes(type.getElementType()));
+}
+
+static void accumulatePeaks(Block &block, OnChipPeaks &live,
+                            OnChipPeaks &peak) {
+  OnChipPeaks saved = live;
+  for (Operation &op : block) {
+    if (auto allocation = getOnChipAllocation(op)) {
+      unsigned s = static_cast<unsigned>(allocation->first);
+      live[s] += allocation->second;
+      peak[s] = std::max(peak[s], live[s]);
+    }
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        accumulatePeaks(nested, live, peak);
+  }
+  live = saved;
+}
+
+OnChipPeaks npu::dev::getOnChipPeaks(Block &block) {
+  OnChipPeaks live = {}, peak = {};
+  accumulatePeaks(block, live, peak);
+  return peak;
+}
