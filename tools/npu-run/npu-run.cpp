@@ -15,6 +15,7 @@
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
 #include "npu/Conversion/Passes.h"
@@ -70,6 +71,10 @@ cl::opt<int32_t> jitThreads(
     cl::init(1));
 cl::opt<std::string> tracePath("trace",
                                cl::desc("write a Chrome trace-event JSON"));
+cl::opt<bool> listSimulatedOps(
+    "list-simulated-ops",
+    cl::desc("print the ops the simulator runs (every one also lowers in "
+             "the JIT) and exit"));
 } // namespace
 
 static int fail(const llvm::Twine &message) {
@@ -209,6 +214,17 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  if (listSimulatedOps) {
+    context.loadAllAvailableDialects();
+    std::vector<std::string> names;
+    for (RegisteredOperationName name : context.getRegisteredOperations())
+      if (name.hasInterface<sim::SimulatedOpInterface>())
+        names.push_back(name.getStringRef().str());
+    llvm::sort(names);
+    for (const std::string &name : names)
+      llvm::outs() << name << "\n";
+    return 0;
+  }
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
   if (!file)
