@@ -281,6 +281,24 @@ def NPUDev_VUniqueOp : NPUDev_VectorOp<"vunique"> {
       "$input `,` $out attr-dict `:` type($input) `,` type($out)";
 }
 
+def NPUDev_IotaOp : NPUDev_Op<"iota", [
+    PredOpTrait<"dimension is below the rank of out",
+                CPred<"static_cast<int64_t>($dimension) < "
+                      "::llvm::cast<::mlir::MemRefType>($out.getType())"
+                      ".getRank()">>]> {
+  let summary = "out[..., i, ...] = start + i along one dimension";
+  let description = [{
+    Writes each element of `out` with `start` plus its index along
+    `dimension` (default 0), converted to the element type (integers wrap,
+    floats round to nearest). Row and column numbers for masks (causal
+    attention compares an iota along each dimension).
+  }];
+  let arguments = (ins Index:$start,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out,
+      DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$dimension);
+  let assemblyFormat = "$start `,` $out attr-dict `:` type($out)";
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix unit
 //===----------------------------------------------------------------------===//

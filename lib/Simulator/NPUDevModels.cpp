@@ -258,6 +258,32 @@ struct VFill {
   }
 };
 
+struct Iota {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &out = exec.getView(1);
+    exec.chargeVector(streamedBytes(out));
+    int64_t start = exec.getInt(0);
+    unsigned dimension = cast<IotaOp>(exec.getOp()).getDimension();
+    ElementKind kind = out.getKind();
+    SmallVector<int64_t, 4> index(out.getRank(), 0);
+    for (int64_t n = out.getNumElements(); n > 0; --n) {
+      uint8_t *p = out.address(out.linearize(index));
+      int64_t value = start + index[dimension];
+      if (isFloat(kind))
+        storeFloat(p, kind, static_cast<double>(value));
+      else
+        storeInt(p, kind, value);
+      for (int d = static_cast<int>(index.size()) - 1; d >= 0; --d) {
+        if (++index[d] < out.sizes[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    exec.markWritten(out);
+    return success();
+  }
+};
+
 /// Gather reads the indexed rows of its source; scatter writes the indexed
 /// rows of its target, which the written state then covers.
 template <bool gather> struct VIndexed {
@@ -348,6 +374,7 @@ void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
     attachModel<UnaryShaped<ApplyReduce>, VReduceOp>(ctx);
     attachModel<UnaryShaped<ApplyCast>, VCastOp>(ctx);
     attachModel<VFill, VFillOp>(ctx);
+    attachModel<Iota, IotaOp>(ctx);
     attachModel<UnaryShaped<ApplyTranspose>, VTransposeOp>(ctx);
     attachModel<VIndexed<true>, VGatherOp>(ctx);
     attachModel<VIndexed<false>, VScatterOp>(ctx);

@@ -131,6 +131,31 @@ struct LowerVFill : OpRewritePattern<VFillOp> {
   }
 };
 
+struct LowerIota : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op,
+                                PatternRewriter &rewriter) const override {
+    Type element = elementTypeOf(op.getOut());
+    unsigned dimension = op.getDimension();
+    buildLoopsOver(
+        rewriter, op.getLoc(), op.getOut(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value index =
+              b.create<arith::AddIOp>(l, op.getStart(), ivs[dimension]);
+          Value value = index;
+          if (isa<FloatType>(element))
+            value = b.create<arith::SIToFPOp>(
+                l, element,
+                b.create<arith::IndexCastOp>(l, b.getI64Type(), index));
+          else if (!element.isIndex())
+            value = b.create<arith::IndexCastOp>(l, element, index);
+          b.create<memref::StoreOp>(l, value, op.getOut(), ivs);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerVTranspose : OpRewritePattern<VTransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VTransposeOp op,
@@ -240,7 +265,7 @@ struct LowerVCumsum : OpRewritePattern<VCumsumOp> {
 
 void npu::dev::populateVectorLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerVBinary, LowerVBinaryScalar, LowerVUnary, LowerVCompare,
-               LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,
+               LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill, LowerIota,
                LowerVTranspose, LowerVGather, LowerVScatter, LowerVReduce,
                LowerVCumsum>(patterns.getContext());
 }
