@@ -6,6 +6,10 @@
 // is reported before anything runs. Execution then walks the prepared
 // blocks: each op costs one indirect call and slot accesses, no lookup.
 //
+// On-chip memory: a launch's peak is counted statically, as the verifier
+// counts it (dev::getOnChipPeaks), and checked against the device when the
+// launch starts.
+//
 // Time: host code (outside launches) is untimed; a launch runs its body once
 // per task, task t on core t mod min(tasks, cores), each core keeping its
 // own CoreTimeline; the launch ends when the slowest core does, and
@@ -17,6 +21,7 @@
 #include "Interpreter.h"
 #include "Models.h"
 #include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include <cmath>
 
@@ -210,8 +215,6 @@ void Interpreter::finishReport() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
-  int64_t saved[4];
-  std::copy(std::begin(liveBytes), std::end(liveBytes), saved);
   OpExecution exec(*this, slots.data(), slotBits.data(), slotKinds.data());
   for (const PreparedOp &op : block.ops) {
     ++report.opsExecuted;
@@ -219,8 +222,26 @@ LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
     if (failed(SimulatedOpInterface(op.model).simulate(exec)))
       return failure();
   }
-  // On-chip buffers of this block die here.
-  std::copy(std::begin(saved), std::end(saved), liveBytes);
+  return success();
+}
+
+/// Records the on-chip memory `launch` holds at once (the verifier's
+/// count, dev::getOnChipPeaks) and fails if the device has less.
+LogicalResult Interpreter::checkOnChipMemory(Operation *launch) {
+  dev::OnChipPeaks peaks = dev::getOnChipPeaks(launch->getRegion(0).front());
+  for (dev::MemorySpace space :
+       {dev::MemorySpace::vector, dev::MemorySpace::cube,
+        dev::MemorySpace::shared}) {
+    unsigned s = static_cast<unsigned>(space);
+    report.peakBytes[s] = std::max(report.peakBytes[s], peaks[s]);
+    int64_t capacity =
+        device.getCapacity(static_cast<DeviceMemorySpace>(space));
+    if (peaks[s] > capacity)
+      return launch->emitOpError("needs ")
+             << peaks[s] << " bytes of " << dev::stringifyMemorySpace(space)
+             << " memory at once, but device '" << device.name << "' has "
+             << capacity;
+  }
   return success();
 }
 
@@ -228,6 +249,8 @@ LogicalResult Interpreter::runTasks(Operation *launch,
                                     const PreparedBlock &body, int64_t tasks) {
   if (inKernel())
     return launch->emitOpError("cannot be nested in another launch");
+  if (failed(checkOnChipMemory(launch)))
+    return failure();
   taskDim = tasks;
   activeCores = std::min<int64_t>(taskDim, device.getNumCores());
   report.coresUsed = std::max(report.coresUsed, activeCores);
@@ -235,7 +258,6 @@ LogicalResult Interpreter::runTasks(Operation *launch,
   for (taskId = 0; taskId < taskDim; ++taskId) {
     core = taskId % activeCores;
     timeline = &cores[core];
-    std::fill(std::begin(liveBytes), std::end(liveBytes), 0);
     if (failed(runBlock(body))) {
       timeline = nullptr;
       return failure();
@@ -288,18 +310,6 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
   v.buffer = std::make_shared<Buffer>(*kind, space, v.getNumElements(),
                                       withStorage);
   v.buffer->origin = op;
-  if (inKernel() && space != dev::MemorySpace::global) {
-    unsigned s = static_cast<unsigned>(space);
-    liveBytes[s] += v.buffer->getSizeInBytes();
-    report.peakBytes[s] = std::max(report.peakBytes[s], liveBytes[s]);
-    int64_t capacity =
-        device.getCapacity(static_cast<DeviceMemorySpace>(space));
-    if (liveBytes[s] > capacity)
-      return op->emitOpError("overflows ")
-             << dev::stringifyMemorySpace(space) << " memory on core " << core
-             << ": " << liveBytes[s] << " bytes live, device '" << device.name
-             << "' has " << capacity;
-  }
   return v;
 }
 
@@ -363,10 +373,10 @@ LogicalResult OpExecution::checkWritten(const MemRefView &view) {
 }
 
 LogicalResult OpExecution::checkWritten(const MemRefView &view,
-                                        int64_t linear) {
-  if (view.buffer->written.test(linear))
+                                        ArrayRef<int64_t> indices) {
+  if (view.buffer->written.test(view.linearize(indices)))
     return success();
-  return emitOpError() << "reads element at offset " << linear << " of "
+  return emitOpError() << "reads element " << formatShape(indices) << " of "
                        << view.buffer->describe()
                        << ", which was never written";
 }

@@ -52,10 +52,12 @@ private:
   mlir::LogicalResult runTasks(mlir::Operation *launch,
                                const detail::PreparedBlock &body,
                                int64_t tasks);
+  mlir::LogicalResult checkOnChipMemory(mlir::Operation *launch);
   void finishReport();
 
   //===--- Memory and timing ----------------------------------------------===//
-  /// A new buffer; without `withStorage` its bytes are left empty.
+  /// A new buffer; without `withStorage` its bytes are left empty. Sizes
+  /// are checked (the product must stay below the simulator's limit).
   mlir::FailureOr<MemRefView> allocate(mlir::Operation *op,
                                        mlir::MemRefType type,
                                        llvm::ArrayRef<int64_t> sizes,
@@ -82,8 +84,6 @@ private:
   unsigned core = 0;
   int64_t taskId = 0, taskDim = 0;
   unsigned activeCores = 1;
-  /// Bytes of on-chip buffers live in the running task, per space.
-  int64_t liveBytes[4] = {};
 };
 
 } // namespace npu::sim

@@ -19,28 +19,28 @@ using namespace npu::sim;
 
 namespace {
 
-/// The element of operand `memref` at the index operands that follow it,
-/// bounds-checked; returns its linear index.
-FailureOr<int64_t> locateElement(OpExecution &exec, unsigned memref,
-                                 unsigned firstIndex) {
+/// The indices of the element operand `memref` addresses: the index
+/// operands that follow it, bounds-checked.
+FailureOr<SmallVector<int64_t, 4>>
+getElementIndices(OpExecution &exec, unsigned memref, unsigned firstIndex) {
   const MemRefView &v = exec.getView(memref);
   SmallVector<int64_t, 4> idx;
   for (unsigned d = 0; d < v.getRank(); ++d)
     idx.push_back(exec.getInt(firstIndex + d));
   if (failed(exec.checkIndices(v, idx)))
     return failure();
-  return v.linearize(idx);
+  return idx;
 }
 
 struct Load {
   static LogicalResult simulate(OpExecution &exec) {
-    FailureOr<int64_t> linear = locateElement(exec, 0, 1);
-    if (failed(linear))
+    FailureOr<SmallVector<int64_t, 4>> idx = getElementIndices(exec, 0, 1);
+    if (failed(idx))
       return failure();
     const MemRefView &v = exec.getView(0);
-    if (failed(exec.checkWritten(v, *linear)))
+    if (failed(exec.checkWritten(v, *idx)))
       return failure();
-    const uint8_t *p = v.address(*linear);
+    const uint8_t *p = v.address(v.linearize(*idx));
     if (isFloat(v.getKind()))
       exec.setFloat(0, loadFloat(p, v.getKind()));
     else
@@ -52,16 +52,17 @@ struct Load {
 
 struct Store {
   static LogicalResult simulate(OpExecution &exec) {
-    FailureOr<int64_t> linear = locateElement(exec, 1, 2);
-    if (failed(linear))
+    FailureOr<SmallVector<int64_t, 4>> idx = getElementIndices(exec, 1, 2);
+    if (failed(idx))
       return failure();
     const MemRefView &v = exec.getView(1);
-    uint8_t *p = v.address(*linear);
+    int64_t linear = v.linearize(*idx);
+    uint8_t *p = v.address(linear);
     if (isFloat(v.getKind()))
       storeFloat(p, v.getKind(), exec.getFloat(0));
     else
       storeInt(p, v.getKind(), exec.getInt(0));
-    v.buffer->markWritten(*linear);
+    v.buffer->markWritten(linear);
     exec.chargeElementAccess(v);
     return success();
   }

@@ -2,6 +2,7 @@
 
 #include "npu/Simulator/Memory.h"
 
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,10 +25,14 @@ std::string Buffer::describe() const {
   llvm::raw_string_ostream os(s);
   if (argument >= 0)
     os << "argument #" << argument;
-  else if (origin)
-    os << "the buffer of '" << origin->getName() << "' at " << origin->getLoc();
-  else
+  else if (!origin)
     os << "a buffer";
+  else if (auto file = dyn_cast<FileLineColLoc>(origin->getLoc()))
+    os << "the buffer of '" << origin->getName() << "' at "
+       << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << "the buffer of '" << origin->getName() << "' at " << origin->getLoc();
   return s;
 }
 

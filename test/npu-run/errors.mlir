@@ -6,6 +6,8 @@
 // RUN: not npu-run %s --entry=divide_by_zero --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
 // RUN: not npu-run %s --entry=on_chip_overflow --device=%S/Inputs/tiny-device.json --random-inputs=0 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: npu-run %s --entry=on_chip_overflow --random-inputs=0
+// RUN: not npu-run %s --entry=unwritten_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=UNWRITTEN-LOAD
+// RUN: not npu-run %s --entry=unwritten_tail --random-inputs=0 2>&1 | FileCheck %s --check-prefix=UNWRITTEN-TAIL
 // RUN: not npu-run %s --entry=oob_load 2>&1 | FileCheck %s --check-prefix=NODATA
 // RUN: not npu-run %s --entry=oob_load --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not npu-run %s --entry=missing 2>&1 | FileCheck %s --check-prefix=ENTRY
@@ -65,11 +67,38 @@ func.func @divide_by_zero(%x: !g) {
 }
 
 // The kernel fits the mlu590 it was compiled for, not a 1 KiB device.
-// OVERFLOW: error: 'npudev.alloc' op overflows vector memory on core 0: 1088 bytes live, device 'tiny' has 1024
+// OVERFLOW: errors.mlir:[[@LINE+2]]:{{[0-9]+}}: error: 'npudev.launch' op needs 1088 bytes of vector memory at once, but device 'tiny' has 1024
 func.func @on_chip_overflow(%x: !g) {
   npudev.launch tasks(2) {
     %a = npudev.alloc : memref<256xf32, #npudev.space<vector>>
     %b = npudev.alloc : !v16
+  }
+  return
+}
+
+// Memory the kernel never wrote is undefined in the JIT: reading it is an
+// error naming the op, the buffer and the element.
+// UNWRITTEN-LOAD: errors.mlir:[[@LINE+6]]:{{[0-9]+}}: error: 'memref.load' op reads element [2, 3] of the buffer of 'npudev.alloc' at {{.*}}errors.mlir:[[@LINE+5]]:{{[0-9]+}}, which was never written
+func.func @unwritten_load(%x: !g) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
+    %v = memref.load %a[%c2, %c3] : memref<4x4xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// vunique writes only the distinct values; the tail keeps its state.
+// UNWRITTEN-TAIL: errors.mlir:[[@LINE+8]]:{{[0-9]+}}: error: 'npudev.vbinary' op reads element [1] of the buffer of 'npudev.alloc' at {{.*}}errors.mlir:[[@LINE+6]]:{{[0-9]+}}, which was never written
+func.func @unwritten_tail(%x: !g) {
+  %seven = arith.constant 7 : i32
+  npudev.launch tasks(1) {
+    %in = npudev.alloc : memref<8xi32, #npudev.space<vector>>
+    npudev.vfill %seven, %in : i32, memref<8xi32, #npudev.space<vector>>
+    %distinct = npudev.alloc : memref<8xi32, #npudev.space<vector>>
+    %n = npudev.vunique %in, %distinct : memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>
+    npudev.vbinary <add> %distinct, %in, %in : memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>
   }
   return
 }

@@ -111,15 +111,15 @@ public:
   bool hasRegionBody(unsigned region) const;
 
   //===--- Memory ---------------------------------------------------------===//
-  /// A new contiguous buffer of `type` with the given sizes; on-chip
-  /// buffers count against the core's capacity until their block ends.
+  /// A new contiguous buffer of `type` with the given sizes.
   mlir::FailureOr<MemRefView> allocate(mlir::MemRefType type,
                                        llvm::ArrayRef<int64_t> sizes);
   /// Fails naming the op, `view`'s buffer and the first element index if
   /// some element of `view` was never written.
   mlir::LogicalResult checkWritten(const MemRefView &view);
-  /// The same for one element.
-  mlir::LogicalResult checkWritten(const MemRefView &view, int64_t linear);
+  /// The same for the element of `view` at `indices`.
+  mlir::LogicalResult checkWritten(const MemRefView &view,
+                                   llvm::ArrayRef<int64_t> indices);
   void markWritten(const MemRefView &view) const {
     view.buffer->markWritten(view);
   }

@@ -9,6 +9,7 @@
 
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Device/DeviceModel.h"
+#include "npu/Runtime/ElementKind.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -178,6 +179,13 @@ LogicalResult AllocOp::verify() {
     return emitOpError("on-chip buffers have a static size, got ") << type;
   if (!type.getLayout().isIdentity())
     return emitOpError("on-chip buffers are contiguous, got ") << type;
+  // Both executors store exactly these; an i4 buffer, say, would have no
+  // agreed layout in memory.
+  if (!getElementKind(type.getElementType()))
+    return emitOpError("element type ")
+           << type.getElementType()
+           << " is not one the executors store (i1, i8, i16, i32, i64, index, "
+              "f16, bf16, f32, f64)";
   return success();
 }
 

@@ -275,6 +275,14 @@ func.func @vfill_type(%v: f16) {
 
 // -----
 
+func.func @alloc_odd_width() {
+  // expected-error @+1 {{'npudev.alloc' op element type 'i4' is not one the executors store (i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)}}
+  %a = npudev.alloc : memref<16xi4, #npudev.space<vector>>
+  return
+}
+
+// -----
+
 func.func @iota_dimension(%start: index) {
   %a = npudev.alloc : memref<4x8xi32, #npudev.space<vector>>
   // expected-error @+1 {{'npudev.iota' op failed to verify that dimension is below the rank of out}}
