@@ -8,7 +8,8 @@
 // computed by walking the kernels, not declared, so a new op without a
 // parity kernel fails EveryModelledOpIsCovered.
 //
-// Also: every arith op is simulated (the JIT lowers them all), and the math
+// Also: every kernel round-trips through the printer and parser, every
+// arith op is simulated (the JIT lowers them all), and the math
 // ops the simulator does not model are the ones the JIT cannot lower either.
 //
 //===----------------------------------------------------------------------===//
@@ -283,6 +284,26 @@ TEST_F(ParityTest, EveryModelledOpIsCovered) {
       EXPECT_TRUE(covered.contains(name.getStringRef()))
           << name.getStringRef().str()
           << " has a simulator model but no parity kernel";
+}
+
+/// Every kernel prints and parses back to the same text: the printers of
+/// every op the kernels use, without a round-trip test per op.
+TEST_F(ParityTest, KernelsRoundTrip) {
+  auto print = [](ModuleOp module) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    return text;
+  };
+  for (const Kernel &kernel : getKernels(ctx)) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kernel.source, &ctx);
+    ASSERT_TRUE(module);
+    std::string printed = print(*module);
+    OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(printed, &ctx);
+    ASSERT_TRUE(reparsed) << printed;
+    EXPECT_EQ(print(*reparsed), printed);
+  }
 }
 
 TEST_F(ParityTest, EveryArithOpIsSimulated) {

@@ -55,9 +55,6 @@ func.func @kernel(%x: memref<1024xf32, #npudev.space<global>>, %y: memref<1024xf
     %count = npudev.vunique %mask, %mask : memref<256xi32, #npudev.space<vector>>, memref<256xi32, #npudev.space<vector>>
     %rows = npudev.alloc : memref<16x16xf32, #npudev.space<vector>>
     %cols = npudev.alloc : memref<16x16xf32, #npudev.space<vector>>
-    // CHECK: npudev.iota %{{.*}}, %{{.*}} {dimension = 1 : i64} : memref<16x16xf32, #npudev.space<vector>>
-    %first = npudev.task_id
-    npudev.iota %first, %rows {dimension = 1} : memref<16x16xf32, #npudev.space<vector>>
     // CHECK: npudev.vtranspose
     npudev.vtranspose %rows, %cols : memref<16x16xf32, #npudev.space<vector>>, memref<16x16xf32, #npudev.space<vector>>
     %idx = npudev.alloc : memref<8xi32, #npudev.space<vector>>
