@@ -20,19 +20,22 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     `memref<..., #npudev.space<global>>`, each result an extra argument
     marked `npudev.output` that the kernels write, intermediate tensors
     global `memref.alloc`s freed at the end. Each op is replaced by the
-    kernels its family builds for `device` (a preset name or the path of a
-    JSON description): tasks from the core count, tiles from the on-chip
-    capacities; each launch records its choice as `npudev.tiling`. When
-    anything was lowered, the module gets `npudev.device`, so that the
-    launch verifier checks the capacities of the same device; a module with
-    no graph ops is left as it is.
+    kernels its family builds for the device: the one the module names in
+    `npudev.device`, else `device` (a preset name or the path of a JSON
+    description), else mlu590; a `device` that disagrees with the module's
+    is an error naming both. Tasks come from the core count, tiles from the
+    on-chip capacities; each launch records its choice as `npudev.tiling`.
+    When anything was lowered, the module gets `npudev.device`, the whole
+    device description, which the launch verifier, the simulator and
+    npu-run read; a module with no graph ops is left as it is.
 
     Ops without a device lowering, dynamic shapes and non-tensor values are
     reported as errors naming the op.
   }];
   let options = [
-    Option<"device", "device", "std::string", "\"mlu590\"",
-           "device preset or JSON description the kernels are built for">
+    Option<"device", "device", "std::string", "\"\"",
+           "device preset or JSON description the kernels are built for "
+           "(default: the device the module names, else mlu590)">
   ];
   let dependentDialects = [
     "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",

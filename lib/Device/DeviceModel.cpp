@@ -8,9 +8,12 @@
 
 #include "npu/Device/DeviceModel.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
 
 using namespace npu;
 using llvm::ArrayRef;
@@ -73,15 +76,15 @@ llvm::Expected<DeviceModel> DeviceModel::getPreset(StringRef name) {
                                      "' (known: " + known + ")");
 }
 
-int64_t DeviceModel::getCapacity(DeviceMemorySpace space) const {
+int64_t DeviceModel::getCapacity(dev::MemorySpace space) const {
   switch (space) {
-  case DeviceMemorySpace::Global:
+  case dev::MemorySpace::global:
     return -1;
-  case DeviceMemorySpace::Vector:
+  case dev::MemorySpace::vector:
     return vectorBytes;
-  case DeviceMemorySpace::Cube:
+  case dev::MemorySpace::cube:
     return cubeBytes;
-  case DeviceMemorySpace::Shared:
+  case dev::MemorySpace::shared:
     return sharedBytes;
   }
   llvm_unreachable("unknown memory space");
@@ -92,33 +95,156 @@ DeviceModel::getPeakVectorElementsPerSecond(unsigned elementBytes) const {
   return vectorBytesPerCycle / elementBytes * clockGHz * 1e9 * getNumCores();
 }
 
+//===----------------------------------------------------------------------===//
+// Descriptions: one table of fields for reading, validating and writing
+//===----------------------------------------------------------------------===//
+
 namespace {
-/// Reads the optional numeric fields of a JSON object into a model.
-class FieldReader {
-public:
-  FieldReader(const llvm::json::Object &object, llvm::json::Path path)
-      : object(object), path(path) {}
-
-  template <typename T> void read(StringRef key, T &field) {
-    const llvm::json::Value *value = object.get(key);
-    if (!value)
-      return;
-    std::optional<double> number = value->getAsNumber();
-    if (!number || *number < 0) {
-      path.field(key).report("expected a non-negative number");
-      ok = false;
-      return;
-    }
-    field = static_cast<T>(*number);
-  }
-
-  bool ok = true;
-
-private:
-  const llvm::json::Object &object;
-  llvm::json::Path path;
+/// One numeric field of a description: its key, whether it must be an
+/// integer, its inclusive range, and how to reach it in the model.
+struct Field {
+  StringRef key;
+  bool integer;
+  double min, max;
+  double (*get)(const DeviceModel &);
+  void (*set)(DeviceModel &, double);
 };
 } // namespace
+
+#define NPU_DEVICE_FIELD(KEY, MEMBER, INTEGER, MIN, MAX)                       \
+  Field {                                                                      \
+    KEY, INTEGER, MIN, MAX,                                                    \
+        [](const DeviceModel &m) { return static_cast<double>(m.MEMBER); },    \
+        [](DeviceModel &m, double v) {                                         \
+          m.MEMBER = static_cast<decltype(m.MEMBER)>(v);                       \
+        }                                                                      \
+  }
+
+/// 2^40 bytes: a terabyte of on-chip memory is beyond any device, and
+/// capacities times core counts stay far inside int64_t.
+constexpr double kMaxBytes = 1099511627776.0;
+/// Cores in all: clusters x cores_per_cluster stays within unsigned and
+/// within what the simulator schedules.
+constexpr int64_t kMaxCores = 65536;
+
+// Zero is allowed only where the model survives it: no shared or cube
+// memory, no DMA latency, free instruction issue, free scalar ops.
+static const Field kFields[] = {
+    NPU_DEVICE_FIELD("clusters", clusters, true, 1, kMaxCores),
+    NPU_DEVICE_FIELD("cores_per_cluster", coresPerCluster, true, 1, kMaxCores),
+    NPU_DEVICE_FIELD("clock_ghz", clockGHz, false, 0.001, 100),
+    NPU_DEVICE_FIELD("vector_bytes", vectorBytes, true, 1, kMaxBytes),
+    NPU_DEVICE_FIELD("cube_bytes", cubeBytes, true, 0, kMaxBytes),
+    NPU_DEVICE_FIELD("shared_bytes", sharedBytes, true, 0, kMaxBytes),
+    NPU_DEVICE_FIELD("dma_gbps", dmaGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("dma_latency_cycles", dmaLatencyCycles, false, 0, 1e9),
+    NPU_DEVICE_FIELD("global_gbps", globalGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("vector_bytes_per_cycle", vectorBytesPerCycle, false,
+                     0.001, 1e9),
+    NPU_DEVICE_FIELD("vector_issue_cycles", vectorIssueCycles, false, 0, 1e9),
+    NPU_DEVICE_FIELD("cube_macs_per_cycle", cubeMacsPerCycle, false, 0.001,
+                     1e12),
+    NPU_DEVICE_FIELD("scalar_cycles", scalarCycles, false, 0, 1e6),
+};
+#undef NPU_DEVICE_FIELD
+
+static llvm::Error describeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "device description: " + message);
+}
+
+/// `v` as a person writes it: 1.5, 0.001, 65536, 1e+15.
+static std::string formatNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.15g", v);
+  return text;
+}
+
+/// The value of `field` in `value`, or an error naming the field.
+static llvm::Expected<double> readField(const Field &field,
+                                        const llvm::json::Value &value) {
+  std::optional<double> number = value.getAsNumber();
+  if (!number)
+    return describeError("field '" + field.key + "' must be a number");
+  if (field.integer && !value.getAsInteger())
+    return describeError("field '" + field.key + "' must be an integer, got " +
+                         formatNumber(*number));
+  if (*number < field.min || *number > field.max)
+    return describeError("field '" + field.key + "' must be between " +
+                         formatNumber(field.min) + " and " +
+                         formatNumber(field.max) + ", got " +
+                         formatNumber(*number));
+  return *number;
+}
+
+llvm::Expected<DeviceModel>
+DeviceModel::fromJSON(const llvm::json::Object &object) {
+  // Unknown keys first, in sorted order so the message is deterministic.
+  std::vector<std::string> keys;
+  for (const auto &entry : object)
+    keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  for (const std::string &key : keys)
+    if (key != "name" && key != "base" &&
+        llvm::none_of(kFields, [&](const Field &f) { return f.key == key; }))
+      return describeError("unknown field '" + key + "'");
+
+  const llvm::json::Value *base = object.get("base");
+  if (base && !base->getAsString())
+    return describeError("field 'base' must be a preset name");
+  llvm::Expected<DeviceModel> model =
+      getPreset(base ? *base->getAsString() : "mlu590");
+  if (!model)
+    return model.takeError();
+  if (const llvm::json::Value *name = object.get("name")) {
+    if (!name->getAsString())
+      return describeError("field 'name' must be a string");
+    model->name = name->getAsString()->str();
+  }
+  for (const Field &field : kFields) {
+    const llvm::json::Value *value = object.get(field.key);
+    if (!value)
+      continue;
+    llvm::Expected<double> number = readField(field, *value);
+    if (!number)
+      return number.takeError();
+    field.set(*model, *number);
+  }
+  int64_t cores = int64_t(model->clusters) * model->coresPerCluster;
+  if (cores > kMaxCores)
+    return describeError("clusters x cores_per_cluster is " +
+                         llvm::Twine(cores) + " cores, more than " +
+                         llvm::Twine(kMaxCores));
+  return model;
+}
+
+void DeviceModel::forEachField(
+    llvm::function_ref<void(StringRef, bool, double)> fn) const {
+  for (const Field &field : kFields)
+    fn(field.key, field.integer, field.get(*this));
+}
+
+llvm::json::Object DeviceModel::toJSON() const {
+  llvm::json::Object object;
+  object["name"] = name;
+  forEachField([&](StringRef key, bool integer, double value) {
+    if (integer)
+      object[key] = static_cast<int64_t>(value);
+    else
+      object[key] = value;
+  });
+  return object;
+}
+
+std::optional<std::string>
+DeviceModel::findDifference(const DeviceModel &other) const {
+  if (name != other.name)
+    return std::string("name");
+  for (const Field &field : kFields)
+    if (field.get(*this) != field.get(other))
+      return field.key.str();
+  return std::nullopt;
+}
 
 llvm::Expected<DeviceModel> DeviceModel::parseJSON(StringRef text) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
@@ -128,38 +254,7 @@ llvm::Expected<DeviceModel> DeviceModel::parseJSON(StringRef text) {
   if (!object)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "device description must be an object");
-  StringRef base = object->getString("base").value_or("mlu590");
-  llvm::Expected<DeviceModel> model = getPreset(base);
-  if (!model)
-    return model.takeError();
-  model->name = object->getString("name").value_or(model->name).str();
-
-  llvm::json::Path::Root root("device");
-  FieldReader r(*object, root);
-  r.read("clusters", model->clusters);
-  r.read("cores_per_cluster", model->coresPerCluster);
-  r.read("clock_ghz", model->clockGHz);
-  r.read("vector_bytes", model->vectorBytes);
-  r.read("cube_bytes", model->cubeBytes);
-  r.read("shared_bytes", model->sharedBytes);
-  r.read("dma_gbps", model->dmaGBps);
-  r.read("dma_latency_cycles", model->dmaLatencyCycles);
-  r.read("global_gbps", model->globalGBps);
-  r.read("vector_bytes_per_cycle", model->vectorBytesPerCycle);
-  r.read("vector_issue_cycles", model->vectorIssueCycles);
-  r.read("cube_macs_per_cycle", model->cubeMacsPerCycle);
-  r.read("scalar_cycles", model->scalarCycles);
-  if (!r.ok)
-    return root.getError();
-  if (model->clusters == 0 || model->coresPerCluster == 0 ||
-      model->clockGHz <= 0 || model->dmaGBps <= 0 || model->globalGBps <= 0 ||
-      model->vectorBytesPerCycle <= 0)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "device '" + model->name +
-            "': clusters, cores_per_cluster, clock_ghz, dma_gbps, "
-            "global_gbps and vector_bytes_per_cycle must be positive");
-  return model;
+  return fromJSON(*object);
 }
 
 llvm::Expected<DeviceModel> DeviceModel::load(StringRef presetOrPath) {

@@ -234,8 +234,7 @@ LogicalResult Interpreter::checkOnChipMemory(Operation *launch) {
         dev::MemorySpace::shared}) {
     unsigned s = static_cast<unsigned>(space);
     report.peakBytes[s] = std::max(report.peakBytes[s], peaks[s]);
-    int64_t capacity =
-        device.getCapacity(static_cast<DeviceMemorySpace>(space));
+    int64_t capacity = device.getCapacity(space);
     if (peaks[s] > capacity)
       return launch->emitOpError("needs ")
              << peaks[s] << " bytes of " << dev::stringifyMemorySpace(space)

@@ -1,6 +1,13 @@
 //===- DeviceModelTest.cpp - presets and JSON descriptions ----------------===//
 
 #include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/InitAll.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "gtest/gtest.h"
 
@@ -13,11 +20,11 @@ TEST(DeviceModelTest, Presets) {
   ASSERT_TRUE(!!mlu);
   EXPECT_EQ(mlu->getNumCores(), 48u);
   EXPECT_EQ(mlu->globalGBps, 2765);
-  EXPECT_EQ(mlu->getCapacity(DeviceMemorySpace::Vector), 512 * 1024);
-  EXPECT_EQ(mlu->getCapacity(DeviceMemorySpace::Global), -1);
+  EXPECT_EQ(mlu->getCapacity(dev::MemorySpace::vector), 512 * 1024);
+  EXPECT_EQ(mlu->getCapacity(dev::MemorySpace::global), -1);
   llvm::Expected<DeviceModel> ascend = DeviceModel::getPreset("ascend910b");
   ASSERT_TRUE(!!ascend);
-  EXPECT_EQ(ascend->getCapacity(DeviceMemorySpace::Vector), 192 * 1024);
+  EXPECT_EQ(ascend->getCapacity(dev::MemorySpace::vector), 192 * 1024);
 
   llvm::Expected<DeviceModel> unknown = DeviceModel::getPreset("tpu");
   ASSERT_FALSE(!!unknown);
@@ -40,20 +47,94 @@ TEST(DeviceModelTest, JsonOverridesItsBase) {
   EXPECT_EQ(m->clockGHz, 1.8);
 }
 
+/// The error parseJSON gives for `text`, or "ok".
+std::string jsonError(llvm::StringRef text) {
+  llvm::Expected<DeviceModel> m = DeviceModel::parseJSON(text);
+  return m ? std::string("ok") : llvm::toString(m.takeError());
+}
+
 TEST(DeviceModelTest, JsonErrors) {
-  auto message = [](llvm::StringRef text) {
-    llvm::Expected<DeviceModel> m = DeviceModel::parseJSON(text);
-    return m ? std::string("ok") : llvm::toString(m.takeError());
-  };
-  EXPECT_NE(message("{").find("Expected"), std::string::npos);
-  EXPECT_EQ(message("[1]"), "device description must be an object");
-  EXPECT_NE(
-      message(R"({"clusters": "many"})").find("expected a non-negative number"),
-      std::string::npos);
-  EXPECT_NE(message(R"({"clusters": 0})").find("must be positive"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"base": "gpu"})").find("unknown device preset"),
-            std::string::npos);
+  EXPECT_NE(jsonError("{").find("Expected"), std::string::npos);
+  EXPECT_EQ(jsonError("[1]"), "device description must be an object");
+  EXPECT_EQ(jsonError(R"({"base": "gpu"})"),
+            "unknown device preset 'gpu' (known: mlu590, ascend910b)");
+  EXPECT_EQ(jsonError(R"({"base": 3})"),
+            "device description: field 'base' must be a preset name");
+  EXPECT_EQ(jsonError(R"({"name": 3})"),
+            "device description: field 'name' must be a string");
+}
+
+/// Each validation rule, with the message naming the field.
+TEST(DeviceModelTest, JsonFieldRules) {
+  // Unknown keys are rejected by name (the first in sorted order).
+  EXPECT_EQ(jsonError(R"({"vectr_bytes": 4096, "clusterz": 1})"),
+            "device description: unknown field 'clusterz'");
+  // Numbers only.
+  EXPECT_EQ(jsonError(R"({"clusters": "many"})"),
+            "device description: field 'clusters' must be a number");
+  // Integers where the model counts: 1.5 clusters is not 1.
+  EXPECT_EQ(jsonError(R"({"clusters": 1.5})"),
+            "device description: field 'clusters' must be an integer, got 1.5");
+  EXPECT_EQ(jsonError(R"({"clusters": 2.0})"), "ok");
+  // Positive where a zero breaks the model.
+  EXPECT_EQ(jsonError(R"({"cores_per_cluster": 0})"),
+            "device description: field 'cores_per_cluster' must be between 1 "
+            "and 65536, got 0");
+  EXPECT_EQ(jsonError(R"({"vector_bytes": 0})"),
+            "device description: field 'vector_bytes' must be between 1 and "
+            "1099511627776, got 0");
+  EXPECT_EQ(jsonError(R"({"global_gbps": 0})"),
+            "device description: field 'global_gbps' must be between 0.001 "
+            "and 1000000, got 0");
+  // Zero where the model survives it.
+  EXPECT_EQ(jsonError(R"({"shared_bytes": 0, "dma_latency_cycles": 0})"),
+            "ok");
+  // Ranges keep every product inside int64_t.
+  EXPECT_EQ(jsonError(R"({"cube_bytes": 1e15})"),
+            "device description: field 'cube_bytes' must be between 0 and "
+            "1099511627776, got 1e+15");
+  EXPECT_EQ(jsonError(R"({"clock_ghz": -1})"),
+            "device description: field 'clock_ghz' must be between 0.001 and "
+            "100, got -1");
+  // 65536 x 65536 cores wrapped to 0 and divided by zero before.
+  EXPECT_EQ(jsonError(R"({"clusters": 65536, "cores_per_cluster": 65536})"),
+            "device description: clusters x cores_per_cluster is 4294967296 "
+            "cores, more than 65536");
+}
+
+TEST(DeviceModelTest, JsonRoundTrip) {
+  for (const DeviceModel &preset : DeviceModel::getPresets()) {
+    llvm::Expected<DeviceModel> back = DeviceModel::fromJSON(preset.toJSON());
+    ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
+    EXPECT_EQ(*back, preset) << preset.name;
+  }
+  DeviceModel changed = cantFail(DeviceModel::getPreset("mlu590"));
+  changed.dmaLatencyCycles += 1;
+  EXPECT_EQ(changed.findDifference(*DeviceModel::getPreset("mlu590")),
+            std::optional<std::string>("dma_latency_cycles"));
+}
+
+/// The module attribute prints, parses back and describes the same device.
+TEST(DeviceModelTest, AttributeRoundTrip) {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::Expected<DeviceModel> device = DeviceModel::parseJSON(R"({
+    "name": "small", "base": "ascend910b", "clusters": 3,
+    "vector_bytes": 4096, "clock_ghz": 1.25})");
+  ASSERT_TRUE(!!device);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  dev::getDeviceAttr(&ctx, *device).print(os);
+  mlir::Attribute parsed = mlir::parseAttribute(text, &ctx);
+  ASSERT_TRUE(parsed) << text;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
+  (*module)->setAttr(dev::NPUDevDialect::getDeviceAttrName(), parsed);
+  mlir::FailureOr<DeviceModel> back = dev::lookupDevice(*module);
+  ASSERT_TRUE(succeeded(back));
+  EXPECT_EQ(*back, *device);
 }
 
 } // namespace

@@ -4,8 +4,10 @@
 //         [--input=a.npy,b.npy,...] [--random-inputs=SEED]
 //         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
 //
-// A module that still holds npu graph ops is first lowered to device kernels
-// for --device (npu-lower-to-device). Arguments take, in order, the --input
+// The run's device is the one the module names in `npudev.device` (a
+// --device that disagrees is an error), else --device, else mlu590. A module
+// that still holds npu graph ops is first lowered to device kernels for it
+// (npu-lower-to-device). Arguments take, in order, the --input
 // files, then generated data when
 // --random-inputs is given. Outputs are the arguments marked `npudev.output`
 // (all memref arguments when none is), written as DIR/argN.npy.
@@ -13,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Execution.h"
@@ -22,6 +26,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -51,9 +56,9 @@ cl::opt<Mode>
          cl::values(clEnumValN(Mode::Sim, "sim", "the simulator (default)"),
                     clEnumValN(Mode::Jit, "jit",
                                "native code through MLIR's ExecutionEngine")));
-cl::opt<std::string> deviceName("device",
-                                cl::desc("device preset or JSON description"),
-                                cl::init("mlu590"));
+cl::opt<std::string> deviceName(
+    "device", cl::desc("device preset or JSON description (default: the "
+                       "device the module names, else mlu590)"));
 cl::list<std::string> inputs("input", cl::desc(".npy files, one per argument"),
                              cl::CommaSeparated);
 cl::opt<unsigned> randomSeed(
@@ -193,23 +198,54 @@ static func::FuncOp findEntry(ModuleOp module) {
   return nullptr;
 }
 
-/// Lowers graph-level IR to device kernels for the --device the run uses;
-/// the pass leaves IR that is already at device level alone.
+/// The device of the run, recorded on the module: the one the module names
+/// (a --device that disagrees is an error naming both), else --device, else
+/// mlu590. Recording it lets the launch verifier and the graph lowering
+/// check against the device the simulator then times.
+static FailureOr<DeviceModel> selectDevice(ModuleOp module) {
+  std::optional<DeviceModel> requested;
+  if (!deviceName.empty()) {
+    llvm::Expected<DeviceModel> loaded = DeviceModel::load(deviceName);
+    if (!loaded) {
+      fail(llvm::toString(loaded.takeError()));
+      return failure();
+    }
+    requested = *loaded;
+  }
+  if (!dev::findDeviceAttr(module)) {
+    DeviceModel device =
+        requested ? *requested : cantFail(DeviceModel::getPreset("mlu590"));
+    module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
+                    dev::getDeviceAttr(module.getContext(), device));
+    if (failed(verify(module)))
+      return failure();
+    return device;
+  }
+  FailureOr<DeviceModel> named = dev::lookupDevice(module);
+  if (failed(named))
+    return failure();
+  if (requested) {
+    if (std::optional<std::string> field = named->findDifference(*requested)) {
+      fail("the module is compiled for device '" + named->name +
+           "' but --device names '" + requested->name + "' (they differ in '" +
+           *field + "')");
+      return failure();
+    }
+  }
+  return *named;
+}
+
+/// Lowers graph-level IR to device kernels for the module's device; the
+/// pass leaves IR that is already at device level alone.
 static LogicalResult lowerGraphOps(ModuleOp module) {
   PassManager pm(module.getContext());
-  LowerGraphToDeviceOptions lowering;
-  lowering.device = deviceName;
-  pm.addPass(createLowerGraphToDevice(lowering));
+  pm.addPass(createLowerGraphToDevice());
   return pm.run(module);
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "npu-mlir kernel runner\n");
-
-  llvm::Expected<DeviceModel> device = DeviceModel::load(deviceName);
-  if (!device)
-    return fail(llvm::toString(device.takeError()));
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -233,7 +269,10 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(lowerGraphOps(*module)))
+  if (!module)
+    return 1;
+  FailureOr<DeviceModel> device = selectDevice(*module);
+  if (failed(device) || failed(lowerGraphOps(*module)))
     return 1;
   func::FuncOp func = findEntry(*module);
   if (!func)

@@ -3,30 +3,28 @@
 // The figures the lowerings size their tiles from and the simulator times
 // kernels with: cores, on-chip memory per space, DMA and global memory
 // bandwidth, vector and cube throughput, clock. Built-in presets, or a JSON
-// description (docs/device-model.md).
+// description (docs/device-model.md), validated field by field. A lowered
+// module carries its device as the attribute `npudev.device`
+// (npu/Dialect/NPUDev/DeviceAttr.h), written from toJSON and read back
+// through fromJSON, so every reader applies the same rules.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NPU_DEVICE_DEVICEMODEL_H
 #define NPU_DEVICE_DEVICEMODEL_H
 
+#include "npu/Dialect/NPUDev/NPUDevEnums.h"
+
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <string>
 
 namespace npu {
-
-/// The memory spaces of a device. Numbering is shared with the npudev
-/// dialect's MemorySpace enum.
-enum class DeviceMemorySpace : uint32_t {
-  Global = 0, ///< GDRAM / HBM, shared by all cores.
-  Vector = 1, ///< Per-core scratch for vector ops (NRAM / UB).
-  Cube = 2,   ///< Per-core buffer feeding the matrix unit (WRAM / L1).
-  Shared = 3, ///< Per-cluster shared scratch (SRAM).
-};
 
 struct DeviceModel {
   std::string name;
@@ -57,7 +55,7 @@ struct DeviceModel {
   unsigned getNumCores() const { return clusters * coresPerCluster; }
   /// Capacity of `space` for one core (vector, cube) or cluster (shared);
   /// -1 for global memory (unbounded here).
-  int64_t getCapacity(DeviceMemorySpace space) const;
+  int64_t getCapacity(dev::MemorySpace space) const;
   /// Peak vector throughput over the whole device, in elements per second,
   /// for elements of `elementBytes`.
   double getPeakVectorElementsPerSecond(unsigned elementBytes) const;
@@ -66,11 +64,31 @@ struct DeviceModel {
   static llvm::ArrayRef<DeviceModel> getPresets();
   /// A preset by name, or an error naming the known ones.
   static llvm::Expected<DeviceModel> getPreset(llvm::StringRef name);
-  /// Parses a JSON description (see docs/device-model.md); fields not given
-  /// keep the value of the preset named by "base", or of "mlu590".
+  /// Reads a description (see docs/device-model.md): "name", "base" (the
+  /// preset the other fields default to, mlu590 if absent) and the numeric
+  /// fields. An error names the field: an unknown key, a non-number, a
+  /// fraction where an integer is due, a value out of its range, or a core
+  /// count (clusters x cores_per_cluster) above 65536.
+  static llvm::Expected<DeviceModel>
+  fromJSON(const llvm::json::Object &object);
+  /// fromJSON of the text of a JSON object.
   static llvm::Expected<DeviceModel> parseJSON(llvm::StringRef text);
   /// A preset name, or the path of a JSON description.
   static llvm::Expected<DeviceModel> load(llvm::StringRef presetOrPath);
+  /// Every field, "name" first: fromJSON(toJSON()) gives this model back.
+  llvm::json::Object toJSON() const;
+  /// Calls `fn(key, isInteger, value)` for each numeric field, in the
+  /// description's order.
+  void forEachField(
+      llvm::function_ref<void(llvm::StringRef, bool, double)> fn) const;
+
+  /// The first field (in the description's order, "name" first) whose
+  /// value differs in `other`, if any.
+  std::optional<std::string> findDifference(const DeviceModel &other) const;
+  bool operator==(const DeviceModel &other) const {
+    return !findDifference(other);
+  }
+  bool operator!=(const DeviceModel &other) const { return !(*this == other); }
 };
 
 } // namespace npu

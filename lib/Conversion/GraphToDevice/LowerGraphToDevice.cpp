@@ -17,7 +17,9 @@
 
 #include "OperatorKernels.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -143,10 +145,36 @@ private:
     SmallVector<Value> operands;
     for (Value operand : op.getOperands())
       operands.push_back(mapping.lookup(operand));
-    if (failed(buildMoEKernels(b, &op, operands, target, device)))
+    Operation *before = op.getPrevNode();
+    if (failed(buildMoEKernels(b, &op, operands, target, device)) ||
+        failed(checkOnChipMemory(op, before)))
       return failure();
     mapping.map(result, target);
     lowered.push_back(&op);
+    return success();
+  }
+
+  /// The kernels built for `op` (the launches between `before` and `op`)
+  /// fit the device, counted as the launch verifier and the simulator count.
+  LogicalResult checkOnChipMemory(Operation &op, Operation *before) {
+    Operation *first = before ? before->getNextNode() : &op.getBlock()->front();
+    for (Operation *p = first; p != &op; p = p->getNextNode()) {
+      auto launch = dyn_cast<dev::LaunchOp>(p);
+      if (!launch)
+        continue;
+      dev::OnChipPeaks peaks = dev::getOnChipPeaks(launch.getBody().front());
+      for (dev::MemorySpace space :
+           {dev::MemorySpace::vector, dev::MemorySpace::cube,
+            dev::MemorySpace::shared}) {
+        int64_t need = peaks[static_cast<unsigned>(space)];
+        if (need > device.getCapacity(space))
+          return op.emitOpError("cannot be lowered for device '")
+                 << device.name << "': its kernel needs " << need
+                 << " bytes of " << dev::stringifyMemorySpace(space)
+                 << " memory at once, the device has "
+                 << device.getCapacity(space);
+      }
+    }
     return success();
   }
 
@@ -171,24 +199,30 @@ private:
   SmallVector<Operation *> lowered;
 };
 
-/// The `npudev.device` attribute naming `device`: the preset name, or the
-/// capacities the launch verifier checks when the device is not a preset.
-Attribute getDeviceAttr(MLIRContext *ctx, const DeviceModel &device) {
-  llvm::Expected<DeviceModel> preset = DeviceModel::getPreset(device.name);
-  bool isPreset = preset && preset->vectorBytes == device.vectorBytes &&
-                  preset->cubeBytes == device.cubeBytes &&
-                  preset->sharedBytes == device.sharedBytes;
-  if (!preset)
-    llvm::consumeError(preset.takeError());
-  Builder b(ctx);
-  if (isPreset)
-    return b.getStringAttr(device.name);
-  return b.getDictionaryAttr(
-      {b.getNamedAttr("name", b.getStringAttr(device.name)),
-       b.getNamedAttr("vector_bytes", b.getI64IntegerAttr(device.vectorBytes)),
-       b.getNamedAttr("cube_bytes", b.getI64IntegerAttr(device.cubeBytes)),
-       b.getNamedAttr("shared_bytes",
-                      b.getI64IntegerAttr(device.sharedBytes))});
+/// The device to build kernels for: the one the module names, else the
+/// `device` option, else mlu590. An option that disagrees with the module's
+/// device is an error naming both.
+FailureOr<DeviceModel> selectDevice(ModuleOp module, StringRef option) {
+  std::optional<DeviceModel> requested;
+  if (!option.empty()) {
+    llvm::Expected<DeviceModel> loaded = DeviceModel::load(option);
+    if (!loaded)
+      return module.emitError("npu-lower-to-device: ")
+             << llvm::toString(loaded.takeError());
+    requested = *loaded;
+  }
+  if (!dev::findDeviceAttr(module))
+    return requested ? *requested
+                     : cantFail(DeviceModel::getPreset("mlu590"));
+  FailureOr<DeviceModel> named = dev::lookupDevice(module);
+  if (failed(named))
+    return failure();
+  if (requested && *requested != *named)
+    return module.emitError("npu-lower-to-device: the module is compiled for "
+                            "device '")
+           << named->name << "' but the device option names '"
+           << requested->name << "'";
+  return *named;
 }
 
 struct LowerGraphToDevicePass
@@ -197,12 +231,9 @@ struct LowerGraphToDevicePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::Expected<DeviceModel> model = DeviceModel::load(device);
-    if (!model) {
-      module.emitError("npu-lower-to-device: ")
-          << llvm::toString(model.takeError());
+    FailureOr<DeviceModel> model = selectDevice(module, device);
+    if (failed(model))
       return signalPassFailure();
-    }
     bool lowered = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || !usesGraphOps(func))
@@ -214,7 +245,7 @@ struct LowerGraphToDevicePass
     // A module already at device level keeps the device it names.
     if (lowered)
       module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
-                      getDeviceAttr(&getContext(), *model));
+                      dev::getDeviceAttr(&getContext(), *model));
   }
 };
 

@@ -319,17 +319,33 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
   recordTiling(launch, "split_samples_chunked", 1, dealH);
 }
 
-void buildBackwardData(KernelBuilder &k, const MoEOperands &in, Value grad,
-                       const MoEShape &shape, const DeviceModel &device) {
+/// Fails at `op` when `device` cannot hold the smallest tile of a
+/// kernel: `words` 4-byte words of vector memory at once.
+LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
+                                 int64_t words) {
+  if (device.vectorBytes >= words * kWord)
+    return success();
+  return op->emitOpError("cannot be lowered for device '")
+         << device.name << "': it has " << device.vectorBytes
+         << " bytes of vector memory, the kernel needs at least "
+         << words * kWord;
+}
+
+LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
+                                const MoEOperands &in, Value grad,
+                                const MoEShape &shape,
+                                const DeviceModel &device) {
   if (shape.samples == 0 || shape.hidden == 0)
-    return; // Nothing to write.
+    return success(); // Nothing to write.
   int64_t tasks = device.getNumCores();
   int64_t words = device.vectorBytes / kWord;
   if (shape.samples <= tasks) {
     // Seed: a quarter of vector memory per chunk (room for ping-pong).
+    if (failed(requireVectorWords(op, device, 4)))
+      return failure();
     buildSplitHidden(k, in, grad, shape, tasks,
                      std::min<int64_t>(words / 4, shape.hidden));
-    return;
+    return success();
   }
   // Per tile row: gate, row, mask in two slots, expert, slot and scratch
   // (9 words), plus the row itself in two slots.
@@ -337,23 +353,29 @@ void buildBackwardData(KernelBuilder &k, const MoEOperands &in, Value grad,
   int64_t dealS = std::min(words / (9 + 2 * shape.hidden), perTask);
   if (dealS >= 1) {
     buildSplitSamples(k, in, grad, shape, tasks, dealS);
-    return;
+    return success();
   }
   // Seed: two buffers of deal_h.
+  if (failed(requireVectorWords(op, device, 2)))
+    return failure();
   buildSplitSamplesChunked(k, in, grad, shape, tasks, words / 2);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
 // moe_dispatch_forward
 //===----------------------------------------------------------------------===//
 
-void buildForward(KernelBuilder &k, const MoEOperands &in, Value result,
-                  const MoEShape &shape, const DeviceModel &device) {
+LogicalResult buildForward(KernelBuilder &k, Operation *op,
+                           const MoEOperands &in, Value result,
+                           const MoEShape &shape, const DeviceModel &device) {
   int64_t tasks = device.getNumCores();
   int64_t words = device.vectorBytes / kWord;
   int64_t total = shape.experts * shape.capacity * shape.hidden;
   if (total == 0)
-    return;
+    return success();
+  if (failed(requireVectorWords(op, device, 1)))
+    return failure();
   // Zero every row: each task clears a contiguous range of the flattened
   // tensor.
   int64_t dealZ = std::min(words, (total + tasks - 1) / tasks);
@@ -369,7 +391,7 @@ void buildForward(KernelBuilder &k, const MoEOperands &in, Value result,
   });
   recordTiling(fill, "zero_fill", 1, dealZ);
   if (shape.samples == 0)
-    return;
+    return success();
   // Scatter the scaled rows, samples in order within and across tasks.
   int64_t dealH = std::min(words, shape.hidden);
   Value hidden = k.index(shape.hidden);
@@ -385,17 +407,25 @@ void buildForward(KernelBuilder &k, const MoEOperands &in, Value result,
     });
   });
   recordTiling(scatter, "scatter_samples", 1, dealH);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
 // moe_dispatch_backward_gate
 //===----------------------------------------------------------------------===//
 
-void buildBackwardGate(KernelBuilder &k, const MoEOperands &in, Value gradGates,
-                       const MoEShape &shape, const DeviceModel &device) {
+LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
+                                const MoEOperands &in, Value gradGates,
+                                const MoEShape &shape,
+                                const DeviceModel &device) {
   if (shape.samples == 0)
-    return;
+    return success();
+  // Two row chunks of at least one word, and the one-word sum.
+  if (failed(requireVectorWords(op, device, 3)))
+    return failure();
   int64_t tasks = device.getNumCores();
+  // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
+  // step must still be positive.
   int64_t dealH = std::max<int64_t>(
       1, std::min((device.vectorBytes / kWord - 1) / 2, shape.hidden));
   Type f32 = k.builder().getF32Type();
@@ -437,6 +467,7 @@ void buildBackwardGate(KernelBuilder &k, const MoEOperands &in, Value gradGates,
     });
   });
   recordTiling(launch, "dot_per_sample", 1, dealH);
+  return success();
 }
 
 } // namespace
@@ -462,14 +493,11 @@ LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
   MoEShape shape(*in);
   switch (in->result) {
   case MoEOperands::Result::SamplesByHidden:
-    buildBackwardData(k, *in, result, shape, device);
-    break;
+    return buildBackwardData(k, op, *in, result, shape, device);
   case MoEOperands::Result::RowsByHidden:
-    buildForward(k, *in, result, shape, device);
-    break;
+    return buildForward(k, op, *in, result, shape, device);
   case MoEOperands::Result::Samples:
-    buildBackwardGate(k, *in, result, shape, device);
-    break;
+    return buildBackwardGate(k, op, *in, result, shape, device);
   }
-  return success();
+  llvm_unreachable("unknown MoE result");
 }

@@ -1,16 +1,18 @@
 //===- NPUDevOps.cpp - verifiers of npudev ops ----------------------------===//
 //
 // Shape and type rules of the device ops, and the on-chip capacity check of
-// npudev.launch: a walk over the launch body that keeps, per memory space,
-// the bytes of the buffers live at each point (an npudev.alloc lives to the
-// end of its block) and their peak. O(ops in the body).
+// npudev.launch against the module's device: the peak bytes live at once
+// per memory space, counted by getOnChipPeaks (Semantics.cpp), which the
+// simulator uses too. O(ops in the body).
 //
 //===----------------------------------------------------------------------===//
 
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Runtime/ElementKind.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
@@ -66,96 +68,35 @@ void LaunchOp::build(OpBuilder &builder, OperationState &state, int64_t tasks) {
   ensureTerminator(*body, builder, state.location);
 }
 
-namespace {
-/// Peak bytes of on-chip buffers live at once, per memory space.
-class LiveBufferPeaks {
-public:
-  void visitBlock(Block &block) {
-    int64_t saved[kSpaces];
-    std::copy(std::begin(live), std::end(live), saved);
-    for (Operation &op : block) {
-      if (auto alloc = dyn_cast<AllocOp>(op))
-        add(alloc.getType());
-      for (Region &region : op.getRegions())
-        for (Block &nested : region)
-          visitBlock(nested);
-    }
-    std::copy(std::begin(saved), std::end(saved), live);
-  }
-
-  int64_t getPeak(MemorySpace space) const {
-    return peak[static_cast<unsigned>(space)];
-  }
-
-private:
-  static constexpr unsigned kSpaces = 4;
-
-  void add(MemRefType type) {
-    unsigned space = static_cast<unsigned>(*getMemorySpace(type));
-    live[space] +=
-        type.getNumElements() * getElementBytes(type.getElementType());
-    peak[space] = std::max(peak[space], live[space]);
-  }
-
-  int64_t live[kSpaces] = {0, 0, 0, 0};
-  int64_t peak[kSpaces] = {0, 0, 0, 0};
-};
-} // namespace
-
-/// The capacities a dictionary `npudev.device` gives (a device described by
-/// JSON rather than a preset), over mlu590's other figures.
-static FailureOr<DeviceModel> getDescribedDevice(Operation *op,
-                                                 DictionaryAttr attr) {
-  DeviceModel device = *DeviceModel::getPreset("mlu590");
-  auto name = attr.getAs<StringAttr>("name");
-  auto vector = attr.getAs<IntegerAttr>("vector_bytes");
-  auto cube = attr.getAs<IntegerAttr>("cube_bytes");
-  auto shared = attr.getAs<IntegerAttr>("shared_bytes");
-  if (!name || !vector || !cube || !shared)
-    return op->emitOpError("npudev.device dictionary needs 'name', "
-                           "'vector_bytes', 'cube_bytes' and 'shared_bytes'");
-  device.name = name.getValue().str();
-  device.vectorBytes = vector.getInt();
-  device.cubeBytes = cube.getInt();
-  device.sharedBytes = shared.getInt();
-  return device;
-}
-
-/// The device a launch is compiled for: the `npudev.device` of the nearest
-/// enclosing op that names one (a preset name or a dictionary of
-/// capacities), else mlu590.
-static FailureOr<DeviceModel> getTargetDevice(Operation *op) {
-  StringRef name = "mlu590";
-  for (Operation *p = op; p; p = p->getParentOp()) {
-    Attribute attr = p->getAttr(NPUDevDialect::getDeviceAttrName());
-    if (auto dict = dyn_cast_or_null<DictionaryAttr>(attr))
-      return getDescribedDevice(op, dict);
-    if (auto preset = dyn_cast_or_null<StringAttr>(attr)) {
-      name = preset.getValue();
-      break;
-    }
-  }
-  llvm::Expected<DeviceModel> device = DeviceModel::getPreset(name);
-  if (!device)
-    return op->emitOpError(llvm::toString(device.takeError()));
-  return *device;
-}
-
 LogicalResult LaunchOp::verify() {
-  FailureOr<DeviceModel> device = getTargetDevice(*this);
+  FailureOr<DeviceModel> device = lookupDevice(*this);
   if (failed(device))
     return failure();
-  LiveBufferPeaks peaks;
-  peaks.visitBlock(getBody().front());
+  // On-chip memory is counted statically (getOnChipPeaks, as the simulator
+  // counts it): a buffer whose size is only known at run time cannot be.
+  WalkResult dynamic = getBody().walk([](Operation *op) {
+    if (!isa<memref::AllocOp, memref::AllocaOp>(op))
+      return WalkResult::advance();
+    auto type = cast<MemRefType>(op->getResult(0).getType());
+    std::optional<MemorySpace> space = getMemorySpace(type);
+    if (!space || *space == MemorySpace::global || type.hasStaticShape())
+      return WalkResult::advance();
+    op->emitOpError("on-chip buffers in a launch have a static size, got ")
+        << type;
+    return WalkResult::interrupt();
+  });
+  if (dynamic.wasInterrupted())
+    return failure();
+  OnChipPeaks peaks = getOnChipPeaks(getBody().front());
   for (MemorySpace space :
        {MemorySpace::vector, MemorySpace::cube, MemorySpace::shared}) {
-    int64_t capacity =
-        device->getCapacity(static_cast<DeviceMemorySpace>(space));
-    if (peaks.getPeak(space) > capacity)
+    int64_t need = peaks[static_cast<unsigned>(space)];
+    int64_t capacity = device->getCapacity(space);
+    if (need > capacity)
       return emitOpError("needs ")
-             << peaks.getPeak(space) << " bytes of "
-             << stringifyMemorySpace(space) << " memory at once, but device '"
-             << device->name << "' has " << capacity;
+             << need << " bytes of " << stringifyMemorySpace(space)
+             << " memory at once, but device '" << device->name << "' has "
+             << capacity;
   }
   return success();
 }

@@ -42,7 +42,8 @@ module attributes {npudev.device = "ascend910b"} {
 
 // -----
 
-// A device described by JSON is recorded by its capacities.
+// A dictionary describes a device as a JSON file does: fields not given come
+// from its base preset (mlu590 when it names none).
 module attributes {npudev.device = {name = "tiny", vector_bytes = 1024 : i64, cube_bytes = 0 : i64, shared_bytes = 0 : i64}} {
   func.func @capacity_described_device() {
     // expected-error @+1 {{'npudev.launch' op needs 2048 bytes of vector memory at once, but device 'tiny' has 1024}}
@@ -55,9 +56,54 @@ module attributes {npudev.device = {name = "tiny", vector_bytes = 1024 : i64, cu
 
 // -----
 
-module attributes {npudev.device = {name = "tiny"}} {
-  func.func @incomplete_device() {
-    // expected-error @+1 {{'npudev.launch' op npudev.device dictionary needs 'name', 'vector_bytes', 'cube_bytes' and 'shared_bytes'}}
+// The dictionary is validated as a JSON description is, naming the field.
+module attributes {npudev.device = {name = "tiny", clusters = 1.5 : f64}} {
+  func.func @fractional_clusters() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device: device description: field 'clusters' must be an integer, got 1.5}}
+    npudev.launch tasks(1) {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {npudev.device = {name = "tiny", vectr_bytes = 4096 : i64}} {
+  func.func @unknown_field() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device: device description: unknown field 'vectr_bytes'}}
+    npudev.launch tasks(1) {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {npudev.device = {name = "tiny", cores_per_cluster = 0 : i64}} {
+  func.func @zero_cores() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device: device description: field 'cores_per_cluster' must be between 1 and 65536, got 0}}
+    npudev.launch tasks(1) {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {npudev.device = {name = ["tiny"]}} {
+  func.func @field_kind() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device: field 'name' must be a number or a string, got ["tiny"]}}
+    npudev.launch tasks(1) {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {npudev.device = 590 : i64} {
+  func.func @device_kind() {
+    // expected-error @+1 {{'npudev.launch' op npudev.device must be a dictionary or a preset name, got 590 : i64}}
     npudev.launch tasks(1) {
     }
     return
@@ -68,11 +114,22 @@ module attributes {npudev.device = {name = "tiny"}} {
 
 module attributes {npudev.device = "tpu"} {
   func.func @unknown_device() {
-    // expected-error @+1 {{'npudev.launch' op unknown device preset 'tpu' (known: mlu590, ascend910b)}}
+    // expected-error @+1 {{'npudev.launch' op npudev.device: unknown device preset 'tpu' (known: mlu590, ascend910b)}}
     npudev.launch tasks(1) {
     }
     return
   }
+}
+
+// -----
+
+// On-chip memory is counted statically: a buffer sized at run time cannot be.
+func.func @dynamic_on_chip(%n: index) {
+  npudev.launch tasks(1) {
+    // expected-error @+1 {{'memref.alloc' op on-chip buffers in a launch have a static size, got 'memref<?xf32, #npudev.space<vector>>'}}
+    %a = memref.alloc(%n) : memref<?xf32, #npudev.space<vector>>
+  }
+  return
 }
 
 // -----

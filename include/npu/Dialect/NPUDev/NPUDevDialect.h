@@ -7,7 +7,7 @@
 #include "mlir/IR/Dialect.h"
 
 #include "npu/Dialect/NPUDev/NPUDevDialect.h.inc"
-#include "npu/Dialect/NPUDev/NPUDevEnums.h.inc"
+#include "npu/Dialect/NPUDev/NPUDevEnums.h"
 
 #define GET_ATTRDEF_CLASSES
 #include "npu/Dialect/NPUDev/NPUDevAttrs.h.inc"

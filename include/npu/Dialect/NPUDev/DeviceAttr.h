@@ -1,0 +1,37 @@
+//===- DeviceAttr.h - the device a module is compiled for -------*- C++ -*-===//
+//
+// A lowered module carries its whole DeviceModel as the module attribute
+// `npudev.device`: a dictionary with every field of the JSON description
+// (it prints and parses like any attribute). The launch verifier, the
+// lowerings, the simulator and npu-run all read it through lookupDevice,
+// which validates it with the same rules as a JSON file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_DIALECT_NPUDEV_DEVICEATTR_H
+#define NPU_DIALECT_NPUDEV_DEVICEATTR_H
+
+#include "npu/Device/DeviceModel.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+
+namespace npu::dev {
+
+/// The `npudev.device` value describing `device`: every field, integers as
+/// i64, the rest as f64.
+mlir::DictionaryAttr getDeviceAttr(mlir::MLIRContext *ctx,
+                                   const DeviceModel &device);
+
+/// The `npudev.device` attribute of `op` or its nearest ancestor naming
+/// one, or null.
+mlir::Attribute findDeviceAttr(mlir::Operation *op);
+
+/// The device `op` is compiled for: findDeviceAttr as a dictionary (fields
+/// not given come from its "base" preset) or a preset name, else the mlu590
+/// preset. A malformed description is an error at `op` naming the field.
+mlir::FailureOr<DeviceModel> lookupDevice(mlir::Operation *op);
+
+} // namespace npu::dev
+
+#endif // NPU_DIALECT_NPUDEV_DEVICEATTR_H

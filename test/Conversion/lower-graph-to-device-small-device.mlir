@@ -1,0 +1,29 @@
+// A device too small for a kernel is a diagnostic at lowering time, naming
+// the op and the memory it lacks (it used to lower to `scf.for ... step 0`,
+// which the JIT ran forever).
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=%S/Inputs/four-byte-device.json --verify-diagnostics
+
+// One sample per core: the hidden dimension is split in quarters of vector
+// memory, and 4 bytes hold no quarter of a word.
+func.func @split_hidden(%g: tensor<1xf32>, %i: tensor<1xi32>, %l: tensor<1xi32>, %d: tensor<6x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op cannot be lowered for device 'four_bytes': it has 4 bytes of vector memory, the kernel needs at least 16}}
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<1xf32>, tensor<1xi32>, tensor<1xi32>, tensor<6x8xf32>) -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// More samples than cores, no room for a whole row: two chunk buffers.
+func.func @chunked(%g: tensor<4xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, %d: tensor<6x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op cannot be lowered for device 'four_bytes': it has 4 bytes of vector memory, the kernel needs at least 8}}
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @gate(%i: tensor<4xi32>, %l: tensor<4xi32>, %x: tensor<4x8xf32>, %d: tensor<6x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_gate' op cannot be lowered for device 'four_bytes': it has 4 bytes of vector memory, the kernel needs at least 12}}
+  %r = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 3, num_experts = 2} : (tensor<4xi32>, tensor<4xi32>, tensor<4x8xf32>, tensor<6x8xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
