@@ -21,6 +21,7 @@
 #include "Interpreter.h"
 #include "Models.h"
 #include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
 #include <cmath>
@@ -480,11 +481,31 @@ static void ensureSimulatorModels(MLIRContext *ctx) {
   ctx->appendDialectRegistry(registry);
 }
 
+LogicalResult npu::sim::simulate(func::FuncOp func,
+                                MutableArrayRef<HostArray> args,
+                                const SimulatorOptions &options,
+                                SimulationReport &report,
+                                std::vector<TraceEvent> *trace) {
+  FailureOr<DeviceModel> device = dev::lookupDevice(func);
+  if (failed(device))
+    return failure();
+  return simulate(func, args, *device, options, report, trace);
+}
+
 LogicalResult
 npu::sim::simulate(func::FuncOp func, MutableArrayRef<HostArray> args,
                    const DeviceModel &device, const SimulatorOptions &options,
                    SimulationReport &report, std::vector<TraceEvent> *trace) {
   report = SimulationReport();
+  if (dev::findDeviceAttr(func)) {
+    FailureOr<DeviceModel> named = dev::lookupDevice(func);
+    if (failed(named))
+      return failure();
+    if (std::optional<std::string> field = named->findDifference(device))
+      return func.emitError("simulating on device '")
+             << device.name << "' a kernel compiled for device '"
+             << named->name << "' (they differ in '" << *field << "')";
+  }
   ensureSimulatorModels(func->getContext());
   return Interpreter(device, options, report, trace).run(func, args);
 }

@@ -210,4 +210,33 @@ TEST_F(SimulatorTest, TwoCoresHalveAParallelKernel) {
   EXPECT_DOUBLE_EQ(cycles(2, 8), cycles(1, 16) / 2);
 }
 
+/// The device comes from the module; simulating a kernel on another device
+/// is an error naming both.
+TEST_F(SimulatorTest, DeviceComesFromTheModule) {
+  const char *kernel = R"mlir(
+    module attributes {npudev.device = {name = "three", clusters = 3 : i64, cores_per_cluster = 1 : i64}} {
+      func.func @f(%x: memref<4xf32, #npudev.space<global>>) {
+        npudev.launch tasks(100) {
+        }
+        return
+      }
+    })mlir";
+  module = parseSourceString<ModuleOp>(kernel, &ctx);
+  ASSERT_TRUE(module);
+  auto func = cast<func::FuncOp>(module->getBody()->front());
+  HostArray args[] = {floats({1, 2, 3, 4}, {4})};
+  SimulationReport report;
+  ASSERT_TRUE(succeeded(simulate(func, args, {}, report)));
+  EXPECT_EQ(report.coresUsed, 3u);
+
+  std::string message;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(simulate(func, args, device, {}, report)));
+  EXPECT_EQ(message, "simulating on device 'mlu590' a kernel compiled for "
+                     "device 'three' (they differ in 'name')");
+}
+
 } // namespace

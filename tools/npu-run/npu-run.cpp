@@ -306,7 +306,7 @@ int main(int argc, char **argv) {
       mode == Mode::Jit
           ? jit::runJit(*module, func.getSymName().str(), args,
                         jit::JitOptions{3, jitThreads})
-          : sim::simulate(func, args, *device, options, report, &trace);
+          : sim::simulate(func, args, options, report, &trace);
   if (failed(ran))
     return 1;
 

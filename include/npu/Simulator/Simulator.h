@@ -68,9 +68,18 @@ struct SimulatorOptions {
   size_t maxTraceEvents = 1000000;
 };
 
-/// Runs `func` on `args` (one per function argument). Fails with a
-/// diagnostic at the offending op on an out-of-bounds access, an unknown
-/// op, an on-chip memory overflow or bad arguments.
+/// Runs `func` on `args` (one per function argument), timed on the device
+/// its module names (`npudev.device`; mlu590 when it names none). Fails
+/// with a diagnostic at the offending op on an out-of-bounds access, a read
+/// of never-written memory, an op without a simulator model, an on-chip
+/// memory overflow or bad arguments.
+mlir::LogicalResult
+simulate(mlir::func::FuncOp func, llvm::MutableArrayRef<HostArray> args,
+         const SimulatorOptions &options, SimulationReport &report,
+         std::vector<TraceEvent> *trace = nullptr);
+
+/// The same on `device`, for a module that names no device or names this
+/// one; a module compiled for another device is an error naming both.
 mlir::LogicalResult
 simulate(mlir::func::FuncOp func, llvm::MutableArrayRef<HostArray> args,
          const DeviceModel &device, const SimulatorOptions &options,
