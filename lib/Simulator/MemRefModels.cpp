@@ -19,28 +19,40 @@ using namespace npu::sim;
 
 namespace {
 
-/// The indices of the element operand `memref` addresses: the index
-/// operands that follow it, bounds-checked.
-FailureOr<SmallVector<int64_t, 4>>
-getElementIndices(OpExecution &exec, unsigned memref, unsigned firstIndex) {
+/// The index operands from `first` on.
+SmallVector<int64_t, 4> getIndices(OpExecution &exec, unsigned first,
+                                   unsigned rank) {
+  SmallVector<int64_t, 4> indices;
+  for (unsigned d = 0; d < rank; ++d)
+    indices.push_back(exec.getInt(first + d));
+  return indices;
+}
+
+/// The linear index of the element of operand `memref` at the index
+/// operands that follow it, bounds-checked. One pass and no allocation:
+/// loads and stores are most of what scalar-heavy kernels execute.
+FailureOr<int64_t> locateElement(OpExecution &exec, unsigned memref,
+                                 unsigned firstIndex) {
   const MemRefView &v = exec.getView(memref);
-  SmallVector<int64_t, 4> idx;
-  for (unsigned d = 0; d < v.getRank(); ++d)
-    idx.push_back(exec.getInt(firstIndex + d));
-  if (failed(exec.checkIndices(v, idx)))
-    return failure();
-  return idx;
+  int64_t linear = v.offset;
+  for (unsigned d = 0, rank = v.getRank(); d < rank; ++d) {
+    int64_t i = exec.getInt(firstIndex + d);
+    if (i < 0 || i >= v.sizes[d])
+      return exec.checkIndices(v, getIndices(exec, firstIndex, rank));
+    linear += i * v.strides[d];
+  }
+  return linear;
 }
 
 struct Load {
   static LogicalResult simulate(OpExecution &exec) {
-    FailureOr<SmallVector<int64_t, 4>> idx = getElementIndices(exec, 0, 1);
-    if (failed(idx))
+    FailureOr<int64_t> linear = locateElement(exec, 0, 1);
+    if (failed(linear))
       return failure();
     const MemRefView &v = exec.getView(0);
-    if (failed(exec.checkWritten(v, *idx)))
-      return failure();
-    const uint8_t *p = v.address(v.linearize(*idx));
+    if (!v.buffer->written.test(*linear))
+      return exec.checkWritten(v, getIndices(exec, 1, v.getRank()));
+    const uint8_t *p = v.address(*linear);
     if (isFloat(v.getKind()))
       exec.setFloat(0, loadFloat(p, v.getKind()));
     else
@@ -52,17 +64,16 @@ struct Load {
 
 struct Store {
   static LogicalResult simulate(OpExecution &exec) {
-    FailureOr<SmallVector<int64_t, 4>> idx = getElementIndices(exec, 1, 2);
-    if (failed(idx))
+    FailureOr<int64_t> linear = locateElement(exec, 1, 2);
+    if (failed(linear))
       return failure();
     const MemRefView &v = exec.getView(1);
-    int64_t linear = v.linearize(*idx);
-    uint8_t *p = v.address(linear);
+    uint8_t *p = v.address(*linear);
     if (isFloat(v.getKind()))
       storeFloat(p, v.getKind(), exec.getFloat(0));
     else
       storeInt(p, v.getKind(), exec.getInt(0));
-    v.buffer->markWritten(linear);
+    v.buffer->markWritten(*linear);
     exec.chargeElementAccess(v);
     return success();
   }
