@@ -1,4 +1,5 @@
-//===- BenchKernels.h - kernels and data shared by the benchmarks -*- C++ -*-===//
+//===- BenchKernels.h - kernels and data shared by the benchmarks -*- C++
+//-*-===//
 
 #ifndef NPU_BENCH_BENCHKERNELS_H
 #define NPU_BENCH_BENCHKERNELS_H

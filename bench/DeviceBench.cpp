@@ -202,7 +202,8 @@ int main(int argc, char **argv) {
     auto kernel = jit::CompiledKernel::compile(*module, "scale");
     if (failed(kernel))
       return 1;
-    HostArray args[] = {bench::randomArray(ElementKind::F32, {n}, 1), bench::randomArray(ElementKind::F32, {n}, 2)};
+    HostArray args[] = {bench::randomArray(ElementKind::F32, {n}, 1),
+                        bench::randomArray(ElementKind::F32, {n}, 2)};
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
     out << "| JIT scaled copy y = 1.5 x | "
         << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
@@ -226,8 +227,9 @@ int main(int argc, char **argv) {
     auto kernel = jit::CompiledKernel::compile(*module, "matmul");
     if (failed(kernel))
       return 1;
-    HostArray args[] = {bench::randomArray(ElementKind::F32, {m, k}, 3), bench::randomArray(ElementKind::F32, {k, m}, 4),
-                             bench::randomArray(ElementKind::F32, {m, m}, 5)};
+    HostArray args[] = {bench::randomArray(ElementKind::F32, {m, k}, 3),
+                        bench::randomArray(ElementKind::F32, {k, m}, 4),
+                        bench::randomArray(ElementKind::F32, {m, m}, 5)};
     double flops = 2.0 * m * m * k;
     double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
     out << "| JIT matmul " << m << "x" << k << " x " << k << "x" << m << " | "

@@ -17,11 +17,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
-#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -62,7 +62,7 @@ double bestOf(const std::function<void()> &fn) {
 
 template <typename T>
 HostArray array(ElementKind kind, const std::vector<T> &values,
-                     llvm::ArrayRef<int64_t> shape) {
+                llvm::ArrayRef<int64_t> shape) {
   HostArray a;
   a.kind = kind;
   a.shape.assign(shape.begin(), shape.end());

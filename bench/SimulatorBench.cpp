@@ -200,7 +200,8 @@ int main(int argc, char **argv) {
     auto func = *module->getOps<func::FuncOp>().begin();
     std::vector<HostArray> simArgs = makeArgs();
     sim::SimulationReport report;
-    double t = bench::bestOf(runs, [&] { simulateOnce(func, simArgs, report); });
+    double t =
+        bench::bestOf(runs, [&] { simulateOnce(func, simArgs, report); });
     out << "| simulator, CSR SpMV (" << kRows << " rows, " << nnz
         << " nonzeros) | " << llvm::format("%.2e", report.opsExecuted / t)
         << " ops/s | " << llvm::format("%.3f", t) << " s, "

@@ -1,9 +1,9 @@
 //===- InitAll.cpp - register npu-mlir with a context ---------------------===//
 
 #include "npu/InitAll.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
-#include "npu/Conversion/Passes.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Transforms/Passes.h"
 

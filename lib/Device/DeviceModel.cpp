@@ -170,10 +170,9 @@ static llvm::Expected<double> readField(const Field &field,
     return describeError("field '" + field.key + "' must be an integer, got " +
                          formatNumber(*number));
   if (*number < field.min || *number > field.max)
-    return describeError("field '" + field.key + "' must be between " +
-                         formatNumber(field.min) + " and " +
-                         formatNumber(field.max) + ", got " +
-                         formatNumber(*number));
+    return describeError(
+        "field '" + field.key + "' must be between " + formatNumber(field.min) +
+        " and " + formatNumber(field.max) + ", got " + formatNumber(*number));
   return *number;
 }
 

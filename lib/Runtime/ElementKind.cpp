@@ -67,7 +67,7 @@ unsigned npu::getIntegerBits(ElementKind kind) {
 }
 
 const char *npu::getElementKindName(ElementKind kind) {
-  static const char *names[] = {"i1",  "i8",  "i16", "i32", "i64",
+  static const char *names[] = {"i1",    "i8",  "i16",  "i32", "i64",
                                 "index", "f16", "bf16", "f32", "f64"};
   return names[static_cast<unsigned>(kind)];
 }
@@ -115,8 +115,8 @@ uint16_t npu::floatToHalf(float value) {
     // subnormal step with float's last mantissa bit, so the FPU rounds to
     // nearest even for us.
     uint32_t magic = 126u << 23;
-    return sign | static_cast<uint16_t>(bitsOf(floatOf(f) + floatOf(magic)) -
-                                        magic);
+    return sign |
+           static_cast<uint16_t>(bitsOf(floatOf(f) + floatOf(magic)) - magic);
   }
   uint32_t odd = (f >> 13) & 1;
   f += (static_cast<uint32_t>(15 - 127) << 23) + 0xfff + odd;

@@ -261,8 +261,8 @@ double copySignF(double a, double b, ElementKind k) {
 
 template <FloatBinaryFn fn> struct FloatBinary {
   static LogicalResult simulate(OpExecution &exec) {
-    exec.setFloat(0, fn(exec.getFloat(0), exec.getFloat(1),
-                        exec.getResultKind(0)));
+    exec.setFloat(
+        0, fn(exec.getFloat(0), exec.getFloat(1), exec.getResultKind(0)));
     exec.chargeScalar();
     return success();
   }
@@ -332,9 +332,10 @@ struct FPowI {
     ElementKind k = exec.getResultKind(0);
     double x = exec.getFloat(0);
     int64_t n = exec.getInt(1);
-    exec.setFloat(0, k == ElementKind::F64
-                         ? powi<double>(x, n)
-                         : roundFloat(k, powi<float>(static_cast<float>(x), n)));
+    exec.setFloat(0,
+                  k == ElementKind::F64
+                      ? powi<double>(x, n)
+                      : roundFloat(k, powi<float>(static_cast<float>(x), n)));
     exec.chargeScalar();
     return success();
   }
@@ -462,11 +463,11 @@ template <bool isSigned> struct IntToFloat {
     uint64_t u = asUnsigned(v, exec.getOperandBits(0));
     // Convert straight to the target precision: going through double first
     // would round twice.
-    double r = k == ElementKind::F64
-                   ? (isSigned ? static_cast<double>(v)
-                               : static_cast<double>(u))
-                   : roundFloat(k, isSigned ? static_cast<float>(v)
-                                            : static_cast<float>(u));
+    double r =
+        k == ElementKind::F64
+            ? (isSigned ? static_cast<double>(v) : static_cast<double>(u))
+            : roundFloat(k, isSigned ? static_cast<float>(v)
+                                     : static_cast<float>(u));
     exec.setFloat(0, r);
     exec.chargeScalar();
     return success();
@@ -541,8 +542,8 @@ int trailingZeros(uint64_t v, unsigned bits) {
 struct AbsI {
   static LogicalResult simulate(OpExecution &exec) {
     int64_t v = exec.getInt(0);
-    exec.setInt(0, v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v))
-                         : v);
+    exec.setInt(0,
+                v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v);
     exec.chargeScalar();
     return success();
   }
@@ -586,10 +587,10 @@ void npu::sim::registerArithModels(DialectRegistry &registry) {
         ctx);
     attachModel<FloatBinary<viaVectorBinary<dev::BinaryKind::div>>, DivFOp>(
         ctx);
-    attachModel<FloatBinary<viaVectorBinary<dev::BinaryKind::max>>,
-                MaximumFOp>(ctx);
-    attachModel<FloatBinary<viaVectorBinary<dev::BinaryKind::min>>,
-                MinimumFOp>(ctx);
+    attachModel<FloatBinary<viaVectorBinary<dev::BinaryKind::max>>, MaximumFOp>(
+        ctx);
+    attachModel<FloatBinary<viaVectorBinary<dev::BinaryKind::min>>, MinimumFOp>(
+        ctx);
     attachModel<FloatBinary<maxNumF>, MaxNumFOp>(ctx);
     attachModel<FloatBinary<minNumF>, MinNumFOp>(ctx);
     attachModel<FloatBinary<remF>, RemFOp>(ctx);

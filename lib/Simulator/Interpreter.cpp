@@ -290,8 +290,7 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
   int64_t bytes = getElementBytes(*kind);
   for (int64_t size : sizes) {
     if (size < 0)
-      return op->emitOpError("allocates a dimension of negative size ")
-             << size;
+      return op->emitOpError("allocates a dimension of negative size ") << size;
     if (size != 0 && bytes > kMaxBytes / size)
       return op->emitOpError("allocates more than ")
              << kMaxBytes << " bytes, the simulator's limit";
@@ -307,8 +306,8 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
     v.strides[d] = stride;
     stride *= sizes[d];
   }
-  v.buffer = std::make_shared<Buffer>(*kind, space, v.getNumElements(),
-                                      withStorage);
+  v.buffer =
+      std::make_shared<Buffer>(*kind, space, v.getNumElements(), withStorage);
   v.buffer->origin = op;
   return v;
 }
@@ -467,8 +466,8 @@ const DeviceModel &OpExecution::getDevice() const { return interpreter.device; }
 /// grow the context's registry).
 static void ensureSimulatorModels(MLIRContext *ctx) {
   bool missing = false;
-  for (StringRef name : {"arith.constant", "math.exp", "scf.for",
-                         "memref.load", "npudev.launch"})
+  for (StringRef name : {"arith.constant", "math.exp", "scf.for", "memref.load",
+                         "npudev.launch"})
     if (std::optional<RegisteredOperationName> op =
             RegisteredOperationName::lookup(name, ctx))
       missing |= !op->hasInterface<SimulatedOpInterface>();
@@ -482,10 +481,10 @@ static void ensureSimulatorModels(MLIRContext *ctx) {
 }
 
 LogicalResult npu::sim::simulate(func::FuncOp func,
-                                MutableArrayRef<HostArray> args,
-                                const SimulatorOptions &options,
-                                SimulationReport &report,
-                                std::vector<TraceEvent> *trace) {
+                                 MutableArrayRef<HostArray> args,
+                                 const SimulatorOptions &options,
+                                 SimulationReport &report,
+                                 std::vector<TraceEvent> *trace) {
   FailureOr<DeviceModel> device = dev::lookupDevice(func);
   if (failed(device))
     return failure();
@@ -503,8 +502,8 @@ npu::sim::simulate(func::FuncOp func, MutableArrayRef<HostArray> args,
       return failure();
     if (std::optional<std::string> field = named->findDifference(device))
       return func.emitError("simulating on device '")
-             << device.name << "' a kernel compiled for device '"
-             << named->name << "' (they differ in '" << *field << "')";
+             << device.name << "' a kernel compiled for device '" << named->name
+             << "' (they differ in '" << *field << "')";
   }
   ensureSimulatorModels(func->getContext());
   return Interpreter(device, options, report, trace).run(func, args);

@@ -127,9 +127,8 @@ struct Dim {
     const MemRefView &v = exec.getView(0);
     int64_t d = exec.getInt(1);
     if (d < 0 || d >= static_cast<int64_t>(v.getRank()))
-      return exec.emitOpError()
-             << "dimension " << d << " is out of range for rank "
-             << v.getRank();
+      return exec.emitOpError() << "dimension " << d
+                                << " is out of range for rank " << v.getRank();
     exec.setInt(0, v.sizes[d]);
     exec.chargeScalar();
     return success();

@@ -60,8 +60,7 @@ int64_t MemRefView::linearize(llvm::ArrayRef<int64_t> indices) const {
   return linear;
 }
 
-std::optional<llvm::SmallVector<int64_t, 4>>
-MemRefView::findUnwritten() const {
+std::optional<llvm::SmallVector<int64_t, 4>> MemRefView::findUnwritten() const {
   int64_t count = getNumElements();
   if (count == 0)
     return std::nullopt;

@@ -85,9 +85,9 @@ template <bool wait> struct Dma {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &src = exec.getView(0), &dst = exec.getView(1);
     if (src.sizes != dst.sizes)
-      return exec.emitOpError() << "copies a view of " << src.getNumElements()
-                                << " elements into one of "
-                                << dst.getNumElements();
+      return exec.emitOpError()
+             << "copies a view of " << src.getNumElements()
+             << " elements into one of " << dst.getNumElements();
     if (failed(exec.checkWritten(src)))
       return failure();
     copyView(src, dst);
@@ -140,8 +140,8 @@ struct VBinary {
     if (failed(checkAllWritten(exec, {&lhs, &rhs})))
       return failure();
     exec.chargeVector(streamedBytes(lhs));
-    OpError error = applyBinary(cast<VBinaryOp>(exec.getOp()).getKind(), lhs,
-                                rhs, out);
+    OpError error =
+        applyBinary(cast<VBinaryOp>(exec.getOp()).getKind(), lhs, rhs, out);
     exec.markWritten(out);
     return reportError(exec, error);
   }
@@ -302,8 +302,8 @@ template <bool gather> struct VIndexed {
     if (gather) {
       // A gather reads rows of `source`: each must have been written.
       for (int64_t i = 0; i < indices.sizes[0]; ++i) {
-        int64_t row = loadInt(indices.address(indices.linearize({i})),
-                              indices.getKind());
+        int64_t row =
+            loadInt(indices.address(indices.linearize({i})), indices.getKind());
         if (failed(exec.checkWritten(rowOf(source, row))))
           return failure();
       }
@@ -311,9 +311,9 @@ template <bool gather> struct VIndexed {
       return success();
     }
     for (int64_t i = 0; i < indices.sizes[0]; ++i)
-      exec.markWritten(rowOf(
-          out, loadInt(indices.address(indices.linearize({i})),
-                       indices.getKind())));
+      exec.markWritten(
+          rowOf(out, loadInt(indices.address(indices.linearize({i})),
+                             indices.getKind())));
     return success();
   }
 };

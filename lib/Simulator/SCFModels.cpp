@@ -82,8 +82,7 @@ struct While {
         return failure();
       exec.chargeScalar();
       bool proceed = exec.getYielded(0, 0).i != 0;
-      SmallVector<RtValue, 4> forwarded =
-          takeYielded(exec, 0, 1, numForwarded);
+      SmallVector<RtValue, 4> forwarded = takeYielded(exec, 0, 1, numForwarded);
       if (!proceed) {
         for (unsigned k = 0; k < numForwarded; ++k)
           exec.setValue(k, forwarded[k]);

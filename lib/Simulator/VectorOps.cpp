@@ -336,7 +336,8 @@ double npu::sim::applyFloatUnary(UnaryKind kind, ElementKind element,
                                  double x) {
   return element == ElementKind::F64
              ? floatUnary<double>(kind, x)
-             : roundFloat(element, floatUnary<float>(kind, static_cast<float>(x)));
+             : roundFloat(element,
+                          floatUnary<float>(kind, static_cast<float>(x)));
 }
 
 double npu::sim::applyFloatBinary(BinaryKind kind, ElementKind element,
@@ -444,8 +445,9 @@ void npu::sim::applyUnary(UnaryKind kind, const MemRefView &in,
                intUnary(kind, element, loadInt(in.address(i[0]), element)));
       return;
     }
-    storeFloat(o, element,
-               applyFloatUnary(kind, element, loadFloat(in.address(i[0]), element)));
+    storeFloat(
+        o, element,
+        applyFloatUnary(kind, element, loadFloat(in.address(i[0]), element)));
   });
 }
 
@@ -710,9 +712,10 @@ template <typename T> static std::vector<T> packMatrix(const MemRefView &v) {
 /// still accumulates its products in k order, one fused multiply-add each,
 /// but the j loop vectorizes. Cloned per x86 level so that fma is the
 /// instruction where the host has it.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-static void fmaRows(const float *a, const float *b, float *c, int64_t m,
-                    int64_t k, int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) static void
+fmaRows(const float *a, const float *b, float *c, int64_t m, int64_t k,
+        int64_t n) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {
       float x = a[i * k + p];

@@ -87,8 +87,7 @@ TEST(DeviceModelTest, JsonFieldRules) {
             "device description: field 'global_gbps' must be between 0.001 "
             "and 1000000, got 0");
   // Zero where the model survives it.
-  EXPECT_EQ(jsonError(R"({"shared_bytes": 0, "dma_latency_cycles": 0})"),
-            "ok");
+  EXPECT_EQ(jsonError(R"({"shared_bytes": 0, "dma_latency_cycles": 0})"), "ok");
   // Ranges keep every product inside int64_t.
   EXPECT_EQ(jsonError(R"({"cube_bytes": 1e15})"),
             "device description: field 'cube_bytes' must be between 0 and "

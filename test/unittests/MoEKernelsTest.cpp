@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
-#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -204,16 +204,15 @@ protected:
     std::vector<HostArray> args;
     args.push_back(makeArray(ElementKind::F32, data.gates, {c.samples}));
     args.push_back(makeArray(ElementKind::I32, data.indices, {c.samples}));
-    args.push_back(
-        makeArray(ElementKind::I32, data.locations, {c.samples}));
+    args.push_back(makeArray(ElementKind::I32, data.locations, {c.samples}));
     args.push_back(
         makeArray(ElementKind::F32, data.input, {c.samples, c.hidden}));
     args.push_back(
         makeArray(ElementKind::F32, data.dispatch, {rows, c.hidden}));
     // Outputs start as NaN so that an element left unwritten shows.
     auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
-      return makeArray(ElementKind::F32,
-                       std::vector<float>(n, std::nanf("")), shape);
+      return makeArray(ElementKind::F32, std::vector<float>(n, std::nanf("")),
+                       shape);
     };
     args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
     args.push_back(poisoned(rows * c.hidden, {rows, c.hidden}));

@@ -188,8 +188,8 @@ std::vector<Kernel> getKernels(MLIRContext &ctx) {
   std::vector<Kernel> kernels;
   for (const ScalarRow &row : kScalarRows)
     kernels.push_back({scalarKernel(row), "f", -100, 100});
-  auto file = llvm::MemoryBuffer::getFile(NPU_SOURCE_DIR
-                                          "/test/npu-run/parity.mlir");
+  auto file =
+      llvm::MemoryBuffer::getFile(NPU_SOURCE_DIR "/test/npu-run/parity.mlir");
   if (!file)
     return kernels;
   std::string source = (*file)->getBuffer().str();

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
@@ -22,7 +23,6 @@
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
-#include "npu/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -56,9 +56,10 @@ cl::opt<Mode>
          cl::values(clEnumValN(Mode::Sim, "sim", "the simulator (default)"),
                     clEnumValN(Mode::Jit, "jit",
                                "native code through MLIR's ExecutionEngine")));
-cl::opt<std::string> deviceName(
-    "device", cl::desc("device preset or JSON description (default: the "
-                       "device the module names, else mlu590)"));
+cl::opt<std::string>
+    deviceName("device",
+               cl::desc("device preset or JSON description (default: the "
+                        "device the module names, else mlu590)"));
 cl::list<std::string> inputs("input", cl::desc(".npy files, one per argument"),
                              cl::CommaSeparated);
 cl::opt<unsigned> randomSeed(
@@ -118,7 +119,7 @@ static std::optional<NpyDType> npyOfKind(ElementKind kind) {
 /// Random data for an argument of `type`: floats uniform in [-1, 1),
 /// integers uniform in [0, 16).
 static FailureOr<HostArray> randomArgument(Type type, unsigned index,
-                                                std::mt19937_64 &rng) {
+                                           std::mt19937_64 &rng) {
   auto memref = dyn_cast<MemRefType>(type);
   Type element = memref ? memref.getElementType() : type;
   std::optional<ElementKind> kind = getElementKind(element);
@@ -302,11 +303,10 @@ int main(int argc, char **argv) {
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
-  LogicalResult ran =
-      mode == Mode::Jit
-          ? jit::runJit(*module, func.getSymName().str(), args,
-                        jit::JitOptions{3, jitThreads})
-          : sim::simulate(func, args, options, report, &trace);
+  LogicalResult ran = mode == Mode::Jit
+                          ? jit::runJit(*module, func.getSymName().str(), args,
+                                        jit::JitOptions{3, jitThreads})
+                          : sim::simulate(func, args, options, report, &trace);
   if (failed(ran))
     return 1;
 

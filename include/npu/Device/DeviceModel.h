@@ -69,8 +69,7 @@ struct DeviceModel {
   /// fields. An error names the field: an unknown key, a non-number, a
   /// fraction where an integer is due, a value out of its range, or a core
   /// count (clusters x cores_per_cluster) above 65536.
-  static llvm::Expected<DeviceModel>
-  fromJSON(const llvm::json::Object &object);
+  static llvm::Expected<DeviceModel> fromJSON(const llvm::json::Object &object);
   /// fromJSON of the text of a JSON object.
   static llvm::Expected<DeviceModel> parseJSON(llvm::StringRef text);
   /// A preset name, or the path of a JSON description.

@@ -2,8 +2,8 @@
 //
 // Lowers an npudev module to the LLVM dialect (npu-lower-device-to-loops,
 // then upstream conversions) and runs a function with MLIR's
-// ExecutionEngine at -O3, on the same host arrays the simulator takes (npu/Runtime). The JIT
-// neither includes nor links the simulator.
+// ExecutionEngine at -O3, on the same host arrays the simulator takes
+// (npu/Runtime). The JIT neither includes nor links the simulator.
 //
 //===----------------------------------------------------------------------===//
 

@@ -73,10 +73,11 @@ struct SimulatorOptions {
 /// with a diagnostic at the offending op on an out-of-bounds access, a read
 /// of never-written memory, an op without a simulator model, an on-chip
 /// memory overflow or bad arguments.
-mlir::LogicalResult
-simulate(mlir::func::FuncOp func, llvm::MutableArrayRef<HostArray> args,
-         const SimulatorOptions &options, SimulationReport &report,
-         std::vector<TraceEvent> *trace = nullptr);
+mlir::LogicalResult simulate(mlir::func::FuncOp func,
+                             llvm::MutableArrayRef<HostArray> args,
+                             const SimulatorOptions &options,
+                             SimulationReport &report,
+                             std::vector<TraceEvent> *trace = nullptr);
 
 /// The same on `device`, for a module that names no device or names this
 /// one; a module compiled for another device is an error naming both.

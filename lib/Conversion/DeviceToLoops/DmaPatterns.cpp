@@ -1,4 +1,5 @@
-//===- DmaPatterns.cpp - on-chip memory and DMA to loops --------------------===//
+//===- DmaPatterns.cpp - on-chip memory and DMA to loops
+//--------------------===//
 //
 // On-chip buffers become heap memref.allocs freed at the end of their block;
 // a DMA becomes a copy (an element loop nest when rows are contiguous on
@@ -102,5 +103,6 @@ struct LowerDmaStart : OpRewritePattern<DmaStartOp> {
 } // namespace
 
 void npu::dev::populateDmaLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart>(patterns.getContext());
+  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart>(
+      patterns.getContext());
 }

@@ -1,4 +1,5 @@
-//===- LoopBuilders.h - IR builders shared by the loop lowerings -*- C++ -*-===//
+//===- LoopBuilders.h - IR builders shared by the loop lowerings -*- C++
+//-*-===//
 //
 // Private to lib/Conversion/DeviceToLoops.
 //
@@ -22,8 +23,8 @@ mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                      const llvm::APInt &v);
 mlir::Value zeroOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 /// x (kind) y in the type of x, with the vector ops' semantics.
-mlir::Value buildBinary(mlir::OpBuilder &b, mlir::Location loc,
-                        BinaryKind kind, mlir::Value x, mlir::Value y);
+mlir::Value buildBinary(mlir::OpBuilder &b, mlir::Location loc, BinaryKind kind,
+                        mlir::Value x, mlir::Value y);
 mlir::Value buildUnary(mlir::OpBuilder &b, mlir::Location loc, UnaryKind kind,
                        mlir::Value x);
 /// An i1: x (pred) y, ordered for floats except `ne`.
@@ -41,12 +42,11 @@ mlir::Value convert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 //===--- Loops ------------------------------------------------------------===//
 mlir::Type elementTypeOf(mlir::Value memref);
 /// A loop nest over dimensions [0, rank - drop) of `memref`.
-void buildLoopsOver(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
-    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
-                            mlir::ValueRange)>
-        body,
-    unsigned drop = 0);
+void buildLoopsOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
+                    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                                            mlir::ValueRange)>
+                        body,
+                    unsigned drop = 0);
 /// out[i] = compute(in0[i], in1[i], ...) over the shape of `out`; erases
 /// `op`.
 void buildElementwise(
@@ -59,8 +59,7 @@ void buildElementwise(
 /// `step(acc, x, outer ivs, inner iv)` per element and returns the new acc.
 /// `finish(acc, outer ivs)` runs after each row.
 void buildRowScan(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-    mlir::Value init,
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, mlir::Value init,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                    mlir::Value, mlir::Value, mlir::ValueRange,
                                    mlir::Value)>

@@ -1,4 +1,5 @@
-//===- MatmulPatterns.cpp - cube-unit matmul to loops -----------------------===//
+//===- MatmulPatterns.cpp - cube-unit matmul to loops
+//-----------------------===//
 //
 // npudev.matmul becomes an (i, j, k) nest of fused multiply-adds in f32 (or
 // multiply-adds in i32), each c[i, j] accumulating in k order; f32 matmuls

@@ -1,4 +1,5 @@
-//===- SortPatterns.cpp - vsort and vunique to runtime calls ----------------===//
+//===- SortPatterns.cpp - vsort and vunique to runtime calls
+//----------------===//
 //
 // Sorting has no loop form worth generating: npudev.vsort and
 // npudev.vunique call the runtime (npu_rt_sort_<type>,

@@ -1,4 +1,5 @@
-//===- TaskPatterns.cpp - launches and tasks to loops -----------------------===//
+//===- TaskPatterns.cpp - launches and tasks to loops
+//-----------------------===//
 //
 // npudev.launch becomes an scf.parallel over task ids (so that it can run on
 // host threads); task_id and task_dim become its induction variable and
@@ -59,5 +60,7 @@ template <typename TaskOp> struct EraseTaskQuery : OpRewritePattern<TaskOp> {
 } // namespace
 
 void npu::dev::populateTaskLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerLaunch, EraseTaskQuery<TaskIdOp>, EraseTaskQuery<TaskDimOp>>(patterns.getContext());
+  patterns
+      .add<LowerLaunch, EraseTaskQuery<TaskIdOp>, EraseTaskQuery<TaskDimOp>>(
+          patterns.getContext());
 }

@@ -1,4 +1,5 @@
-//===- VectorPatterns.cpp - vector-unit ops to loops ------------------------===//
+//===- VectorPatterns.cpp - vector-unit ops to loops
+//------------------------===//
 //
 // Each vector op becomes a loop nest over its buffers computing in the
 // element type with the simulator's semantics (lib/Simulator/VectorOps.cpp):
@@ -265,7 +266,7 @@ struct LowerVCumsum : OpRewritePattern<VCumsumOp> {
 
 void npu::dev::populateVectorLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerVBinary, LowerVBinaryScalar, LowerVUnary, LowerVCompare,
-               LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill, LowerIota,
-               LowerVTranspose, LowerVGather, LowerVScatter, LowerVReduce,
-               LowerVCumsum>(patterns.getContext());
+               LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,
+               LowerIota, LowerVTranspose, LowerVGather, LowerVScatter,
+               LowerVReduce, LowerVCumsum>(patterns.getContext());
 }

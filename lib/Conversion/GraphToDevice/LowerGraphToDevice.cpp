@@ -16,11 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "OperatorKernels.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
-#include "npu/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -212,8 +212,7 @@ FailureOr<DeviceModel> selectDevice(ModuleOp module, StringRef option) {
     requested = *loaded;
   }
   if (!dev::findDeviceAttr(module))
-    return requested ? *requested
-                     : cantFail(DeviceModel::getPreset("mlu590"));
+    return requested ? *requested : cantFail(DeviceModel::getPreset("mlu590"));
   FailureOr<DeviceModel> named = dev::lookupDevice(module);
   if (failed(named))
     return failure();

@@ -20,9 +20,9 @@ DictionaryAttr npu::dev::getDeviceAttr(MLIRContext *ctx,
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("name", b.getStringAttr(device.name))};
   device.forEachField([&](StringRef key, bool integer, double value) {
-    fields.push_back(b.getNamedAttr(
-        key, integer ? Attribute(b.getI64IntegerAttr(value))
-                     : Attribute(b.getF64FloatAttr(value))));
+    fields.push_back(
+        b.getNamedAttr(key, integer ? Attribute(b.getI64IntegerAttr(value))
+                                    : Attribute(b.getF64FloatAttr(value))));
   });
   return b.getDictionaryAttr(fields);
 }

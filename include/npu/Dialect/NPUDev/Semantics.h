@@ -1,4 +1,5 @@
-//===- Semantics.h - facts about npudev ops both executors share -*- C++ -*-===//
+//===- Semantics.h - facts about npudev ops both executors share -*- C++
+//-*-===//
 //
 // What the verifier, the simulator and the JIT's lowering must agree on,
 // computed in one place: how a reduction starts and combines, and how much
