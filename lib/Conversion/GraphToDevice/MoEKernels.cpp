@@ -26,6 +26,7 @@
 #include "KernelBuilder.h"
 #include "OperatorKernels.h"
 #include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 using namespace mlir;
 using namespace npu;
@@ -319,6 +320,39 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
   recordTiling(launch, "split_samples_chunked", 1, dealH);
 }
 
+/// Vector bytes the split_samples kernel holds at once with tiles of
+/// `dealS` rows: the kernel is built into a scratch block, counted with
+/// getOnChipPeaks (the launch verifier's and the simulator's count) and
+/// thrown away, so no hand count of its buffers can drift from the code.
+int64_t measureSplitSamples(KernelBuilder &k, const MoEOperands &in,
+                            Value grad, const MoEShape &shape, int64_t tasks,
+                            int64_t dealS) {
+  OpBuilder &b = k.builder();
+  OpBuilder::InsertionGuard guard(b);
+  Block scratch;
+  b.setInsertionPointToEnd(&scratch);
+  KernelBuilder probe(b, k.location());
+  buildSplitSamples(probe, in, grad, shape, tasks, dealS);
+  int64_t bytes = dev::getOnChipPeaks(
+      scratch)[static_cast<unsigned>(dev::MemorySpace::vector)];
+  scratch.dropAllReferences();
+  while (!scratch.empty())
+    scratch.back().erase();
+  return bytes;
+}
+
+/// The most rows a split_samples tile can have within `capacity` bytes
+/// (0 when not even one fits): its buffers grow linearly with the rows, so
+/// two measurements give the line.
+int64_t fitSplitSamplesTile(KernelBuilder &k, const MoEOperands &in,
+                            Value grad, const MoEShape &shape, int64_t tasks,
+                            int64_t capacity) {
+  int64_t one = measureSplitSamples(k, in, grad, shape, tasks, 1);
+  int64_t perRow = measureSplitSamples(k, in, grad, shape, tasks, 2) - one;
+  int64_t fixed = one - perRow;
+  return capacity < fixed + perRow ? 0 : (capacity - fixed) / perRow;
+}
+
 /// Fails at `op` when `device` cannot hold the smallest tile of a
 /// kernel: `words` 4-byte words of vector memory at once.
 LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
@@ -347,10 +381,10 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
                      std::min<int64_t>(words / 4, shape.hidden));
     return success();
   }
-  // Per tile row: gate, row, mask in two slots, expert, slot and scratch
-  // (9 words), plus the row itself in two slots.
   int64_t perTask = (shape.samples + tasks - 1) / tasks;
-  int64_t dealS = std::min(words / (9 + 2 * shape.hidden), perTask);
+  int64_t dealS = std::min(
+      fitSplitSamplesTile(k, in, grad, shape, tasks, device.vectorBytes),
+      perTask);
   if (dealS >= 1) {
     buildSplitSamples(k, in, grad, shape, tasks, dealS);
     return success();
