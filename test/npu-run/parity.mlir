@@ -106,9 +106,6 @@ func.func @floats(%x: !gf, %out: !gf {npudev.output}, %sums: memref<16xf32, #npu
     npudev.vunary <recip> %b, %b : !vf, !vf
     npudev.vbinary <mul> %a, %b, %a : !vf, !vf, !vf
     npudev.vcumsum %a, %a : !vf, !vf
-    %c2 = arith.constant 2 : index
-    npudev.iota %c2, %b {dimension = 1} : !vf
-    npudev.vbinary <add> %a, %b, %a : !vf, !vf, !vf
     %s = npudev.alloc : memref<16xf32, #npudev.space<vector>>
     npudev.vreduce <sum> %a, %s : !vf, memref<16xf32, #npudev.space<vector>>
     npudev.dma %s, %sums : memref<16xf32, #npudev.space<vector>> to memref<16xf32, #npudev.space<global>>
@@ -166,8 +163,6 @@ func.func @control(%x: !gk, %out: !gk {npudev.output}) {
     %ni = arith.index_cast %n : index to i32
     npudev.vfill %ni, %tmp : i32, !vk
     npudev.vbinary <add> %buf, %tmp, %buf : !vk, !vk, !vk
-    npudev.iota %t, %tmp : !vk
-    npudev.vbinary <mul> %buf, %tmp, %buf : !vk, !vk, !vk
     // Count down from the row's first value in steps of 3.
     %first = memref.load %buf[%c0] : !vk
     %last = scf.while (%v = %first) : (i32) -> i32 {

@@ -3,8 +3,9 @@
 // Table-driven: every op the simulator has a model for must appear in some
 // kernel here, and every kernel must give the same output bytes in the
 // simulator and in the JIT. The kernels are the functions of
-// test/npu-run/parity.mlir (npudev, memref and scf ops) and one generated
-// kernel per row of the scalar table below (arith and math). Coverage is
+// test/npu-run/parity.mlir (npudev, memref and scf ops), those of the
+// per-op test files in test/Dialect/NPUDev/ops, and one generated kernel
+// per row of the scalar table below (arith and math). Coverage is
 // computed by walking the kernels, not declared, so a new op without a
 // parity kernel fails EveryModelledOpIsCovered.
 //
@@ -24,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
@@ -181,21 +183,48 @@ struct Kernel {
   int64_t lo, hi;
 };
 
+/// The functions of `source` as kernels.
+void addModuleKernels(MLIRContext &ctx, const std::string &source, int64_t lo,
+                      int64_t hi, std::vector<Kernel> &kernels) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  if (!module)
+    return;
+  for (auto func : module->getOps<func::FuncOp>())
+    kernels.push_back({source, func.getSymName().str(), lo, hi});
+}
+
 /// Every parity kernel: one per scalar row (integers of the first argument
-/// in [-100, 100)), and every function of parity.mlir (first arguments in
-/// [0, 16): its kernels gather with them).
+/// in [-100, 100)); every function of parity.mlir (first arguments in
+/// [0, 16): its kernels gather with them); and every function of the
+/// per-op test files in test/Dialect/NPUDev/ops, whose `// -----` chunks
+/// without expected errors are kernels.
 std::vector<Kernel> getKernels(MLIRContext &ctx) {
   std::vector<Kernel> kernels;
   for (const ScalarRow &row : kScalarRows)
     kernels.push_back({scalarKernel(row), "f", -100, 100});
-  auto file =
-      llvm::MemoryBuffer::getFile(NPU_SOURCE_DIR "/test/npu-run/parity.mlir");
-  if (!file)
-    return kernels;
-  std::string source = (*file)->getBuffer().str();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
-  for (auto func : module->getOps<func::FuncOp>())
-    kernels.push_back({source, func.getSymName().str(), 0, 16});
+  if (auto file = llvm::MemoryBuffer::getFile(NPU_SOURCE_DIR
+                                              "/test/npu-run/parity.mlir"))
+    addModuleKernels(ctx, (*file)->getBuffer().str(), 0, 16, kernels);
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (llvm::sys::fs::directory_iterator
+           it(NPU_SOURCE_DIR "/test/Dialect/NPUDev/ops", ec),
+       end;
+       it != end && !ec; it.increment(ec))
+    if (StringRef(it->path()).ends_with(".mlir"))
+      paths.push_back(it->path());
+  llvm::sort(paths);
+  for (const std::string &path : paths) {
+    auto file = llvm::MemoryBuffer::getFile(path);
+    if (!file)
+      continue;
+    SmallVector<StringRef> chunks;
+    (*file)->getBuffer().split(chunks, "// -----");
+    for (StringRef chunk : chunks)
+      // The parser reads to a null terminator: give it its own string.
+      if (!chunk.contains("expected-error"))
+        addModuleKernels(ctx, chunk.str(), 0, 16, kernels);
+  }
   return kernels;
 }
 

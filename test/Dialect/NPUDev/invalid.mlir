@@ -340,15 +340,6 @@ func.func @alloc_odd_width() {
 
 // -----
 
-func.func @iota_dimension(%start: index) {
-  %a = npudev.alloc : memref<4x8xi32, #npudev.space<vector>>
-  // expected-error @+1 {{'npudev.iota' op failed to verify that dimension is below the rank of out}}
-  npudev.iota %start, %a {dimension = 2} : memref<4x8xi32, #npudev.space<vector>>
-  return
-}
-
-// -----
-
 func.func @vtranspose_shape() {
   %a = npudev.alloc : memref<4x8xf32, #npudev.space<vector>>
   // expected-error @+1 {{'npudev.vtranspose' op transposes 2-D buffers, got 'memref<4x8xf32, #npudev.space<vector>>' and 'memref<4x8xf32, #npudev.space<vector>>'}}
