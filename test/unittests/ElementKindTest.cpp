@@ -54,11 +54,10 @@ TEST(ElementKindTest, EveryHalfWidensExactly) {
 /// Floats that exercise every branch of the narrowing: zeros, the half and
 /// bfloat subnormal ranges and their boundaries, ties, overflow, inf, NaN.
 std::vector<float> edgeFloats() {
-  std::vector<float> values = {0.0f,    -0.0f,   1.0f,       -1.0f,
-                               65504.0f, 65519.0f, 65520.0f, 65536.0f,
-                               1e10f,   0x1p-14f, 0x1p-24f,  0x1p-25f,
-                               0x1.8p-25f, 0x1p-26f, 0x1.ffcp-15f,
-                               INFINITY, -INFINITY, NAN};
+  std::vector<float> values = {
+      0.0f,       -0.0f,    1.0f,         -1.0f,    65504.0f,  65519.0f,
+      65520.0f,   65536.0f, 1e10f,        0x1p-14f, 0x1p-24f,  0x1p-25f,
+      0x1.8p-25f, 0x1p-26f, 0x1.ffcp-15f, INFINITY, -INFINITY, NAN};
   // Every tie between two adjacent halves in [1, 2): 1 + (2k+1) * 2^-11.
   for (int k = 0; k < 1024; ++k)
     values.push_back(1.0f + (2 * k + 1) * 0x1p-11f);

@@ -324,8 +324,8 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
 /// `dealS` rows: the kernel is built into a scratch block, counted with
 /// getOnChipPeaks (the launch verifier's and the simulator's count) and
 /// thrown away, so no hand count of its buffers can drift from the code.
-int64_t measureSplitSamples(KernelBuilder &k, const MoEOperands &in,
-                            Value grad, const MoEShape &shape, int64_t tasks,
+int64_t measureSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
+                            const MoEShape &shape, int64_t tasks,
                             int64_t dealS) {
   OpBuilder &b = k.builder();
   OpBuilder::InsertionGuard guard(b);
@@ -344,8 +344,8 @@ int64_t measureSplitSamples(KernelBuilder &k, const MoEOperands &in,
 /// The most rows a split_samples tile can have within `capacity` bytes
 /// (0 when not even one fits): its buffers grow linearly with the rows, so
 /// two measurements give the line.
-int64_t fitSplitSamplesTile(KernelBuilder &k, const MoEOperands &in,
-                            Value grad, const MoEShape &shape, int64_t tasks,
+int64_t fitSplitSamplesTile(KernelBuilder &k, const MoEOperands &in, Value grad,
+                            const MoEShape &shape, int64_t tasks,
                             int64_t capacity) {
   int64_t one = measureSplitSamples(k, in, grad, shape, tasks, 1);
   int64_t perRow = measureSplitSamples(k, in, grad, shape, tasks, 2) - one;
