@@ -198,17 +198,21 @@ struct AddUIExtended {
   }
 };
 
+/// The full product's low and high halves; 128 bits hold any product of
+/// two 64-bit values, signed or unsigned.
 template <bool isSigned> struct MulExtended {
   static LogicalResult simulate(OpExecution &exec) {
     unsigned bits = exec.getResultBits(0);
-    __int128 a = exec.getInt(0), b = exec.getInt(1);
-    if (!isSigned) {
-      a = asUnsigned(exec.getInt(0), bits);
-      b = asUnsigned(exec.getInt(1), bits);
-    }
-    __int128 product = a * b;
+    int64_t a = exec.getInt(0), b = exec.getInt(1);
+    unsigned __int128 product =
+        isSigned ? static_cast<unsigned __int128>(__int128(a) * __int128(b))
+                 : static_cast<unsigned __int128>(asUnsigned(a, bits)) *
+                       asUnsigned(b, bits);
     exec.setInt(0, static_cast<int64_t>(product));
-    exec.setInt(1, static_cast<int64_t>(product >> bits));
+    // The high half sign- or zero-extends from `bits` like any result.
+    __int128 high = isSigned ? static_cast<__int128>(product) >> bits
+                             : static_cast<__int128>(product >> bits);
+    exec.setInt(1, static_cast<int64_t>(high));
     exec.chargeScalar();
     return success();
   }

@@ -74,6 +74,13 @@ const ScalarRow kScalarRows[] = {
     {"i32", "i32", "i32",
      "%lo, %hi = arith.mului_extended %x, %y : i32\n"
      "%r = arith.xori %lo, %hi : i32"},
+    // 64-bit halves: negative operands are huge unsigned ones.
+    {"i64", "i64", "i64",
+     "%lo, %hi = arith.mului_extended %x, %y : i64\n"
+     "%r = arith.xori %lo, %hi : i64"},
+    {"i64", "i64", "i64",
+     "%lo, %hi = arith.mulsi_extended %x, %y : i64\n"
+     "%r = arith.xori %lo, %hi : i64"},
     {"i32", "i32", "i32",
      "%c = arith.cmpi ult, %x, %y : i32\n%r = arith.extui %c : i1 to i32"},
     {"i32", "i32", "i32",
