@@ -11,5 +11,6 @@ include "npu/NPUNNOps.td"
 include "npu/NPUDataMovementOps.td"
 include "npu/NPUElementwiseOps.td"
 include "npu/NPUMoEOps.td"
+include "npu/NPUSparseConvOps.td"
 
 #endif // NPU_OPS_TD

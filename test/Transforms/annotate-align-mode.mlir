@@ -174,3 +174,17 @@ func.func @foreign(%x: tensor<4x4xf32>) {
   %0 = arith.addf %x, %x : tensor<4x4xf32>
   return
 }
+
+// -----
+
+// Sparse convolution works on point lists and index tables, which are never
+// stored channel-aligned: NALIGN even for rank-2 results.
+// CHECK-LABEL: func.func @sparse_conv
+// CHECK: npu.get_indice_pairs {{.*}}npu.align_mode = #npu.align_mode<nalign>
+// CHECK: npu.sparse_conv3d {{.*}}npu.align_mode = #npu.align_mode<nalign>
+func.func @sparse_conv(%idx: tensor<7x4xi32>, %f: tensor<7x16xf32>, %w: tensor<27x16x32xf32>) -> tensor<7x32xf32> {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1, spatial_shape = array<i64: 5, 5, 5>, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, subm} : (tensor<7x4xi32>) -> (tensor<7x4xi32>, tensor<27x2x7xi32>, tensor<27xi32>)
+  %c7 = arith.constant 7 : index
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c7 : (tensor<7x16xf32>, tensor<27x16x32xf32>, tensor<27x2x7xi32>, tensor<27xi32>, index) -> tensor<7x32xf32>
+  return %y : tensor<7x32xf32>
+}
