@@ -77,13 +77,18 @@ def NPU_SparseConv3DOp : NPU_Op<"sparse_conv3d", [Pure,
     `indice_pairs [K, 2, P]` and `indice_num [K]` from get_indice_pairs;
     `num_act_out` is the number of output rows. With `inverse` the pairs
     are used backwards (gather along row 1, scatter along row 0), as
-    mmcv's inverse convolution. Products accumulate in f32 in that fixed
+    mmcv's inverse convolution. With `subm` (pairs of a submanifold
+    get_indice_pairs, whose centre offset K / 2 pairs each row with itself)
+    the centre offset is one dense product `features x weights[K / 2]`,
+    taken first, then the other offsets in ascending order, as mmcv does.
+    Each pair's product row is one matmul row (f32 fused multiply-adds in
+    Cin order) added to the output row; sums run in f32 in this fixed
     order, so every executor and thread count gives the same bits.
   }];
   let arguments = (ins RankedTensorOf<[F32, F16, BF16]>:$features,
       RankedTensorOf<[F32, F16, BF16]>:$weights,
       RankedTensorOf<[I32]>:$indice_pairs, RankedTensorOf<[I32]>:$indice_num,
-      Index:$num_act_out, UnitAttr:$inverse);
+      Index:$num_act_out, UnitAttr:$inverse, UnitAttr:$subm);
   let results = (outs RankedTensorOf<[F32, F16, BF16]>:$output);
   let assemblyFormat = "$features `,` $weights `,` $indice_pairs `,` "
                        "$indice_num `,` $num_act_out attr-dict `:` "

@@ -244,6 +244,14 @@ LogicalResult SparseConv3DOp::verify() {
         rule.a != rule.b)
       return emitOpError() << rule.what << " differ: " << rule.a << " vs "
                            << rule.b;
+  if (getSubm() && getInverse())
+    return emitOpError() << "'subm' and 'inverse' exclude each other";
+  // The centre offset of subm reads and writes the same rows.
+  if (getSubm() && !ShapedType::isDynamic(features[0]) &&
+      !ShapedType::isDynamic(output[0]) && features[0] != output[0])
+    return emitOpError() << "'subm' needs as many result rows as features "
+                            "rows, got "
+                         << output[0] << " and " << features[0];
   if (!ShapedType::isDynamic(k) && k > kMaxKernelVolume)
     return emitOpError() << "kernel volume " << k << " exceeds "
                          << kMaxKernelVolume;

@@ -214,3 +214,20 @@ func.func @conv_static_rows(%f: tensor<10x16xf32>, %w: tensor<27x16x8xf32>, %p: 
   %y = npu.sparse_conv3d %f, %w, %p, %n, %r : (tensor<10x16xf32>, tensor<27x16x8xf32>, tensor<27x2x10xi32>, tensor<27xi32>, index) -> tensor<5x8xf32>
   return
 }
+
+// -----
+
+func.func @conv_subm_inverse(%f: tensor<10x16xf32>, %w: tensor<27x16x8xf32>, %p: tensor<27x2x10xi32>, %n: tensor<27xi32>, %r: index) {
+  // expected-error @+1 {{'npu.sparse_conv3d' op 'subm' and 'inverse' exclude each other}}
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %r {subm, inverse} : (tensor<10x16xf32>, tensor<27x16x8xf32>, tensor<27x2x10xi32>, tensor<27xi32>, index) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_subm_rows(%f: tensor<10x16xf32>, %w: tensor<27x16x8xf32>, %p: tensor<27x2x10xi32>, %n: tensor<27xi32>) {
+  %c9 = arith.constant 9 : index
+  // expected-error @+1 {{'npu.sparse_conv3d' op 'subm' needs as many result rows as features rows, got 9 and 10}}
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c9 {subm} : (tensor<10x16xf32>, tensor<27x16x8xf32>, tensor<27x2x10xi32>, tensor<27xi32>, index) -> tensor<9x8xf32>
+  return
+}

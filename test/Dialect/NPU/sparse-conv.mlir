@@ -16,11 +16,11 @@ func.func @default_mode(%idx: tensor<100x4xi32>) -> (tensor<?x4xi32>, tensor<27x
 // subm keeps the input sites: out_indices has L rows.
 // CHECK-LABEL: func @subm
 // CHECK: npu.get_indice_pairs %{{.*}} {{.*}}subm{{.*}} : (tensor<7x4xi32>) -> (tensor<7x4xi32>, tensor<27x2x7xi32>, tensor<27xi32>)
-// CHECK: npu.sparse_conv3d %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<7x16xf32>, tensor<27x16x32xf32>, tensor<27x2x7xi32>, tensor<27xi32>, index) -> tensor<7x32xf32>
+// CHECK: npu.sparse_conv3d %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {subm} : (tensor<7x16xf32>, tensor<27x16x32xf32>, tensor<27x2x7xi32>, tensor<27xi32>, index) -> tensor<7x32xf32>
 func.func @subm(%idx: tensor<7x4xi32>, %f: tensor<7x16xf32>, %w: tensor<27x16x32xf32>) -> tensor<7x32xf32> {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1, spatial_shape = array<i64: 5, 5, 5>, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, subm} : (tensor<7x4xi32>) -> (tensor<7x4xi32>, tensor<27x2x7xi32>, tensor<27xi32>)
   %c7 = arith.constant 7 : index
-  %y = npu.sparse_conv3d %f, %w, %p, %n, %c7 : (tensor<7x16xf32>, tensor<27x16x32xf32>, tensor<27x2x7xi32>, tensor<27xi32>, index) -> tensor<7x32xf32>
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c7 {subm} : (tensor<7x16xf32>, tensor<27x16x32xf32>, tensor<27x2x7xi32>, tensor<27xi32>, index) -> tensor<7x32xf32>
   return %y : tensor<7x32xf32>
 }
 
