@@ -1,0 +1,260 @@
+//===- SparseConvTest.cpp - the sparse convolution reference --------------===//
+//
+// Checks the reference (SparseConvReference.cpp) against computations that
+// enumerate in the other direction: get_indice_pairs from every output site
+// of the dense grid back to its inputs, sparse_conv3d against a float64
+// dense convolution at the active sites. Geometries cover subm, strides 1
+// and 2, padding 0 and 1, dilation 2, kernels 1, 3, 5 and non-cubic ones,
+// transposed convolution, batch 1 and 4, L = 0 and L = 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SparseConvReference.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <random>
+
+using namespace npu;
+using namespace npu::testing;
+
+namespace {
+
+struct GeometryCase {
+  const char *name;
+  int64_t batch;
+  SparseConvGeometry::Dims in, kernel, stride, padding, dilation, outPadding;
+  bool subm, transpose;
+  int64_t sites;
+};
+
+SparseConvGeometry makeGeometry(const GeometryCase &c) {
+  SparseConvGeometry g;
+  g.batch = c.batch;
+  g.in = c.in;
+  g.kernel = c.kernel;
+  g.stride = c.stride;
+  g.padding = c.padding;
+  g.dilation = c.dilation;
+  g.outPadding = c.outPadding;
+  g.subm = c.subm;
+  g.transpose = c.transpose;
+  EXPECT_TRUE(succeeded(g.complete(std::nullopt, "test")));
+  return g;
+}
+
+const GeometryCase kCases[] = {
+    {"subm_k3",
+     1,
+     {6, 7, 8},
+     {3, 3, 3},
+     {1, 1, 1},
+     {1, 1, 1},
+     {1, 1, 1},
+     {0, 0, 0},
+     true,
+     false,
+     60},
+    {"subm_k5_d2_b4",
+     4,
+     {9, 9, 9},
+     {5, 5, 5},
+     {1, 1, 1},
+     {4, 4, 4},
+     {2, 2, 2},
+     {0, 0, 0},
+     true,
+     false,
+     150},
+    {"default_s2_p011",
+     4,
+     {5, 12, 12},
+     {3, 3, 3},
+     {2, 2, 2},
+     {0, 1, 1},
+     {1, 1, 1},
+     {0, 0, 0},
+     false,
+     false,
+     200},
+    {"default_k1",
+     2,
+     {4, 4, 4},
+     {1, 1, 1},
+     {1, 1, 1},
+     {0, 0, 0},
+     {1, 1, 1},
+     {0, 0, 0},
+     false,
+     false,
+     40},
+    {"default_noncubic_d2",
+     1,
+     {7, 9, 11},
+     {1, 3, 2},
+     {1, 1, 1},
+     {0, 1, 0},
+     {1, 2, 3},
+     {0, 0, 0},
+     false,
+     false,
+     90},
+    {"transpose_s2",
+     2,
+     {3, 4, 5},
+     {2, 3, 3},
+     {2, 2, 1},
+     {0, 1, 1},
+     {1, 1, 1},
+     {1, 0, 0},
+     false,
+     true,
+     30},
+    {"one_site",
+     1,
+     {3, 3, 3},
+     {3, 3, 3},
+     {1, 1, 1},
+     {1, 1, 1},
+     {1, 1, 1},
+     {0, 0, 0},
+     false,
+     false,
+     1},
+    {"no_sites",
+     1,
+     {3, 3, 3},
+     {3, 3, 3},
+     {1, 1, 1},
+     {1, 1, 1},
+     {1, 1, 1},
+     {0, 0, 0},
+     true,
+     false,
+     0},
+};
+
+class ReferenceTest : public ::testing::TestWithParam<GeometryCase> {};
+
+/// Pairs (input row, output site) of offset k, found from each output site
+/// of the dense grid: the input coordinate it reads is o * s - p + r * d
+/// (transposed: solve o = x * s - p + r * d for x).
+std::vector<std::multimap<int64_t, Site>>
+pairsFromOutputs(const SparseConvGeometry &g, const std::vector<Site> &sites) {
+  std::map<Site, int64_t> row;
+  for (size_t i = 0; i < sites.size(); ++i)
+    row[sites[i]] = i;
+  std::vector<std::multimap<int64_t, Site>> pairs(g.getKernelVolume());
+  for (int32_t b = 0; b < g.batch; ++b)
+    for (int32_t z = 0; z < g.out[0]; ++z)
+      for (int32_t y = 0; y < g.out[1]; ++y)
+        for (int32_t x = 0; x < g.out[2]; ++x)
+          for (int64_t k = 0; k < g.getKernelVolume(); ++k) {
+            SparseConvGeometry::Dims r = g.getOffset(k);
+            Site o{b, z, y, x}, in{b, 0, 0, 0};
+            bool ok = true;
+            for (unsigned d = 0; d < 3; ++d) {
+              int64_t t = g.transpose
+                              ? o[d + 1] + g.padding[d] - r[d] * g.dilation[d]
+                              : int64_t(o[d + 1]) * g.stride[d] - g.padding[d] +
+                                    r[d] * g.dilation[d];
+              if (g.transpose) {
+                ok = ok && t % g.stride[d] == 0;
+                t /= g.stride[d];
+              }
+              ok = ok && t >= 0 && t < g.in[d];
+              in[d + 1] = t;
+            }
+            auto it = ok ? row.find(in) : row.end();
+            if (it != row.end())
+              pairs[k].emplace(it->second, o);
+          }
+  return pairs;
+}
+
+TEST_P(ReferenceTest, PairsMatchTheOutputCentricEnumeration) {
+  SparseConvGeometry g = makeGeometry(GetParam());
+  std::vector<Site> sites = randomSites(g, GetParam().sites, 7);
+  IndicePairs ref = referenceIndicePairs(g, sites);
+  ASSERT_EQ(ref.error, "");
+  auto expected = pairsFromOutputs(g, sites);
+  std::set<Site> subm(sites.begin(), sites.end());
+  int64_t l = sites.size(), total = 0;
+  for (int64_t k = 0; k < g.getKernelVolume(); ++k) {
+    total += ref.num[k];
+    std::vector<std::pair<int64_t, Site>> want;
+    for (auto &[i, o] : expected[k])
+      if (!g.subm || subm.count(o))
+        want.emplace_back(i, o);
+    ASSERT_EQ(ref.num[k], int32_t(want.size())) << "offset " << k;
+    for (int32_t n = 0; n < ref.num[k]; ++n) {
+      EXPECT_EQ(ref.pairs[k * 2 * l + n], want[n].first);
+      EXPECT_EQ(ref.outIndices[ref.pairs[(k * 2 + 1) * l + n]], want[n].second);
+    }
+    for (int64_t n = ref.num[k]; n < l; ++n)
+      EXPECT_EQ(ref.pairs[k * 2 * l + n], -1);
+  }
+  // Every site reaches some output (subm: itself through the centre).
+  EXPECT_GE(total, l);
+  if (g.subm) {
+    EXPECT_EQ(ref.outIndices, sites);
+  } else {
+    EXPECT_TRUE(std::is_sorted(ref.outIndices.begin(), ref.outIndices.end()));
+    EXPECT_EQ(
+        std::set<Site>(ref.outIndices.begin(), ref.outIndices.end()).size(),
+        ref.outIndices.size());
+  }
+}
+
+TEST_P(ReferenceTest, ConvolutionMatchesDenseConvolutionAtSites) {
+  SparseConvGeometry g = makeGeometry(GetParam());
+  std::vector<Site> sites = randomSites(g, GetParam().sites, 11);
+  IndicePairs ref = referenceIndicePairs(g, sites);
+  const int64_t cin = 5, cout = 3, k = g.getKernelVolume();
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> f(sites.size() * cin), w(k * cin * cout);
+  for (float &v : f)
+    v = u(rng);
+  for (float &v : w)
+    v = u(rng);
+  std::vector<float> out = referenceSparseConv(
+      f, w, ref, cin, cout, ref.outIndices.size(), false, g.subm);
+  std::vector<double> dense =
+      denseConvAtSites(g, sites, f, w, ref.outIndices, cin, cout);
+  ASSERT_EQ(out.size(), dense.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_NEAR(out[i], dense[i], 1e-4) << "element " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, ReferenceTest, ::testing::ValuesIn(kCases),
+                         [](const auto &info) { return info.param.name; });
+
+TEST(SparseConvReference, BadRowsAreNamed) {
+  SparseConvGeometry g = makeGeometry(kCases[0]);
+  std::vector<Site> sites{{0, 1, 1, 1}, {0, 2, 2, 2}, {0, 1, 1, 1}};
+  EXPECT_EQ(referenceIndicePairs(g, sites).error,
+            "row 2 repeats the site of row 0");
+  sites = {{0, 1, 1, 1}, {1, 0, 0, 0}};
+  EXPECT_EQ(referenceIndicePairs(g, sites).error,
+            "row 1 has batch 1 outside [0, 1)");
+  sites = {{0, 6, 0, 0}};
+  EXPECT_EQ(referenceIndicePairs(g, sites).error,
+            "row 0 has a coordinate outside the spatial shape");
+}
+
+TEST(SparseConvGeometry, WideKeysFromTheShape) {
+  SparseConvGeometry g;
+  g.in = {41, 1440, 1440};
+  g.kernel = {3, 3, 3};
+  g.padding = {1, 1, 1};
+  g.subm = true;
+  g.batch = 4;
+  ASSERT_TRUE(succeeded(g.complete(std::nullopt, "test")));
+  EXPECT_FALSE(g.needsWideKeys()); // 4 * 41 * 1440^2 = 340 million.
+  g.batch = 26;                    // 2.2 billion sites.
+  EXPECT_TRUE(g.needsWideKeys());
+}
+
+} // namespace
