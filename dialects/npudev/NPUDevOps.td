@@ -119,6 +119,40 @@ def NPUDev_WaitAllOp : NPUDev_Op<"wait_all"> {
   let assemblyFormat = "attr-dict";
 }
 
+def NPUDev_DmaGatherOp : NPUDev_Op<"dma_gather"> {
+  let summary = "synchronous copy of indexed rows into an on-chip buffer";
+  let description = [{
+    `target[i, ...] = source[indices[i], ...]` for each i in index order; a
+    negative index fills row i with zeros (unused entries of a pair table
+    are -1). `indices` is a rank-1 integer buffer in vector memory. One
+    descriptor per row on the DMA engine; an index at or past the row count
+    of `source` is an error.
+  }];
+  let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
+                       Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+                       Arg<NPUDev_OnChipMemRef, "", [MemWrite]>:$target);
+  let assemblyFormat = "$source `[` $indices `]` `,` $target attr-dict `:` "
+                       "type($source) `,` type($indices) `,` type($target)";
+  let hasVerifier = 1;
+}
+
+def NPUDev_DmaScatterOp : NPUDev_Op<"dma_scatter"> {
+  let summary = "synchronous copy of on-chip rows to indexed rows";
+  let description = [{
+    `target[indices[i], ...] = source[i, ...]` for each i in index order
+    (with `add`, `+=`, one rounding per addition), so repeated indices
+    resolve the same way in every executor: the last row wins, or the sum
+    runs in index order. A negative index skips its row.
+  }];
+  let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$source,
+                       Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+                       Arg<NPUDev_AnyMemRef, "", [MemRead, MemWrite]>:$target,
+                       UnitAttr:$add);
+  let assemblyFormat = "$source `,` $target `[` $indices `]` attr-dict `:` "
+                       "type($source) `,` type($indices) `,` type($target)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Vector unit: one instruction over whole vector-space buffers
 //===----------------------------------------------------------------------===//

@@ -99,6 +99,49 @@ template <bool wait> struct Dma {
   }
 };
 
+/// dma_gather and dma_scatter: one row per index, in index order; a
+/// negative index zero-fills (gather) or skips (scatter) its row. The
+/// engine moves the bytes of the on-chip side.
+template <bool gather> struct DmaIndexed {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &indices = exec.getView(1);
+    const MemRefView &rows = exec.getView(gather ? 0 : 2),
+                     &dense = exec.getView(gather ? 2 : 0);
+    bool add = !gather && cast<DmaScatterOp>(exec.getOp()).getAdd();
+    if (failed(exec.checkWritten(indices)) ||
+        (!gather && failed(exec.checkWritten(dense))))
+      return failure();
+    for (int64_t i = 0; i < indices.sizes[0]; ++i) {
+      int64_t index =
+          loadInt(indices.address(indices.linearize({i})), indices.getKind());
+      if (index >= rows.sizes[0])
+        return exec.emitOpError()
+               << "index " << index << " at position " << i
+               << " is out of range [0, " << rows.sizes[0] << ")";
+      MemRefView denseRow = rowOf(dense, i);
+      if (index < 0) {
+        if (gather) {
+          applyFill(ScalarValue{}, denseRow);
+          exec.markWritten(denseRow);
+        }
+        continue;
+      }
+      MemRefView row = rowOf(rows, index);
+      if ((gather || add) && failed(exec.checkWritten(row)))
+        return failure();
+      if (gather)
+        copyView(row, denseRow);
+      else if (add)
+        (void)applyBinary(BinaryKind::add, row, denseRow, row);
+      else
+        copyView(denseRow, row);
+      exec.markWritten(gather ? denseRow : row);
+    }
+    exec.chargeDma(dense, rows, /*wait=*/true);
+    return success();
+  }
+};
+
 struct Wait {
   static LogicalResult simulate(OpExecution &exec) {
     exec.waitUntil(exec.getFloat(0));
@@ -362,6 +405,8 @@ void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
     attachModel<Alloc, AllocOp>(ctx);
     attachModel<Dma<true>, DmaOp>(ctx);
     attachModel<Dma<false>, DmaStartOp>(ctx);
+    attachModel<DmaIndexed<true>, DmaGatherOp>(ctx);
+    attachModel<DmaIndexed<false>, DmaScatterOp>(ctx);
     attachModel<Wait, WaitOp>(ctx);
     attachModel<WaitAll, WaitAllOp>(ctx);
     attachModel<Matmul, MatmulOp>(ctx);

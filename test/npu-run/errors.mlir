@@ -3,6 +3,7 @@
 // RUN: not npu-run %s --entry=oob_subview --random-inputs=0 2>&1 | FileCheck %s --check-prefix=SUBVIEW
 // RUN: not npu-run %s --entry=oob_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=LOAD
 // RUN: not npu-run %s --entry=oob_gather --random-inputs=0 2>&1 | FileCheck %s --check-prefix=GATHER
+// RUN: not npu-run %s --entry=oob_dma_scatter --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DMA-SCATTER
 // RUN: not npu-run %s --entry=divide_by_zero --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
 // RUN: not npu-run %s --entry=on_chip_overflow --device=%S/Inputs/tiny-device.json --random-inputs=0 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: npu-run %s --entry=on_chip_overflow --random-inputs=0
@@ -52,6 +53,26 @@ func.func @oob_gather(%x: !g) {
     %out = npudev.alloc : memref<2x4xf32, #npudev.space<vector>>
     npudev.vfill %c16, %idx : i32, memref<2xi32, #npudev.space<vector>>
     npudev.vgather %src[%idx], %out : memref<16x4xf32, #npudev.space<vector>>, memref<2xi32, #npudev.space<vector>>, memref<2x4xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// A pair table's -1 is skipped; 64 is past the 64 rows.
+// DMA-SCATTER: error: 'npudev.dma_scatter' op index 64 at position 1 is out of range [0, 64)
+func.func @oob_dma_scatter(%x: !g) {
+  %c64 = arith.constant 64 : i32
+  %m1 = arith.constant -1 : i32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.expand_shape %x [[0, 1]] output_shape [64, 1] : !g into memref<64x1xf32, #npudev.space<global>>
+  npudev.launch tasks(1) {
+    %src = npudev.alloc : memref<2x1xf32, #npudev.space<vector>>
+    %one = arith.constant 1.0 : f32
+    npudev.vfill %one, %src : f32, memref<2x1xf32, #npudev.space<vector>>
+    %idx = npudev.alloc : memref<2xi32, #npudev.space<vector>>
+    memref.store %m1, %idx[%c0] : memref<2xi32, #npudev.space<vector>>
+    memref.store %c64, %idx[%c1] : memref<2xi32, #npudev.space<vector>>
+    npudev.dma_scatter %src, %rows[%idx] {add} : memref<2x1xf32, #npudev.space<vector>>, memref<2xi32, #npudev.space<vector>>, memref<64x1xf32, #npudev.space<global>>
   }
   return
 }

@@ -100,9 +100,34 @@ struct LowerDmaStart : OpRewritePattern<DmaStartOp> {
   }
 };
 
+struct LowerDmaGather : OpRewritePattern<DmaGatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DmaGatherOp op,
+                                PatternRewriter &rewriter) const override {
+    buildIndexedCopy(rewriter, op.getLoc(), op.getSource(), op.getIndices(),
+                     op.getTarget(), IndexedCopy::Gather,
+                     /*negativeSkips=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerDmaScatter : OpRewritePattern<DmaScatterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DmaScatterOp op,
+                                PatternRewriter &rewriter) const override {
+    buildIndexedCopy(
+        rewriter, op.getLoc(), op.getTarget(), op.getIndices(), op.getSource(),
+        op.getAdd() ? IndexedCopy::ScatterAdd : IndexedCopy::Scatter,
+        /*negativeSkips=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void npu::dev::populateDmaLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart>(
-      patterns.getContext());
+  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart,
+               LowerDmaGather, LowerDmaScatter>(patterns.getContext());
 }

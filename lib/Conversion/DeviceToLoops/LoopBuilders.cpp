@@ -260,3 +260,42 @@ func::FuncOp getRuntimeFunction(PatternRewriter &rewriter, Operation *op,
 }
 
 } // namespace npu::dev::loops
+
+void npu::dev::loops::buildIndexedCopy(OpBuilder &b, Location loc, Value rows,
+                                       Value indices, Value dense,
+                                       IndexedCopy kind, bool negativeSkips) {
+  buildLoopsOver(b, loc, dense, [&](OpBuilder &lb, Location l, ValueRange ivs) {
+    Value raw = lb.create<memref::LoadOp>(l, indices, ivs[0]);
+    Value index = lb.create<arith::IndexCastOp>(l, lb.getIndexType(), raw);
+    SmallVector<Value> rowIdx = {index};
+    rowIdx.append(ivs.begin() + 1, ivs.end());
+    auto move = [&](OpBuilder &mb, Location ml) {
+      if (kind == IndexedCopy::Gather) {
+        Value v = mb.create<memref::LoadOp>(ml, rows, rowIdx);
+        mb.create<memref::StoreOp>(ml, v, dense, ivs);
+        return;
+      }
+      Value v = mb.create<memref::LoadOp>(ml, dense, ivs);
+      if (kind == IndexedCopy::ScatterAdd)
+        v = buildBinary(mb, ml, BinaryKind::add,
+                        mb.create<memref::LoadOp>(ml, rows, rowIdx), v);
+      mb.create<memref::StoreOp>(ml, v, rows, rowIdx);
+    };
+    if (!negativeSkips)
+      return move(lb, l);
+    Value kept = lb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, raw,
+                                          zeroOf(lb, l, raw.getType()));
+    lb.create<scf::IfOp>(
+        l, kept,
+        [&](OpBuilder &tb, Location tl) {
+          move(tb, tl);
+          tb.create<scf::YieldOp>(tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          if (kind == IndexedCopy::Gather)
+            eb.create<memref::StoreOp>(el, zeroOf(eb, el, elementTypeOf(dense)),
+                                       dense, ivs);
+          eb.create<scf::YieldOp>(el);
+        });
+  });
+}

@@ -68,6 +68,15 @@ void buildRowScan(
                             mlir::ValueRange)>
         finish);
 
+/// How buildIndexedCopy moves a row.
+enum class IndexedCopy { Gather, Scatter, ScatterAdd };
+/// Row-indexed copy between `rows`, row indices[i], and `dense`, row i,
+/// element by element in the simulator's order (i, then the row). With
+/// `negativeSkips`, a negative index skips its row (a gather writes zeros).
+void buildIndexedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rows,
+                      mlir::Value indices, mlir::Value dense, IndexedCopy kind,
+                      bool negativeSkips = false);
+
 //===--- Runtime calls ----------------------------------------------------===//
 /// A memref of `rank` and `element` with a fully dynamic strided layout:
 /// what the runtime's functions take.

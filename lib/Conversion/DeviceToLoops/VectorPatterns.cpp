@@ -172,34 +172,13 @@ struct LowerVTranspose : OpRewritePattern<VTransposeOp> {
   }
 };
 
-/// Gather (`gather` true) or scatter, element by element in the simulator's
-/// row order: rows of the dense side, in index order.
-void buildIndexedCopy(PatternRewriter &rewriter, Operation *op, Value rows,
-                      Value indices, Value dense, bool gather) {
-  buildLoopsOver(rewriter, op->getLoc(), dense,
-                 [&](OpBuilder &b, Location l, ValueRange ivs) {
-                   Value raw = b.create<memref::LoadOp>(l, indices, ivs[0]);
-                   Value index =
-                       b.create<arith::IndexCastOp>(l, b.getIndexType(), raw);
-                   SmallVector<Value> rowIdx = {index};
-                   rowIdx.append(ivs.begin() + 1, ivs.end());
-                   if (gather) {
-                     Value v = b.create<memref::LoadOp>(l, rows, rowIdx);
-                     b.create<memref::StoreOp>(l, v, dense, ivs);
-                   } else {
-                     Value v = b.create<memref::LoadOp>(l, dense, ivs);
-                     b.create<memref::StoreOp>(l, v, rows, rowIdx);
-                   }
-                 });
-  rewriter.eraseOp(op);
-}
-
 struct LowerVGather : OpRewritePattern<VGatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VGatherOp op,
                                 PatternRewriter &rewriter) const override {
-    buildIndexedCopy(rewriter, op, op.getSource(), op.getIndices(), op.getOut(),
-                     /*gather=*/true);
+    buildIndexedCopy(rewriter, op->getLoc(), op.getSource(), op.getIndices(),
+                     op.getOut(), IndexedCopy::Gather);
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -208,8 +187,9 @@ struct LowerVScatter : OpRewritePattern<VScatterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VScatterOp op,
                                 PatternRewriter &rewriter) const override {
-    buildIndexedCopy(rewriter, op, op.getOut(), op.getIndices(), op.getSource(),
-                     /*gather=*/false);
+    buildIndexedCopy(rewriter, op->getLoc(), op.getOut(), op.getIndices(),
+                     op.getSource(), IndexedCopy::Scatter);
+    rewriter.eraseOp(op);
     return success();
   }
 };

@@ -282,6 +282,13 @@ LogicalResult VScatterOp::verify() {
   return verifyIndexed(*this, getOut(), getIndices(), getSource());
 }
 
+LogicalResult DmaGatherOp::verify() {
+  return verifyIndexed(*this, getSource(), getIndices(), getTarget());
+}
+LogicalResult DmaScatterOp::verify() {
+  return verifyIndexed(*this, getTarget(), getIndices(), getSource());
+}
+
 LogicalResult VCumsumOp::verify() {
   if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
     return failure();
