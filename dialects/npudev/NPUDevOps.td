@@ -293,12 +293,23 @@ def NPUDev_VCumsumOp : NPUDev_VectorOp<"vcumsum"> {
       "$input `,` $out attr-dict `:` type($input) `,` type($out)";
 }
 
-def NPUDev_VSortOp : NPUDev_VectorOp<"vsort"> {
-  let summary = "ascending sort of each innermost row";
+def NPUDev_VSortOp : NPUDev_VectorOp<"vsort", [AttrSizedOperandSegments]> {
+  let summary = "ascending sort of each innermost row, optionally with values";
+  let description = [{
+    Sorts each innermost row of `input` into `out`: ascending, NaNs last,
+    stable. With `values(%v, %out_v)` (rank-1 buffers, i32 or i64 values
+    of the same length) it is a key-value sort: `out_v` receives `v`
+    permuted as the keys are, equal keys keeping their input order (the
+    payload of a sort is usually a row number).
+  }];
   let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
-      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out,
+      Arg<Optional<NPUDev_VectorMemRef>, "", [MemRead]>:$values,
+      Arg<Optional<NPUDev_VectorMemRef>, "", [MemWrite]>:$out_values);
   let assemblyFormat =
-      "$input `,` $out attr-dict `:` type($input) `,` type($out)";
+      "$input `,` $out (`values` `(` $values^ `,` $out_values `)`)? attr-dict "
+      "`:` type($input) `,` type($out) "
+      "(`,` type($values)^ `,` type($out_values))?";
 }
 
 def NPUDev_VUniqueOp : NPUDev_VectorOp<"vunique"> {

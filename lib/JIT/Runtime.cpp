@@ -1,7 +1,8 @@
 //===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
 //
 // npudev.vsort, npudev.vunique and f32 npudev.matmul lower to calls of
-// these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>` on
+// these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>`
+// and `_mlir_ciface_npu_rt_sort_kv_<key>_<value>` on
 // rank-1 strided memref descriptors with the simulator's ordering, and
 // `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp).
 //
@@ -47,6 +48,16 @@ template <typename T> void sortRow(Row<T> *in, Row<T> *out) {
   write(out, values);
 }
 
+template <typename K, typename V>
+void sortPairsRow(Row<K> *keys, Row<K> *out, Row<V> *values,
+                  Row<V> *outValues) {
+  std::vector<K> k = read(keys);
+  std::vector<V> v = read(values);
+  sortPairs(k, v);
+  write(out, k);
+  write(outValues, v);
+}
+
 template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
   std::vector<T> values = read(in);
   uniqueValues(values);
@@ -66,6 +77,16 @@ template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
 #define NPU_RUNTIME_SORT_TYPE NPU_RT_FUNCTIONS
 #include "npu/Runtime/SortTypes.def"
 #undef NPU_RT_FUNCTIONS
+
+// Key-value sorts: every sorted key type with i32 or i64 values.
+#define NPU_RT_SORT_PAIRS(KS, K, VS, V)                                        \
+  extern "C" void _mlir_ciface_npu_rt_sort_kv_##KS##_##VS(                     \
+      Row<K> *keys, Row<K> *out, Row<V> *values, Row<V> *outValues) {          \
+    sortPairsRow(keys, out, values, outValues);                                \
+  }
+#define NPU_RUNTIME_SORT_TYPE(KS, K)                                           \
+  NPU_RT_SORT_PAIRS(KS, K, i32, int32_t) NPU_RT_SORT_PAIRS(KS, K, i64, int64_t)
+#include "npu/Runtime/SortTypes.def"
 
 extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
                                                jit::MatrixF32 *b,
@@ -88,6 +109,13 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_unique_##SUFFIX));
 #define NPU_RUNTIME_SORT_TYPE NPU_RT_SYMBOLS
 #include "npu/Runtime/SortTypes.def"
+#define NPU_RT_PAIR_SYMBOL(KS, VS)                                             \
+  add("_mlir_ciface_npu_rt_sort_kv_" #KS "_" #VS,                              \
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_kv_##KS##_##VS));
+#define NPU_RUNTIME_SORT_TYPE(KS, K)                                           \
+  NPU_RT_PAIR_SYMBOL(KS, i32) NPU_RT_PAIR_SYMBOL(KS, i64)
+#include "npu/Runtime/SortTypes.def"
+#undef NPU_RT_PAIR_SYMBOL
 #undef NPU_RT_SYMBOLS
   add("_mlir_ciface_npu_rt_matmul_f32",
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));

@@ -366,13 +366,25 @@ double sortingBytes(const MemRefView &in, int64_t row) {
   return streamedBytes(in) * std::max(1.0, std::log2(double(row)));
 }
 
+/// Operands: input, out, then values and out_values when present.
 struct VSort {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &in = exec.getView(0), &out = exec.getView(1);
-    if (failed(exec.checkWritten(in)))
+    bool pairs = exec.getOp()->getNumOperands() == 4;
+    if (failed(exec.checkWritten(in)) ||
+        (pairs && failed(exec.checkWritten(exec.getView(2)))))
       return failure();
-    exec.chargeVector(sortingBytes(in, in.getRank() ? in.sizes.back() : 1));
-    applySort(in, out);
+    double bytes = sortingBytes(in, in.getRank() ? in.sizes.back() : 1);
+    if (pairs) {
+      // The payload moves with every pass over the keys.
+      const MemRefView &values = exec.getView(2), &outValues = exec.getView(3);
+      bytes += sortingBytes(values, values.sizes[0]);
+      applySortPairs(in, out, values, outValues);
+      exec.markWritten(outValues);
+    } else {
+      applySort(in, out);
+    }
+    exec.chargeVector(bytes);
     exec.markWritten(out);
     return success();
   }

@@ -629,10 +629,10 @@ void npu::sim::applyCumsum(const MemRefView &in, const MemRefView &out) {
   });
 }
 
-/// Reads a row into doubles or integers, sorts it, and hands it to `fn`.
-template <typename T, typename Fn>
-static void withSortedRow(const MemRefView &in, int64_t base, int64_t length,
-                          int64_t stride, Fn fn) {
+/// Reads `length` elements from `base` by `stride` as doubles or integers.
+template <typename T>
+static std::vector<T> loadValues(const MemRefView &in, int64_t base,
+                                 int64_t length, int64_t stride) {
   ElementKind element = in.getKind();
   std::vector<T> values(length);
   for (int64_t k = 0; k < length; ++k) {
@@ -642,6 +642,14 @@ static void withSortedRow(const MemRefView &in, int64_t base, int64_t length,
     else
       values[k] = loadInt(p, element);
   }
+  return values;
+}
+
+/// Reads a row into doubles or integers, sorts it, and hands it to `fn`.
+template <typename T, typename Fn>
+static void withSortedRow(const MemRefView &in, int64_t base, int64_t length,
+                          int64_t stride, Fn fn) {
+  std::vector<T> values = loadValues<T>(in, base, length, stride);
   sortValues(values);
   fn(values);
 }
@@ -676,6 +684,25 @@ void npu::sim::applySort(const MemRefView &in, const MemRefView &out) {
         storeValues(out, outBase, outStride, values);
       });
   });
+}
+
+void npu::sim::applySortPairs(const MemRefView &keys, const MemRefView &out,
+                              const MemRefView &values,
+                              const MemRefView &outValues) {
+  auto sortAndStore = [&](auto tag) {
+    using K = decltype(tag);
+    int64_t n = keys.sizes[0];
+    std::vector<K> k = loadValues<K>(keys, keys.offset, n, keys.strides[0]);
+    std::vector<int64_t> v =
+        loadValues<int64_t>(values, values.offset, n, values.strides[0]);
+    sortPairs(k, v);
+    storeValues(out, out.offset, out.strides[0], k);
+    storeValues(outValues, outValues.offset, outValues.strides[0], v);
+  };
+  if (isFloat(keys.getKind()))
+    sortAndStore(double{});
+  else
+    sortAndStore(int64_t{});
 }
 
 int64_t npu::sim::applyUnique(const MemRefView &in, const MemRefView &out) {

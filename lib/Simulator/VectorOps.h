@@ -45,6 +45,9 @@ OpError applyScatter(const MemRefView &source, const MemRefView &indices,
                      const MemRefView &out);
 void applyCumsum(const MemRefView &in, const MemRefView &out);
 void applySort(const MemRefView &in, const MemRefView &out);
+/// Key-value sort of rank-1 `keys` into `out`, `values` into `outValues`.
+void applySortPairs(const MemRefView &keys, const MemRefView &out,
+                    const MemRefView &values, const MemRefView &outValues);
 int64_t applyUnique(const MemRefView &in, const MemRefView &out);
 void applyMatmul(const MemRefView &a, const MemRefView &b, const MemRefView &c,
                  bool accumulate);

@@ -35,6 +35,26 @@ template <typename T> void uniqueValues(std::vector<T> &values) {
   values.erase(std::unique(values.begin(), values.end()), values.end());
 }
 
+/// Sorts `keys` stably in sortsBefore order and permutes `values` (same
+/// length) alongside: a key-value sort.
+template <typename K, typename V>
+void sortPairs(std::vector<K> &keys, std::vector<V> &values) {
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return sortsBefore(keys[a], keys[b]);
+  });
+  std::vector<K> sortedKeys(keys.size());
+  std::vector<V> sortedValues(values.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    sortedKeys[i] = keys[order[i]];
+    sortedValues[i] = values[order[i]];
+  }
+  keys.swap(sortedKeys);
+  values.swap(sortedValues);
+}
+
 } // namespace npu
 
 #endif // NPU_SUPPORT_ORDERING_H

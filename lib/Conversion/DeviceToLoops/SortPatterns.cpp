@@ -36,27 +36,33 @@ std::optional<std::string> getSortSuffix(Type element) {
   return suffix;
 }
 
-/// Calls `name`(in, out) of the runtime on rank-1 buffers.
+/// Calls `npu_rt_<what>_<suffixes of the buffers' element types>` of the
+/// runtime on the rank-1 `buffers`; with `count`, it returns an index.
 FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
-                                        Operation *op, StringRef what, Value in,
-                                        Value out, bool count) {
-  Type element = elementTypeOf(in);
-  std::optional<std::string> suffix = getSortSuffix(element);
-  if (!suffix)
-    return rewriter.notifyMatchFailure(op, "the runtime does not sort this "
-                                           "element type");
-  Type row = getRuntimeMemRefType(rewriter.getContext(), 1, element);
+                                        Operation *op, StringRef what,
+                                        ValueRange buffers, bool count) {
+  std::string name = ("npu_rt_" + what).str();
+  SmallVector<Type> rows;
+  SmallVector<Value> operands;
+  Location loc = op->getLoc();
+  for (Value buffer : buffers) {
+    Type element = elementTypeOf(buffer);
+    std::optional<std::string> suffix = getSortSuffix(element);
+    if (!suffix)
+      return rewriter.notifyMatchFailure(op, "the runtime does not sort this "
+                                             "element type");
+    // Keys and their output share one suffix, as do values and theirs.
+    if (rows.size() % 2 == 0)
+      name += "_" + *suffix;
+    rows.push_back(getRuntimeMemRefType(rewriter.getContext(), 1, element));
+    operands.push_back(
+        rewriter.create<memref::CastOp>(loc, rows.back(), buffer));
+  }
   SmallVector<Type> results;
   if (count)
     results.push_back(rewriter.getIndexType());
-  func::FuncOp callee =
-      getRuntimeFunction(rewriter, op, ("npu_rt_" + what + "_" + *suffix).str(),
-                         {row, row}, results);
-  Location loc = op->getLoc();
-  return rewriter.create<func::CallOp>(
-      loc, callee,
-      ValueRange{rewriter.create<memref::CastOp>(loc, row, in),
-                 rewriter.create<memref::CastOp>(loc, row, out)});
+  func::FuncOp callee = getRuntimeFunction(rewriter, op, name, rows, results);
+  return rewriter.create<func::CallOp>(loc, callee, operands);
 }
 
 struct LowerVSort : OpRewritePattern<VSortOp> {
@@ -65,7 +71,11 @@ struct LowerVSort : OpRewritePattern<VSortOp> {
                                 PatternRewriter &rewriter) const override {
     if (cast<MemRefType>(op.getInput().getType()).getRank() != 1)
       return rewriter.notifyMatchFailure(op, "the JIT sorts rank-1 buffers");
-    if (failed(callRowFunction(rewriter, op, "sort", op.getInput(), op.getOut(),
+    SmallVector<Value> buffers = {op.getInput(), op.getOut()};
+    if (op.getValues())
+      buffers.append({op.getValues(), op.getOutValues()});
+    if (failed(callRowFunction(rewriter, op,
+                               op.getValues() ? "sort_kv" : "sort", buffers,
                                /*count=*/false)))
       return failure();
     rewriter.eraseOp(op);
@@ -77,8 +87,9 @@ struct LowerVUnique : OpRewritePattern<VUniqueOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VUniqueOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<func::CallOp> call = callRowFunction(
-        rewriter, op, "unique", op.getInput(), op.getOut(), /*count=*/true);
+    FailureOr<func::CallOp> call =
+        callRowFunction(rewriter, op, "unique", {op.getInput(), op.getOut()},
+                        /*count=*/true);
     if (failed(call))
       return failure();
     rewriter.replaceOp(op, call->getResults());

@@ -296,9 +296,25 @@ LogicalResult VCumsumOp::verify() {
 }
 
 LogicalResult VSortOp::verify() {
-  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")))
+  if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")) ||
+      failed(verifySameElementType(*this, {getInput(), getOut()}, "operands")))
     return failure();
-  return verifySameElementType(*this, {getInput(), getOut()}, "operands");
+  if (!getValues() && !getOutValues())
+    return success();
+  if (!getValues() || !getOutValues())
+    return emitOpError("takes values and out_values together");
+  if (memrefOf(getInput()).getRank() != 1)
+    return emitOpError("sorts keys with values in rank-1 buffers only, got ")
+           << getInput().getType();
+  if (failed(verifySameShape(*this, {getInput(), getValues(), getOutValues()},
+                             "keys and values")) ||
+      failed(verifySameElementType(*this, {getValues(), getOutValues()},
+                                   "values")))
+    return failure();
+  Type value = memrefOf(getValues()).getElementType();
+  if (!value.isSignlessInteger(32) && !value.isSignlessInteger(64))
+    return emitOpError("values must be i32 or i64, got ") << value;
+  return success();
 }
 
 LogicalResult VUniqueOp::verify() {
