@@ -312,6 +312,28 @@ def NPUDev_VSortOp : NPUDev_VectorOp<"vsort", [AttrSizedOperandSegments]> {
       "(`,` type($values)^ `,` type($out_values))?";
 }
 
+def NPUDev_VMergeOp : NPUDev_VectorOp<"vmerge", [AttrSizedOperandSegments]> {
+  let summary = "merges two sorted runs, optionally with values";
+  let description = [{
+    The two-finger merge of rank-1 runs `a` and `b` into `out` (length
+    |a| + |b|): the next element comes from `b` only when it sorts strictly
+    before the next of `a` (ascending, NaNs last), so equal keys keep `a`
+    first and a merge of sorted runs is stable. With `values(%va, %vb,
+    %out_values)` (i32 or i64) the values move with their keys. Tile sorts
+    followed by merges sort arrays larger than one on-chip buffer.
+  }];
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$a,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$b,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out,
+      Arg<Optional<NPUDev_VectorMemRef>, "", [MemRead]>:$a_values,
+      Arg<Optional<NPUDev_VectorMemRef>, "", [MemRead]>:$b_values,
+      Arg<Optional<NPUDev_VectorMemRef>, "", [MemWrite]>:$out_values);
+  let assemblyFormat =
+      "$a `,` $b `,` $out (`values` `(` $a_values^ `,` $b_values `,` "
+      "$out_values `)`)? attr-dict `:` type($a) `,` type($b) `,` type($out) "
+      "(`,` type($a_values)^ `,` type($b_values) `,` type($out_values))?";
+}
+
 def NPUDev_VUniqueOp : NPUDev_VectorOp<"vunique"> {
   let summary = "distinct values, ascending, and their count";
   let description = [{

@@ -1,8 +1,8 @@
 //===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
 //
 // npudev.vsort, npudev.vunique and f32 npudev.matmul lower to calls of
-// these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique}_<type>`
-// and `_mlir_ciface_npu_rt_sort_kv_<key>_<value>` on
+// these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique,merge}_<type>`
+// and `_mlir_ciface_npu_rt_{sort,merge}_kv_<key>_<value>` on
 // rank-1 strided memref descriptors with the simulator's ordering, and
 // `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp).
 //
@@ -58,6 +58,20 @@ void sortPairsRow(Row<K> *keys, Row<K> *out, Row<V> *values,
   write(outValues, v);
 }
 
+/// Merges runs a and b (and, when `va` is not null, their values).
+template <typename K, typename V>
+void mergeRows(Row<K> *a, Row<K> *b, Row<K> *out, Row<V> *va, Row<V> *vb,
+               Row<V> *vout) {
+  std::vector<K> ka = read(a), kb = read(b);
+  int64_t n = 0;
+  mergeRuns(ka, kb, [&](bool fromB, size_t i) {
+    out->at(n) = fromB ? kb[i] : ka[i];
+    if (vout)
+      vout->at(n) = fromB ? vb->at(i) : va->at(i);
+    ++n;
+  });
+}
+
 template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
   std::vector<T> values = read(in);
   uniqueValues(values);
@@ -73,6 +87,10 @@ template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
   extern "C" int64_t _mlir_ciface_npu_rt_unique_##SUFFIX(Row<T> *in,           \
                                                          Row<T> *out) {        \
     return uniqueRow(in, out);                                                 \
+  }                                                                            \
+  extern "C" void _mlir_ciface_npu_rt_merge_##SUFFIX(Row<T> *a, Row<T> *b,     \
+                                                     Row<T> *out) {            \
+    mergeRows<T, int64_t>(a, b, out, nullptr, nullptr, nullptr);               \
   }
 #define NPU_RUNTIME_SORT_TYPE NPU_RT_FUNCTIONS
 #include "npu/Runtime/SortTypes.def"
@@ -83,6 +101,11 @@ template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
   extern "C" void _mlir_ciface_npu_rt_sort_kv_##KS##_##VS(                     \
       Row<K> *keys, Row<K> *out, Row<V> *values, Row<V> *outValues) {          \
     sortPairsRow(keys, out, values, outValues);                                \
+  }                                                                            \
+  extern "C" void _mlir_ciface_npu_rt_merge_kv_##KS##_##VS(                    \
+      Row<K> *a, Row<K> *b, Row<K> *out, Row<V> *va, Row<V> *vb,               \
+      Row<V> *vout) {                                                          \
+    mergeRows(a, b, out, va, vb, vout);                                        \
   }
 #define NPU_RUNTIME_SORT_TYPE(KS, K)                                           \
   NPU_RT_SORT_PAIRS(KS, K, i32, int32_t) NPU_RT_SORT_PAIRS(KS, K, i64, int64_t)
@@ -106,12 +129,16 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_ciface_npu_rt_sort_" #SUFFIX,                                     \
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_##SUFFIX));           \
   add("_mlir_ciface_npu_rt_unique_" #SUFFIX,                                   \
-      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_unique_##SUFFIX));
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_unique_##SUFFIX));         \
+  add("_mlir_ciface_npu_rt_merge_" #SUFFIX,                                    \
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_merge_##SUFFIX));
 #define NPU_RUNTIME_SORT_TYPE NPU_RT_SYMBOLS
 #include "npu/Runtime/SortTypes.def"
 #define NPU_RT_PAIR_SYMBOL(KS, VS)                                             \
   add("_mlir_ciface_npu_rt_sort_kv_" #KS "_" #VS,                              \
-      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_kv_##KS##_##VS));
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_sort_kv_##KS##_##VS));     \
+  add("_mlir_ciface_npu_rt_merge_kv_" #KS "_" #VS,                             \
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_merge_kv_##KS##_##VS));
 #define NPU_RUNTIME_SORT_TYPE(KS, K)                                           \
   NPU_RT_PAIR_SYMBOL(KS, i32) NPU_RT_PAIR_SYMBOL(KS, i64)
 #include "npu/Runtime/SortTypes.def"

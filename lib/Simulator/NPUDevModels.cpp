@@ -390,6 +390,31 @@ struct VSort {
   }
 };
 
+/// Operands: a, b, out, then a_values, b_values, out_values when present.
+/// One pass over both runs (and their values).
+struct VMerge {
+  static LogicalResult simulate(OpExecution &exec) {
+    bool pairs = exec.getOp()->getNumOperands() == 6;
+    for (unsigned i : {0u, 1u, 3u, 4u})
+      if ((i < 3 || pairs) && failed(exec.checkWritten(exec.getView(i))))
+        return failure();
+    const MemRefView &out = exec.getView(2);
+    double bytes = streamedBytes(out);
+    if (pairs) {
+      bytes += streamedBytes(exec.getView(5));
+      applyMerge(exec.getView(0), exec.getView(1), out, &exec.getView(3),
+                 &exec.getView(4), &exec.getView(5));
+      exec.markWritten(exec.getView(5));
+    } else {
+      applyMerge(exec.getView(0), exec.getView(1), out, nullptr, nullptr,
+                 nullptr);
+    }
+    exec.chargeVector(bytes);
+    exec.markWritten(out);
+    return success();
+  }
+};
+
 /// Writes the distinct values to the front of `out`; the rest of `out`
 /// keeps its state, written or not.
 struct VUnique {
@@ -437,6 +462,7 @@ void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
     attachModel<VIndexed<false>, VScatterOp>(ctx);
     attachModel<UnaryShaped<ApplyCumsum>, VCumsumOp>(ctx);
     attachModel<VSort, VSortOp>(ctx);
+    attachModel<VMerge, VMergeOp>(ctx);
     attachModel<VUnique, VUniqueOp>(ctx);
   });
 }

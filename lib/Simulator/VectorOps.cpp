@@ -705,6 +705,37 @@ void npu::sim::applySortPairs(const MemRefView &keys, const MemRefView &out,
     sortAndStore(int64_t{});
 }
 
+void npu::sim::applyMerge(const MemRefView &a, const MemRefView &b,
+                          const MemRefView &out, const MemRefView *aValues,
+                          const MemRefView *bValues,
+                          const MemRefView *outValues) {
+  auto load = [](auto tag, const MemRefView &v) {
+    return loadValues<decltype(tag)>(v, v.offset, v.sizes[0], v.strides[0]);
+  };
+  auto merge = [&](auto tag) {
+    auto ka = load(tag, a), kb = load(tag, b);
+    std::vector<int64_t> va, vb, mergedValues;
+    if (outValues) {
+      va = load(int64_t{}, *aValues);
+      vb = load(int64_t{}, *bValues);
+    }
+    decltype(ka) merged;
+    mergeRuns(ka, kb, [&](bool fromB, size_t i) {
+      merged.push_back(fromB ? kb[i] : ka[i]);
+      if (outValues)
+        mergedValues.push_back(fromB ? vb[i] : va[i]);
+    });
+    storeValues(out, out.offset, out.strides[0], merged);
+    if (outValues)
+      storeValues(*outValues, outValues->offset, outValues->strides[0],
+                  mergedValues);
+  };
+  if (isFloat(a.getKind()))
+    merge(double{});
+  else
+    merge(int64_t{});
+}
+
 int64_t npu::sim::applyUnique(const MemRefView &in, const MemRefView &out) {
   int64_t count = 0;
   auto keepDistinct = [&](auto &values) {

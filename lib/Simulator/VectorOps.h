@@ -48,6 +48,11 @@ void applySort(const MemRefView &in, const MemRefView &out);
 /// Key-value sort of rank-1 `keys` into `out`, `values` into `outValues`.
 void applySortPairs(const MemRefView &keys, const MemRefView &out,
                     const MemRefView &values, const MemRefView &outValues);
+/// The merge of rank-1 runs `a` and `b` into `out` (Support/Ordering.h
+/// mergeRuns); the value buffers are all null or all present.
+void applyMerge(const MemRefView &a, const MemRefView &b, const MemRefView &out,
+                const MemRefView *aValues, const MemRefView *bValues,
+                const MemRefView *outValues);
 int64_t applyUnique(const MemRefView &in, const MemRefView &out);
 void applyMatmul(const MemRefView &a, const MemRefView &b, const MemRefView &c,
                  bool accumulate);

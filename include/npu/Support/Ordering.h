@@ -55,6 +55,18 @@ void sortPairs(std::vector<K> &keys, std::vector<V> &values) {
   values.swap(sortedValues);
 }
 
+/// The two-finger merge of `a` and `b`: takes from `b` only when its next
+/// key sorts strictly before `a`'s, so equal keys keep `a` first. Calls
+/// `take(fromB, index)` once per output element, in output order.
+template <typename K, typename Fn>
+void mergeRuns(const std::vector<K> &a, const std::vector<K> &b, Fn take) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    bool fromB = j < b.size() && (i == a.size() || sortsBefore(b[j], a[i]));
+    take(fromB, fromB ? j++ : i++);
+  }
+}
+
 } // namespace npu
 
 #endif // NPU_SUPPORT_ORDERING_H

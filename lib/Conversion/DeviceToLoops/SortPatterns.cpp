@@ -36,11 +36,12 @@ std::optional<std::string> getSortSuffix(Type element) {
   return suffix;
 }
 
-/// Calls `npu_rt_<what>_<suffixes of the buffers' element types>` of the
-/// runtime on the rank-1 `buffers`; with `count`, it returns an index.
+/// Calls `npu_rt_<what>_<suffix per group of buffers>` of the runtime on
+/// the rank-1 `buffers`; with `count`, it returns an index.
 FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
                                         Operation *op, StringRef what,
-                                        ValueRange buffers, bool count) {
+                                        ValueRange buffers, bool count,
+                                        unsigned group = 2) {
   std::string name = ("npu_rt_" + what).str();
   SmallVector<Type> rows;
   SmallVector<Value> operands;
@@ -51,8 +52,9 @@ FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
     if (!suffix)
       return rewriter.notifyMatchFailure(op, "the runtime does not sort this "
                                              "element type");
-    // Keys and their output share one suffix, as do values and theirs.
-    if (rows.size() % 2 == 0)
+    // Each group of `group` buffers (keys and their output, then values
+    // and theirs) shares one suffix.
+    if (rows.size() % group == 0)
       name += "_" + *suffix;
     rows.push_back(getRuntimeMemRefType(rewriter.getContext(), 1, element));
     operands.push_back(
@@ -83,6 +85,22 @@ struct LowerVSort : OpRewritePattern<VSortOp> {
   }
 };
 
+struct LowerVMerge : OpRewritePattern<VMergeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VMergeOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> buffers = {op.getA(), op.getB(), op.getOut()};
+    bool pairs = !!op.getAValues();
+    if (pairs)
+      buffers.append({op.getAValues(), op.getBValues(), op.getOutValues()});
+    if (failed(callRowFunction(rewriter, op, pairs ? "merge_kv" : "merge",
+                               buffers, /*count=*/false, /*group=*/3)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerVUnique : OpRewritePattern<VUniqueOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VUniqueOp op,
@@ -100,5 +118,5 @@ struct LowerVUnique : OpRewritePattern<VUniqueOp> {
 } // namespace
 
 void npu::dev::populateSortLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerVSort, LowerVUnique>(patterns.getContext());
+  patterns.add<LowerVSort, LowerVMerge, LowerVUnique>(patterns.getContext());
 }

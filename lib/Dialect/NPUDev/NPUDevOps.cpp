@@ -295,26 +295,55 @@ LogicalResult VCumsumOp::verify() {
   return verifySameElementType(*this, {getInput(), getOut()}, "operands");
 }
 
+/// The values of a key-value sort or merge: all present or none, rank-1,
+/// i32 or i64, one per key.
+static LogicalResult verifySortValues(Operation *op, ValueRange keys,
+                                      ValueRange values) {
+  unsigned present = llvm::count_if(values, [](Value v) { return !!v; });
+  if (present == 0)
+    return success();
+  if (present != values.size())
+    return op->emitOpError("takes all its value buffers or none");
+  for (auto [key, value] : llvm::zip(keys, values)) {
+    if (memrefOf(key).getRank() != 1)
+      return op->emitOpError("sorts keys with values in rank-1 buffers only, "
+                             "got ")
+             << key.getType();
+    if (failed(verifySameShape(op, {key, value}, "keys and values")))
+      return failure();
+  }
+  if (failed(verifySameElementType(op, values, "values")))
+    return failure();
+  Type value = memrefOf(values.front()).getElementType();
+  if (!value.isSignlessInteger(32) && !value.isSignlessInteger(64))
+    return op->emitOpError("values must be i32 or i64, got ") << value;
+  return success();
+}
+
 LogicalResult VSortOp::verify() {
   if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")) ||
       failed(verifySameElementType(*this, {getInput(), getOut()}, "operands")))
     return failure();
-  if (!getValues() && !getOutValues())
-    return success();
-  if (!getValues() || !getOutValues())
-    return emitOpError("takes values and out_values together");
-  if (memrefOf(getInput()).getRank() != 1)
-    return emitOpError("sorts keys with values in rank-1 buffers only, got ")
-           << getInput().getType();
-  if (failed(verifySameShape(*this, {getInput(), getValues(), getOutValues()},
-                             "keys and values")) ||
-      failed(verifySameElementType(*this, {getValues(), getOutValues()},
-                                   "values")))
+  return verifySortValues(*this, {getInput(), getOut()},
+                          {getValues(), getOutValues()});
+}
+
+LogicalResult VMergeOp::verify() {
+  for (Value run : {getA(), getB(), getOut()})
+    if (memrefOf(run).getRank() != 1)
+      return emitOpError("merges rank-1 buffers, got ") << run.getType();
+  if (failed(
+          verifySameElementType(*this, {getA(), getB(), getOut()}, "operands")))
     return failure();
-  Type value = memrefOf(getValues()).getElementType();
-  if (!value.isSignlessInteger(32) && !value.isSignlessInteger(64))
-    return emitOpError("values must be i32 or i64, got ") << value;
-  return success();
+  int64_t a = memrefOf(getA()).getDimSize(0),
+          b = memrefOf(getB()).getDimSize(0),
+          out = memrefOf(getOut()).getDimSize(0);
+  if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) &&
+      !ShapedType::isDynamic(out) && a + b != out)
+    return emitOpError("out must hold both runs: ")
+           << a << " + " << b << " elements, got " << out;
+  return verifySortValues(*this, {getA(), getB(), getOut()},
+                          {getAValues(), getBValues(), getOutValues()});
 }
 
 LogicalResult VUniqueOp::verify() {

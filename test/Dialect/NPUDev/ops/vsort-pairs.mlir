@@ -93,7 +93,7 @@ func.func @pairs_value_type(%k: memref<8xi32, #npudev.space<vector>>, %v: memref
 // -----
 
 func.func @pairs_together(%k: memref<8xi32, #npudev.space<vector>>, %v: memref<8xi32, #npudev.space<vector>>) {
-  // expected-error @+1 {{'npudev.vsort' op takes values and out_values together}}
+  // expected-error @+1 {{'npudev.vsort' op takes all its value buffers or none}}
   "npudev.vsort"(%k, %k, %v) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>) -> ()
   return
 }
