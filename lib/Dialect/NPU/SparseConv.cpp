@@ -11,7 +11,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace npu;
@@ -20,18 +20,10 @@ using namespace npu::detail;
 namespace {
 constexpr const char *kDimNames[3] = {"z", "y", "x"};
 constexpr int64_t kInt32Limit = int64_t(1) << 31;
-
-/// a * b, or nullopt on overflow.
-std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
-  int64_t r;
-  if (llvm::MulOverflow(a, b, r))
-    return std::nullopt;
-  return r;
-}
 } // namespace
 
 bool SparseConvGeometry::needsWideKeys() const {
-  std::optional<int64_t> sites = checkedMul(batch, getOutVolume());
+  std::optional<int64_t> sites = llvm::checkedMul(batch, getOutVolume());
   return !sites || *sites >= std::numeric_limits<int32_t>::max();
 }
 
@@ -119,9 +111,10 @@ LogicalResult SparseConvGeometry::complete(std::optional<Location> loc,
                             formatShape(in),
                             " (padding = dilation * (kernel - 1) / 2)");
   }
-  std::optional<int64_t> plane = checkedMul(out[1], out[2]);
-  std::optional<int64_t> volume = plane ? checkedMul(out[0], *plane) : plane;
-  if (!volume || !checkedMul(batch, *volume))
+  std::optional<int64_t> plane = llvm::checkedMul(out[1], out[2]);
+  std::optional<int64_t> volume =
+      plane ? llvm::checkedMul(out[0], *plane) : plane;
+  if (!volume || !llvm::checkedMul(batch, *volume))
     return emitShapeError(loc, opName,
                           "batch_size * output volume overflows "
                           "64 bits");
