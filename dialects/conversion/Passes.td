@@ -29,13 +29,26 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     device description, which the launch verifier, the simulator and
     npu-run read; a module with no graph ops is left as it is.
 
-    Ops without a device lowering, dynamic shapes and non-tensor values are
-    reported as errors naming the op.
+    A result whose row count depends on the data (get_indice_pairs'
+    out_indices, and what is computed from it) is stored at an upper bound
+    of its rows with its actual count in a `memref<1xi64>` beside it;
+    `tensor.dim` of it reads that count. Such a function result gets a
+    trailing count argument marked `npudev.row_count`, and its output
+    argument `npudev.rows = <that argument's number>`; npu-run prints and
+    writes only the counted rows. Scalar code (index arithmetic) stays as
+    it is.
+
+    Ops without a device lowering, other dynamic shapes and non-tensor
+    values are reported as errors naming the op.
   }];
   let options = [
     Option<"device", "device", "std::string", "\"\"",
            "device preset or JSON description the kernels are built for "
-           "(default: the device the module names, else mlu590)">
+           "(default: the device the module names, else mlu590)">,
+    Option<"sparseConvStrategy", "sparse-conv-strategy", "std::string",
+           "\"auto\"",
+           "get_indice_pairs strategy: auto (grid when its dense grid fits "
+           "the device's global-memory budget, else sort), grid or sort">
   ];
   let dependentDialects = [
     "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",

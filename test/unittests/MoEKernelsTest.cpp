@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostArrays.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -30,6 +31,8 @@
 
 using namespace mlir;
 using namespace npu;
+using npu::testing::makeArray;
+using npu::testing::valuesOf;
 
 namespace {
 
@@ -105,24 +108,7 @@ struct MoEData {
   }
 };
 
-template <typename T>
-HostArray makeArray(ElementKind kind, const std::vector<T> &values,
-                    llvm::ArrayRef<int64_t> shape) {
-  HostArray a;
-  a.kind = kind;
-  a.shape.assign(shape.begin(), shape.end());
-  a.data.resize(values.size() * sizeof(T));
-  if (!values.empty())
-    std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-
-std::vector<float> floatsOf(const HostArray &a) {
-  std::vector<float> v(a.data.size() / 4);
-  if (!v.empty())
-    std::memcpy(v.data(), a.data.data(), a.data.size());
-  return v;
-}
+std::vector<float> floatsOf(const HostArray &a) { return valuesOf<float>(a); }
 
 /// Bit-for-bit equality, reporting the first difference.
 void expectSameBits(const std::vector<float> &actual,

@@ -9,13 +9,26 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostArrays.h"
 #include "SparseConvReference.h"
+#include "npu/Conversion/Passes.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Simulator/Simulator.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
 #include <map>
 #include <random>
 
+using namespace mlir;
 using namespace npu;
 using namespace npu::testing;
 
@@ -180,5 +193,195 @@ TEST(SparseConvGeometry, WideKeysFromTheShape) {
   g.batch = 26;                    // 2.2 billion sites.
   EXPECT_TRUE(g.needsWideKeys());
 }
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The device kernels, in both executors, against the reference
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string dims(const SparseConvGeometry::Dims &d) {
+  return llvm::formatv("array<i64: {0}, {1}, {2}>", d[0], d[1], d[2]).str();
+}
+
+/// get_indice_pairs feeding sparse_conv3d, as a user writes it.
+std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
+                               int64_t cin, int64_t cout) {
+  int64_t k = g.getKernelVolume();
+  std::string outRows = g.subm ? std::to_string(sites) : "?";
+  return llvm::formatv(
+             R"(func.func @sc(%idx: tensor<{0}x4xi32>, %f: tensor<{0}x{2}xf32>,
+                 %w: tensor<{1}x{2}x{3}xf32>)
+    -> (tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>, tensor<{1}xi32>,
+        tensor<?x{3}xf32>) {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = {5} : i64,
+      spatial_shape = {6}, kernel_size = {7}, stride = {8}, padding = {9},
+      dilation = {10}, out_padding = {11}{12}}
+      : (tensor<{0}x4xi32>) -> (tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>,
+                                tensor<{1}xi32>)
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %o, %c0 : tensor<{4}x4xi32>
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %m {13}
+      : (tensor<{0}x{2}xf32>, tensor<{1}x{2}x{3}xf32>, tensor<{1}x2x{0}xi32>,
+         tensor<{1}xi32>, index) -> tensor<?x{3}xf32>
+  return %o, %p, %n, %y : tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>,
+                          tensor<{1}xi32>, tensor<?x{3}xf32>
+})",
+             sites, k, cin, cout, outRows, g.batch, dims(g.in), dims(g.kernel),
+             dims(g.stride), dims(g.padding), dims(g.dilation),
+             dims(g.outPadding),
+             g.subm ? ", subm" : (g.transpose ? ", transpose" : ""),
+             g.subm ? "{subm}" : "")
+      .str();
+}
+
+struct KernelCase {
+  GeometryCase geometry;
+  /// A preset name, or the path of a JSON description.
+  std::string device;
+  std::string deviceName;
+};
+
+/// Two cores with 4 KiB of vector memory: tiles of 32 rows, so that the
+/// row tiles, the merge passes and the conv chunks all run several times.
+std::string tinyDevicePath() {
+  static std::string path = [] {
+    SmallString<128> file;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("sparse-conv-device", "json", file));
+    std::error_code error;
+    llvm::raw_fd_ostream(file, error)
+        << R"({"name": "tiny", "base": "mlu590", "clusters": 1,
+               "cores_per_cluster": 2, "vector_bytes": 4096})";
+    EXPECT_FALSE(error);
+    return file.str().str();
+  }();
+  return path;
+}
+
+class SparseConvKernelsTest : public ::testing::TestWithParam<KernelCase> {
+protected:
+  SparseConvKernelsTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+  MLIRContext ctx;
+};
+
+/// The outputs of one run, cut to their row counts.
+struct Outputs {
+  std::vector<int32_t> outIndices, pairs, num;
+  std::vector<float> conv;
+};
+
+Outputs runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
+                   int64_t outBound, int64_t convBound, int64_t cout,
+                   bool dynamicSites, const std::string &deviceOption,
+                   bool jit) {
+  func::FuncOp func = *module.getOps<func::FuncOp>().begin();
+  std::vector<HostArray> args = inputs;
+  // Outputs start poisoned so that an element left unwritten shows.
+  int64_t k = inputs[2].shape[0], l = inputs[0].shape[0];
+  args.push_back(makeArray(
+      ElementKind::I32, std::vector<int32_t>(outBound * 4, -7), {outBound, 4}));
+  args.push_back(makeArray(ElementKind::I32,
+                           std::vector<int32_t>(k * 2 * l, -7), {k, 2, l}));
+  args.push_back(makeArray(ElementKind::I32, std::vector<int32_t>(k, -7), {k}));
+  args.push_back(makeArray(ElementKind::F32,
+                           std::vector<float>(convBound * cout, std::nanf("")),
+                           {convBound, cout}));
+  for (int i = 0; i < (dynamicSites ? 2 : 1); ++i)
+    args.push_back(makeArray(ElementKind::I64, std::vector<int64_t>{-1}, {1}));
+  if (jit) {
+    EXPECT_TRUE(succeeded(jit::runJit(module, "sc", args)));
+  } else {
+    llvm::Expected<DeviceModel> device = DeviceModel::load(deviceOption);
+    EXPECT_TRUE(!!device);
+    sim::SimulationReport report;
+    EXPECT_TRUE(succeeded(sim::simulate(func, args, *device, {}, report)));
+  }
+  Outputs out;
+  size_t first = inputs.size();
+  int64_t sites = dynamicSites ? valuesOf<int64_t>(args[first + 4])[0] : l;
+  int64_t convRows = valuesOf<int64_t>(args.back())[0];
+  out.outIndices = valuesOf<int32_t>(args[first]);
+  out.outIndices.resize(std::max<int64_t>(0, sites) * 4);
+  out.pairs = valuesOf<int32_t>(args[first + 1]);
+  out.num = valuesOf<int32_t>(args[first + 2]);
+  out.conv = valuesOf<float>(args[first + 3]);
+  out.conv.resize(std::max<int64_t>(0, convRows) * cout);
+  return out;
+}
+
+TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
+  const GeometryCase &c = GetParam().geometry;
+  SparseConvGeometry g = makeGeometry(c);
+  std::vector<Site> sites = randomSites(g, c.sites, 5);
+  IndicePairs ref = referenceIndicePairs(g, sites);
+  ASSERT_EQ(ref.error, "");
+  const int64_t cin = 4, cout = 3, k = g.getKernelVolume();
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> f(sites.size() * cin), w(k * cin * cout);
+  for (float &v : f)
+    v = u(rng);
+  for (float &v : w)
+    v = u(rng);
+  std::vector<float> conv = referenceSparseConv(
+      f, w, ref, cin, cout, ref.outIndices.size(), false, g.subm);
+
+  std::string source = pairsAndConvSource(g, c.sites, cin, cout);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  ASSERT_TRUE(module);
+  PassManager pm(&ctx);
+  LowerGraphToDeviceOptions options;
+  options.device = GetParam().device;
+  pm.addPass(createLowerGraphToDevice(options));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+
+  std::vector<int32_t> flat;
+  for (const Site &s : sites)
+    flat.insert(flat.end(), s.begin(), s.end());
+  std::vector<HostArray> inputs = {
+      makeArray(ElementKind::I32, flat, {c.sites, 4}),
+      makeArray(ElementKind::F32, f, {c.sites, cin}),
+      makeArray(ElementKind::F32, w, {k, cin, cout})};
+  int64_t bound =
+      g.subm ? c.sites : std::min(c.sites * k, g.batch * g.getOutVolume());
+  std::vector<int32_t> refSites;
+  for (const Site &s : ref.outIndices)
+    refSites.insert(refSites.end(), s.begin(), s.end());
+  for (bool jit : {false, true}) {
+    SCOPED_TRACE(jit ? "jit" : "simulator");
+    Outputs out = runKernels(*module, inputs, bound, bound, cout, !g.subm,
+                             GetParam().device, jit);
+    EXPECT_EQ(out.outIndices, refSites);
+    EXPECT_EQ(out.pairs, ref.pairs);
+    EXPECT_EQ(out.num, ref.num);
+    ASSERT_EQ(out.conv.size(), conv.size());
+    EXPECT_EQ(0, std::memcmp(out.conv.data(), conv.data(),
+                             conv.size() * sizeof(float)));
+  }
+}
+
+std::vector<KernelCase> kernelCases() {
+  std::vector<KernelCase> cases;
+  for (const GeometryCase &c : kCases) {
+    cases.push_back({c, "mlu590", "mlu590"});
+    cases.push_back({c, tinyDevicePath(), "tiny"});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvKernelsTest,
+                         ::testing::ValuesIn(kernelCases()),
+                         [](const auto &info) {
+                           return std::string(info.param.geometry.name) + "_" +
+                                  info.param.deviceName;
+                         });
 
 } // namespace

@@ -10,7 +10,9 @@
 // (npu-lower-to-device). Arguments take, in order, the --input
 // files, then generated data when
 // --random-inputs is given. Outputs are the arguments marked `npudev.output`
-// (all memref arguments when none is), written as DIR/argN.npy.
+// (all memref arguments when none is), written as DIR/argN.npy; an output
+// marked `npudev.rows = N` (a data-dependent row count) is cut to the rows
+// argument N holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <random>
 
 using namespace mlir;
@@ -192,6 +195,43 @@ static SmallVector<bool> selectOutputs(func::FuncOp func) {
   return llvm::is_contained(marked, true) ? marked : memrefs;
 }
 
+/// Per argument, the argument holding its row count (`npudev.rows`), or -1.
+static SmallVector<int64_t> findRowCountArgs(func::FuncOp func) {
+  SmallVector<int64_t> counts;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    auto rows = func.getArgAttrOfType<IntegerAttr>(i, "npudev.rows");
+    counts.push_back(rows ? rows.getInt() : -1);
+  }
+  return counts;
+}
+
+/// Cuts each output with a row count down to its counted rows (the kernels
+/// store it at an upper bound of its rows).
+static LogicalResult trimDynamicOutputs(func::FuncOp func,
+                                        ArrayRef<int64_t> rowCountArgs,
+                                        MutableArrayRef<HostArray> args) {
+  for (auto [i, countArg] : llvm::enumerate(rowCountArgs)) {
+    if (countArg < 0)
+      continue;
+    HostArray &array = args[i];
+    const HostArray &count = args[countArg];
+    int64_t rows = 0;
+    if (count.kind == ElementKind::I64 && count.data.size() == sizeof(int64_t))
+      std::memcpy(&rows, count.data.data(), sizeof(int64_t));
+    if (array.shape.empty() || rows < 0 || rows > array.shape[0]) {
+      fail("output #" + llvm::Twine(i) + " has row count " + llvm::Twine(rows) +
+           " outside [0, " +
+           llvm::Twine(array.shape.empty() ? 0 : array.shape[0]) + "]");
+      return failure();
+    }
+    int64_t rowBytes =
+        array.shape[0] ? int64_t(array.data.size()) / array.shape[0] : 0;
+    array.shape[0] = rows;
+    array.data.resize(rows * rowBytes);
+  }
+  return success();
+}
+
 static func::FuncOp findEntry(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && (entry.empty() || func.getSymName() == entry))
@@ -299,6 +339,7 @@ int main(int argc, char **argv) {
     return fail("--report and --trace need --mode=sim");
   // Output selection reads the signature before the JIT lowers it.
   SmallVector<bool> outputs = selectOutputs(func);
+  SmallVector<int64_t> rowCountArgs = findRowCountArgs(func);
   sim::SimulatorOptions options;
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
@@ -310,6 +351,8 @@ int main(int argc, char **argv) {
   if (failed(ran))
     return 1;
 
+  if (failed(trimDynamicOutputs(func, rowCountArgs, args)))
+    return 1;
   for (auto [i, isOutput] : llvm::enumerate(outputs)) {
     if (!isOutput)
       continue;

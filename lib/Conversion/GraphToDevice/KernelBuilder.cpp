@@ -34,6 +34,9 @@ Value KernelBuilder::rem(Value x, Value y) {
 Value KernelBuilder::min(Value x, Value y) {
   return b.create<arith::MinSIOp>(loc, x, y);
 }
+Value KernelBuilder::max(Value x, Value y) {
+  return b.create<arith::MaxSIOp>(loc, x, y);
+}
 Value KernelBuilder::lt(Value x, Value y) {
   return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, y);
 }
@@ -48,6 +51,21 @@ Value KernelBuilder::select(Value cond, Value x, Value y) {
 }
 Value KernelBuilder::toIndex(Value v) {
   return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+}
+Value KernelBuilder::constant(Type type, int64_t v) {
+  if (type.isIndex())
+    return index(v);
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v));
+}
+Value KernelBuilder::convert(Value v, Type type) {
+  Type from = v.getType();
+  if (from == type)
+    return v;
+  if (from.isIndex() || type.isIndex())
+    return b.create<arith::IndexCastOp>(loc, type, v);
+  if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    return b.create<arith::ExtSIOp>(loc, type, v);
+  return b.create<arith::TruncIOp>(loc, type, v);
 }
 
 Value KernelBuilder::alloc(ArrayRef<int64_t> shape, Type element,
@@ -90,6 +108,58 @@ void KernelBuilder::dmaStart(Value source, Value target) {
   b.create<dev::DmaStartOp>(loc, dev::TokenType::get(b.getContext()), source,
                             target);
 }
+void KernelBuilder::dmaGather(Value source, Value indices, Value target) {
+  b.create<dev::DmaGatherOp>(loc, source, indices, target);
+}
+void KernelBuilder::dmaScatter(Value source, Value target, Value indices,
+                               bool add) {
+  b.create<dev::DmaScatterOp>(loc, source, indices, target, add);
+}
+
+static Type elementOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getElementType();
+}
+
+void KernelBuilder::vbinary(dev::BinaryKind kind, Value lhs, Value rhs,
+                            Value out) {
+  b.create<dev::VBinaryOp>(loc, kind, lhs, rhs, out);
+}
+void KernelBuilder::vbinaryScalar(dev::BinaryKind kind, Value in, Value scalar,
+                                  Value out) {
+  b.create<dev::VBinaryScalarOp>(loc, kind, in, convert(scalar, elementOf(in)),
+                                 out);
+}
+void KernelBuilder::vcmp(dev::ComparePredicate pred, Value lhs, Value rhs,
+                         Value out) {
+  b.create<dev::VCompareOp>(loc, pred, lhs, rhs, out);
+}
+void KernelBuilder::vcmpScalar(dev::ComparePredicate pred, Value in,
+                               Value scalar, Value out) {
+  b.create<dev::VCompareScalarOp>(loc, pred, in, convert(scalar, elementOf(in)),
+                                  out);
+}
+void KernelBuilder::vselect(Value mask, Value onTrue, Value onFalse,
+                            Value out) {
+  b.create<dev::VSelectOp>(loc, mask, onTrue, onFalse, out);
+}
+void KernelBuilder::vfill(Value out, Value value) {
+  b.create<dev::VFillOp>(loc, convert(value, elementOf(out)), out);
+}
+void KernelBuilder::vfill(Value out, int64_t value) {
+  b.create<dev::VFillOp>(loc, constant(elementOf(out), value), out);
+}
+void KernelBuilder::iota(Value out, Value start) {
+  b.create<dev::IotaOp>(loc, start, out);
+}
+void KernelBuilder::vcast(Value in, Value out) {
+  b.create<dev::VCastOp>(loc, in, out);
+}
+void KernelBuilder::vcumsum(Value in, Value out) {
+  b.create<dev::VCumsumOp>(loc, in, out);
+}
+void KernelBuilder::vreduce(dev::ReduceKind kind, Value in, Value out) {
+  b.create<dev::VReduceOp>(loc, kind, in, out);
+}
 
 void KernelBuilder::forLoop(Value lb, Value ub, Value step,
                             function_ref<void(Value)> body) {
@@ -116,6 +186,26 @@ Value KernelBuilder::forLoop(Value lb, Value ub, Value step, Value init,
   return loop.getResult(0);
 }
 
+SmallVector<Value>
+KernelBuilder::whileLoop(ValueRange init, function_ref<Value(ValueRange)> cond,
+                         function_ref<SmallVector<Value>(ValueRange)> body) {
+  auto loop = b.create<scf::WhileOp>(
+      loc, init.getTypes(), init,
+      [&](OpBuilder &nested, Location, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        b.create<scf::ConditionOp>(loc, cond(state), state);
+      },
+      [&](OpBuilder &nested, Location, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        b.create<scf::YieldOp>(loc, body(state));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
 void KernelBuilder::ifThenElse(Value cond, function_ref<void()> thenBody,
                                function_ref<void()> elseBody) {
   auto branch = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/!!elseBody);
@@ -135,4 +225,15 @@ dev::LaunchOp KernelBuilder::launch(int64_t tasks,
   b.setInsertionPoint(launch.getBody().front().getTerminator());
   body(b.create<dev::TaskIdOp>(loc, b.getIndexType()));
   return launch;
+}
+
+void KernelBuilder::forEachItem(Value taskId, int64_t tasks, int64_t items,
+                                function_ref<void(Value)> body) {
+  forLoop(taskId, index(items), index(tasks), body);
+}
+
+void KernelBuilder::recordTiling(dev::LaunchOp launch,
+                                 ArrayRef<NamedAttribute> choices) {
+  launch->setAttr("npudev.tiling",
+                  DictionaryAttr::get(launch.getContext(), choices));
 }

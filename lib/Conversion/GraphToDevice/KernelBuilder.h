@@ -35,11 +35,16 @@ public:
   mlir::Value div(mlir::Value x, mlir::Value y);
   mlir::Value rem(mlir::Value x, mlir::Value y);
   mlir::Value min(mlir::Value x, mlir::Value y);
+  mlir::Value max(mlir::Value x, mlir::Value y);
   mlir::Value lt(mlir::Value x, mlir::Value y);
   mlir::Value ge(mlir::Value x, mlir::Value y);
   mlir::Value andI(mlir::Value x, mlir::Value y);
   mlir::Value select(mlir::Value cond, mlir::Value x, mlir::Value y);
   mlir::Value toIndex(mlir::Value v);
+  /// The integer or index constant `v` of type `type`.
+  mlir::Value constant(mlir::Type type, int64_t v);
+  /// `v` (index or integer) converted to integer or index type `type`.
+  mlir::Value convert(mlir::Value v, mlir::Type type);
 
   //===--- Memory ---------------------------------------------------------===//
   /// A static on-chip buffer.
@@ -56,6 +61,30 @@ public:
   void dma(mlir::Value source, mlir::Value target);
   void dmaStart(mlir::Value source, mlir::Value target);
 
+  /// Indexed DMA (dma_gather / dma_scatter).
+  void dmaGather(mlir::Value source, mlir::Value indices, mlir::Value target);
+  void dmaScatter(mlir::Value source, mlir::Value target, mlir::Value indices,
+                  bool add = false);
+
+  //===--- Vector unit (whole on-chip buffers) ----------------------------===//
+  void vbinary(dev::BinaryKind kind, mlir::Value lhs, mlir::Value rhs,
+               mlir::Value out);
+  /// out = in (kind) scalar; `scalar` is converted to the element type.
+  void vbinaryScalar(dev::BinaryKind kind, mlir::Value in, mlir::Value scalar,
+                     mlir::Value out);
+  void vcmp(dev::ComparePredicate pred, mlir::Value lhs, mlir::Value rhs,
+            mlir::Value out);
+  void vcmpScalar(dev::ComparePredicate pred, mlir::Value in,
+                  mlir::Value scalar, mlir::Value out);
+  void vselect(mlir::Value mask, mlir::Value onTrue, mlir::Value onFalse,
+               mlir::Value out);
+  void vfill(mlir::Value out, mlir::Value value);
+  void vfill(mlir::Value out, int64_t value);
+  void iota(mlir::Value out, mlir::Value start);
+  void vcast(mlir::Value in, mlir::Value out);
+  void vcumsum(mlir::Value in, mlir::Value out);
+  void vreduce(dev::ReduceKind kind, mlir::Value in, mlir::Value out);
+
   //===--- Control flow ---------------------------------------------------===//
   /// for (iv = lb; iv < ub; iv += step) body(iv).
   void forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
@@ -64,12 +93,25 @@ public:
   mlir::Value
   forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step, mlir::Value init,
           llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> body);
+  /// while (cond(state)) state = body(state); returns the final state.
+  llvm::SmallVector<mlir::Value>
+  whileLoop(mlir::ValueRange init,
+            llvm::function_ref<mlir::Value(mlir::ValueRange)> cond,
+            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::ValueRange)>
+                body);
   void ifThenElse(mlir::Value cond, llvm::function_ref<void()> thenBody,
                   llvm::function_ref<void()> elseBody = nullptr);
   /// An npudev.launch of `tasks` tasks; `body(taskId)` fills it. Returns
   /// the launch.
   dev::LaunchOp launch(int64_t tasks,
                        llvm::function_ref<void(mlir::Value)> body);
+  /// Work item loop of a task: for (t = taskId; t < items; t += tasks).
+  void forEachItem(mlir::Value taskId, int64_t tasks, int64_t items,
+                   llvm::function_ref<void(mlir::Value)> body);
+
+  /// Records a lowering's choices on `launch` as `npudev.tiling`.
+  static void recordTiling(dev::LaunchOp launch,
+                           llvm::ArrayRef<mlir::NamedAttribute> choices);
 
 private:
   mlir::OpBuilder &b;

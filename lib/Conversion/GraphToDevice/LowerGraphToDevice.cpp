@@ -26,7 +26,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace npu {
 #define GEN_PASS_DEF_LOWERGRAPHTODEVICE
@@ -38,17 +40,16 @@ using namespace npu;
 
 namespace {
 
-/// The global memref a static tensor is stored in, or failure.
-FailureOr<MemRefType> getGlobalMemRefType(Operation *op, Value value) {
-  auto tensor = dyn_cast<RankedTensorType>(value.getType());
-  if (!tensor || !tensor.hasStaticShape()) {
-    op->emitOpError("cannot be lowered to the device: value of type ")
-        << value.getType() << " is not a statically shaped tensor";
-    return failure();
-  }
+MemRefType getGlobalMemRefType(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                               Type element) {
   return MemRefType::get(
-      tensor.getShape(), tensor.getElementType(), MemRefLayoutAttrInterface(),
-      dev::MemorySpaceAttr::get(op->getContext(), dev::MemorySpace::global));
+      shape, element, MemRefLayoutAttrInterface(),
+      dev::MemorySpaceAttr::get(ctx, dev::MemorySpace::global));
+}
+
+/// The one-element memref a dynamic row count is kept in.
+MemRefType getRowCountType(MLIRContext *ctx) {
+  return getGlobalMemRefType(ctx, {1}, IntegerType::get(ctx, 64));
 }
 
 bool usesGraphOps(func::FuncOp func) {
@@ -60,96 +61,217 @@ bool usesGraphOps(func::FuncOp func) {
       .wasInterrupted();
 }
 
-/// Replaces the signature of `func`: tensors become global memrefs, results
-/// become trailing `npudev.output` arguments. Maps the old arguments to
-/// the new ones in `mapping`; returns the output arguments.
-FailureOr<SmallVector<Value>> convertSignature(func::FuncOp func,
-                                               IRMapping &mapping) {
-  Block &entry = func.getBody().front();
-  SmallVector<Type> inputs;
-  for (BlockArgument arg : entry.getArguments()) {
-    FailureOr<MemRefType> type = getGlobalMemRefType(func, arg);
-    if (failed(type))
-      return failure();
-    inputs.push_back(*type);
-  }
-  unsigned numInputs = inputs.size();
-  for (Value result : entry.getTerminator()->getOperands()) {
-    FailureOr<MemRefType> type = getGlobalMemRefType(func, result);
-    if (failed(type))
-      return failure();
-    inputs.push_back(*type);
-  }
-  // Swap in fresh arguments so that the old ones keep their tensor types
-  // until their users are erased.
-  SmallVector<Value> outputs;
-  for (auto [i, type] : llvm::enumerate(inputs)) {
-    BlockArgument arg = entry.addArgument(type, func.getLoc());
-    if (i < numInputs)
-      mapping.map(entry.getArgument(i), arg);
-    else
-      outputs.push_back(arg);
-  }
-  func.setType(FunctionType::get(func.getContext(), inputs, {}));
-  return outputs;
+/// Whether `op` is scalar code the lowering keeps as it is (index
+/// arithmetic on row counts).
+bool isScalarOp(Operation &op) {
+  auto isScalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+  return op.getNumRegions() == 0 &&
+         llvm::all_of(op.getOperandTypes(), isScalar) &&
+         llvm::all_of(op.getResultTypes(), isScalar);
 }
 
 class GraphLowering {
 public:
-  GraphLowering(func::FuncOp func, const DeviceModel &device)
-      : func(func), device(device) {}
+  GraphLowering(func::FuncOp func, const DeviceModel &device,
+                const KernelOptions &options)
+      : func(func), device(device), options(options) {}
 
   LogicalResult run() {
     Block &entry = func.getBody().front();
     unsigned numOldArgs = entry.getNumArguments();
-    FailureOr<SmallVector<Value>> outputs = convertSignature(func, mapping);
-    if (failed(outputs))
+    if (failed(computeRowBounds(entry)) || failed(convertSignature(entry)))
       return failure();
     auto ret = cast<func::ReturnOp>(entry.getTerminator());
-    claimOutputs(ret, *outputs);
+    claimOutputs(ret);
     for (Operation &op : entry.without_terminator())
       if (failed(lowerOp(op)))
         return failure();
-    finish(ret, *outputs);
+    finish(ret);
     // Users first, so that no erased op leaves a dangling use.
     for (Operation *op : llvm::reverse(lowered))
       op->erase();
     entry.eraseArguments(0, numOldArgs);
-    for (unsigned i = 0, e = outputs->size(); i < e; ++i)
-      func.setArgAttr(func.getNumArguments() - e + i, "npudev.output",
-                      UnitAttr::get(func.getContext()));
+    markOutputs();
     return success();
   }
 
 private:
-  /// Ops whose result is returned write straight into the output argument.
-  void claimOutputs(func::ReturnOp ret, ArrayRef<Value> outputs) {
-    for (auto [value, output] : llvm::zip(ret.getOperands(), outputs))
-      if (value.getDefiningOp() && !destinations.count(value))
-        destinations[value] = output;
+  /// The memref type `value` is stored in: its shape, a dynamic first
+  /// dimension at its upper bound.
+  FailureOr<MemRefType> getStorageType(Operation *op, Value value) {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    if (tensor)
+      shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    if (tensor && !shape.empty() && ShapedType::isDynamic(shape[0]) &&
+        rowBounds.count(value))
+      shape[0] = rowBounds.lookup(value);
+    if (!tensor || ShapedType::isDynamicShape(shape)) {
+      op->emitOpError("cannot be lowered to the device: value of type ")
+          << value.getType() << " is not a statically shaped tensor";
+      return failure();
+    }
+    return getGlobalMemRefType(op->getContext(), shape,
+                               tensor.getElementType());
+  }
+
+  static bool hasDynamicRows(Value value) {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    return tensor && tensor.getRank() > 0 && tensor.isDynamicDim(0);
+  }
+
+  /// Upper bounds of dynamic row counts and of the index values read from
+  /// them, in program order.
+  LogicalResult computeRowBounds(Block &entry) {
+    auto indexBound = [&](Value v) -> std::optional<int64_t> {
+      auto it = rowBounds.find(v);
+      if (it != rowBounds.end())
+        return it->second;
+      APInt constant;
+      if (matchPattern(v, m_ConstantInt(&constant)))
+        return constant.getSExtValue();
+      return std::nullopt;
+    };
+    for (Operation &op : entry.without_terminator()) {
+      if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+        std::optional<int64_t> index = dim.getConstantIndex();
+        auto type = cast<RankedTensorType>(dim.getSource().getType());
+        if (index && *index < type.getRank() && !type.isDynamicDim(*index))
+          rowBounds[dim.getResult()] = type.getDimSize(*index);
+        else if (index == 0 && rowBounds.count(dim.getSource()))
+          rowBounds[dim.getResult()] = rowBounds.lookup(dim.getSource());
+        continue;
+      }
+      for (OpResult result : op.getResults()) {
+        if (!hasDynamicRows(result) || !isa<NPUDialect>(op.getDialect()))
+          continue;
+        FailureOr<int64_t> bound =
+            getResultRowBound(&op, result.getResultNumber(), indexBound);
+        if (failed(bound))
+          return failure();
+        rowBounds[result] = *bound;
+      }
+    }
+    return success();
+  }
+
+  /// Replaces the signature: tensors become global memrefs, results become
+  /// trailing `npudev.output` arguments, followed by one row-count argument
+  /// per result with dynamic rows.
+  LogicalResult convertSignature(Block &entry) {
+    SmallVector<Type> inputs;
+    for (BlockArgument arg : entry.getArguments()) {
+      FailureOr<MemRefType> type = getStorageType(func, arg);
+      if (failed(type))
+        return failure();
+      inputs.push_back(*type);
+    }
+    unsigned numInputs = inputs.size();
+    ValueRange returned = entry.getTerminator()->getOperands();
+    for (Value result : returned) {
+      FailureOr<MemRefType> type = getStorageType(func, result);
+      if (failed(type))
+        return failure();
+      inputs.push_back(*type);
+    }
+    for (Value result : returned) {
+      dynamicOutputs.push_back(hasDynamicRows(result));
+      if (dynamicOutputs.back())
+        inputs.push_back(getRowCountType(func.getContext()));
+    }
+    // Swap in fresh arguments so that the old ones keep their tensor types
+    // until their users are erased.
+    for (auto [i, type] : llvm::enumerate(inputs)) {
+      BlockArgument arg = entry.addArgument(type, func.getLoc());
+      if (i < numInputs)
+        mapping.map(entry.getArgument(i), arg);
+      else if (i < numInputs + returned.size())
+        outputs.push_back(arg);
+      else
+        outputCounts.push_back(arg);
+    }
+    func.setType(FunctionType::get(func.getContext(), inputs, {}));
+    return success();
+  }
+
+  /// Ops whose result is returned write straight into the output argument
+  /// (and its row count).
+  void claimOutputs(func::ReturnOp ret) {
+    unsigned count = 0;
+    for (auto [value, output] : llvm::zip(ret.getOperands(), outputs)) {
+      Value rows = hasDynamicRows(value) ? outputCounts[count++] : Value();
+      if (!value.getDefiningOp() || destinations.count(value))
+        continue;
+      destinations[value] = output;
+      if (rows)
+        countDestinations[value] = rows;
+    }
+  }
+
+  /// A global buffer freed at the end of the function.
+  Value allocate(OpBuilder &b, Location loc, MemRefType type) {
+    Value buffer = b.create<memref::AllocOp>(loc, type);
+    allocations.push_back(buffer);
+    return buffer;
+  }
+
+  /// tensor.dim becomes the row count (loaded) or the static size.
+  void lowerDim(tensor::DimOp dim) {
+    OpBuilder b(dim);
+    Location loc = dim.getLoc();
+    Value count = rowCounts.lookup(dim.getSource());
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value size;
+    if (count && index == 0) {
+      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+      Value loaded = b.create<memref::LoadOp>(loc, count, zero);
+      size = b.create<arith::IndexCastOp>(loc, b.getIndexType(), loaded);
+    } else {
+      size = b.create<memref::DimOp>(loc, mapping.lookup(dim.getSource()),
+                                     dim.getIndex());
+    }
+    dim.getResult().replaceAllUsesWith(size);
+    lowered.push_back(dim);
   }
 
   LogicalResult lowerOp(Operation &op) {
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      lowerDim(dim);
+      return success();
+    }
+    if (isScalarOp(op))
+      return success();
     if (!hasDeviceKernels(&op))
       return op.emitOpError("has no device lowering");
-    Value result = op.getResult(0);
-    FailureOr<MemRefType> type = getGlobalMemRefType(&op, result);
-    if (failed(type))
-      return failure();
     OpBuilder b(&op);
-    Value target = destinations.lookup(result);
-    if (!target) {
-      target = b.create<memref::AllocOp>(op.getLoc(), *type);
-      allocations.push_back(target);
+    SmallVector<Value> results, counts;
+    for (OpResult result : op.getResults()) {
+      FailureOr<MemRefType> type = getStorageType(&op, result);
+      if (failed(type))
+        return failure();
+      Value target = destinations.lookup(result);
+      results.push_back(target ? target : allocate(b, op.getLoc(), *type));
+      Value count;
+      if (hasDynamicRows(result)) {
+        count = countDestinations.lookup(result);
+        if (!count)
+          count = allocate(b, op.getLoc(), getRowCountType(op.getContext()));
+        rowCounts[result] = count;
+      }
+      counts.push_back(count);
     }
     SmallVector<Value> operands;
     for (Value operand : op.getOperands())
-      operands.push_back(mapping.lookup(operand));
+      operands.push_back(isa<TensorType>(operand.getType())
+                             ? mapping.lookup(operand)
+                             : operand);
     Operation *before = op.getPrevNode();
-    if (failed(buildMoEKernels(b, &op, operands, target, device)) ||
+    KernelOperands io{operands, results, counts};
+    if (failed(buildDeviceKernels(b, &op, io, device, options)) ||
         failed(checkOnChipMemory(op, before)))
       return failure();
-    mapping.map(result, target);
+    for (auto [result, target] : llvm::zip(op.getResults(), results))
+      mapping.map(result, target);
     lowered.push_back(&op);
     return success();
   }
@@ -178,12 +300,20 @@ private:
     return success();
   }
 
-  void finish(func::ReturnOp ret, ArrayRef<Value> outputs) {
+  /// Copies what was not written in place into the outputs, frees the
+  /// intermediate buffers and ends the function.
+  void finish(func::ReturnOp ret) {
     OpBuilder b(ret);
+    unsigned count = 0;
     for (auto [value, output] : llvm::zip(ret.getOperands(), outputs)) {
       Value stored = mapping.lookup(value);
       if (stored != output)
         b.create<memref::CopyOp>(ret.getLoc(), stored, output);
+      if (!hasDynamicRows(value))
+        continue;
+      Value rows = outputCounts[count++];
+      if (rowCounts.lookup(value) != rows)
+        b.create<memref::CopyOp>(ret.getLoc(), rowCounts.lookup(value), rows);
     }
     for (Value buffer : allocations)
       b.create<memref::DeallocOp>(ret.getLoc(), buffer);
@@ -191,10 +321,32 @@ private:
     ret.erase();
   }
 
+  /// Marks the outputs `npudev.output`, a dynamic one with `npudev.rows`
+  /// naming the argument that holds its row count, and that argument with
+  /// `npudev.row_count`.
+  void markOutputs() {
+    MLIRContext *ctx = func.getContext();
+    unsigned count = 0;
+    for (auto [output, dynamic] : llvm::zip(outputs, dynamicOutputs)) {
+      unsigned arg = cast<BlockArgument>(output).getArgNumber();
+      func.setArgAttr(arg, "npudev.output", UnitAttr::get(ctx));
+      if (!dynamic)
+        continue;
+      unsigned rows = cast<BlockArgument>(outputCounts[count++]).getArgNumber();
+      func.setArgAttr(arg, "npudev.rows",
+                      IntegerAttr::get(IntegerType::get(ctx, 64), rows));
+      func.setArgAttr(rows, "npudev.row_count", UnitAttr::get(ctx));
+    }
+  }
+
   func::FuncOp func;
   const DeviceModel &device;
+  const KernelOptions &options;
   IRMapping mapping;
-  llvm::DenseMap<Value, Value> destinations;
+  SmallVector<Value> outputs, outputCounts;
+  SmallVector<bool> dynamicOutputs;
+  llvm::DenseMap<Value, int64_t> rowBounds;
+  llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
   SmallVector<Operation *> lowered;
 };
@@ -233,11 +385,20 @@ struct LowerGraphToDevicePass
     FailureOr<DeviceModel> model = selectDevice(module, device);
     if (failed(model))
       return signalPassFailure();
+    KernelOptions kernelOptions;
+    kernelOptions.sparseConvStrategy = sparseConvStrategy;
+    if (!llvm::is_contained({"auto", "grid", "sort"},
+                            kernelOptions.sparseConvStrategy)) {
+      module.emitError("npu-lower-to-device: sparse-conv-strategy must be "
+                       "auto, grid or sort, got '")
+          << kernelOptions.sparseConvStrategy << "'";
+      return signalPassFailure();
+    }
     bool lowered = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || !usesGraphOps(func))
         continue;
-      if (failed(GraphLowering(func, *model).run()))
+      if (failed(GraphLowering(func, *model, kernelOptions).run()))
         return signalPassFailure();
       lowered = true;
     }

@@ -59,11 +59,10 @@ constexpr int64_t kWord = 4;
 void recordTiling(dev::LaunchOp launch, StringRef strategy, int64_t dealS,
                   int64_t dealH) {
   Builder b(launch.getContext());
-  launch->setAttr("npudev.tiling",
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
-                       b.getNamedAttr("deal_s", b.getI64IntegerAttr(dealS)),
-                       b.getNamedAttr("deal_h", b.getI64IntegerAttr(dealH))}));
+  KernelBuilder::recordTiling(
+      launch, {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+               b.getNamedAttr("deal_s", b.getI64IntegerAttr(dealS)),
+               b.getNamedAttr("deal_h", b.getI64IntegerAttr(dealH))});
 }
 
 /// The samples task `tid` takes when `total` are split over `tasks`: the
@@ -506,7 +505,7 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
 
 } // namespace
 
-bool npu::hasDeviceKernels(Operation *op) {
+bool npu::isMoEOp(Operation *op) {
   return isa<MoEDispatchBackwardDataOp, MoEDispatchForwardOp,
              MoEDispatchBackwardGateOp>(op);
 }

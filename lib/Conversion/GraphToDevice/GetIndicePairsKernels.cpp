@@ -1,0 +1,557 @@
+//===- GetIndicePairsKernels.cpp - get_indice_pairs on the device ---------===//
+//
+// The `sort` strategy (docs/sparse-conv.md), all sizes from the shapes and
+// the device model. Rows are taken in tiles of T (a power of two sized from
+// vector memory); the input is padded to Lp = roundUp(L + 1, T) rows whose
+// keys are the sentinel (the key type's maximum), so every tile is whole
+// and every sorted array ends in a sentinel.
+//
+// Default (and transposed) convolution:
+//  1. expand: per row tile and offset k, the output site each input site
+//     reaches, as a key b*V + (z*H + y)*W + x over the output shape (the
+//     sentinel when it reaches none), with payload k*Lp + i, and the count
+//     of valid candidates of (k, tile);
+//  2. sort the K*Lp keys (DeviceSort.cpp);
+//  3. count the first element of each run of equal keys per sorted tile,
+//     scan the counts (num_act_out is the total), then number the runs:
+//     each candidate's output row is scattered to its payload slot and
+//     each run's key decoded into its out_indices row;
+// Submanifold: the L input keys are sorted once (payload: the row); per
+// offset each candidate finds its site by a vectorised lower_bound (log2 Lp
+// rounds of dma_gather over the sorted keys) and takes that site's row.
+// Both then write the pairs: per offset a scan over the tile counts gives
+// each tile's first slot and an on-chip prefix sum the slot of each pair,
+// so pairs stay in ascending input order; unused slots hold -1.
+// Work O(K L log(K L)) (default) or O(K L log L) (subm), global workspace
+// O(K L), on chip O(T).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceSort.h"
+#include "OperatorKernels.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace npu;
+using dev::BinaryKind;
+using dev::ComparePredicate;
+
+namespace {
+
+/// On-chip bytes the expand kernel needs per row of a tile (the largest of
+/// the kernels here), rounded up.
+constexpr int64_t kBytesPerTileRow = 128;
+
+/// The shapes and buffers of one get_indice_pairs lowering.
+struct PairsLowering {
+  KernelBuilder &k;
+  SparseConvGeometry geometry;
+  int64_t rows, offsets; // L and K
+  int64_t tile, paddedRows, rowTiles, tasks;
+  Type keyType, i32;
+  int64_t sentinel;
+  Value indices, outIndices, pairs, pairCounts, rowCount;
+  /// Per candidate (k * Lp + i): its output row or -1.
+  Value candidateRows;
+  /// Per (k, row tile): the number of pairs, then the first slot.
+  Value tileCounts, tileBases;
+
+  PairsLowering(KernelBuilder &k, GetIndicePairsOp op, const KernelOperands &io,
+                const DeviceModel &device)
+      : k(k), geometry(op.getGeometry()) {
+    indices = io.operands[0];
+    outIndices = io.results[0];
+    pairs = io.results[1];
+    pairCounts = io.results[2];
+    rowCount = io.rowCounts[0];
+    rows = cast<MemRefType>(indices.getType()).getDimSize(0);
+    offsets = geometry.getKernelVolume();
+    tile = int64_t(1) << llvm::Log2_64(
+               std::max<int64_t>(1, device.vectorBytes / kBytesPerTileRow));
+    paddedRows = llvm::alignTo(rows + 1, tile);
+    rowTiles = paddedRows / tile;
+    tasks = device.getNumCores();
+    MLIRContext *ctx = op.getContext();
+    i32 = IntegerType::get(ctx, 32);
+    bool wide = geometry.needsWideKeys();
+    keyType = IntegerType::get(ctx, wide ? 64 : 32);
+    sentinel = wide ? std::numeric_limits<int64_t>::max()
+                    : std::numeric_limits<int32_t>::max();
+  }
+
+  Value globalBuffer(int64_t size, Type element) {
+    auto type =
+        MemRefType::get({size}, element, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(element.getContext(),
+                                                  dev::MemorySpace::global));
+    Value buffer = k.builder().create<memref::AllocOp>(k.location(), type);
+    workspace.push_back(buffer);
+    return buffer;
+  }
+  Value span(Value memref, Value offset, int64_t size) {
+    return k.window(memref, {offset}, {k.builder().getIndexAttr(size)});
+  }
+  Value span(Value memref, Value offset, Value size) {
+    return k.window(memref, {offset}, {size});
+  }
+  int64_t tasksFor(int64_t items) const {
+    return std::max<int64_t>(1, std::min(tasks, items));
+  }
+  void record(dev::LaunchOp launch, StringRef step) {
+    Builder b(launch.getContext());
+    KernelBuilder::recordTiling(
+        launch, {b.getNamedAttr("strategy", b.getStringAttr("sort")),
+                 b.getNamedAttr("step", b.getStringAttr(step)),
+                 b.getNamedAttr("tile", b.getI64IntegerAttr(tile))});
+  }
+
+  //===--- Candidates -----------------------------------------------------===//
+
+  /// Per-task buffers of the candidate computation.
+  struct SiteBuffers {
+    Value columns;         // [4, T] i32: b, z, y, x of the tile's rows
+    Value valid;           // [T] i32: the row is a site inside the shape
+    Value coords[3];       // [T] i32: reached output coordinates
+    Value mask, scratch;   // [T] i32
+    Value key, wide, fill; // [T] key type: key, widened operand, sentinel
+  };
+
+  SiteBuffers allocSiteBuffers() {
+    SiteBuffers s;
+    s.columns = k.alloc({4, tile}, i32);
+    s.valid = k.alloc({tile}, i32);
+    for (Value &c : s.coords)
+      c = k.alloc({tile}, i32);
+    s.mask = k.alloc({tile}, i32);
+    s.scratch = k.alloc({tile}, i32);
+    s.key = k.alloc({tile}, keyType);
+    s.wide = k.alloc({tile}, keyType);
+    s.fill = k.alloc({tile}, keyType);
+    k.vfill(s.fill, sentinel);
+    return s;
+  }
+
+  Value column(const SiteBuffers &s, int64_t c) {
+    return k.window(
+        s.columns, {k.index(c), k.index(0)},
+        {k.builder().getIndexAttr(1), k.builder().getIndexAttr(tile)}, {0});
+  }
+
+  /// mask &= (in pred scalar).
+  void andCompare(Value mask, Value scratch, ComparePredicate pred, Value in,
+                  Value scalar) {
+    k.vcmpScalar(pred, in, scalar, scratch);
+    k.vbinary(BinaryKind::And, mask, scratch, mask);
+  }
+
+  /// Loads the rows [i0, i0 + T) of `indices` (rows past L read as batch
+  /// -1) and marks the valid ones: batch in [0, batch_size), coordinates
+  /// inside the input shape.
+  void loadSites(const SiteBuffers &s, Value i0) {
+    k.vfill(s.columns, -1);
+    Value count =
+        k.max(k.index(0), k.min(k.index(tile), k.sub(k.index(rows), i0)));
+    OpBuilder &b = k.builder();
+    for (int64_t c = 0; c < 4; ++c) {
+      Value from =
+          k.window(indices, {i0, k.index(c)}, {count, b.getIndexAttr(1)}, {1});
+      Value to = k.window(s.columns, {k.index(c), k.index(0)},
+                          {b.getIndexAttr(1), count}, {0});
+      k.dma(from, to);
+    }
+    k.vcmpScalar(ComparePredicate::ge, column(s, 0), k.index(0), s.valid);
+    andCompare(s.valid, s.scratch, ComparePredicate::lt, column(s, 0),
+               k.index(geometry.batch));
+    for (unsigned d = 0; d < 3; ++d) {
+      andCompare(s.valid, s.scratch, ComparePredicate::ge, column(s, d + 1),
+                 k.index(0));
+      andCompare(s.valid, s.scratch, ComparePredicate::lt, column(s, d + 1),
+                 k.index(geometry.in[d]));
+    }
+  }
+
+  /// The output sites the loaded rows reach through offset (rz, ry, rx)
+  /// (index values; none: the sites themselves): s.key holds their keys
+  /// (the sentinel where none), s.mask 1 where one is reached.
+  void computeCandidates(const SiteBuffers &s, ArrayRef<Value> offset) {
+    const SparseConvGeometry &g = geometry;
+    k.vbinaryScalar(BinaryKind::add, s.valid, k.index(0), s.mask);
+    for (unsigned d = 0; d < 3; ++d) {
+      Value x = column(s, d + 1), o = s.coords[d];
+      if (offset.empty()) {
+        k.vbinaryScalar(BinaryKind::add, x, k.index(0), o);
+        continue;
+      }
+      Value shift = k.mul(offset[d], k.index(g.dilation[d]));
+      if (g.transpose) {
+        // o = x * s - p + r * d.
+        k.vbinaryScalar(BinaryKind::mul, x, k.index(g.stride[d]), o);
+        k.vbinaryScalar(BinaryKind::add, o, k.sub(shift, k.index(g.padding[d])),
+                        o);
+      } else {
+        // t = x + p - r * d; o = t / s when s divides t.
+        k.vbinaryScalar(BinaryKind::add, x, k.sub(k.index(g.padding[d]), shift),
+                        o);
+        andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
+        if (g.stride[d] != 1) {
+          k.vbinaryScalar(BinaryKind::div, o, k.index(g.stride[d]), s.scratch);
+          k.vbinaryScalar(BinaryKind::mul, s.scratch, k.index(g.stride[d]),
+                          s.scratch);
+          k.vcmp(ComparePredicate::eq, s.scratch, o, s.scratch);
+          k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
+          k.vbinaryScalar(BinaryKind::div, o, k.index(g.stride[d]), o);
+        }
+      }
+      andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
+      andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(g.out[d]));
+    }
+    // key = ((b * D + z) * H + y) * W + x, in the key type.
+    auto widen = [&](Value v) {
+      if (keyType == i32)
+        return v;
+      k.vcast(v, s.wide);
+      return s.wide;
+    };
+    if (keyType == i32)
+      k.vbinaryScalar(BinaryKind::add, column(s, 0), k.index(0), s.key);
+    else
+      k.vcast(column(s, 0), s.key);
+    for (unsigned d = 0; d < 3; ++d) {
+      k.vbinaryScalar(BinaryKind::mul, s.key, k.index(g.out[d]), s.key);
+      k.vbinary(BinaryKind::add, s.key, widen(s.coords[d]), s.key);
+    }
+    k.vselect(s.mask, s.key, s.fill, s.key);
+  }
+
+  /// (rz, ry, rx) of offset `kk` (an index).
+  SmallVector<Value> offsetOf(Value kk) {
+    const auto &kernel = geometry.kernel;
+    return {k.div(kk, k.index(kernel[1] * kernel[2])),
+            k.rem(k.div(kk, k.index(kernel[2])), k.index(kernel[1])),
+            k.rem(kk, k.index(kernel[2]))};
+  }
+
+  /// counts[kk * rowTiles + t] = sum(mask).
+  void storeTileCount(Value mask, Value sum, Value kk, Value t) {
+    k.vreduce(dev::ReduceKind::sum, mask, sum);
+    k.dma(sum, span(tileCounts, k.add(k.mul(kk, k.index(rowTiles)), t), 1));
+  }
+
+  //===--- Default convolution --------------------------------------------===//
+
+  /// Step 1: candidate keys and payloads, and the per-(k, tile) counts.
+  void buildExpand(KeyValueArrays candidates) {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      SiteBuffers s = allocSiteBuffers();
+      Value payload = k.alloc({tile}, i32), sum = k.alloc({1}, i32);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        Value i0 = k.mul(t, k.index(tile));
+        loadSites(s, i0);
+        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
+          computeCandidates(s, offsetOf(kk));
+          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
+          k.dma(s.key, span(candidates.keys, slot, tile));
+          k.iota(payload, slot);
+          k.dma(payload, span(candidates.values, slot, tile));
+          storeTileCount(s.mask, sum, kk, t);
+        });
+      });
+    });
+    record(launch, "expand");
+  }
+
+  /// Loads sorted tile t's keys and marks in `heads` the first key of each
+  /// run (a valid key differing from the one before).
+  void markRunHeads(Value keys, Value t, Value key, Value prev, Value heads,
+                    Value scratch) {
+    Value g = k.mul(t, k.index(tile));
+    k.dma(span(keys, g, tile), key);
+    k.vfill(prev, -1);
+    k.ifThenElse(
+        k.lt(k.index(0), t),
+        [&] { k.dma(span(keys, k.sub(g, k.index(1)), tile), prev); },
+        [&] {
+          k.dma(span(keys, g, tile - 1), span(prev, k.index(1), tile - 1));
+        });
+    k.vcmp(ComparePredicate::ne, key, prev, heads);
+    k.vcmpScalar(ComparePredicate::ne, key, k.constant(keyType, sentinel),
+                 scratch);
+    k.vbinary(BinaryKind::And, heads, scratch, heads);
+  }
+
+  /// Step 3: number the runs of the sorted candidates.
+  void buildNumbering(KeyValueArrays sorted) {
+    int64_t sortedTiles = offsets * paddedRows / tile;
+    Value headCounts = globalBuffer(sortedTiles, i32);
+    Value headBases = globalBuffer(sortedTiles, i32);
+    auto count = k.launch(tasksFor(sortedTiles), [&](Value tid) {
+      Value key = k.alloc({tile}, keyType), prev = k.alloc({tile}, keyType);
+      Value heads = k.alloc({tile}, i32), scratch = k.alloc({tile}, i32);
+      Value sum = k.alloc({1}, i32);
+      k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
+        markRunHeads(sorted.keys, t, key, prev, heads, scratch);
+        k.vreduce(dev::ReduceKind::sum, heads, sum);
+        k.dma(sum, span(headCounts, t, 1));
+      });
+    });
+    record(count, "count_runs");
+    auto scan = k.launch(1, [&](Value) {
+      Value total =
+          buildExclusiveScan(k, headCounts, headBases, sortedTiles, tile);
+      k.store(k.convert(total, k.builder().getI64Type()), rowCount,
+              {k.index(0)});
+    });
+    record(scan, "scan_runs");
+    auto number = k.launch(tasksFor(sortedTiles), [&](Value tid) {
+      Value key = k.alloc({tile}, keyType), prev = k.alloc({tile}, keyType);
+      Value heads = k.alloc({tile}, i32), scratch = k.alloc({tile}, i32);
+      Value run = k.alloc({tile}, i32), target = k.alloc({tile}, i32);
+      Value payload = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
+      Value part = k.alloc({tile}, keyType), rest = k.alloc({tile}, keyType);
+      Value site = k.alloc({4, tile}, i32), siteRows = k.alloc({tile, 4}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
+        markRunHeads(sorted.keys, t, key, prev, heads, scratch);
+        Value g = k.mul(t, k.index(tile));
+        k.dma(span(sorted.values, g, tile), payload);
+        // run = (heads up to and including this element) - 1 + base.
+        k.vcumsum(heads, run);
+        Value base = k.toIndex(k.load(headBases, t));
+        k.vbinaryScalar(BinaryKind::add, run, k.sub(base, k.index(1)), run);
+        k.vselect(scratch, run, none, target);
+        k.dmaScatter(target, candidateRows, payload);
+        k.vselect(heads, run, none, target);
+        decodeSites(key, part, rest, site);
+        k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
+        k.dmaScatter(siteRows, outIndices, target);
+      });
+    });
+    record(number, "number_runs");
+  }
+
+  /// site[c] = coordinate c (b, z, y, x) of each key.
+  void decodeSites(Value key, Value part, Value rest, Value site) {
+    const auto &out = geometry.out;
+    int64_t strides[4] = {out[0] * out[1] * out[2], out[1] * out[2], out[2], 1};
+    k.vbinaryScalar(BinaryKind::add, key, k.index(0), rest);
+    for (int64_t c = 0; c < 4; ++c) {
+      Value row = k.window(
+          site, {k.index(c), k.index(0)},
+          {k.builder().getIndexAttr(1), k.builder().getIndexAttr(tile)}, {0});
+      k.vbinaryScalar(BinaryKind::div, rest, k.index(strides[c]), part);
+      if (keyType == i32)
+        k.vbinaryScalar(BinaryKind::add, part, k.index(0), row);
+      else
+        k.vcast(part, row);
+      k.vbinaryScalar(BinaryKind::mul, part, k.index(strides[c]), part);
+      k.vbinary(BinaryKind::sub, rest, part, rest);
+    }
+  }
+
+  //===--- Submanifold ----------------------------------------------------===//
+
+  /// The keys of the input sites, payload the row.
+  void buildSiteKeys(KeyValueArrays sites) {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      SiteBuffers s = allocSiteBuffers();
+      Value payload = k.alloc({tile}, i32);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        Value i0 = k.mul(t, k.index(tile));
+        loadSites(s, i0);
+        computeCandidates(s, /*offset=*/{});
+        k.dma(s.key, span(sites.keys, i0, tile));
+        k.iota(payload, i0);
+        k.dma(payload, span(sites.values, i0, tile));
+      });
+    });
+    record(launch, "site_keys");
+  }
+
+  /// Per offset, each candidate's row by lower_bound in the sorted keys.
+  void buildLookup(KeyValueArrays sorted) {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      SiteBuffers s = allocSiteBuffers();
+      Value base = k.alloc({tile}, i32), probe = k.alloc({tile}, i32);
+      Value found = k.alloc({tile}, keyType), row = k.alloc({tile}, i32);
+      Value none = k.alloc({tile}, i32), sum = k.alloc({1}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        Value i0 = k.mul(t, k.index(tile));
+        loadSites(s, i0);
+        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
+          computeCandidates(s, offsetOf(kk));
+          lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
+          // Found when the key there is the candidate's (and valid).
+          k.dmaGather(sorted.keys, base, found);
+          k.vcmp(ComparePredicate::eq, found, s.key, s.scratch);
+          k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
+          k.dmaGather(sorted.values, base, row);
+          k.vselect(s.mask, row, none, row);
+          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
+          k.dma(row, span(candidateRows, slot, tile));
+          storeTileCount(s.mask, sum, kk, t);
+        });
+      });
+    });
+    record(launch, "lookup");
+  }
+
+  /// base = lower_bound(keys, key) per lane, by halving: while n > 1,
+  /// base += (keys[base + n/2] < key) * (n/2); n -= n/2; then one more
+  /// step. Every probe stays inside the Lp sorted keys.
+  void lowerBound(Value keys, Value key, Value base, Value probe, Value found,
+                  Value less) {
+    k.vfill(base, 0);
+    for (int64_t n = paddedRows; n > 1; n -= n / 2) {
+      int64_t half = n / 2;
+      k.vbinaryScalar(BinaryKind::add, base, k.index(half), probe);
+      k.dmaGather(keys, probe, found);
+      k.vcmp(ComparePredicate::lt, found, key, less);
+      k.vbinaryScalar(BinaryKind::mul, less, k.index(half), less);
+      k.vbinary(BinaryKind::add, base, less, base);
+    }
+    k.dmaGather(keys, base, found);
+    k.vcmp(ComparePredicate::lt, found, key, less);
+    k.vbinary(BinaryKind::add, base, less, base);
+  }
+
+  //===--- Pairs ----------------------------------------------------------===//
+
+  /// Fills indice_pairs with -1, scans the tile counts per offset (the
+  /// totals are indice_num) and writes each pair into its slot.
+  void buildPairs() {
+    int64_t pairRows = 2 * offsets, chunks = llvm::divideCeil(rows, tile);
+    auto fill = k.launch(tasksFor(pairRows * chunks), [&](Value tid) {
+      Value none = k.alloc({tile}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(
+          tid, tasksFor(pairRows * chunks), pairRows * chunks, [&](Value item) {
+            Value r = k.div(item, k.index(chunks));
+            Value j = k.mul(k.rem(item, k.index(chunks)), k.index(tile));
+            Value size = k.min(k.index(tile), k.sub(k.index(rows), j));
+            k.dma(span(none, k.index(0), size),
+                  span(pairRow(k.div(r, k.index(2)), k.rem(r, k.index(2))), j,
+                       size));
+          });
+    });
+    record(fill, "fill_pairs");
+    auto scan = k.launch(1, [&](Value) {
+      k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
+        Value first = k.mul(kk, k.index(rowTiles));
+        Value total = buildExclusiveScan(k, span(tileCounts, first, rowTiles),
+                                         span(tileBases, first, rowTiles),
+                                         rowTiles, std::min(rowTiles, tile));
+        k.store(k.convert(total, i32), pairCounts, {kk});
+      });
+    });
+    record(scan, "scan_pairs");
+    int64_t items = offsets * rowTiles;
+    auto write = k.launch(tasksFor(items), [&](Value tid) {
+      Value outRow = k.alloc({tile}, i32), mask = k.alloc({tile}, i32);
+      Value slot = k.alloc({tile}, i32), inRow = k.alloc({tile}, i32);
+      Value none = k.alloc({tile}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(items), items, [&](Value item) {
+        Value kk = k.div(item, k.index(rowTiles));
+        Value t = k.rem(item, k.index(rowTiles));
+        Value i0 = k.mul(t, k.index(tile));
+        k.dma(span(candidateRows, k.add(k.mul(kk, k.index(paddedRows)), i0),
+                   tile),
+              outRow);
+        k.vcmpScalar(ComparePredicate::ge, outRow, k.index(0), mask);
+        k.vcumsum(mask, slot);
+        Value base = k.toIndex(k.load(tileBases, item));
+        k.vbinaryScalar(BinaryKind::add, slot, k.sub(base, k.index(1)), slot);
+        k.vselect(mask, slot, none, slot);
+        k.iota(inRow, i0);
+        k.dmaScatter(inRow, pairRow(kk, k.index(0)), slot);
+        k.dmaScatter(outRow, pairRow(kk, k.index(1)), slot);
+      });
+    });
+    record(write, "write_pairs");
+  }
+
+  /// indice_pairs[kk, side, :].
+  Value pairRow(Value kk, Value side) {
+    OpBuilder &b = k.builder();
+    return k.window(
+        pairs, {kk, side, k.index(0)},
+        {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(rows)}, {0, 1});
+  }
+
+  //===--- Entry ----------------------------------------------------------===//
+
+  void build() {
+    if (rows == 0)
+      return buildEmpty();
+    int64_t candidates = geometry.subm ? paddedRows : offsets * paddedRows;
+    KeyValueArrays data{globalBuffer(candidates, keyType),
+                        globalBuffer(candidates, i32)};
+    KeyValueArrays scratch{globalBuffer(candidates, keyType),
+                           globalBuffer(candidates, i32)};
+    candidateRows = globalBuffer(offsets * paddedRows, i32);
+    tileCounts = globalBuffer(offsets * rowTiles, i32);
+    tileBases = globalBuffer(offsets * rowTiles, i32);
+    SortTiling tiling{tile, tasks};
+    if (geometry.subm) {
+      buildSiteKeys(data);
+      buildLookup(buildDeviceSort(k, data, scratch, candidates, tiling));
+      k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
+    } else {
+      buildExpand(data);
+      buildNumbering(buildDeviceSort(k, data, scratch, candidates, tiling));
+    }
+    buildPairs();
+    for (Value buffer : workspace)
+      k.builder().create<memref::DeallocOp>(k.location(), buffer);
+  }
+
+  /// L = 0: no sites, no pairs.
+  void buildEmpty() {
+    auto launch = k.launch(1, [&](Value) {
+      k.forLoop(k.index(0), k.index(offsets), k.index(1),
+                [&](Value kk) { k.store(k.i32(0), pairCounts, {kk}); });
+      if (rowCount)
+        k.store(k.constant(k.builder().getI64Type(), 0), rowCount,
+                {k.index(0)});
+    });
+    record(launch, "empty");
+  }
+
+  SmallVector<Value> workspace;
+};
+
+} // namespace
+
+bool npu::isSparseConvOp(Operation *op) {
+  return isa<GetIndicePairsOp, SparseConv3DOp>(op);
+}
+
+FailureOr<int64_t> npu::getSparseConvRowBound(
+    Operation *op, unsigned result,
+    function_ref<std::optional<int64_t>(Value)> indexBound) {
+  if (auto pairs = dyn_cast<GetIndicePairsOp>(op)) {
+    SparseConvGeometry g = pairs.getGeometry();
+    int64_t rows = pairs.getIndices().getType().getDimSize(0);
+    return std::min(rows * g.getKernelVolume(), g.batch * g.getOutVolume());
+  }
+  auto conv = cast<SparseConv3DOp>(op);
+  if (std::optional<int64_t> bound = indexBound(conv.getNumActOut()))
+    return *bound;
+  return op->emitOpError("cannot be lowered to the device: num_act_out has "
+                         "no known upper bound (use tensor.dim of "
+                         "get_indice_pairs' out_indices or a constant)");
+}
+
+LogicalResult npu::buildGetIndicePairsKernels(OpBuilder &b, Operation *op,
+                                              const KernelOperands &io,
+                                              const DeviceModel &device,
+                                              const KernelOptions &options) {
+  if (options.sparseConvStrategy == "grid")
+    return op->emitOpError("the grid strategy is not available yet");
+  KernelBuilder k(b, op->getLoc());
+  PairsLowering(k, cast<GetIndicePairsOp>(op), io, device).build();
+  return success();
+}

@@ -1,0 +1,174 @@
+//===- SparseConvKernels.cpp - sparse_conv3d on the device ----------------===//
+//
+// out[o] = sum over offsets k and pairs (i, o) of k of features[i] x W[k],
+// in the op's fixed order (docs/sparse-conv.md):
+//  1. a launch zero-fills the num_act_out output rows;
+//  2. one launch per offset, in order (subm: the centre offset first), so
+//     that the additions into each output row happen in that order. Within
+//     one offset every output row appears in at most one pair (an offset
+//     maps sites one to one), so tasks take chunks of M pairs in any order
+//     without changing a bit: each task gathers its chunk's input rows
+//     (dma_gather; the subm centre pairs each row with itself, so a plain
+//     DMA), multiplies them by W[k] on the cube unit (W[k] kept in cube
+//     memory for the whole launch) and scatter-adds the product rows into
+//     the output (dma_scatter add).
+// M is the largest chunk whose rows and products fit vector memory. Work
+// O(sum(indice_num) * Cin * Cout); every feature row crosses DMA once per
+// pair.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "OperatorKernels.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+using namespace mlir;
+using namespace npu;
+
+namespace {
+
+struct SparseConvLowering {
+  KernelBuilder &k;
+  SparseConv3DOp op;
+  Value features, weights, pairs, pairCounts, numActOut, output;
+  int64_t rows, offsets, cin, cout, chunk, tasks;
+  Type f32, i32;
+
+  SparseConvLowering(KernelBuilder &k, SparseConv3DOp op,
+                     const KernelOperands &io, const DeviceModel &device)
+      : k(k), op(op) {
+    features = io.operands[0];
+    weights = io.operands[1];
+    pairs = io.operands[2];
+    pairCounts = io.operands[3];
+    numActOut = io.operands[4];
+    output = io.results[0];
+    auto shape = [](Value v) {
+      return cast<MemRefType>(v.getType()).getShape();
+    };
+    rows = shape(pairs)[2];
+    offsets = shape(weights)[0];
+    cin = shape(weights)[1];
+    cout = shape(weights)[2];
+    // Per chunk row: gathered features, product, two indices.
+    int64_t rowBytes = 4 * (cin + cout + 2);
+    chunk = std::max<int64_t>(1, device.vectorBytes / rowBytes);
+    tasks = device.getNumCores();
+    f32 = Float32Type::get(op.getContext());
+    i32 = IntegerType::get(op.getContext(), 32);
+  }
+
+  /// for (j = tid * M; j < n; j += tasks * M) body(j, min(M, n - j)).
+  void forEachChunk(Value tid, Value n, function_ref<void(Value, Value)> body) {
+    k.forLoop(k.mul(tid, k.index(chunk)), n, k.index(tasks * chunk),
+              [&](Value j) { body(j, k.min(k.index(chunk), k.sub(n, j))); });
+  }
+
+  Value rowsOf(Value memref, Value first, Value count, int64_t width) {
+    return k.window(memref, {first, k.index(0)},
+                    {count, k.builder().getIndexAttr(width)});
+  }
+
+  void record(dev::LaunchOp launch, StringRef step) {
+    Builder b(launch.getContext());
+    KernelBuilder::recordTiling(
+        launch, {b.getNamedAttr("strategy", b.getStringAttr("gather_matmul")),
+                 b.getNamedAttr("step", b.getStringAttr(step)),
+                 b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))});
+  }
+
+  void buildZeroFill() {
+    auto launch = k.launch(tasks, [&](Value tid) {
+      Value zeros = k.alloc({chunk, cout}, f32);
+      k.vfill(zeros, k.f32(0.0));
+      forEachChunk(tid, numActOut, [&](Value j, Value size) {
+        k.dma(rowsOf(zeros, k.index(0), size, cout),
+              rowsOf(output, j, size, cout));
+      });
+    });
+    record(launch, "zero_fill");
+  }
+
+  /// The pairs of offset `kk` (an index), gathered along `from`, added
+  /// along `to`; `identity` when they pair each row with itself.
+  void buildOffset(Value kk, bool identity) {
+    auto launch = k.launch(tasks, [&](Value tid) {
+      Value weight = k.alloc({cin, cout}, f32, dev::MemorySpace::cube);
+      Value gathered = k.alloc({chunk, cin}, f32);
+      Value product = k.alloc({chunk, cout}, f32);
+      Value source = k.alloc({chunk}, i32), target = k.alloc({chunk}, i32);
+      OpBuilder &b = k.builder();
+      k.dma(k.window(
+                weights, {kk, k.index(0), k.index(0)},
+                {b.getIndexAttr(1), b.getIndexAttr(cin), b.getIndexAttr(cout)},
+                {0}),
+            weight);
+      Value count = k.toIndex(k.load(pairCounts, kk));
+      int64_t from = op.getInverse() ? 1 : 0;
+      forEachChunk(tid, count, [&](Value j, Value size) {
+        Value in = rowsOf(gathered, k.index(0), size, cin);
+        Value prod = rowsOf(product, k.index(0), size, cout);
+        Value to = k.window(target, {k.index(0)}, {size});
+        if (identity) {
+          k.dma(rowsOf(features, j, size, cin), in);
+          k.iota(to, j);
+        } else {
+          Value src = k.window(source, {k.index(0)}, {size});
+          k.dma(pairSpan(kk, from, j, size), src);
+          k.dma(pairSpan(kk, 1 - from, j, size), to);
+          k.dmaGather(features, src, in);
+        }
+        b.create<dev::MatmulOp>(k.location(), in, weight, prod,
+                                /*accumulate=*/false);
+        k.dmaScatter(prod, output, to, /*add=*/true);
+      });
+    });
+    record(launch, identity ? "centre" : "offset");
+  }
+
+  /// indice_pairs[kk, side, j : j + size].
+  Value pairSpan(Value kk, int64_t side, Value j, Value size) {
+    OpBuilder &b = k.builder();
+    return k.window(pairs, {kk, k.index(side), j},
+                    {b.getIndexAttr(1), b.getIndexAttr(1), size}, {0, 1});
+  }
+
+  void build(Value rowCount) {
+    if (rowCount)
+      k.store(k.convert(numActOut, k.builder().getI64Type()), rowCount,
+              {k.index(0)});
+    buildZeroFill();
+    if (offsets == 0)
+      return;
+    int64_t centre = offsets / 2;
+    if (op.getSubm())
+      buildOffset(k.index(centre), /*identity=*/true);
+    // The other offsets in ascending order (all of them without subm).
+    auto offsetRange = [&](int64_t lo, int64_t hi) {
+      if (lo < hi)
+        k.forLoop(k.index(lo), k.index(hi), k.index(1),
+                  [&](Value kk) { buildOffset(kk, /*identity=*/false); });
+    };
+    if (op.getSubm()) {
+      offsetRange(0, centre);
+      offsetRange(centre + 1, offsets);
+    } else {
+      offsetRange(0, offsets);
+    }
+  }
+};
+
+} // namespace
+
+LogicalResult npu::buildSparseConv3dKernels(OpBuilder &b, Operation *op,
+                                            const KernelOperands &io,
+                                            const DeviceModel &device) {
+  auto conv = cast<SparseConv3DOp>(op);
+  if (!conv.getFeatures().getType().getElementType().isF32())
+    return op->emitOpError("is lowered to the device for f32 features only, "
+                           "got ")
+           << conv.getFeatures().getType().getElementType();
+  KernelBuilder k(b, op->getLoc());
+  SparseConvLowering(k, conv, io, device).build(io.rowCounts[0]);
+  return success();
+}
