@@ -25,8 +25,10 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace npu;
@@ -213,9 +215,9 @@ std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
   std::string outRows = g.subm ? std::to_string(sites) : "?";
   return llvm::formatv(
              R"(func.func @sc(%idx: tensor<{0}x4xi32>, %f: tensor<{0}x{2}xf32>,
-                 %w: tensor<{1}x{2}x{3}xf32>)
+                 %w: tensor<{1}x{2}x{3}xf32>, %w2: tensor<{1}x{3}x{2}xf32>)
     -> (tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>, tensor<{1}xi32>,
-        tensor<?x{3}xf32>) {
+        tensor<?x{3}xf32>, tensor<{0}x{2}xf32>) {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = {5} : i64,
       spatial_shape = {6}, kernel_size = {7}, stride = {8}, padding = {9},
       dilation = {10}, out_padding = {11}{12}}
@@ -226,8 +228,13 @@ std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
   %y = npu.sparse_conv3d %f, %w, %p, %n, %m {13}
       : (tensor<{0}x{2}xf32>, tensor<{1}x{2}x{3}xf32>, tensor<{1}x2x{0}xi32>,
          tensor<{1}xi32>, index) -> tensor<?x{3}xf32>
-  return %o, %p, %n, %y : tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>,
-                          tensor<{1}xi32>, tensor<?x{3}xf32>
+  %l = arith.constant {0} : index
+  %z = npu.sparse_conv3d %y, %w2, %p, %n, %l {{inverse}
+      : (tensor<?x{3}xf32>, tensor<{1}x{3}x{2}xf32>, tensor<{1}x2x{0}xi32>,
+         tensor<{1}xi32>, index) -> tensor<{0}x{2}xf32>
+  return %o, %p, %n, %y, %z : tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>,
+                              tensor<{1}xi32>, tensor<?x{3}xf32>,
+                              tensor<{0}x{2}xf32>
 })",
              sites, k, cin, cout, outRows, g.batch, dims(g.in), dims(g.kernel),
              dims(g.stride), dims(g.padding), dims(g.dilation),
@@ -242,7 +249,26 @@ struct KernelCase {
   /// A preset name, or the path of a JSON description.
   std::string device;
   std::string deviceName;
+  std::string strategy = "auto";
+  bool clustered = false, wideKeys = false;
 };
+
+/// Distinct sites in a 6^3 box at the far corner of a random batch entry,
+/// so that they neighbour each other even in a huge shape.
+std::vector<Site> clusteredSites(const SparseConvGeometry &g, int64_t count,
+                                 uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::set<Site> chosen;
+  std::vector<Site> sites;
+  while (int64_t(sites.size()) < count) {
+    Site s{int32_t(rng() % g.batch), 0, 0, 0};
+    for (unsigned d = 0; d < 3; ++d)
+      s[d + 1] = int32_t(g.in[d] - 1 - rng() % 6);
+    if (chosen.insert(s).second)
+      sites.push_back(s);
+  }
+  return sites;
+}
 
 /// Two cores with 4 KiB of vector memory: tiles of 32 rows, so that the
 /// row tiles, the merge passes and the conv chunks all run several times.
@@ -272,30 +298,38 @@ protected:
   MLIRContext ctx;
 };
 
-/// The outputs of one run, cut to their row counts.
-struct Outputs {
-  std::vector<int32_t> outIndices, pairs, num;
-  std::vector<float> conv;
-};
-
-Outputs runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
-                   int64_t outBound, int64_t convBound, int64_t cout,
-                   bool dynamicSites, const std::string &deviceOption,
-                   bool jit) {
+/// Runs the lowered function on `inputs` in one executor and returns its
+/// outputs, each cut to its row count. Outputs start poisoned (-7, NaN) so
+/// that an element left unwritten shows.
+std::vector<HostArray> runKernels(ModuleOp module,
+                                  const std::vector<HostArray> &inputs,
+                                  const std::string &deviceOption, bool jit) {
   func::FuncOp func = *module.getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = inputs;
-  // Outputs start poisoned so that an element left unwritten shows.
-  int64_t k = inputs[2].shape[0], l = inputs[0].shape[0];
-  args.push_back(makeArray(
-      ElementKind::I32, std::vector<int32_t>(outBound * 4, -7), {outBound, 4}));
-  args.push_back(makeArray(ElementKind::I32,
-                           std::vector<int32_t>(k * 2 * l, -7), {k, 2, l}));
-  args.push_back(makeArray(ElementKind::I32, std::vector<int32_t>(k, -7), {k}));
-  args.push_back(makeArray(ElementKind::F32,
-                           std::vector<float>(convBound * cout, std::nanf("")),
-                           {convBound, cout}));
-  for (int i = 0; i < (dynamicSites ? 2 : 1); ++i)
-    args.push_back(makeArray(ElementKind::I64, std::vector<int64_t>{-1}, {1}));
+  for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
+    auto memref = cast<MemRefType>(type);
+    HostArray a;
+    a.kind = memref.getElementType().isF32()         ? ElementKind::F32
+             : memref.getElementType().isInteger(64) ? ElementKind::I64
+                                                     : ElementKind::I32;
+    a.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    a.data.resize(memref.getNumElements() * getElementBytes(a.kind));
+    if (a.kind == ElementKind::F32)
+      a = makeArray(a.kind, std::vector<float>(a.getNumElements(), NAN),
+                    a.shape);
+    else if (a.kind == ElementKind::I32)
+      a = makeArray(a.kind, std::vector<int32_t>(a.getNumElements(), -7),
+                    a.shape);
+    args.push_back(std::move(a));
+  }
+  // The JIT lowers the module in place: read the signature first.
+  std::vector<std::pair<unsigned, int64_t>> outputArgs; // (arg, rows arg)
+  for (unsigned i = inputs.size(); i < args.size(); ++i) {
+    if (!func.getArgAttr(i, "npudev.output"))
+      continue;
+    auto rows = func.getArgAttrOfType<IntegerAttr>(i, "npudev.rows");
+    outputArgs.emplace_back(i, rows ? rows.getInt() : -1);
+  }
   if (jit) {
     EXPECT_TRUE(succeeded(jit::runJit(module, "sc", args)));
   } else {
@@ -304,35 +338,58 @@ Outputs runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
     sim::SimulationReport report;
     EXPECT_TRUE(succeeded(sim::simulate(func, args, *device, {}, report)));
   }
-  Outputs out;
-  size_t first = inputs.size();
-  int64_t sites = dynamicSites ? valuesOf<int64_t>(args[first + 4])[0] : l;
-  int64_t convRows = valuesOf<int64_t>(args.back())[0];
-  out.outIndices = valuesOf<int32_t>(args[first]);
-  out.outIndices.resize(std::max<int64_t>(0, sites) * 4);
-  out.pairs = valuesOf<int32_t>(args[first + 1]);
-  out.num = valuesOf<int32_t>(args[first + 2]);
-  out.conv = valuesOf<float>(args[first + 3]);
-  out.conv.resize(std::max<int64_t>(0, convRows) * cout);
-  return out;
+  std::vector<HostArray> outputs;
+  for (auto [i, rowsArg] : outputArgs) {
+    HostArray out = args[i];
+    if (rowsArg >= 0) {
+      int64_t count = valuesOf<int64_t>(args[rowsArg])[0];
+      EXPECT_GE(count, 0);
+      EXPECT_LE(count, out.shape[0]);
+      count = std::clamp<int64_t>(count, 0, out.shape[0]);
+      out.data.resize(out.data.size() / std::max<int64_t>(1, out.shape[0]) *
+                      count);
+      out.shape[0] = count;
+    }
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+void expectSameBits(const std::vector<float> &actual,
+                    const std::vector<float> &expected, const char *what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i)
+    ASSERT_EQ(0, std::memcmp(&actual[i], &expected[i], sizeof(float)))
+        << what << "[" << i << "]: " << actual[i] << " vs " << expected[i];
 }
 
 TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   const GeometryCase &c = GetParam().geometry;
   SparseConvGeometry g = makeGeometry(c);
-  std::vector<Site> sites = randomSites(g, c.sites, 5);
+  std::vector<Site> sites = GetParam().clustered ? clusteredSites(g, c.sites, 5)
+                                                 : randomSites(g, c.sites, 5);
   IndicePairs ref = referenceIndicePairs(g, sites);
   ASSERT_EQ(ref.error, "");
+  EXPECT_EQ(g.needsWideKeys(), GetParam().wideKeys);
   const int64_t cin = 4, cout = 3, k = g.getKernelVolume();
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> f(sites.size() * cin), w(k * cin * cout);
-  for (float &v : f)
-    v = u(rng);
-  for (float &v : w)
-    v = u(rng);
-  std::vector<float> conv = referenceSparseConv(
-      f, w, ref, cin, cout, ref.outIndices.size(), false, g.subm);
+  int64_t outRows = ref.outIndices.size();
+  std::vector<float> f = randomFloats(c.sites * cin, 9),
+                     w = randomFloats(k * cin * cout, 10),
+                     w2 = randomFloats(k * cout * cin, 11);
+  std::vector<float> conv =
+      referenceSparseConv(f, w, ref, cin, cout, outRows, false, g.subm);
+  // The inverse convolution maps the result back onto the input sites.
+  std::vector<float> inverse =
+      referenceSparseConv(conv, w2, ref, cout, cin, c.sites, true, false);
 
   std::string source = pairsAndConvSource(g, c.sites, cin, cout);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
@@ -340,31 +397,30 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
   options.device = GetParam().device;
+  options.sparseConvStrategy = GetParam().strategy;
   pm.addPass(createLowerGraphToDevice(options));
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
-  std::vector<int32_t> flat;
+  std::vector<int32_t> flat, refSites;
   for (const Site &s : sites)
     flat.insert(flat.end(), s.begin(), s.end());
+  for (const Site &s : ref.outIndices)
+    refSites.insert(refSites.end(), s.begin(), s.end());
   std::vector<HostArray> inputs = {
       makeArray(ElementKind::I32, flat, {c.sites, 4}),
       makeArray(ElementKind::F32, f, {c.sites, cin}),
-      makeArray(ElementKind::F32, w, {k, cin, cout})};
-  int64_t bound =
-      g.subm ? c.sites : std::min(c.sites * k, g.batch * g.getOutVolume());
-  std::vector<int32_t> refSites;
-  for (const Site &s : ref.outIndices)
-    refSites.insert(refSites.end(), s.begin(), s.end());
+      makeArray(ElementKind::F32, w, {k, cin, cout}),
+      makeArray(ElementKind::F32, w2, {k, cout, cin})};
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
-    Outputs out = runKernels(*module, inputs, bound, bound, cout, !g.subm,
-                             GetParam().device, jit);
-    EXPECT_EQ(out.outIndices, refSites);
-    EXPECT_EQ(out.pairs, ref.pairs);
-    EXPECT_EQ(out.num, ref.num);
-    ASSERT_EQ(out.conv.size(), conv.size());
-    EXPECT_EQ(0, std::memcmp(out.conv.data(), conv.data(),
-                             conv.size() * sizeof(float)));
+    std::vector<HostArray> out =
+        runKernels(*module, inputs, GetParam().device, jit);
+    ASSERT_EQ(out.size(), 5u);
+    EXPECT_EQ(valuesOf<int32_t>(out[0]), refSites);
+    EXPECT_EQ(valuesOf<int32_t>(out[1]), ref.pairs);
+    EXPECT_EQ(valuesOf<int32_t>(out[2]), ref.num);
+    expectSameBits(valuesOf<float>(out[3]), conv, "sparse_conv3d");
+    expectSameBits(valuesOf<float>(out[4]), inverse, "inverse");
   }
 }
 
@@ -373,6 +429,15 @@ std::vector<KernelCase> kernelCases() {
   for (const GeometryCase &c : kCases) {
     cases.push_back({c, "mlu590", "mlu590"});
     cases.push_back({c, tinyDevicePath(), "tiny"});
+  }
+  // Linear indices past 2^31 (3 * 1024^3 sites): i64 keys.
+  // clang-format off
+  GeometryCase wideSubm{"wide_subm", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, true, false, 80};
+  GeometryCase wideDefault{"wide_default", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, false, false, 80};
+  // clang-format on
+  for (const GeometryCase &c : {wideSubm, wideDefault}) {
+    cases.push_back({c, "mlu590", "mlu590", "auto", true, true});
+    cases.push_back({c, tinyDevicePath(), "tiny", "auto", true, true});
   }
   return cases;
 }
