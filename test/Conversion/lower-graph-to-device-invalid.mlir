@@ -1,6 +1,9 @@
 // npu-lower-to-device rejects what it cannot lower, naming the op.
 // RUN: npu-opt %s --split-input-file --npu-lower-to-device --verify-diagnostics
 // RUN: not npu-opt %s --npu-lower-to-device=device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not npu-opt %s --npu-lower-to-device=sparse-conv-strategy=hash 2>&1 | FileCheck %s --check-prefix=STRATEGY
+
+// STRATEGY: error: npu-lower-to-device: sparse-conv-strategy must be auto, grid or sort, got 'hash'
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
@@ -18,3 +21,24 @@ func.func @dynamic(%g: tensor<?xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, %d: 
   return %c : tensor<4x8xf32>
 }
 
+
+// -----
+
+func.func @unbounded_rows(%idx: tensor<4x4xi32>, %f: tensor<4x2xf32>, %w: tensor<1x2x3xf32>) -> tensor<?x3xf32> {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 3, 3, 3>, kernel_size = array<i64: 1, 1, 1>} : (tensor<4x4xi32>) -> (tensor<?x4xi32>, tensor<1x2x4xi32>, tensor<1xi32>)
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %o, %c0 : tensor<?x4xi32>
+  %more = arith.addi %m, %m : index
+  // expected-error @+1 {{'npu.sparse_conv3d' op cannot be lowered to the device: num_act_out has no known upper bound (use tensor.dim of get_indice_pairs' out_indices or a constant)}}
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %more : (tensor<4x2xf32>, tensor<1x2x3xf32>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @f16_features(%f: tensor<4x2xf16>, %w: tensor<1x2x3xf16>, %p: tensor<1x2x4xi32>, %n: tensor<1xi32>) -> tensor<4x3xf16> {
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'npu.sparse_conv3d' op is lowered to the device for f32 features only, got 'f16'}}
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c4 : (tensor<4x2xf16>, tensor<1x2x3xf16>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<4x3xf16>
+  return %y : tensor<4x3xf16>
+}

@@ -2,7 +2,7 @@
 //
 // The `sort` strategy (docs/sparse-conv.md), all sizes from the shapes and
 // the device model. Rows are taken in tiles of T (a power of two sized from
-// vector memory); the input is padded to Lp = roundUp(L + 1, T) rows whose
+// vector memory, at most the input needs); the input is padded to Lp = roundUp(L + 1, T) rows whose
 // keys are the sentinel (the key type's maximum), so every tile is whole
 // and every sorted array ends in a sentinel.
 //
@@ -43,6 +43,8 @@ namespace {
 /// On-chip bytes the expand kernel needs per row of a tile (the largest of
 /// the kernels here), rounded up.
 constexpr int64_t kBytesPerTileRow = 128;
+/// Smallest tile worth a vector instruction.
+constexpr int64_t kMinTile = 16;
 
 /// The shapes and buffers of one get_indice_pairs lowering.
 struct PairsLowering {
@@ -68,8 +70,13 @@ struct PairsLowering {
     rowCount = io.rowCounts[0];
     rows = cast<MemRefType>(indices.getType()).getDimSize(0);
     offsets = geometry.getKernelVolume();
-    tile = int64_t(1) << llvm::Log2_64(
-               std::max<int64_t>(1, device.vectorBytes / kBytesPerTileRow));
+    // The largest power of two that fits, but no larger than the input
+    // needs (padding a small input to a big tile would sort mostly
+    // sentinels).
+    int64_t fits = int64_t(1) << llvm::Log2_64(std::max<int64_t>(
+                       1, device.vectorBytes / kBytesPerTileRow));
+    tile = std::min<int64_t>(
+        fits, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(rows + 1)));
     paddedRows = llvm::alignTo(rows + 1, tile);
     rowTiles = paddedRows / tile;
     tasks = device.getNumCores();
