@@ -2,9 +2,9 @@
 //
 // The `sort` strategy (docs/sparse-conv.md), all sizes from the shapes and
 // the device model. Rows are taken in tiles of T (a power of two sized from
-// vector memory, at most the input needs); the input is padded to Lp = roundUp(L + 1, T) rows whose
-// keys are the sentinel (the key type's maximum), so every tile is whole
-// and every sorted array ends in a sentinel.
+// vector memory, at most the input needs); the input is padded to Lp =
+// roundUp(L + 1, T) rows whose keys are the sentinel (the key type's maximum),
+// so every tile is whole and every sorted array ends in a sentinel.
 //
 // Default (and transposed) convolution:
 //  1. expand: per row tile and offset k, the output site each input site
@@ -107,11 +107,7 @@ struct PairsLowering {
     return std::max<int64_t>(1, std::min(tasks, items));
   }
   void record(dev::LaunchOp launch, StringRef step) {
-    Builder b(launch.getContext());
-    KernelBuilder::recordTiling(
-        launch, {b.getNamedAttr("strategy", b.getStringAttr("sort")),
-                 b.getNamedAttr("step", b.getStringAttr(step)),
-                 b.getNamedAttr("tile", b.getI64IntegerAttr(tile))});
+    KernelBuilder::recordStep(launch, "sort", step, "tile", tile);
   }
 
   //===--- Candidates -----------------------------------------------------===//

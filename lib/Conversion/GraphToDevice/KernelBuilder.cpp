@@ -237,3 +237,12 @@ void KernelBuilder::recordTiling(dev::LaunchOp launch,
   launch->setAttr("npudev.tiling",
                   DictionaryAttr::get(launch.getContext(), choices));
 }
+
+void KernelBuilder::recordStep(dev::LaunchOp launch, StringRef strategy,
+                               StringRef step, StringRef sizeName,
+                               int64_t size) {
+  Builder b(launch.getContext());
+  recordTiling(launch, {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+                        b.getNamedAttr("step", b.getStringAttr(step)),
+                        b.getNamedAttr(sizeName, b.getI64IntegerAttr(size))});
+}

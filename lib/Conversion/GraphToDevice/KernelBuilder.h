@@ -112,6 +112,10 @@ public:
   /// Records a lowering's choices on `launch` as `npudev.tiling`.
   static void recordTiling(dev::LaunchOp launch,
                            llvm::ArrayRef<mlir::NamedAttribute> choices);
+  /// The same for one step of a multi-launch strategy with one size.
+  static void recordStep(dev::LaunchOp launch, llvm::StringRef strategy,
+                         llvm::StringRef step, llvm::StringRef sizeName,
+                         int64_t size);
 
 private:
   mlir::OpBuilder &b;

@@ -70,11 +70,7 @@ struct SparseConvLowering {
   }
 
   void record(dev::LaunchOp launch, StringRef step) {
-    Builder b(launch.getContext());
-    KernelBuilder::recordTiling(
-        launch, {b.getNamedAttr("strategy", b.getStringAttr("gather_matmul")),
-                 b.getNamedAttr("step", b.getStringAttr(step)),
-                 b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))});
+    KernelBuilder::recordStep(launch, "gather_matmul", step, "chunk", chunk);
   }
 
   void buildZeroFill() {
