@@ -60,17 +60,6 @@ double bestOf(const std::function<void()> &fn) {
   return bench::bestOf(runs, fn);
 }
 
-template <typename T>
-HostArray array(ElementKind kind, const std::vector<T> &values,
-                llvm::ArrayRef<int64_t> shape) {
-  HostArray a;
-  a.kind = kind;
-  a.shape.assign(shape.begin(), shape.end());
-  a.data.resize(values.size() * sizeof(T));
-  std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
-}
-
 /// gates, indices, locations, dispatch, grad_input.
 std::vector<HostArray> routerInputs(const Shape &s) {
   std::mt19937 rng(1);
@@ -89,13 +78,15 @@ std::vector<HostArray> routerInputs(const Shape &s) {
     v = value(rng);
   int64_t rows = s.experts * s.capacity;
   std::vector<HostArray> args;
-  args.push_back(array(ElementKind::F32, gates, {s.samples}));
-  args.push_back(array(ElementKind::I32, indices, {s.samples}));
-  args.push_back(array(ElementKind::I32, locations, {s.samples}));
-  args.push_back(array(ElementKind::F32, dispatch, {rows, s.hidden}));
-  args.push_back(array(ElementKind::F32,
-                       std::vector<float>(s.samples * s.hidden),
-                       {s.samples, s.hidden}));
+  args.push_back(HostArray::fromValues(ElementKind::F32, gates, {s.samples}));
+  args.push_back(HostArray::fromValues(ElementKind::I32, indices, {s.samples}));
+  args.push_back(
+      HostArray::fromValues(ElementKind::I32, locations, {s.samples}));
+  args.push_back(
+      HostArray::fromValues(ElementKind::F32, dispatch, {rows, s.hidden}));
+  args.push_back(HostArray::fromValues(ElementKind::F32,
+                                       std::vector<float>(s.samples * s.hidden),
+                                       {s.samples, s.hidden}));
   return args;
 }
 

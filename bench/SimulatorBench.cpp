@@ -117,12 +117,8 @@ func.func @spmv(%indptr: !ip, %indices: !ix, %values: !vals, %x: !vec,
 
 template <typename T>
 HostArray arrayOf(ElementKind kind, const std::vector<T> &values) {
-  HostArray a;
-  a.kind = kind;
-  a.shape = {static_cast<int64_t>(values.size())};
-  a.data.resize(values.size() * sizeof(T));
-  std::memcpy(a.data.data(), values.data(), a.data.size());
-  return a;
+  return HostArray::fromValues(kind, values,
+                               {static_cast<int64_t>(values.size())});
 }
 
 /// C = A x B at host level (untimed), on on-chip buffers filled by DMA.

@@ -10,7 +10,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostArrays.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -31,8 +30,6 @@
 
 using namespace mlir;
 using namespace npu;
-using npu::testing::makeArray;
-using npu::testing::valuesOf;
 
 namespace {
 
@@ -107,8 +104,6 @@ struct MoEData {
     }
   }
 };
-
-std::vector<float> floatsOf(const HostArray &a) { return valuesOf<float>(a); }
 
 /// Bit-for-bit equality, reporting the first difference.
 void expectSameBits(const std::vector<float> &actual,
@@ -188,17 +183,20 @@ protected:
   std::vector<HostArray> arguments(const MoECase &c, const MoEData &data) {
     int64_t rows = c.experts * c.capacity;
     std::vector<HostArray> args;
-    args.push_back(makeArray(ElementKind::F32, data.gates, {c.samples}));
-    args.push_back(makeArray(ElementKind::I32, data.indices, {c.samples}));
-    args.push_back(makeArray(ElementKind::I32, data.locations, {c.samples}));
     args.push_back(
-        makeArray(ElementKind::F32, data.input, {c.samples, c.hidden}));
+        HostArray::fromValues(ElementKind::F32, data.gates, {c.samples}));
     args.push_back(
-        makeArray(ElementKind::F32, data.dispatch, {rows, c.hidden}));
+        HostArray::fromValues(ElementKind::I32, data.indices, {c.samples}));
+    args.push_back(
+        HostArray::fromValues(ElementKind::I32, data.locations, {c.samples}));
+    args.push_back(HostArray::fromValues(ElementKind::F32, data.input,
+                                         {c.samples, c.hidden}));
+    args.push_back(HostArray::fromValues(ElementKind::F32, data.dispatch,
+                                         {rows, c.hidden}));
     // Outputs start as NaN so that an element left unwritten shows.
     auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
-      return makeArray(ElementKind::F32, std::vector<float>(n, std::nanf("")),
-                       shape);
+      return HostArray::fromValues(ElementKind::F32,
+                                   std::vector<float>(n, std::nanf("")), shape);
     };
     args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
     args.push_back(poisoned(rows * c.hidden, {rows, c.hidden}));
@@ -208,11 +206,11 @@ protected:
 
   void expectReference(const std::vector<HostArray> &args, const MoEData &data,
                        StringRef executor) {
-    expectSameBits(floatsOf(args[5]), data.gradInput,
+    expectSameBits(args[5].getValues<float>(), data.gradInput,
                    (executor + " backward_data").str());
-    expectSameBits(floatsOf(args[6]), data.dispatched,
+    expectSameBits(args[6].getValues<float>(), data.dispatched,
                    (executor + " forward").str());
-    expectSameBits(floatsOf(args[7]), data.gradGates,
+    expectSameBits(args[7].getValues<float>(), data.gradGates,
                    (executor + " backward_gate").str());
   }
 

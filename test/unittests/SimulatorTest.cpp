@@ -44,19 +44,9 @@ protected:
     return report;
   }
 
-  static HostArray floats(std::vector<float> values,
-                          llvm::SmallVector<int64_t, 4> shape) {
-    HostArray a;
-    a.kind = ElementKind::F32;
-    a.shape = shape;
-    a.data.resize(values.size() * 4);
-    std::memcpy(a.data.data(), values.data(), a.data.size());
-    return a;
-  }
-  static std::vector<float> valuesOf(const HostArray &a) {
-    std::vector<float> v(a.data.size() / 4);
-    std::memcpy(v.data(), a.data.data(), a.data.size());
-    return v;
+  static HostArray floats(const std::vector<float> &values,
+                          llvm::ArrayRef<int64_t> shape) {
+    return HostArray::fromValues(ElementKind::F32, values, shape);
   }
 
   MLIRContext ctx;
@@ -97,7 +87,7 @@ TEST_F(SimulatorTest, VectorOpsMatchReference) {
       return
     })mlir",
       args);
-  EXPECT_EQ(valuesOf(args[1]), y);
+  EXPECT_EQ(args[1].getValues<float>(), y);
 }
 
 TEST_F(SimulatorTest, DmaCostsLatencyPlusBytesOverBandwidth) {

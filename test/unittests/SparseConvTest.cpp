@@ -9,7 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostArrays.h"
 #include "SparseConvReference.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
@@ -315,11 +314,11 @@ std::vector<HostArray> runKernels(ModuleOp module,
     a.shape.assign(memref.getShape().begin(), memref.getShape().end());
     a.data.resize(memref.getNumElements() * getElementBytes(a.kind));
     if (a.kind == ElementKind::F32)
-      a = makeArray(a.kind, std::vector<float>(a.getNumElements(), NAN),
-                    a.shape);
+      a = HostArray::fromValues(
+          a.kind, std::vector<float>(a.getNumElements(), NAN), a.shape);
     else if (a.kind == ElementKind::I32)
-      a = makeArray(a.kind, std::vector<int32_t>(a.getNumElements(), -7),
-                    a.shape);
+      a = HostArray::fromValues(
+          a.kind, std::vector<int32_t>(a.getNumElements(), -7), a.shape);
     args.push_back(std::move(a));
   }
   // The JIT lowers the module in place: read the signature first.
@@ -342,7 +341,7 @@ std::vector<HostArray> runKernels(ModuleOp module,
   for (auto [i, rowsArg] : outputArgs) {
     HostArray out = args[i];
     if (rowsArg >= 0) {
-      int64_t count = valuesOf<int64_t>(args[rowsArg])[0];
+      int64_t count = args[rowsArg].getValues<int64_t>()[0];
       EXPECT_GE(count, 0);
       EXPECT_LE(count, out.shape[0]);
       count = std::clamp<int64_t>(count, 0, out.shape[0]);
@@ -407,20 +406,20 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   for (const Site &s : ref.outIndices)
     refSites.insert(refSites.end(), s.begin(), s.end());
   std::vector<HostArray> inputs = {
-      makeArray(ElementKind::I32, flat, {c.sites, 4}),
-      makeArray(ElementKind::F32, f, {c.sites, cin}),
-      makeArray(ElementKind::F32, w, {k, cin, cout}),
-      makeArray(ElementKind::F32, w2, {k, cout, cin})};
+      HostArray::fromValues(ElementKind::I32, flat, {c.sites, 4}),
+      HostArray::fromValues(ElementKind::F32, f, {c.sites, cin}),
+      HostArray::fromValues(ElementKind::F32, w, {k, cin, cout}),
+      HostArray::fromValues(ElementKind::F32, w2, {k, cout, cin})};
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
     std::vector<HostArray> out =
         runKernels(*module, inputs, GetParam().device, jit);
     ASSERT_EQ(out.size(), 5u);
-    EXPECT_EQ(valuesOf<int32_t>(out[0]), refSites);
-    EXPECT_EQ(valuesOf<int32_t>(out[1]), ref.pairs);
-    EXPECT_EQ(valuesOf<int32_t>(out[2]), ref.num);
-    expectSameBits(valuesOf<float>(out[3]), conv, "sparse_conv3d");
-    expectSameBits(valuesOf<float>(out[4]), inverse, "inverse");
+    EXPECT_EQ(out[0].getValues<int32_t>(), refSites);
+    EXPECT_EQ(out[1].getValues<int32_t>(), ref.pairs);
+    EXPECT_EQ(out[2].getValues<int32_t>(), ref.num);
+    expectSameBits(out[3].getValues<float>(), conv, "sparse_conv3d");
+    expectSameBits(out[4].getValues<float>(), inverse, "inverse");
   }
 }
 

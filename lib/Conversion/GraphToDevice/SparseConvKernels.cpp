@@ -31,7 +31,7 @@ struct SparseConvLowering {
   KernelBuilder &k;
   SparseConv3DOp op;
   Value features, weights, pairs, pairCounts, numActOut, output;
-  int64_t rows, offsets, cin, cout, chunk, tasks;
+  int64_t offsets, cin, cout, chunk, tasks;
   Type f32, i32;
 
   SparseConvLowering(KernelBuilder &k, SparseConv3DOp op,
@@ -46,7 +46,6 @@ struct SparseConvLowering {
     auto shape = [](Value v) {
       return cast<MemRefType>(v.getType()).getShape();
     };
-    rows = shape(pairs)[2];
     offsets = shape(weights)[0];
     cin = shape(weights)[1];
     cout = shape(weights)[2];
