@@ -3,7 +3,10 @@
 // RUN: not npu-opt %s --npu-lower-to-device=device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not npu-opt %s --npu-lower-to-device=sparse-conv-strategy=hash 2>&1 | FileCheck %s --check-prefix=STRATEGY
 
+// RUN: not npu-opt %s --split-input-file --npu-lower-to-device=sparse-conv-strategy=grid 2>&1 | FileCheck %s --check-prefix=GRID
+
 // STRATEGY: error: npu-lower-to-device: sparse-conv-strategy must be auto, grid or sort, got 'hash'
+// GRID: error: 'npu.get_indice_pairs' op the grid strategy is not available yet
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
@@ -41,4 +44,12 @@ func.func @f16_features(%f: tensor<4x2xf16>, %w: tensor<1x2x3xf16>, %p: tensor<1
   // expected-error @+1 {{'npu.sparse_conv3d' op is lowered to the device for f32 features only, got 'f16'}}
   %y = npu.sparse_conv3d %f, %w, %p, %n, %c4 : (tensor<4x2xf16>, tensor<1x2x3xf16>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<4x3xf16>
   return %y : tensor<4x3xf16>
+}
+
+// -----
+
+// Lowers with the default strategy; the GRID run above rejects it.
+func.func @grid_requested(%idx: tensor<4x4xi32>) -> tensor<1xi32> {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 3, 3, 3>, kernel_size = array<i64: 1, 1, 1>} : (tensor<4x4xi32>) -> (tensor<?x4xi32>, tensor<1x2x4xi32>, tensor<1xi32>)
+  return %n : tensor<1xi32>
 }

@@ -1,0 +1,15 @@
+// get_indice_pairs run by npu-run: out_indices is stored at its bound of 8
+// rows, and npu-run prints only the counted ones. With kernel 2 and stride
+// 2 every site reaches exactly one output site (o = x / 2), so one random
+// site gives one output row and one pair, whatever the data.
+// RUN: npu-run %s --random-inputs=3 --print-outputs | FileCheck %s
+// RUN: npu-run %s --random-inputs=3 --print-outputs --mode=jit | FileCheck %s
+
+// CHECK: arg1 [1, 4] = [{{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}]
+// CHECK-NEXT: arg2 [8, 2, 1] = [{{(-1, -1, )*}}0, 0{{(, -1, -1)*}}]
+// CHECK-NEXT: arg3 [8] = [{{(0, )*}}1{{(, 0)*}}]
+// CHECK-NOT: arg4
+func.func @one_site(%idx: tensor<1x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>) {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 16 : i64, spatial_shape = array<i64: 16, 16, 16>, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : (tensor<1x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>)
+  return %o, %p, %n : tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>
+}
