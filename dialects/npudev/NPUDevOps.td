@@ -367,6 +367,29 @@ def NPUDev_IotaOp : NPUDev_Op<"iota", [
 }
 
 //===----------------------------------------------------------------------===//
+// Input checks
+//===----------------------------------------------------------------------===//
+
+def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows"> {
+  let summary = "fails the kernel on rows of its input that break a rule";
+  let description = [{
+    `rows` (a rank-1 integer buffer) holds the numbers of input rows that
+    break a rule and negative values elsewhere. When any entry is
+    non-negative the kernel fails as the enclosing launch ends: later
+    launches do not run, and the error is `message` with `{row}` replaced
+    by the smallest such row of every task. If several report ops fire in
+    one launch, the first in program order gives the error. So both
+    executors name the same row whatever the task count and thread count:
+    kernels check their input on the device instead of computing a silent
+    wrong answer.
+  }];
+  let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$rows,
+                       StrAttr:$message);
+  let assemblyFormat = "$rows `,` $message attr-dict `:` type($rows)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Matrix unit
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,8 @@
 #include "npu/JIT/Jit.h"
 #include "Runtime.h"
 #include "npu/Conversion/Passes.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -174,6 +176,9 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   kernel->entry = entry.str();
   for (Type type : func.getArgumentTypes())
     kernel->isMemRef.push_back(isa<MemRefType>(type));
+  for (Operation *report : dev::getRowReports(func))
+    kernel->reportMessages.push_back(
+        cast<dev::ReportRowsOp>(report).getMessage().str());
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
   // Argument annotations (npudev.output) mean nothing to LLVM.
@@ -231,16 +236,43 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   // invokePacked takes a pointer to each argument; a memref argument of the
   // C interface is itself a pointer to its descriptor.
   std::vector<PackedArgument> packed;
-  std::vector<void *> descriptorPointers(args.size());
   for (auto [i, array] : llvm::enumerate(args))
     packed.push_back(isMemRef[i] ? packMemRef(array) : packScalar(array));
-  SmallVector<void *> invokeArgs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    descriptorPointers[i] = packed[i].address();
-    invokeArgs.push_back(isMemRef[i] ? &descriptorPointers[i]
-                                     : packed[i].address());
+  // The status of the reports (ReportLowering.cpp): nothing fired yet.
+  HostArray status;
+  if (!reportMessages.empty()) {
+    std::vector<int64_t> clear(reportMessages.size() + 1,
+                               std::numeric_limits<int64_t>::max());
+    clear[0] = 0;
+    status = HostArray::fromValues<int64_t>(
+        ElementKind::I64, clear, {static_cast<int64_t>(clear.size())});
+    packed.push_back(packMemRef(status));
   }
-  return engine->invokePacked("_mlir_ciface_" + entry, invokeArgs);
+  std::vector<void *> descriptorPointers(packed.size());
+  SmallVector<void *> invokeArgs;
+  for (size_t i = 0; i < packed.size(); ++i) {
+    descriptorPointers[i] = packed[i].address();
+    bool memref = i >= args.size() || isMemRef[i];
+    invokeArgs.push_back(memref ? &descriptorPointers[i] : packed[i].address());
+  }
+  if (llvm::Error error =
+          engine->invokePacked("_mlir_ciface_" + entry, invokeArgs))
+    return error;
+  return checkReports(status);
+}
+
+llvm::Error CompiledKernel::checkReports(const HostArray &status) const {
+  if (reportMessages.empty())
+    return llvm::Error::success();
+  std::vector<int64_t> slots = status.getValues<int64_t>();
+  if (slots[0] == 0)
+    return llvm::Error::success();
+  for (auto [i, message] : llvm::enumerate(reportMessages))
+    if (slots[i + 1] != std::numeric_limits<int64_t>::max())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          dev::formatReportedRow(message, slots[i + 1]));
+  llvm_unreachable("a report fired without its row");
 }
 
 LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
@@ -251,7 +283,9 @@ LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
   if (failed(kernel))
     return failure();
   if (llvm::Error error = (*kernel)->run(args))
-    return module.emitError("cannot run '")
+    // At the location only: by now the module is lowered to LLVM, and
+    // printing it under the error would bury the message.
+    return emitError(module.getLoc(), "cannot run '")
            << entry << "': " << llvm::toString(std::move(error));
   return success();
 }

@@ -22,6 +22,7 @@
 #include "Models.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
 #include <cmath>
@@ -264,6 +265,8 @@ LogicalResult Interpreter::runTasks(Operation *launch,
     }
   }
   timeline = nullptr;
+  if (failed(checkReportedRows(launch)))
+    return failure();
   double end = report.cycles;
   for (const CoreTimeline &c : cores) {
     end = std::max(end, c.getFinish());
@@ -272,6 +275,18 @@ LogicalResult Interpreter::runTasks(Operation *launch,
   }
   report.cycles = end;
   return success();
+}
+
+LogicalResult Interpreter::checkReportedRows(Operation *launch) {
+  if (reportedRows.empty())
+    return success();
+  for (Operation *op : dev::getRowReports(launch)) {
+    auto it = reportedRows.find(op);
+    if (it != reportedRows.end())
+      return emitError(op->getLoc()) << dev::formatReportedRow(
+                 cast<dev::ReportRowsOp>(op).getMessage(), it->second);
+  }
+  llvm_unreachable("a report outside the launch that ran it");
 }
 
 //===----------------------------------------------------------------------===//
@@ -395,6 +410,12 @@ int64_t OpExecution::getTaskDim() const { return interpreter.taskDim; }
 
 LogicalResult OpExecution::runTasks(int64_t tasks) {
   return interpreter.runTasks(current->op, *current->regions[0], tasks);
+}
+
+void OpExecution::reportRow(int64_t row) {
+  auto [it, inserted] = interpreter.reportedRows.try_emplace(current->op, row);
+  if (!inserted)
+    it->second = std::min(it->second, row);
 }
 
 void OpExecution::chargeScalar(double ops) { interpreter.chargeScalar(ops); }

@@ -53,6 +53,8 @@ private:
                                const detail::PreparedBlock &body,
                                int64_t tasks);
   mlir::LogicalResult checkOnChipMemory(mlir::Operation *launch);
+  /// The error of the first report in `launch` that fired, if any.
+  mlir::LogicalResult checkReportedRows(mlir::Operation *launch);
   void finishReport();
 
   //===--- Memory and timing ----------------------------------------------===//
@@ -84,6 +86,8 @@ private:
   unsigned core = 0;
   int64_t taskId = 0, taskDim = 0;
   unsigned activeCores = 1;
+  /// The smallest row each npudev.report_rows reported in this launch.
+  llvm::DenseMap<mlir::Operation *, int64_t> reportedRows;
 };
 
 } // namespace npu::sim

@@ -327,6 +327,26 @@ struct Iota {
   }
 };
 
+/// Costs a reduction over the rows; the smallest non-negative one fails
+/// the launch as it ends.
+struct ReportRows {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &rows = exec.getView(0);
+    if (failed(exec.checkWritten(rows)))
+      return failure();
+    exec.chargeVector(streamedBytes(rows));
+    std::optional<int64_t> smallest;
+    rows.forEachElement([&](int64_t i) {
+      int64_t row = loadInt(rows.address(i), rows.getKind());
+      if (row >= 0 && (!smallest || row < *smallest))
+        smallest = row;
+    });
+    if (smallest)
+      exec.reportRow(*smallest);
+    return success();
+  }
+};
+
 /// Gather reads the indexed rows of its source; scatter writes the indexed
 /// rows of its target, which the written state then covers.
 template <bool gather> struct VIndexed {
@@ -464,5 +484,6 @@ void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
     attachModel<VSort, VSortOp>(ctx);
     attachModel<VMerge, VMergeOp>(ctx);
     attachModel<VUnique, VUniqueOp>(ctx);
+    attachModel<ReportRows, ReportRowsOp>(ctx);
   });
 }

@@ -125,3 +125,33 @@ func.func @matmul_f32() {
   }
   return
 }
+
+// -----
+
+// A report becomes a minimum over its rows stored atomically into its slot
+// of a trailing status argument; each launch runs only while no report
+// has fired (status[0] == 0).
+// CHECK-LABEL: func.func @report
+// CHECK-SAME: (%{{.*}}: memref<4xi32>, %[[STATUS:.*]]: memref<3xi64>)
+// CHECK: %[[FAILED:.*]] = memref.load %[[STATUS]][%{{.*}}] : memref<3xi64>
+// CHECK: %[[CLEAR:.*]] = arith.cmpi eq, %[[FAILED]], %{{.*}} : i64
+// CHECK: scf.if %[[CLEAR]] {
+// CHECK: scf.parallel
+// CHECK: %[[MIN:.*]] = scf.for {{.*}} -> (i64)
+// CHECK: arith.cmpi sge
+// CHECK: arith.minsi
+// CHECK: %[[FIRED:.*]] = arith.cmpi ne, %[[MIN]]
+// CHECK: scf.if %[[FIRED]] {
+// CHECK: memref.atomic_rmw mins %[[MIN]], %[[STATUS]][%c1] : (i64, memref<3xi64>) -> i64
+// CHECK: memref.atomic_rmw assign %{{.*}}, %[[STATUS]][%c0] : (i64, memref<3xi64>) -> i64
+// CHECK: memref.atomic_rmw mins %{{.*}}, %[[STATUS]][%c2]
+// CHECK-NOT: npudev.report_rows
+func.func @report(%x: memref<4xi32, #npudev.space<global>>) {
+  npudev.launch tasks(2) {
+    %rows = npudev.alloc : memref<4xi32, #npudev.space<vector>>
+    npudev.dma %x, %rows : memref<4xi32, #npudev.space<global>> to memref<4xi32, #npudev.space<vector>>
+    npudev.report_rows %rows, "first {row}" : memref<4xi32, #npudev.space<vector>>
+    npudev.report_rows %rows, "second {row}" : memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}

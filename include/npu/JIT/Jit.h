@@ -46,10 +46,15 @@ public:
 
 private:
   CompiledKernel() = default;
+  /// The error of the first report that fired, per the status buffer.
+  llvm::Error checkReports(const HostArray &status) const;
 
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string entry;
   llvm::SmallVector<bool> isMemRef;
+  /// The messages of the kernel's npudev.report_rows, in program order;
+  /// the compiled function takes their status buffer last.
+  std::vector<std::string> reportMessages;
 };
 
 /// Compiles `module`'s `entry` and runs it once on `args` (one per argument;

@@ -134,6 +134,9 @@ public:
   /// Runs region 0 once per task, `tasks` tasks spread over the cores, and
   /// advances the kernel clock to the slowest core.
   mlir::LogicalResult runTasks(int64_t tasks);
+  /// Records that the op (an npudev.report_rows) found input row `row`
+  /// broken; the launch fails when it ends (checkReportedRows).
+  void reportRow(int64_t row);
 
   //===--- Cost -----------------------------------------------------------===//
   /// `ops` scalar-unit instructions.

@@ -39,6 +39,7 @@ struct LowerDeviceToLoopsPass
     : public npu::impl::LowerDeviceToLoopsBase<LowerDeviceToLoopsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    lowerRowReports(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))

@@ -24,6 +24,10 @@ void populateMatmulLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// vsort, vunique: runtime calls (SortPatterns.cpp).
 void populateSortLoweringPatterns(mlir::RewritePatternSet &patterns);
 
+/// Replaces every npudev.report_rows by a status argument and atomic
+/// stores, and guards each launch by it (ReportLowering.cpp).
+void lowerRowReports(mlir::ModuleOp module);
+
 } // namespace npu::dev
 
 #endif // NPU_LIB_CONVERSION_DEVICETOLOOPS_PATTERNS_H

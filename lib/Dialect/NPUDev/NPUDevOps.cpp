@@ -110,6 +110,16 @@ template <typename TaskOp> static LogicalResult verifyInsideLaunch(TaskOp op) {
 LogicalResult TaskIdOp::verify() { return verifyInsideLaunch(*this); }
 LogicalResult TaskDimOp::verify() { return verifyInsideLaunch(*this); }
 
+LogicalResult ReportRowsOp::verify() {
+  auto type = cast<MemRefType>(getRows().getType());
+  if (type.getRank() != 1 || !type.getElementType().isSignlessInteger())
+    return emitOpError("takes a rank-1 buffer of row numbers, got ") << type;
+  if (!getMessage().contains(kReportedRowPlaceholder))
+    return emitOpError("message must say where the row goes with '")
+           << kReportedRowPlaceholder << "'";
+  return verifyInsideLaunch(*this);
+}
+
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//

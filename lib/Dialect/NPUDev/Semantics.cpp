@@ -69,3 +69,17 @@ OnChipPeaks npu::dev::getOnChipPeaks(Block &block) {
   accumulatePeaks(block, live, peak);
   return peak;
 }
+
+std::string npu::dev::formatReportedRow(StringRef message, int64_t row) {
+  size_t at = message.find(kReportedRowPlaceholder);
+  return (message.take_front(at) + std::to_string(row) +
+          message.drop_front(at + kReportedRowPlaceholder.size()))
+      .str();
+}
+
+SmallVector<Operation *> npu::dev::getRowReports(Operation *root) {
+  SmallVector<Operation *> reports;
+  root->walk<WalkOrder::PreOrder>(
+      [&](ReportRowsOp op) { reports.push_back(op); });
+  return reports;
+}

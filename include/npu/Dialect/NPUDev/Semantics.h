@@ -2,8 +2,8 @@
 //-*-===//
 //
 // What the verifier, the simulator and the JIT's lowering must agree on,
-// computed in one place: how a reduction starts and combines, and how much
-// on-chip memory a kernel holds at once.
+// computed in one place: how a reduction starts and combines, how much
+// on-chip memory a kernel holds at once, and what a failed input check says.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <array>
 
@@ -39,6 +40,17 @@ using OnChipPeaks = std::array<int64_t, 4>;
 /// lives from its op to the end of its block; nested blocks are walked
 /// with what their parents hold. O(ops).
 OnChipPeaks getOnChipPeaks(mlir::Block &block);
+
+/// Where npudev.report_rows puts the row in its message.
+inline constexpr llvm::StringLiteral kReportedRowPlaceholder = "{row}";
+
+/// The error a fired npudev.report_rows with `message` gives for `row`.
+std::string formatReportedRow(llvm::StringRef message, int64_t row);
+
+/// The npudev.report_rows ops of `root` in program order (a preorder
+/// walk): the JIT keeps one status slot per op in this order, and the
+/// first that fired gives the error.
+llvm::SmallVector<mlir::Operation *> getRowReports(mlir::Operation *root);
 
 } // namespace npu::dev
 
