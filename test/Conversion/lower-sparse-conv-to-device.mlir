@@ -17,6 +17,14 @@
 // CHECK-SAME: %[[ROWS:arg7]]: memref<1xi64, #npudev.space<global>> {npudev.row_count}
 // CHECK-SAME: %[[CONVROWS:arg8]]: memref<1xi64, #npudev.space<global>> {npudev.row_count}
 // CHECK: memref.alloc() : memref<864xi32, #npudev.space<global>>
+// The input is checked first: batch indices and coordinates as the site
+// keys are made, repeats in the sorted keys.
+// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "site_keys", strategy = "sort", tile = 32 : i64}}
+// CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} has a batch index outside [0, 2)"
+// CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} has a coordinate outside the spatial shape 3x5x5"
+// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "check_repeats", strategy = "sort", tile = 32 : i64}}
+// CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} repeats the site of an earlier row"
 // CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "expand", strategy = "sort", tile = 32 : i64}}
 // CHECK: npudev.launch tasks(27) attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
 // CHECK: npudev.vsort

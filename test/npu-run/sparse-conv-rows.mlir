@@ -2,8 +2,12 @@
 // rows, and npu-run prints only the counted ones. With kernel 2 and stride
 // 2 every site reaches exactly one output site (o = x / 2), so one random
 // site gives one output row and one pair, whatever the data.
-// RUN: npu-run %s --random-inputs=3 --print-outputs | FileCheck %s
-// RUN: npu-run %s --random-inputs=3 --print-outputs --mode=jit | FileCheck %s
+// RUN: npu-run %s --entry=one_site --random-inputs=3 --print-outputs | FileCheck %s
+// RUN: npu-run %s --entry=one_site --random-inputs=3 --print-outputs --mode=jit | FileCheck %s
+// Random batch indices in [0, 16) against batch_size 1: an error naming a
+// row, from either executor, rather than a wrong answer.
+// RUN: not npu-run %s --entry=bad_batch --random-inputs=3 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not npu-run %s --entry=bad_batch --random-inputs=3 --mode=jit 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: arg1 [1, 4] = [{{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}]
 // CHECK-NEXT: arg2 [8, 2, 1] = [{{(-1, -1, )*}}0, 0{{(, -1, -1)*}}]
@@ -12,4 +16,10 @@
 func.func @one_site(%idx: tensor<1x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>) {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 16 : i64, spatial_shape = array<i64: 16, 16, 16>, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : (tensor<1x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>)
   return %o, %p, %n : tensor<?x4xi32>, tensor<8x2x1xi32>, tensor<8xi32>
+}
+
+// BAD: 'npu.get_indice_pairs' indices row {{[0-9]+}} has a batch index outside [0, 1)
+func.func @bad_batch(%idx: tensor<64x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x64xi32>, tensor<8xi32>) {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 16, 16, 16>, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>} : (tensor<64x4xi32>) -> (tensor<?x4xi32>, tensor<8x2x64xi32>, tensor<8xi32>)
+  return %o, %p, %n : tensor<?x4xi32>, tensor<8x2x64xi32>, tensor<8xi32>
 }

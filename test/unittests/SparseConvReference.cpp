@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace npu;
 using namespace npu::testing;
@@ -25,16 +26,28 @@ int64_t linearIndex(const SparseConvGeometry::Dims &shape, int64_t b, int64_t z,
   return ((b * shape[0] + z) * shape[1] + y) * shape[2] + x;
 }
 
-/// The first rule row `i` breaks, or "".
-std::string checkSite(const SparseConvGeometry &g, const Site &s, size_t i) {
-  if (s[0] < 0 || s[0] >= g.batch)
-    return "row " + std::to_string(i) + " has batch " + std::to_string(s[0]) +
-           " outside [0, " + std::to_string(g.batch) + ")";
-  for (unsigned d = 0; d < 3; ++d)
-    if (s[d + 1] < 0 || s[d + 1] >= g.in[d])
-      return "row " + std::to_string(i) +
-             " has a coordinate outside the "
-             "spatial shape";
+/// The first broken rule, in the order docs/sparse-conv.md gives: every
+/// row's batch index, then every row's coordinates, then repeated sites,
+/// each naming the smallest row that breaks it; "" when none.
+std::string checkSites(const SparseConvGeometry &g,
+                       const std::vector<Site> &indices) {
+  auto row = [](size_t i) { return "indices row " + std::to_string(i); };
+  for (size_t i = 0; i < indices.size(); ++i)
+    if (indices[i][0] < 0 || indices[i][0] >= g.batch)
+      return row(i) + " has a batch index outside [0, " +
+             std::to_string(g.batch) + ")";
+  for (size_t i = 0; i < indices.size(); ++i)
+    for (unsigned d = 0; d < 3; ++d)
+      if (indices[i][d + 1] < 0 || indices[i][d + 1] >= g.in[d])
+        return row(i) + " has a coordinate outside the spatial shape " +
+               std::to_string(g.in[0]) + "x" + std::to_string(g.in[1]) + "x" +
+               std::to_string(g.in[2]);
+  std::unordered_set<int64_t> seen;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Site &s = indices[i];
+    if (!seen.insert(linearIndex(g.in, s[0], s[1], s[2], s[3])).second)
+      return row(i) + " repeats the site of an earlier row";
+  }
   return "";
 }
 
@@ -57,24 +70,17 @@ npu::testing::referenceIndicePairs(const SparseConvGeometry &g,
                                    const std::vector<Site> &indices) {
   IndicePairs result;
   int64_t sites = indices.size(), kernel = g.getKernelVolume();
-  std::unordered_map<int64_t, int32_t> inputRow;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    result.error = checkSite(g, indices[i], i);
-    if (!result.error.empty())
-      return result;
-    int64_t key = linearIndex(g.in, indices[i][0], indices[i][1], indices[i][2],
-                              indices[i][3]);
-    if (!inputRow.emplace(key, i).second) {
-      result.error = "row " + std::to_string(i) + " repeats the site of row " +
-                     std::to_string(inputRow[key]);
-      return result;
-    }
-  }
+  result.error = checkSites(g, indices);
+  if (!result.error.empty())
+    return result;
   // Output rows: subm keeps the input rows, else the reached sites in
   // ascending linear order.
   std::unordered_map<int64_t, int32_t> outputRow;
   if (g.subm) {
-    outputRow = inputRow;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      const Site &s = indices[i];
+      outputRow[linearIndex(g.in, s[0], s[1], s[2], s[3])] = i;
+    }
     result.outIndices = indices;
   } else {
     std::set<int64_t> reached;

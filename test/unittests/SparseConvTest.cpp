@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -173,13 +174,25 @@ TEST(SparseConvReference, BadRowsAreNamed) {
   SparseConvGeometry g = makeGeometry(kCases[0]);
   std::vector<Site> sites{{0, 1, 1, 1}, {0, 2, 2, 2}, {0, 1, 1, 1}};
   EXPECT_EQ(referenceIndicePairs(g, sites).error,
-            "row 2 repeats the site of row 0");
+            "indices row 2 repeats the site of an earlier row");
   sites = {{0, 1, 1, 1}, {1, 0, 0, 0}};
   EXPECT_EQ(referenceIndicePairs(g, sites).error,
-            "row 1 has batch 1 outside [0, 1)");
+            "indices row 1 has a batch index outside [0, 1)");
   sites = {{0, 6, 0, 0}};
   EXPECT_EQ(referenceIndicePairs(g, sites).error,
-            "row 0 has a coordinate outside the spatial shape");
+            "indices row 0 has a coordinate outside the spatial shape " +
+                std::to_string(g.in[0]) + "x" + std::to_string(g.in[1]) + "x" +
+                std::to_string(g.in[2]));
+  // Batch indices come first, then coordinates, then repeats, whatever
+  // the rows' order.
+  sites = {{0, 6, 0, 0}, {0, 1, 1, 1}, {0, 1, 1, 1}, {1, 0, 0, 0}};
+  EXPECT_EQ(referenceIndicePairs(g, sites).error,
+            "indices row 3 has a batch index outside [0, 1)");
+  sites = {{0, 1, 1, 1}, {0, 1, 1, 1}, {0, 6, 0, 0}};
+  EXPECT_EQ(referenceIndicePairs(g, sites).error,
+            "indices row 2 has a coordinate outside the spatial shape " +
+                std::to_string(g.in[0]) + "x" + std::to_string(g.in[1]) + "x" +
+                std::to_string(g.in[2]));
 }
 
 TEST(SparseConvGeometry, WideKeysFromTheShape) {
@@ -297,12 +310,17 @@ protected:
   MLIRContext ctx;
 };
 
-/// Runs the lowered function on `inputs` in one executor and returns its
-/// outputs, each cut to its row count. Outputs start poisoned (-7, NaN) so
-/// that an element left unwritten shows.
-std::vector<HostArray> runKernels(ModuleOp module,
-                                  const std::vector<HostArray> &inputs,
-                                  const std::string &deviceOption, bool jit) {
+/// What one executor gave: the outputs, each cut to its row count, or the
+/// error it reported.
+struct KernelRun {
+  std::vector<HostArray> outputs;
+  std::string error;
+};
+
+/// Runs the lowered function on `inputs` in one executor. Outputs start
+/// poisoned (-7, NaN) so that an element left unwritten shows.
+KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
+                     const std::string &deviceOption, bool jit) {
   func::FuncOp func = *module.getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = inputs;
   for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
@@ -329,15 +347,24 @@ std::vector<HostArray> runKernels(ModuleOp module,
     auto rows = func.getArgAttrOfType<IntegerAttr>(i, "npudev.rows");
     outputArgs.emplace_back(i, rows ? rows.getInt() : -1);
   }
+  KernelRun run;
+  ScopedDiagnosticHandler diagnostics(module.getContext(), [&](Diagnostic &d) {
+    run.error += d.str();
+    return success();
+  });
+  LogicalResult ran = failure();
   if (jit) {
-    EXPECT_TRUE(succeeded(jit::runJit(module, "sc", args)));
+    ran = jit::runJit(module, "sc", args);
   } else {
     llvm::Expected<DeviceModel> device = DeviceModel::load(deviceOption);
     EXPECT_TRUE(!!device);
     sim::SimulationReport report;
-    EXPECT_TRUE(succeeded(sim::simulate(func, args, *device, {}, report)));
+    ran = sim::simulate(func, args, *device, {}, report);
   }
-  std::vector<HostArray> outputs;
+  if (failed(ran)) {
+    EXPECT_FALSE(run.error.empty());
+    return run;
+  }
   for (auto [i, rowsArg] : outputArgs) {
     HostArray out = args[i];
     if (rowsArg >= 0) {
@@ -349,9 +376,9 @@ std::vector<HostArray> runKernels(ModuleOp module,
                       count);
       out.shape[0] = count;
     }
-    outputs.push_back(std::move(out));
+    run.outputs.push_back(std::move(out));
   }
-  return outputs;
+  return run;
 }
 
 std::vector<float> randomFloats(size_t n, unsigned seed) {
@@ -369,6 +396,44 @@ void expectSameBits(const std::vector<float> &actual,
   for (size_t i = 0; i < actual.size(); ++i)
     ASSERT_EQ(0, std::memcmp(&actual[i], &expected[i], sizeof(float)))
         << what << "[" << i << "]: " << actual[i] << " vs " << expected[i];
+}
+
+/// pairsAndConvSource parsed and lowered for the case's device and
+/// strategy; null if either step failed.
+OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
+                                        const SparseConvGeometry &g,
+                                        int64_t sites, int64_t cin,
+                                        int64_t cout, const KernelCase &c) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      pairsAndConvSource(g, sites, cin, cout), &ctx);
+  if (!module)
+    return nullptr;
+  PassManager pm(&ctx);
+  LowerGraphToDeviceOptions options;
+  options.device = c.device;
+  options.sparseConvStrategy = c.strategy;
+  pm.addPass(createLowerGraphToDevice(options));
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+/// The four inputs of pairsAndConvSource: indices, features and the two
+/// weights (cout from their sizes).
+std::vector<HostArray> pairsAndConvInputs(const std::vector<Site> &sites,
+                                          const std::vector<float> &f,
+                                          const std::vector<float> &w,
+                                          const std::vector<float> &w2,
+                                          int64_t k, int64_t cin) {
+  int64_t rows = sites.size();
+  int64_t cout = w.size() / (k * cin);
+  std::vector<int32_t> flat;
+  for (const Site &s : sites)
+    flat.insert(flat.end(), s.begin(), s.end());
+  return {HostArray::fromValues(ElementKind::I32, flat, {rows, 4}),
+          HostArray::fromValues(ElementKind::F32, f, {rows, cin}),
+          HostArray::fromValues(ElementKind::F32, w, {k, cin, cout}),
+          HostArray::fromValues(ElementKind::F32, w2, {k, cout, cin})};
 }
 
 TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
@@ -390,30 +455,18 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   std::vector<float> inverse =
       referenceSparseConv(conv, w2, ref, cout, cin, c.sites, true, false);
 
-  std::string source = pairsAndConvSource(g, c.sites, cin, cout);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  OwningOpRef<ModuleOp> module =
+      lowerPairsAndConv(ctx, g, c.sites, cin, cout, GetParam());
   ASSERT_TRUE(module);
-  PassManager pm(&ctx);
-  LowerGraphToDeviceOptions options;
-  options.device = GetParam().device;
-  options.sparseConvStrategy = GetParam().strategy;
-  pm.addPass(createLowerGraphToDevice(options));
-  ASSERT_TRUE(succeeded(pm.run(*module)));
-
-  std::vector<int32_t> flat, refSites;
-  for (const Site &s : sites)
-    flat.insert(flat.end(), s.begin(), s.end());
+  std::vector<int32_t> refSites;
   for (const Site &s : ref.outIndices)
     refSites.insert(refSites.end(), s.begin(), s.end());
-  std::vector<HostArray> inputs = {
-      HostArray::fromValues(ElementKind::I32, flat, {c.sites, 4}),
-      HostArray::fromValues(ElementKind::F32, f, {c.sites, cin}),
-      HostArray::fromValues(ElementKind::F32, w, {k, cin, cout}),
-      HostArray::fromValues(ElementKind::F32, w2, {k, cout, cin})};
+  std::vector<HostArray> inputs = pairsAndConvInputs(sites, f, w, w2, k, cin);
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
-    std::vector<HostArray> out =
-        runKernels(*module, inputs, GetParam().device, jit);
+    KernelRun run = runKernels(*module, inputs, GetParam().device, jit);
+    ASSERT_EQ(run.error, "");
+    const std::vector<HostArray> &out = run.outputs;
     ASSERT_EQ(out.size(), 5u);
     EXPECT_EQ(out[0].getValues<int32_t>(), refSites);
     EXPECT_EQ(out[1].getValues<int32_t>(), ref.pairs);
@@ -447,5 +500,74 @@ INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvKernelsTest,
                            return std::string(info.param.geometry.name) + "_" +
                                   info.param.deviceName;
                          });
+
+/// One way to break valid input: rows overwritten with bad sites.
+struct Corruption {
+  const char *name;
+  std::function<void(const SparseConvGeometry &, std::vector<Site> &)> apply;
+};
+
+const Corruption kCorruptions[] = {
+    {"batch",
+     [](const SparseConvGeometry &g, std::vector<Site> &s) {
+       s[90][0] = -1;
+       s[70][0] = g.batch;
+     }},
+    {"coordinate",
+     [](const SparseConvGeometry &g, std::vector<Site> &s) {
+       s[80][3] = -3;
+       s[65][2] = g.in[1];
+     }},
+    {"repeat",
+     [](const SparseConvGeometry &, std::vector<Site> &s) {
+       s[95] = s[3];
+       s[75] = s[10];
+     }},
+    // Batch indices are checked before coordinates, coordinates before
+    // repeats, whatever the rows.
+    {"mixed",
+     [](const SparseConvGeometry &g, std::vector<Site> &s) {
+       s[40] = s[5];
+       s[60][1] = g.in[0];
+       s[85][0] = g.batch;
+     }},
+};
+
+/// Bad sites are an error naming the row, the same in both executors and
+/// in the reference, on a device whose tiles split the rows over tasks.
+TEST(SparseConvBadInput, BothExecutorsNameTheRow) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  for (const GeometryCase &c : {kCases[1], kCases[2]}) {
+    SparseConvGeometry g = makeGeometry(c);
+    KernelCase kernelCase{c, tinyDevicePath(), "tiny"};
+    const int64_t cin = 2, cout = 2, k = g.getKernelVolume();
+    OwningOpRef<ModuleOp> lowered =
+        lowerPairsAndConv(ctx, g, c.sites, cin, cout, kernelCase);
+    ASSERT_TRUE(lowered);
+    for (const Corruption &corruption : kCorruptions) {
+      SCOPED_TRACE(std::string(c.name) + " " + corruption.name);
+      std::vector<Site> sites = randomSites(g, c.sites, 5);
+      corruption.apply(g, sites);
+      std::string expected = referenceIndicePairs(g, sites).error;
+      ASSERT_NE(expected, "");
+      std::vector<HostArray> inputs =
+          pairsAndConvInputs(sites, randomFloats(c.sites * cin, 1),
+                             randomFloats(k * cin * cout, 2),
+                             randomFloats(k * cout * cin, 3), k, cin);
+      for (bool jit : {false, true}) {
+        SCOPED_TRACE(jit ? "jit" : "simulator");
+        // The JIT lowers its module in place: give it a copy.
+        OwningOpRef<ModuleOp> module = lowered->clone();
+        KernelRun run = runKernels(*module, inputs, kernelCase.device, jit);
+        EXPECT_NE(run.error.find("'npu.get_indice_pairs' " + expected),
+                  std::string::npos)
+            << run.error;
+      }
+    }
+  }
+}
 
 } // namespace

@@ -118,6 +118,7 @@ struct PairsLowering {
     Value valid;           // [T] i32: the row is a site inside the shape
     Value coords[3];       // [T] i32: reached output coordinates
     Value mask, scratch;   // [T] i32
+    Value rowIds, none;    // [T] i32: the rows' numbers; -1
     Value key, wide, fill; // [T] key type: key, widened operand, sentinel
   };
 
@@ -129,6 +130,9 @@ struct PairsLowering {
       c = k.alloc({tile}, i32);
     s.mask = k.alloc({tile}, i32);
     s.scratch = k.alloc({tile}, i32);
+    s.rowIds = k.alloc({tile}, i32);
+    s.none = k.alloc({tile}, i32);
+    k.vfill(s.none, -1);
     s.key = k.alloc({tile}, keyType);
     s.wide = k.alloc({tile}, keyType);
     s.fill = k.alloc({tile}, keyType);
@@ -164,21 +168,61 @@ struct PairsLowering {
                           {b.getIndexAttr(1), count}, {0});
       k.dma(from, to);
     }
-    k.vcmpScalar(ComparePredicate::ge, column(s, 0), k.index(0), s.valid);
-    andCompare(s.valid, s.scratch, ComparePredicate::lt, column(s, 0),
+    k.iota(s.rowIds, i0);
+    markBatchInRange(s, s.valid);
+    markCoordinatesInRange(s, s.mask);
+    k.vbinary(BinaryKind::And, s.valid, s.mask, s.valid);
+  }
+
+  /// ok = 1 where the batch index is in [0, batch_size).
+  void markBatchInRange(const SiteBuffers &s, Value ok) {
+    k.vcmpScalar(ComparePredicate::ge, column(s, 0), k.index(0), ok);
+    andCompare(ok, s.scratch, ComparePredicate::lt, column(s, 0),
                k.index(geometry.batch));
+  }
+
+  /// ok = 1 where every coordinate is inside the input shape.
+  void markCoordinatesInRange(const SiteBuffers &s, Value ok) {
+    k.vcmpScalar(ComparePredicate::ge, column(s, 1), k.index(0), ok);
     for (unsigned d = 0; d < 3; ++d) {
-      andCompare(s.valid, s.scratch, ComparePredicate::ge, column(s, d + 1),
-                 k.index(0));
-      andCompare(s.valid, s.scratch, ComparePredicate::lt, column(s, d + 1),
+      if (d > 0)
+        andCompare(ok, s.scratch, ComparePredicate::ge, column(s, d + 1),
+                   k.index(0));
+      andCompare(ok, s.scratch, ComparePredicate::lt, column(s, d + 1),
                  k.index(geometry.in[d]));
     }
   }
 
+  /// Reports the input rows (not the padding) where `ok` is 0.
+  void reportBroken(const SiteBuffers &s, Value ok, const Twine &rule) {
+    k.vcmpScalar(ComparePredicate::eq, ok, k.index(0), s.mask);
+    andCompare(s.mask, s.scratch, ComparePredicate::lt, s.rowIds,
+               k.index(rows));
+    k.vselect(s.mask, s.rowIds, s.none, s.mask);
+    k.reportRows(s.mask,
+                 ("'npu.get_indice_pairs' indices row {row} " + rule).str());
+  }
+
+  /// Fails the kernel on a loaded row outside the shape, in the order of
+  /// docs/sparse-conv.md: batch indices first, then coordinates.
+  void checkSites(const SiteBuffers &s) {
+    const SparseConvGeometry &g = geometry;
+    markBatchInRange(s, s.valid);
+    reportBroken(s, s.valid,
+                 "has a batch index outside [0, " + Twine(g.batch) + ")");
+    markCoordinatesInRange(s, s.valid);
+    reportBroken(s, s.valid,
+                 "has a coordinate outside the spatial shape " +
+                     Twine(g.in[0]) + "x" + Twine(g.in[1]) + "x" +
+                     Twine(g.in[2]));
+  }
+
   /// The output sites the loaded rows reach through offset (rz, ry, rx)
-  /// (index values; none: the sites themselves): s.key holds their keys
-  /// (the sentinel where none), s.mask 1 where one is reached.
-  void computeCandidates(const SiteBuffers &s, ArrayRef<Value> offset) {
+  /// (index values), or with no offset the sites themselves: s.key holds
+  /// their keys over `shape` (the sentinel where none), s.mask 1 where one
+  /// is reached.
+  void computeCandidates(const SiteBuffers &s, ArrayRef<Value> offset,
+                         const SparseConvGeometry::Dims &shape) {
     const SparseConvGeometry &g = geometry;
     k.vbinaryScalar(BinaryKind::add, s.valid, k.index(0), s.mask);
     for (unsigned d = 0; d < 3; ++d) {
@@ -208,7 +252,7 @@ struct PairsLowering {
         }
       }
       andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
-      andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(g.out[d]));
+      andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(shape[d]));
     }
     // key = ((b * D + z) * H + y) * W + x, in the key type.
     auto widen = [&](Value v) {
@@ -222,7 +266,7 @@ struct PairsLowering {
     else
       k.vcast(column(s, 0), s.key);
     for (unsigned d = 0; d < 3; ++d) {
-      k.vbinaryScalar(BinaryKind::mul, s.key, k.index(g.out[d]), s.key);
+      k.vbinaryScalar(BinaryKind::mul, s.key, k.index(shape[d]), s.key);
       k.vbinary(BinaryKind::add, s.key, widen(s.coords[d]), s.key);
     }
     k.vselect(s.mask, s.key, s.fill, s.key);
@@ -253,7 +297,7 @@ struct PairsLowering {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk));
+          computeCandidates(s, offsetOf(kk), geometry.out);
           Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
           k.dma(s.key, span(candidates.keys, slot, tile));
           k.iota(payload, slot);
@@ -266,9 +310,10 @@ struct PairsLowering {
   }
 
   /// Loads sorted tile t's keys and marks in `heads` the first key of each
-  /// run (a valid key differing from the one before).
+  /// run (a valid key differing from the one before), in `valid` the keys
+  /// that are not the sentinel.
   void markRunHeads(Value keys, Value t, Value key, Value prev, Value heads,
-                    Value scratch) {
+                    Value valid) {
     Value g = k.mul(t, k.index(tile));
     k.dma(span(keys, g, tile), key);
     k.vfill(prev, -1);
@@ -280,8 +325,8 @@ struct PairsLowering {
         });
     k.vcmp(ComparePredicate::ne, key, prev, heads);
     k.vcmpScalar(ComparePredicate::ne, key, k.constant(keyType, sentinel),
-                 scratch);
-    k.vbinary(BinaryKind::And, heads, scratch, heads);
+                 valid);
+    k.vbinary(BinaryKind::And, heads, valid, heads);
   }
 
   /// Step 3: number the runs of the sorted candidates.
@@ -353,9 +398,10 @@ struct PairsLowering {
     }
   }
 
-  //===--- Submanifold ----------------------------------------------------===//
+  //===--- Input sites ----------------------------------------------------===//
 
-  /// The keys of the input sites, payload the row.
+  /// The keys of the input sites over the input shape, payload the row;
+  /// fails the kernel on a row outside the shape.
   void buildSiteKeys(KeyValueArrays sites) {
     auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
       SiteBuffers s = allocSiteBuffers();
@@ -363,7 +409,8 @@ struct PairsLowering {
       k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
-        computeCandidates(s, /*offset=*/{});
+        checkSites(s);
+        computeCandidates(s, /*offset=*/{}, geometry.in);
         k.dma(s.key, span(sites.keys, i0, tile));
         k.iota(payload, i0);
         k.dma(payload, span(sites.values, i0, tile));
@@ -371,6 +418,28 @@ struct PairsLowering {
     });
     record(launch, "site_keys");
   }
+
+  /// Fails the kernel on a row whose site an earlier row has: in the
+  /// stably sorted site keys, every element of a run but the first.
+  void buildRepeatCheck(KeyValueArrays sorted) {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      Value key = k.alloc({tile}, keyType), prev = k.alloc({tile}, keyType);
+      Value heads = k.alloc({tile}, i32), sites = k.alloc({tile}, i32);
+      Value row = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        markRunHeads(sorted.keys, t, key, prev, heads, sites);
+        k.vbinary(BinaryKind::sub, sites, heads, sites);
+        k.dma(span(sorted.values, k.mul(t, k.index(tile)), tile), row);
+        k.vselect(sites, row, none, row);
+        k.reportRows(row, "'npu.get_indice_pairs' indices row {row} repeats "
+                          "the site of an earlier row");
+      });
+    });
+    record(launch, "check_repeats");
+  }
+
+  //===--- Submanifold ----------------------------------------------------===//
 
   /// Per offset, each candidate's row by lower_bound in the sorted keys.
   void buildLookup(KeyValueArrays sorted) {
@@ -384,7 +453,7 @@ struct PairsLowering {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk));
+          computeCandidates(s, offsetOf(kk), geometry.out);
           lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
           // Found when the key there is the candidate's (and valid).
           k.dmaGather(sorted.keys, base, found);
@@ -498,9 +567,12 @@ struct PairsLowering {
     tileCounts = globalBuffer(offsets * rowTiles, i32);
     tileBases = globalBuffer(offsets * rowTiles, i32);
     SortTiling tiling{tile, tasks};
+    buildSiteKeys(data);
+    KeyValueArrays sites =
+        buildDeviceSort(k, data, scratch, paddedRows, tiling);
+    buildRepeatCheck(sites);
     if (geometry.subm) {
-      buildSiteKeys(data);
-      buildLookup(buildDeviceSort(k, data, scratch, candidates, tiling));
+      buildLookup(sites);
       k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
     } else {
       buildExpand(data);

@@ -160,6 +160,9 @@ void KernelBuilder::vcumsum(Value in, Value out) {
 void KernelBuilder::vreduce(dev::ReduceKind kind, Value in, Value out) {
   b.create<dev::VReduceOp>(loc, kind, in, out);
 }
+void KernelBuilder::reportRows(Value rows, StringRef message) {
+  b.create<dev::ReportRowsOp>(loc, rows, b.getStringAttr(message));
+}
 
 void KernelBuilder::forLoop(Value lb, Value ub, Value step,
                             function_ref<void(Value)> body) {

@@ -84,6 +84,9 @@ public:
   void vcast(mlir::Value in, mlir::Value out);
   void vcumsum(mlir::Value in, mlir::Value out);
   void vreduce(dev::ReduceKind kind, mlir::Value in, mlir::Value out);
+  /// Fails the kernel naming the smallest non-negative entry of `rows`
+  /// (npudev.report_rows); `message` says where with "{row}".
+  void reportRows(mlir::Value rows, llvm::StringRef message);
 
   //===--- Control flow ---------------------------------------------------===//
   /// for (iv = lb; iv < ub; iv += step) body(iv).

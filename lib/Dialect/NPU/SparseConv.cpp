@@ -23,7 +23,8 @@ constexpr int64_t kInt32Limit = int64_t(1) << 31;
 } // namespace
 
 bool SparseConvGeometry::needsWideKeys() const {
-  std::optional<int64_t> sites = llvm::checkedMul(batch, getOutVolume());
+  std::optional<int64_t> sites =
+      llvm::checkedMul(batch, std::max(getInVolume(), getOutVolume()));
   return !sites || *sites >= std::numeric_limits<int32_t>::max();
 }
 

@@ -32,7 +32,10 @@ struct SparseConvGeometry {
   int64_t getKernelVolume() const { return kernel[0] * kernel[1] * kernel[2]; }
   /// Number of sites of one batch entry of the output (D * H * W).
   int64_t getOutVolume() const { return out[0] * out[1] * out[2]; }
-  /// Whether linear output indices b * V + (z * H + y) * W + x need 64 bits.
+  /// Number of sites of one batch entry of the input.
+  int64_t getInVolume() const { return in[0] * in[1] * in[2]; }
+  /// Whether linear indices b * V + (z * H + y) * W + x over the input or
+  /// the output shape need 64 bits.
   bool needsWideKeys() const;
   /// The kernel offsets (rz, ry, rx) of offset number k.
   Dims getOffset(int64_t k) const;
