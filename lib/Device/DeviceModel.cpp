@@ -28,8 +28,9 @@ static DeviceModel makeMLU590() {
   m.vectorBytes = 512 * 1024; // NRAM
   m.cubeBytes = 512 * 1024;   // WRAM
   m.sharedBytes = 4 * 1024 * 1024;
-  m.globalGBps = 2765;         // Seed 000.
-  m.dmaGBps = 2765.0 / 48 * 2; // A core may draw twice its fair share.
+  m.globalGBps = 2765;               // Seed 000.
+  m.globalBytes = int64_t(48) << 30; // Assumption: 48 GiB of HBM.
+  m.dmaGBps = 2765.0 / 48 * 2;       // A core may draw twice its fair share.
   m.dmaLatencyCycles = 300;
   // 14.7 TFLOPS f32 (seed 000) over 48 cores at 1.5 GHz: ~204 flop/cycle,
   // ~102 f32 elements/cycle for a binary op, i.e. ~408 bytes/cycle.
@@ -50,6 +51,7 @@ static DeviceModel makeAscend910B() {
   m.cubeBytes = 512 * 1024;   // L1 per AIC.
   m.sharedBytes = 0;          // No cluster scratch: exchange through L2/HBM.
   m.globalGBps = 1600;        // HBM2e.
+  m.globalBytes = int64_t(64) << 30; // 64 GiB of HBM2e.
   m.dmaGBps = 1600.0 / 48 * 2;
   m.dmaLatencyCycles = 500;
   m.vectorBytesPerCycle = 256; // 128 f16 / 64 f32 lanes.
@@ -123,6 +125,8 @@ struct Field {
 /// 2^40 bytes: a terabyte of on-chip memory is beyond any device, and
 /// capacities times core counts stay far inside int64_t.
 constexpr double kMaxBytes = 1099511627776.0;
+/// 2^49 bytes (512 TiB) of global memory.
+constexpr double kMaxGlobalBytes = 562949953421312.0;
 /// Cores in all: clusters x cores_per_cluster stays within unsigned and
 /// within what the simulator schedules.
 constexpr int64_t kMaxCores = 65536;
@@ -139,6 +143,7 @@ static const Field kFields[] = {
     NPU_DEVICE_FIELD("dma_gbps", dmaGBps, false, 0.001, 1e6),
     NPU_DEVICE_FIELD("dma_latency_cycles", dmaLatencyCycles, false, 0, 1e9),
     NPU_DEVICE_FIELD("global_gbps", globalGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("global_bytes", globalBytes, true, 1, kMaxGlobalBytes),
     NPU_DEVICE_FIELD("vector_bytes_per_cycle", vectorBytesPerCycle, false,
                      0.001, 1e9),
     NPU_DEVICE_FIELD("vector_issue_cycles", vectorIssueCycles, false, 0, 1e9),

@@ -6,7 +6,7 @@
 // RUN: not npu-opt %s --split-input-file --npu-lower-to-device=sparse-conv-strategy=grid 2>&1 | FileCheck %s --check-prefix=GRID
 
 // STRATEGY: error: npu-lower-to-device: sparse-conv-strategy must be auto, grid or sort, got 'hash'
-// GRID: error: 'npu.get_indice_pairs' op the grid strategy is not available yet
+// GRID: error: 'npu.get_indice_pairs' op the grid strategy needs 137438953472 bytes of global memory for its grid, more than the 51539607552 of device 'mlu590'
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
@@ -48,8 +48,9 @@ func.func @f16_features(%f: tensor<4x2xf16>, %w: tensor<1x2x3xf16>, %p: tensor<1
 
 // -----
 
-// Lowers with the default strategy; the GRID run above rejects it.
+// A grid of 4 x 2048^3 i32 cells (128 GiB): auto takes the sort strategy,
+// a forced grid (the GRID run above) is an error.
 func.func @grid_requested(%idx: tensor<4x4xi32>) -> tensor<1xi32> {
-  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 3, 3, 3>, kernel_size = array<i64: 1, 1, 1>} : (tensor<4x4xi32>) -> (tensor<?x4xi32>, tensor<1x2x4xi32>, tensor<1xi32>)
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 4 : i64, spatial_shape = array<i64: 2048, 2048, 2048>, kernel_size = array<i64: 1, 1, 1>} : (tensor<4x4xi32>) -> (tensor<?x4xi32>, tensor<1x2x4xi32>, tensor<1xi32>)
   return %n : tensor<1xi32>
 }

@@ -1,7 +1,7 @@
 // get_indice_pairs and sparse_conv3d lowered to npudev kernels (the sort
 // strategy, docs/sparse-conv.md): the steps in order, the key width from
 // the shape, the row-count plumbing of the data-dependent out_indices.
-// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=sparse-conv-strategy=sort | FileCheck %s
 
 // Default convolution: 20 sites, 27 offsets. Tiles of 32 rows (the input
 // padded to 32 with sentinel keys), 27 x 32 candidate keys sorted by a

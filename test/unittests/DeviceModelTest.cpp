@@ -86,6 +86,13 @@ TEST(DeviceModelTest, JsonFieldRules) {
   EXPECT_EQ(jsonError(R"({"global_gbps": 0})"),
             "device description: field 'global_gbps' must be between 0.001 "
             "and 1000000, got 0");
+  EXPECT_EQ(jsonError(R"({"global_bytes": 0})"),
+            "device description: field 'global_bytes' must be between 1 and "
+            "562949953421312, got 0");
+  EXPECT_EQ(jsonError(R"({"global_bytes": 1.5e9})"), "ok");
+  EXPECT_EQ(jsonError(R"({"global_bytes": 1.5})"),
+            "device description: field 'global_bytes' must be an integer, got "
+            "1.5");
   // Zero where the model survives it.
   EXPECT_EQ(jsonError(R"({"shared_bytes": 0, "dma_latency_cycles": 0})"), "ok");
   // Ranges keep every product inside int64_t.

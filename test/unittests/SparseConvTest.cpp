@@ -265,6 +265,10 @@ struct KernelCase {
   bool clustered = false, wideKeys = false;
 };
 
+void PrintTo(const KernelCase &c, std::ostream *os) {
+  *os << c.geometry.name << " on " << c.deviceName << ", " << c.strategy;
+}
+
 /// Distinct sites in a 6^3 box at the far corner of a random batch entry,
 /// so that they neighbour each other even in a huge shape.
 std::vector<Site> clusteredSites(const SparseConvGeometry &g, int64_t count,
@@ -478,15 +482,18 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
 
 std::vector<KernelCase> kernelCases() {
   std::vector<KernelCase> cases;
-  for (const GeometryCase &c : kCases) {
-    cases.push_back({c, "mlu590", "mlu590"});
-    cases.push_back({c, tinyDevicePath(), "tiny"});
-  }
+  // Both strategies must give the same bytes.
+  for (const GeometryCase &c : kCases)
+    for (const char *strategy : {"sort", "grid"}) {
+      cases.push_back({c, "mlu590", "mlu590", strategy});
+      cases.push_back({c, tinyDevicePath(), "tiny", strategy});
+    }
   // Linear indices past 2^31 (3 * 1024^3 sites): i64 keys.
   // clang-format off
   GeometryCase wideSubm{"wide_subm", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, true, false, 80};
   GeometryCase wideDefault{"wide_default", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, false, false, 80};
   // clang-format on
+  // Their grid would take 13 GB: auto picks sort.
   for (const GeometryCase &c : {wideSubm, wideDefault}) {
     cases.push_back({c, "mlu590", "mlu590", "auto", true, true});
     cases.push_back({c, tinyDevicePath(), "tiny", "auto", true, true});
@@ -498,7 +505,8 @@ INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvKernelsTest,
                          ::testing::ValuesIn(kernelCases()),
                          [](const auto &info) {
                            return std::string(info.param.geometry.name) + "_" +
-                                  info.param.deviceName;
+                                  info.param.deviceName + "_" +
+                                  info.param.strategy;
                          });
 
 /// One way to break valid input: rows overwritten with bad sites.

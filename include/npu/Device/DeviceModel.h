@@ -42,6 +42,9 @@ struct DeviceModel {
   double dmaLatencyCycles = 0;
   /// Global memory bandwidth shared by all cores (GB/s).
   double globalGBps = 0;
+  /// Global memory capacity in bytes: what lowerings plan workspaces
+  /// against (allocations are not checked against it).
+  int64_t globalBytes = 0;
   /// Vector unit: bytes of operands processed per cycle per core, and the
   /// fixed cycles of issuing one vector instruction.
   double vectorBytesPerCycle = 0;

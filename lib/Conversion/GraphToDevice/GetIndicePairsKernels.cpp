@@ -1,29 +1,35 @@
 //===- GetIndicePairsKernels.cpp - get_indice_pairs on the device ---------===//
 //
-// The `sort` strategy (docs/sparse-conv.md), all sizes from the shapes and
-// the device model. Rows are taken in tiles of T (a power of two sized from
+// Two strategies (docs/sparse-conv.md), all sizes from the shapes and the
+// device model. Rows are taken in tiles of T (a power of two sized from
 // vector memory, at most the input needs); the input is padded to Lp =
 // roundUp(L + 1, T) rows whose keys are the sentinel (the key type's maximum),
 // so every tile is whole and every sorted array ends in a sentinel.
 //
+// First, in both: each input site's key over the input shape (payload: its
+// row), with bad batch indices and coordinates reported; the Lp keys are
+// sorted (DeviceSort.cpp) and a repeated site reported.
 // Default (and transposed) convolution:
 //  1. expand: per row tile and offset k, the output site each input site
 //     reaches, as a key b*V + (z*H + y)*W + x over the output shape (the
 //     sentinel when it reaches none), with payload k*Lp + i, and the count
 //     of valid candidates of (k, tile);
-//  2. sort the K*Lp keys (DeviceSort.cpp);
+//  2. sort the K*Lp keys;
 //  3. count the first element of each run of equal keys per sorted tile,
 //     scan the counts (num_act_out is the total), then number the runs:
-//     each candidate's output row is scattered to its payload slot and
-//     each run's key decoded into its out_indices row;
-// Submanifold: the L input keys are sorted once (payload: the row); per
-// offset each candidate finds its site by a vectorised lower_bound (log2 Lp
-// rounds of dma_gather over the sorted keys) and takes that site's row.
+//     each run's key is decoded into its out_indices row, and its row
+//     reaches the candidates by their payloads (sort) or through the grid
+//     (grid: written into the run's cell, then gathered per candidate).
+// Submanifold: each candidate finds its site by a vectorised lower_bound
+// in the sorted input keys, log2 Lp rounds of dma_gather (sort), or by one
+// gather from the grid, where every input row was written into its cell.
 // Both then write the pairs: per offset a scan over the tile counts gives
 // each tile's first slot and an on-chip prefix sum the slot of each pair,
 // so pairs stay in ascending input order; unused slots hold -1.
-// Work O(K L log(K L)) (default) or O(K L log L) (subm), global workspace
-// O(K L), on chip O(T).
+// The grid has one i32 per output site, filled with -1 first.
+// Work: sort O(K L log(K L)) (default) or O(K L log L) (subm); grid adds
+// O(batch V) for the fill and drops the subm search to O(K L). Global
+// workspace O(K L), plus the grid's 4 batch V bytes; on chip O(T).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +37,7 @@
 #include "OperatorKernels.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -45,6 +52,29 @@ namespace {
 constexpr int64_t kBytesPerTileRow = 128;
 /// Smallest tile worth a vector instruction.
 constexpr int64_t kMinTile = 16;
+/// `auto` takes the grid strategy when the grid needs at most this share
+/// of global memory: the rest is the network's.
+constexpr int64_t kGridBudgetDivisor = 16;
+
+/// Bytes of the grid strategy's dense grid (one i32 per output site), or
+/// nullopt if that overflows.
+std::optional<int64_t> getGridBytes(const SparseConvGeometry &g) {
+  std::optional<int64_t> cells = llvm::checkedMul(g.batch, g.getOutVolume());
+  if (!cells)
+    return std::nullopt;
+  return llvm::checkedMul<int64_t>(*cells, 4);
+}
+
+/// "grid" or "sort": the requested strategy, or for "auto" the grid when it
+/// fits the device's budget.
+StringRef selectPairsStrategy(const SparseConvGeometry &g,
+                              const DeviceModel &device, StringRef requested) {
+  if (requested != "auto")
+    return requested;
+  std::optional<int64_t> bytes = getGridBytes(g);
+  return bytes && *bytes <= device.globalBytes / kGridBudgetDivisor ? "grid"
+                                                                    : "sort";
+}
 
 /// The shapes and buffers of one get_indice_pairs lowering.
 struct PairsLowering {
@@ -52,6 +82,9 @@ struct PairsLowering {
   SparseConvGeometry geometry;
   int64_t rows, offsets; // L and K
   int64_t tile, paddedRows, rowTiles, tasks;
+  /// The grid strategy: output rows found in a dense grid of the output
+  /// sites instead of by search in sorted keys.
+  bool useGrid;
   Type keyType, i32;
   int64_t sentinel;
   Value indices, outIndices, pairs, pairCounts, rowCount;
@@ -59,10 +92,12 @@ struct PairsLowering {
   Value candidateRows;
   /// Per (k, row tile): the number of pairs, then the first slot.
   Value tileCounts, tileBases;
+  /// Grid strategy: per output site (its key), its row or -1.
+  Value grid;
 
   PairsLowering(KernelBuilder &k, GetIndicePairsOp op, const KernelOperands &io,
-                const DeviceModel &device)
-      : k(k), geometry(op.getGeometry()) {
+                const DeviceModel &device, StringRef strategy)
+      : k(k), geometry(op.getGeometry()), useGrid(strategy == "grid") {
     indices = io.operands[0];
     outIndices = io.results[0];
     pairs = io.results[1];
@@ -107,7 +142,8 @@ struct PairsLowering {
     return std::max<int64_t>(1, std::min(tasks, items));
   }
   void record(dev::LaunchOp launch, StringRef step) {
-    KernelBuilder::recordStep(launch, "sort", step, "tile", tile);
+    KernelBuilder::recordStep(launch, useGrid ? "grid" : "sort", step, "tile",
+                              tile);
   }
 
   //===--- Candidates -----------------------------------------------------===//
@@ -359,7 +395,10 @@ struct PairsLowering {
       Value payload = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
       Value part = k.alloc({tile}, keyType), rest = k.alloc({tile}, keyType);
       Value site = k.alloc({4, tile}, i32), siteRows = k.alloc({tile, 4}, i32);
+      Value noKey = useGrid ? k.alloc({tile}, keyType) : Value();
       k.vfill(none, -1);
+      if (noKey)
+        k.vfill(noKey, -1);
       k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
         markRunHeads(sorted.keys, t, key, prev, heads, scratch);
         Value g = k.mul(t, k.index(tile));
@@ -368,9 +407,17 @@ struct PairsLowering {
         k.vcumsum(heads, run);
         Value base = k.toIndex(k.load(headBases, t));
         k.vbinaryScalar(BinaryKind::add, run, k.sub(base, k.index(1)), run);
-        k.vselect(scratch, run, none, target);
-        k.dmaScatter(target, candidateRows, payload);
-        k.vselect(heads, run, none, target);
+        if (useGrid) {
+          // Each run's row into its site's cell (the lookup reads them).
+          k.vselect(heads, key, noKey, part);
+          k.vselect(heads, run, none, target);
+          k.dmaScatter(target, grid, part);
+        } else {
+          // Each candidate's row straight to its slot, by its payload.
+          k.vselect(scratch, run, none, target);
+          k.dmaScatter(target, candidateRows, payload);
+          k.vselect(heads, run, none, target);
+        }
         decodeSites(key, part, rest, site);
         k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
         k.dmaScatter(siteRows, outIndices, target);
@@ -439,28 +486,76 @@ struct PairsLowering {
     record(launch, "check_repeats");
   }
 
+  //===--- Grid -----------------------------------------------------------===//
+
+  /// Every cell of the grid to -1, in chunks of T.
+  void buildGridFill() {
+    int64_t cells = geometry.batch * geometry.getOutVolume();
+    int64_t chunks = llvm::divideCeil(cells, tile);
+    auto launch = k.launch(tasksFor(chunks), [&](Value tid) {
+      Value none = k.alloc({tile}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(chunks), chunks, [&](Value c) {
+        Value j = k.mul(c, k.index(tile));
+        Value size = k.min(k.index(tile), k.sub(k.index(cells), j));
+        k.dma(span(none, k.index(0), size), span(grid, j, size));
+      });
+    });
+    record(launch, "fill_grid");
+  }
+
+  /// Each input row into the cell of its site (subm), from the sorted site
+  /// keys; sentinels skip.
+  void buildGridSites(KeyValueArrays sorted) {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      Value key = k.alloc({tile}, keyType), noKey = k.alloc({tile}, keyType);
+      Value valid = k.alloc({tile}, i32), row = k.alloc({tile}, i32);
+      k.vfill(noKey, -1);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        Value g = k.mul(t, k.index(tile));
+        k.dma(span(sorted.keys, g, tile), key);
+        k.dma(span(sorted.values, g, tile), row);
+        k.vcmpScalar(ComparePredicate::ne, key, k.constant(keyType, sentinel),
+                     valid);
+        k.vselect(valid, key, noKey, key);
+        k.dmaScatter(row, grid, key);
+      });
+    });
+    record(launch, "grid_sites");
+  }
+
   //===--- Submanifold ----------------------------------------------------===//
 
-  /// Per offset, each candidate's row by lower_bound in the sorted keys.
+  /// Per offset, each candidate's output row, found in the grid or (sort
+  /// strategy) by lower_bound in the sorted input keys (subm only).
   void buildLookup(KeyValueArrays sorted) {
     auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
       SiteBuffers s = allocSiteBuffers();
       Value base = k.alloc({tile}, i32), probe = k.alloc({tile}, i32);
       Value found = k.alloc({tile}, keyType), row = k.alloc({tile}, i32);
-      Value none = k.alloc({tile}, i32), sum = k.alloc({1}, i32);
-      k.vfill(none, -1);
+      Value sum = k.alloc({1}, i32);
+      Value noKey = useGrid ? k.alloc({tile}, keyType) : Value();
+      if (noKey)
+        k.vfill(noKey, -1);
       k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
           computeCandidates(s, offsetOf(kk), geometry.out);
-          lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
-          // Found when the key there is the candidate's (and valid).
-          k.dmaGather(sorted.keys, base, found);
-          k.vcmp(ComparePredicate::eq, found, s.key, s.scratch);
+          if (useGrid) {
+            // A cell holds its site's row or -1; no site, no cell read.
+            k.vselect(s.mask, s.key, noKey, found);
+            k.dmaGather(grid, found, row);
+            k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
+          } else {
+            // Found when the key there is the candidate's.
+            lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
+            k.dmaGather(sorted.keys, base, found);
+            k.vcmp(ComparePredicate::eq, found, s.key, s.scratch);
+            k.dmaGather(sorted.values, base, row);
+          }
           k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
-          k.dmaGather(sorted.values, base, row);
-          k.vselect(s.mask, row, none, row);
+          k.vselect(s.mask, row, s.none, row);
           Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
           k.dma(row, span(candidateRows, slot, tile));
           storeTileCount(s.mask, sum, kk, t);
@@ -571,12 +666,20 @@ struct PairsLowering {
     KeyValueArrays sites =
         buildDeviceSort(k, data, scratch, paddedRows, tiling);
     buildRepeatCheck(sites);
+    if (useGrid) {
+      grid = globalBuffer(geometry.batch * geometry.getOutVolume(), i32);
+      buildGridFill();
+    }
     if (geometry.subm) {
+      if (useGrid)
+        buildGridSites(sites);
       buildLookup(sites);
       k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
     } else {
       buildExpand(data);
       buildNumbering(buildDeviceSort(k, data, scratch, candidates, tiling));
+      if (useGrid)
+        buildLookup(sites);
     }
     buildPairs();
     for (Value buffer : workspace)
@@ -624,9 +727,17 @@ LogicalResult npu::buildGetIndicePairsKernels(OpBuilder &b, Operation *op,
                                               const KernelOperands &io,
                                               const DeviceModel &device,
                                               const KernelOptions &options) {
-  if (options.sparseConvStrategy == "grid")
-    return op->emitOpError("the grid strategy is not available yet");
+  auto pairs = cast<GetIndicePairsOp>(op);
+  SparseConvGeometry geometry = pairs.getGeometry();
+  StringRef strategy =
+      selectPairsStrategy(geometry, device, options.sparseConvStrategy);
+  std::optional<int64_t> gridBytes = getGridBytes(geometry);
+  if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
+    return op->emitOpError("the grid strategy needs ")
+           << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")
+           << " bytes of global memory for its grid, more than the "
+           << device.globalBytes << " of device '" << device.name << "'";
   KernelBuilder k(b, op->getLoc());
-  PairsLowering(k, cast<GetIndicePairsOp>(op), io, device).build();
+  PairsLowering(k, pairs, io, device, strategy).build();
   return success();
 }

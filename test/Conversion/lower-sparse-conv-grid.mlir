@@ -1,0 +1,53 @@
+// get_indice_pairs, the grid strategy (docs/sparse-conv.md): output rows
+// looked up in a dense grid of the output sites, one i32 per site, instead
+// of searched in sorted keys. `auto` takes it when the grid needs at most
+// 1/16 of the device's global memory.
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=sparse-conv-strategy=grid | FileCheck %s
+// A device with 1 MiB of global memory: 1/16 is 64 KiB, less than the
+// 128 KiB grid of @subm_big, so auto sorts it.
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=%S/Inputs/small-global.json | FileCheck %s --check-prefix=BUDGET
+
+// Default convolution, output shape 1x3x3 over batch 2: an 18-cell grid,
+// filled with -1; the numbering writes each run's row into its site's
+// cell, and the lookup gathers each candidate's row from it.
+// CHECK-LABEL: func.func @default
+// CHECK: step = "site_keys", strategy = "grid"
+// CHECK: step = "check_repeats", strategy = "grid"
+// CHECK: %[[GRID:.*]] = memref.alloc() : memref<18xi32, #npudev.space<global>>
+// CHECK: step = "fill_grid", strategy = "grid"
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?xi32, strided<[1], offset: ?>, #npudev.space<vector>> to memref<?xi32, strided<[1], offset: ?>, #npudev.space<global>>
+// CHECK: step = "expand", strategy = "grid"
+// CHECK: step = "number_runs", strategy = "grid"
+// CHECK: npudev.dma_scatter %{{.*}}, %[[GRID]][%{{.*}}]
+// CHECK: step = "lookup", strategy = "grid"
+// CHECK: npudev.dma_gather %[[GRID]][%{{.*}}]
+// CHECK-NOT: npudev.dma_gather
+// CHECK: step = "write_pairs", strategy = "grid"
+// BUDGET-LABEL: func.func @default
+// BUDGET: strategy = "grid"
+func.func @default(%idx: tensor<20x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>) {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 2 : i64, spatial_shape = array<i64: 3, 5, 5>, kernel_size = array<i64: 3, 3, 3>, stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 1, 1>} : (tensor<20x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>)
+  return %o, %p, %n : tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>
+}
+
+// -----
+
+// Submanifold over 32^3 sites (a 128 KiB grid): each input row is written
+// into its site's cell, then every candidate is one gather, no search.
+// CHECK-LABEL: func.func @subm_big
+// CHECK: %[[GRID:.*]] = memref.alloc() : memref<32768xi32, #npudev.space<global>>
+// CHECK: step = "fill_grid", strategy = "grid"
+// CHECK: step = "grid_sites", strategy = "grid"
+// CHECK: npudev.dma_scatter %{{.*}}, %[[GRID]][%{{.*}}]
+// CHECK: step = "lookup", strategy = "grid"
+// CHECK: npudev.dma_gather %[[GRID]][%{{.*}}]
+// CHECK-NOT: npudev.dma_gather
+// CHECK: memref.copy
+// BUDGET-LABEL: func.func @subm_big
+// BUDGET-NOT: strategy = "grid"
+// BUDGET: step = "lookup", strategy = "sort"
+func.func @subm_big(%idx: tensor<20x4xi32>) -> tensor<27xi32> {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 32, 32, 32>, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, subm} : (tensor<20x4xi32>) -> (tensor<20x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>)
+  return %n : tensor<27xi32>
+}
