@@ -74,7 +74,10 @@ def NPUDev_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary op", [
       I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
       I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>,
-      I32EnumAttrCase<"And", 6, "and">, I32EnumAttrCase<"Or", 7, "or">
+      I32EnumAttrCase<"And", 6, "and">, I32EnumAttrCase<"Or", 7, "or">,
+      I32EnumAttrCase<"Xor", 8, "xor">, I32EnumAttrCase<"rem", 9>,
+      I32EnumAttrCase<"shl", 10>, I32EnumAttrCase<"shrs", 11>,
+      I32EnumAttrCase<"shru", 12>
     ]> {
   let cppNamespace = "::npu::dev";
   let genSpecializedAttr = 0;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "VectorOps.h"
+#include "IntegerSemantics.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Support/Ordering.h"
 
@@ -113,11 +114,10 @@ template <typename T> T floatBinary(BinaryKind kind, T a, T b) {
     return maximum(a, b);
   case BinaryKind::min:
     return minimum(a, b);
-  case BinaryKind::And:
-  case BinaryKind::Or:
+  default:
     break;
   }
-  llvm_unreachable("bitwise op on floats");
+  llvm_unreachable("integer-only op on floats");
 }
 
 template <typename T> T floatUnary(UnaryKind kind, T x) {
@@ -229,11 +229,10 @@ void floatBinaryLoop(BinaryKind kind, const T *a, const T *b, bool scalarB,
     return zipLoop(a, b, scalarB, o, n, maximum<T>);
   case BinaryKind::min:
     return zipLoop(a, b, scalarB, o, n, minimum<T>);
-  case BinaryKind::And:
-  case BinaryKind::Or:
+  default:
     break;
   }
-  llvm_unreachable("bitwise op on floats");
+  llvm_unreachable("integer-only op on floats");
 }
 
 /// Integer ops that cannot fail, wrapping through the unsigned type `U`;
@@ -263,10 +262,13 @@ bool intBinaryLoop(BinaryKind kind, const T *a, const T *b, bool scalarB, T *o,
   case BinaryKind::Or:
     zipLoop(a, b, scalarB, o, n, [](T x, T y) { return T(x | y); });
     return true;
-  case BinaryKind::div:
+  case BinaryKind::Xor:
+    zipLoop(a, b, scalarB, o, n, [](T x, T y) { return T(x ^ y); });
+    return true;
+  default:
+    // Division, remainder and shifts can fail: the generic path checks.
     return false;
   }
-  llvm_unreachable("unknown binary op");
 }
 
 /// The fast path of vbinary (`b` a view) and vbinary_scalar (`b` null and
@@ -348,40 +350,49 @@ double npu::sim::applyFloatBinary(BinaryKind kind, ElementKind element,
                                                 static_cast<float>(b)));
 }
 
-OpError npu::sim::applyIntBinary(BinaryKind kind, ElementKind element,
-                                 int64_t a, int64_t b, int64_t &result) {
-  uint64_t ua = a, ub = b;
+/// The scalar function of an integer `kind` (IntegerSemantics.h).
+static IntBinaryFn getIntBinaryFn(BinaryKind kind) {
   switch (kind) {
   case BinaryKind::add:
-    result = wrapInt(element, static_cast<int64_t>(ua + ub));
-    return {};
+    return addI;
   case BinaryKind::sub:
-    result = wrapInt(element, static_cast<int64_t>(ua - ub));
-    return {};
+    return subI;
   case BinaryKind::mul:
-    result = wrapInt(element, static_cast<int64_t>(ua * ub));
-    return {};
+    return mulI;
   case BinaryKind::div:
-    if (b == 0)
-      return "integer division by zero";
-    result = (a == std::numeric_limits<int64_t>::min() && b == -1)
-                 ? a
-                 : wrapInt(element, a / b);
-    return {};
+    return divSI;
   case BinaryKind::max:
-    result = std::max(a, b);
-    return {};
+    return maxSI;
   case BinaryKind::min:
-    result = std::min(a, b);
-    return {};
+    return minSI;
   case BinaryKind::And:
-    result = a & b;
-    return {};
+    return andI;
   case BinaryKind::Or:
-    result = a | b;
-    return {};
+    return orI;
+  case BinaryKind::Xor:
+    return xorI;
+  case BinaryKind::rem:
+    return remSI;
+  case BinaryKind::shl:
+    return shlI;
+  case BinaryKind::shrs:
+    return shrSI;
+  case BinaryKind::shru:
+    return shrUI;
   }
   llvm_unreachable("unknown binary op");
+}
+
+OpError npu::sim::applyIntBinary(BinaryKind kind, ElementKind element,
+                                 int64_t a, int64_t b, int64_t &result) {
+  unsigned bits = element == ElementKind::Index
+                      ? 64
+                      : static_cast<unsigned>(getElementBytes(element) * 8);
+  IntResult r = getIntBinaryFn(kind)(a, b, bits);
+  if (r.error)
+    return r.error;
+  result = wrapInt(element, r.value);
+  return {};
 }
 
 OpError npu::sim::applyBinary(BinaryKind kind, const MemRefView &lhs,

@@ -5,6 +5,8 @@
 // RUN: not npu-run %s --entry=oob_gather --random-inputs=0 2>&1 | FileCheck %s --check-prefix=GATHER
 // RUN: not npu-run %s --entry=oob_dma_scatter --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DMA-SCATTER
 // RUN: not npu-run %s --entry=divide_by_zero --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
+// RUN: not npu-run %s --entry=shift_too_far --random-inputs=0 2>&1 | FileCheck %s --check-prefix=SHIFT
+// RUN: not npu-run %s --entry=rem_overflow --random-inputs=0 2>&1 | FileCheck %s --check-prefix=REM
 // RUN: not npu-run %s --entry=on_chip_overflow --device=%S/Inputs/tiny-device.json --random-inputs=0 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: npu-run %s --entry=on_chip_overflow --random-inputs=0
 // RUN: not npu-run %s --entry=unwritten_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=UNWRITTEN-LOAD
@@ -77,13 +79,38 @@ func.func @oob_dma_scatter(%x: !g) {
   return
 }
 
-// DIV: error: 'npudev.vbinary' op integer division by zero
+// DIV: error: 'npudev.vbinary' op divides by zero
 func.func @divide_by_zero(%x: !g) {
   %zero = arith.constant 0 : i32
   npudev.launch tasks(1) {
     %a = npudev.alloc : memref<4xi32, #npudev.space<vector>>
     npudev.vfill %zero, %a : i32, memref<4xi32, #npudev.space<vector>>
     npudev.vbinary <div> %a, %a, %a : memref<4xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}
+
+// Vector integer ops share arith's semantics (lib/Simulator/
+// IntegerSemantics.cpp): where LLVM gives poison, the simulator an error.
+// SHIFT: error: 'npudev.vbinary_scalar' op shifts by at least the bit width
+func.func @shift_too_far(%x: !g) {
+  %c32 = arith.constant 32 : i32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4xi32, #npudev.space<vector>>
+    npudev.vfill %c32, %a : i32, memref<4xi32, #npudev.space<vector>>
+    npudev.vbinary_scalar <shl> %a, %c32, %a : memref<4xi32, #npudev.space<vector>>, i32, memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}
+
+// REM: error: 'npudev.vbinary_scalar' op divides the most negative integer by -1, which overflows
+func.func @rem_overflow(%x: !g) {
+  %min = arith.constant -2147483648 : i32
+  %cm1 = arith.constant -1 : i32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4xi32, #npudev.space<vector>>
+    npudev.vfill %min, %a : i32, memref<4xi32, #npudev.space<vector>>
+    npudev.vbinary_scalar <rem> %a, %cm1, %a : memref<4xi32, #npudev.space<vector>>, i32, memref<4xi32, #npudev.space<vector>>
   }
   return
 }

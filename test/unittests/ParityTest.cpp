@@ -315,11 +315,13 @@ TEST_F(ParityTest, EveryModelledOpIsCovered) {
       covered.insert(op->getName().getStringRef());
     });
   }
-  for (RegisteredOperationName name : ctx.getRegisteredOperations())
-    if (name.hasInterface<sim::SimulatedOpInterface>())
+  for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.hasInterface<sim::SimulatedOpInterface>()) {
       EXPECT_TRUE(covered.contains(name.getStringRef()))
           << name.getStringRef().str()
           << " has a simulator model but no parity kernel";
+    }
+  }
 }
 
 /// Every kernel prints and parses back to the same text: the printers of
@@ -343,11 +345,13 @@ TEST_F(ParityTest, KernelsRoundTrip) {
 }
 
 TEST_F(ParityTest, EveryArithOpIsSimulated) {
-  for (RegisteredOperationName name : ctx.getRegisteredOperations())
-    if (name.getDialectNamespace() == "arith")
+  for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.getDialectNamespace() == "arith") {
       EXPECT_TRUE(name.hasInterface<sim::SimulatedOpInterface>())
           << name.getStringRef().str() << " lowers in the JIT but is not "
           << "simulated";
+    }
+  }
 }
 
 /// The math ops without a simulator model do not lower in the JIT either.

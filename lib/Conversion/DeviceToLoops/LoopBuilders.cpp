@@ -52,7 +52,7 @@ Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value x,
     case BinaryKind::min:
       return b.create<arith::MinimumFOp>(loc, x, y);
     default:
-      llvm_unreachable("bitwise op on floats (rejected by the verifier)");
+      llvm_unreachable("integer-only op on floats (rejected by the verifier)");
     }
   }
   switch (kind) {
@@ -72,6 +72,16 @@ Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value x,
     return b.create<arith::AndIOp>(loc, x, y);
   case BinaryKind::Or:
     return b.create<arith::OrIOp>(loc, x, y);
+  case BinaryKind::Xor:
+    return b.create<arith::XOrIOp>(loc, x, y);
+  case BinaryKind::rem:
+    return b.create<arith::RemSIOp>(loc, x, y);
+  case BinaryKind::shl:
+    return b.create<arith::ShLIOp>(loc, x, y);
+  case BinaryKind::shrs:
+    return b.create<arith::ShRSIOp>(loc, x, y);
+  case BinaryKind::shru:
+    return b.create<arith::ShRUIOp>(loc, x, y);
   }
   llvm_unreachable("unknown binary op");
 }

@@ -166,13 +166,24 @@ LogicalResult DmaStartOp::verify() {
 // Vector ops
 //===----------------------------------------------------------------------===//
 
-static bool isBitwise(BinaryKind kind) {
-  return kind == BinaryKind::And || kind == BinaryKind::Or;
+/// Bitwise ops, shifts and the remainder exist for integers only.
+static bool isIntegerOnly(BinaryKind kind) {
+  switch (kind) {
+  case BinaryKind::add:
+  case BinaryKind::sub:
+  case BinaryKind::mul:
+  case BinaryKind::div:
+  case BinaryKind::max:
+  case BinaryKind::min:
+    return false;
+  default:
+    return true;
+  }
 }
 
 static LogicalResult verifyBinaryKind(Operation *op, BinaryKind kind,
                                       Type element) {
-  if (isBitwise(kind) && !element.isSignlessInteger())
+  if (isIntegerOnly(kind) && !element.isSignlessInteger())
     return op->emitOpError("'")
            << stringifyBinaryKind(kind) << "' needs integers, got " << element;
   return success();
