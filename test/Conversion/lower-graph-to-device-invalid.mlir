@@ -39,15 +39,6 @@ func.func @unbounded_rows(%idx: tensor<4x4xi32>, %f: tensor<4x2xf32>, %w: tensor
 
 // -----
 
-func.func @f16_features(%f: tensor<4x2xf16>, %w: tensor<1x2x3xf16>, %p: tensor<1x2x4xi32>, %n: tensor<1xi32>) -> tensor<4x3xf16> {
-  %c4 = arith.constant 4 : index
-  // expected-error @+1 {{'npu.sparse_conv3d' op is lowered to the device for f32 features only, got 'f16'}}
-  %y = npu.sparse_conv3d %f, %w, %p, %n, %c4 : (tensor<4x2xf16>, tensor<1x2x3xf16>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<4x3xf16>
-  return %y : tensor<4x3xf16>
-}
-
-// -----
-
 // A grid of 4 x 2048^3 i32 cells (128 GiB): auto takes the sort strategy,
 // a forced grid (the GRID run above) is an error.
 func.func @grid_requested(%idx: tensor<4x4xi32>) -> tensor<1xi32> {

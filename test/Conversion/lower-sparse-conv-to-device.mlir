@@ -124,3 +124,23 @@ func.func @no_sites(%idx: tensor<0x4xi32>) -> (tensor<?x4xi32>, tensor<27xi32>) 
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 3, 3, 3>, kernel_size = array<i64: 3, 3, 3>} : (tensor<0x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x0xi32>, tensor<27xi32>)
   return %o, %n : tensor<?x4xi32>, tensor<27xi32>
 }
+
+// -----
+
+// f16 features and weights: products and sums in f32, in an f32 copy of
+// the output, rounded once into the f16 output by the last launch.
+// CHECK-LABEL: func.func @f16_conv
+// CHECK-SAME: %[[OUT:arg4]]: memref<4x3xf16, #npudev.space<global>> {npudev.output}
+// CHECK: %[[SUMS:.*]] = memref.alloc() : memref<4x3xf32, #npudev.space<global>>
+// CHECK: step = "zero_fill"
+// CHECK: step = "offset"
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<?x2xf16, {{.*}}>, memref<2x3xf16, #npudev.space<cube>>, memref<?x3xf32
+// CHECK: npudev.dma_scatter {{.*}}, %[[SUMS]][%{{.*}}] {add}
+// CHECK: step = "round"
+// CHECK: npudev.vcast {{.*}} : memref<?x3xf32, {{.*}}>, memref<?x3xf16
+// CHECK: memref.dealloc %[[SUMS]]
+func.func @f16_conv(%f: tensor<4x2xf16>, %w: tensor<1x2x3xf16>, %p: tensor<1x2x4xi32>, %n: tensor<1xi32>) -> tensor<4x3xf16> {
+  %c4 = arith.constant 4 : index
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c4 : (tensor<4x2xf16>, tensor<1x2x3xf16>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<4x3xf16>
+  return %y : tensor<4x3xf16>
+}

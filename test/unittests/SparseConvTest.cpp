@@ -16,6 +16,7 @@
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -222,14 +223,14 @@ std::string dims(const SparseConvGeometry::Dims &d) {
 
 /// get_indice_pairs feeding sparse_conv3d, as a user writes it.
 std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
-                               int64_t cin, int64_t cout) {
+                               int64_t cin, int64_t cout, StringRef element) {
   int64_t k = g.getKernelVolume();
   std::string outRows = g.subm ? std::to_string(sites) : "?";
   return llvm::formatv(
-             R"(func.func @sc(%idx: tensor<{0}x4xi32>, %f: tensor<{0}x{2}xf32>,
-                 %w: tensor<{1}x{2}x{3}xf32>, %w2: tensor<{1}x{3}x{2}xf32>)
+             R"(func.func @sc(%idx: tensor<{0}x4xi32>, %f: tensor<{0}x{2}x{14}>,
+                 %w: tensor<{1}x{2}x{3}x{14}>, %w2: tensor<{1}x{3}x{2}x{14}>)
     -> (tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>, tensor<{1}xi32>,
-        tensor<?x{3}xf32>, tensor<{0}x{2}xf32>) {
+        tensor<?x{3}x{14}>, tensor<{0}x{2}x{14}>) {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = {5} : i64,
       spatial_shape = {6}, kernel_size = {7}, stride = {8}, padding = {9},
       dilation = {10}, out_padding = {11}{12}}
@@ -238,21 +239,21 @@ std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
   %c0 = arith.constant 0 : index
   %m = tensor.dim %o, %c0 : tensor<{4}x4xi32>
   %y = npu.sparse_conv3d %f, %w, %p, %n, %m {13}
-      : (tensor<{0}x{2}xf32>, tensor<{1}x{2}x{3}xf32>, tensor<{1}x2x{0}xi32>,
-         tensor<{1}xi32>, index) -> tensor<?x{3}xf32>
+      : (tensor<{0}x{2}x{14}>, tensor<{1}x{2}x{3}x{14}>, tensor<{1}x2x{0}xi32>,
+         tensor<{1}xi32>, index) -> tensor<?x{3}x{14}>
   %l = arith.constant {0} : index
   %z = npu.sparse_conv3d %y, %w2, %p, %n, %l {{inverse}
-      : (tensor<?x{3}xf32>, tensor<{1}x{3}x{2}xf32>, tensor<{1}x2x{0}xi32>,
-         tensor<{1}xi32>, index) -> tensor<{0}x{2}xf32>
+      : (tensor<?x{3}x{14}>, tensor<{1}x{3}x{2}x{14}>, tensor<{1}x2x{0}xi32>,
+         tensor<{1}xi32>, index) -> tensor<{0}x{2}x{14}>
   return %o, %p, %n, %y, %z : tensor<{4}x4xi32>, tensor<{1}x2x{0}xi32>,
-                              tensor<{1}xi32>, tensor<?x{3}xf32>,
-                              tensor<{0}x{2}xf32>
+                              tensor<{1}xi32>, tensor<?x{3}x{14}>,
+                              tensor<{0}x{2}x{14}>
 })",
              sites, k, cin, cout, outRows, g.batch, dims(g.in), dims(g.kernel),
              dims(g.stride), dims(g.padding), dims(g.dilation),
              dims(g.outPadding),
              g.subm ? ", subm" : (g.transpose ? ", transpose" : ""),
-             g.subm ? "{subm}" : "")
+             g.subm ? "{subm}" : "", element)
       .str();
 }
 
@@ -263,10 +264,13 @@ struct KernelCase {
   std::string deviceName;
   std::string strategy = "auto";
   bool clustered = false, wideKeys = false;
+  /// Features and weights: f32, f16 or bf16.
+  std::string element = "f32";
 };
 
 void PrintTo(const KernelCase &c, std::ostream *os) {
-  *os << c.geometry.name << " on " << c.deviceName << ", " << c.strategy;
+  *os << c.geometry.name << " on " << c.deviceName << ", " << c.strategy << ", "
+      << c.element;
 }
 
 /// Distinct sites in a 6^3 box at the far corner of a random batch entry,
@@ -330,17 +334,16 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
   for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
     auto memref = cast<MemRefType>(type);
     HostArray a;
-    a.kind = memref.getElementType().isF32()         ? ElementKind::F32
-             : memref.getElementType().isInteger(64) ? ElementKind::I64
-                                                     : ElementKind::I32;
+    a.kind = *getElementKind(memref.getElementType());
     a.shape.assign(memref.getShape().begin(), memref.getShape().end());
     a.data.resize(memref.getNumElements() * getElementBytes(a.kind));
-    if (a.kind == ElementKind::F32)
-      a = HostArray::fromValues(
-          a.kind, std::vector<float>(a.getNumElements(), NAN), a.shape);
-    else if (a.kind == ElementKind::I32)
-      a = HostArray::fromValues(
-          a.kind, std::vector<int32_t>(a.getNumElements(), -7), a.shape);
+    for (int64_t e = 0; e < a.getNumElements(); ++e) {
+      uint8_t *p = a.data.data() + e * getElementBytes(a.kind);
+      if (isFloat(a.kind))
+        storeFloat(p, a.kind, NAN);
+      else if (a.kind == ElementKind::I32)
+        storeInt(p, a.kind, -7);
+    }
     args.push_back(std::move(a));
   }
   // The JIT lowers the module in place: read the signature first.
@@ -394,12 +397,38 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
   return v;
 }
 
-void expectSameBits(const std::vector<float> &actual,
-                    const std::vector<float> &expected, const char *what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (size_t i = 0; i < actual.size(); ++i)
-    ASSERT_EQ(0, std::memcmp(&actual[i], &expected[i], sizeof(float)))
-        << what << "[" << i << "]: " << actual[i] << " vs " << expected[i];
+/// `values` stored as `kind` (rounded to nearest even).
+HostArray floatArray(ElementKind kind, const std::vector<float> &values,
+                     llvm::ArrayRef<int64_t> shape) {
+  HostArray a;
+  a.kind = kind;
+  a.shape.assign(shape.begin(), shape.end());
+  a.data.resize(values.size() * getElementBytes(kind));
+  for (size_t i = 0; i < values.size(); ++i)
+    storeFloat(a.data.data() + i * getElementBytes(kind), kind, values[i]);
+  return a;
+}
+
+/// `values` rounded to `kind` and widened back to float.
+std::vector<float> roundTo(ElementKind kind, std::vector<float> values) {
+  HostArray a = floatArray(kind, values, {int64_t(values.size())});
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = loadFloat(a.data.data() + i * getElementBytes(kind), kind);
+  return values;
+}
+
+/// The same bytes as `expected` stored as the output's kind.
+void expectSameBits(const HostArray &actual, const std::vector<float> &expected,
+                    const char *what) {
+  HostArray want = floatArray(actual.kind, expected, actual.shape);
+  ASSERT_EQ(actual.data.size(), want.data.size()) << what;
+  unsigned bytes = getElementBytes(actual.kind);
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_EQ(0, std::memcmp(actual.data.data() + i * bytes,
+                             want.data.data() + i * bytes, bytes))
+        << what << "[" << i
+        << "]: " << loadFloat(actual.data.data() + i * bytes, actual.kind)
+        << " vs " << expected[i];
 }
 
 /// pairsAndConvSource parsed and lowered for the case's device and
@@ -409,7 +438,7 @@ OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
                                         int64_t sites, int64_t cin,
                                         int64_t cout, const KernelCase &c) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      pairsAndConvSource(g, sites, cin, cout), &ctx);
+      pairsAndConvSource(g, sites, cin, cout, c.element), &ctx);
   if (!module)
     return nullptr;
   PassManager pm(&ctx);
@@ -423,21 +452,21 @@ OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
 }
 
 /// The four inputs of pairsAndConvSource: indices, features and the two
-/// weights (cout from their sizes).
+/// weights (cout from their sizes), the floats stored as `kind`.
 std::vector<HostArray> pairsAndConvInputs(const std::vector<Site> &sites,
                                           const std::vector<float> &f,
                                           const std::vector<float> &w,
                                           const std::vector<float> &w2,
-                                          int64_t k, int64_t cin) {
+                                          int64_t k, int64_t cin,
+                                          ElementKind kind = ElementKind::F32) {
   int64_t rows = sites.size();
   int64_t cout = w.size() / (k * cin);
   std::vector<int32_t> flat;
   for (const Site &s : sites)
     flat.insert(flat.end(), s.begin(), s.end());
   return {HostArray::fromValues(ElementKind::I32, flat, {rows, 4}),
-          HostArray::fromValues(ElementKind::F32, f, {rows, cin}),
-          HostArray::fromValues(ElementKind::F32, w, {k, cin, cout}),
-          HostArray::fromValues(ElementKind::F32, w2, {k, cout, cin})};
+          floatArray(kind, f, {rows, cin}), floatArray(kind, w, {k, cin, cout}),
+          floatArray(kind, w2, {k, cout, cin})};
 }
 
 TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
@@ -450,14 +479,17 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   EXPECT_EQ(g.needsWideKeys(), GetParam().wideKeys);
   const int64_t cin = 4, cout = 3, k = g.getKernelVolume();
   int64_t outRows = ref.outIndices.size();
-  std::vector<float> f = randomFloats(c.sites * cin, 9),
-                     w = randomFloats(k * cin * cout, 10),
-                     w2 = randomFloats(k * cout * cin, 11);
-  std::vector<float> conv =
-      referenceSparseConv(f, w, ref, cin, cout, outRows, false, g.subm);
+  // f16 and bf16: the inputs as stored, the f32 sums rounded once.
+  ElementKind kind = *getElementKind(parseType(GetParam().element, &ctx));
+  std::vector<float> f = roundTo(kind, randomFloats(c.sites * cin, 9)),
+                     w = roundTo(kind, randomFloats(k * cin * cout, 10)),
+                     w2 = roundTo(kind, randomFloats(k * cout * cin, 11));
+  std::vector<float> conv = roundTo(
+      kind, referenceSparseConv(f, w, ref, cin, cout, outRows, false, g.subm));
   // The inverse convolution maps the result back onto the input sites.
   std::vector<float> inverse =
-      referenceSparseConv(conv, w2, ref, cout, cin, c.sites, true, false);
+      roundTo(kind, referenceSparseConv(conv, w2, ref, cout, cin, c.sites, true,
+                                        false));
 
   OwningOpRef<ModuleOp> module =
       lowerPairsAndConv(ctx, g, c.sites, cin, cout, GetParam());
@@ -465,7 +497,8 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
   std::vector<int32_t> refSites;
   for (const Site &s : ref.outIndices)
     refSites.insert(refSites.end(), s.begin(), s.end());
-  std::vector<HostArray> inputs = pairsAndConvInputs(sites, f, w, w2, k, cin);
+  std::vector<HostArray> inputs =
+      pairsAndConvInputs(sites, f, w, w2, k, cin, kind);
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
     KernelRun run = runKernels(*module, inputs, GetParam().device, jit);
@@ -475,8 +508,8 @@ TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
     EXPECT_EQ(out[0].getValues<int32_t>(), refSites);
     EXPECT_EQ(out[1].getValues<int32_t>(), ref.pairs);
     EXPECT_EQ(out[2].getValues<int32_t>(), ref.num);
-    expectSameBits(out[3].getValues<float>(), conv, "sparse_conv3d");
-    expectSameBits(out[4].getValues<float>(), inverse, "inverse");
+    expectSameBits(out[3], conv, "sparse_conv3d");
+    expectSameBits(out[4], inverse, "inverse");
   }
 }
 
@@ -493,6 +526,11 @@ std::vector<KernelCase> kernelCases() {
   GeometryCase wideSubm{"wide_subm", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, true, false, 80};
   GeometryCase wideDefault{"wide_default", 3, {1024, 1024, 1024}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, false, false, 80};
   // clang-format on
+  // f16 and bf16 features and weights, f32 sums.
+  for (const GeometryCase &c : {kCases[1], kCases[2], kCases[5]})
+    for (const char *element : {"f16", "bf16"})
+      cases.push_back(
+          {c, tinyDevicePath(), "tiny", "sort", false, false, element});
   // Their grid would take 13 GB: auto picks sort.
   for (const GeometryCase &c : {wideSubm, wideDefault}) {
     cases.push_back({c, "mlu590", "mlu590", "auto", true, true});
@@ -506,7 +544,8 @@ INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvKernelsTest,
                          [](const auto &info) {
                            return std::string(info.param.geometry.name) + "_" +
                                   info.param.deviceName + "_" +
-                                  info.param.strategy;
+                                  info.param.strategy + "_" +
+                                  info.param.element;
                          });
 
 /// One way to break valid input: rows overwritten with bad sites.

@@ -12,9 +12,11 @@
 //     DMA), multiplies them by W[k] on the cube unit (W[k] kept in cube
 //     memory for the whole launch) and scatter-adds the product rows into
 //     the output (dma_scatter add).
-// M is the largest chunk whose rows and products fit vector memory. Work
-// O(sum(indice_num) * Cin * Cout); every feature row crosses DMA once per
-// pair.
+// f16 and bf16 features and weights accumulate in f32: products and sums
+// go to an f32 copy of the output in global memory, rounded once into the
+// output by a last launch. M is the largest chunk whose rows and products
+// fit vector memory. Work O(sum(indice_num) * Cin * Cout); every feature
+// row crosses DMA once per pair.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +33,10 @@ struct SparseConvLowering {
   KernelBuilder &k;
   SparseConv3DOp op;
   Value features, weights, pairs, pairCounts, numActOut, output;
+  /// Where the sums go: the output itself (f32) or an f32 copy of it.
+  Value sums;
   int64_t offsets, cin, cout, chunk, tasks;
-  Type f32, i32;
+  Type element, f32, i32;
 
   SparseConvLowering(KernelBuilder &k, SparseConv3DOp op,
                      const KernelOperands &io, const DeviceModel &device)
@@ -49,12 +53,16 @@ struct SparseConvLowering {
     offsets = shape(weights)[0];
     cin = shape(weights)[1];
     cout = shape(weights)[2];
-    // Per chunk row: gathered features, product, two indices.
-    int64_t rowBytes = 4 * (cin + cout + 2);
-    chunk = std::max<int64_t>(1, device.vectorBytes / rowBytes);
-    tasks = device.getNumCores();
+    element = cast<MemRefType>(features.getType()).getElementType();
     f32 = Float32Type::get(op.getContext());
     i32 = IntegerType::get(op.getContext(), 32);
+    // Per chunk row: gathered features, f32 product, two indices; the
+    // rounding launch holds an f32 and an output row.
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    int64_t rowBytes =
+        std::max(elementBytes * cin + 4 * cout + 8, (4 + elementBytes) * cout);
+    chunk = std::max<int64_t>(1, device.vectorBytes / rowBytes);
+    tasks = device.getNumCores();
   }
 
   /// for (j = tid * M; j < n; j += tasks * M) body(j, min(M, n - j)).
@@ -78,18 +86,34 @@ struct SparseConvLowering {
       k.vfill(zeros, k.f32(0.0));
       forEachChunk(tid, numActOut, [&](Value j, Value size) {
         k.dma(rowsOf(zeros, k.index(0), size, cout),
-              rowsOf(output, j, size, cout));
+              rowsOf(sums, j, size, cout));
       });
     });
     record(launch, "zero_fill");
+  }
+
+  /// output = sums rounded to the output's element type.
+  void buildRounding() {
+    auto launch = k.launch(tasks, [&](Value tid) {
+      Value wide = k.alloc({chunk, cout}, f32);
+      Value narrow = k.alloc({chunk, cout}, element);
+      forEachChunk(tid, numActOut, [&](Value j, Value size) {
+        Value from = rowsOf(wide, k.index(0), size, cout);
+        Value to = rowsOf(narrow, k.index(0), size, cout);
+        k.dma(rowsOf(sums, j, size, cout), from);
+        k.vcast(from, to);
+        k.dma(to, rowsOf(output, j, size, cout));
+      });
+    });
+    record(launch, "round");
   }
 
   /// The pairs of offset `kk` (an index), gathered along `from`, added
   /// along `to`; `identity` when they pair each row with itself.
   void buildOffset(Value kk, bool identity) {
     auto launch = k.launch(tasks, [&](Value tid) {
-      Value weight = k.alloc({cin, cout}, f32, dev::MemorySpace::cube);
-      Value gathered = k.alloc({chunk, cin}, f32);
+      Value weight = k.alloc({cin, cout}, element, dev::MemorySpace::cube);
+      Value gathered = k.alloc({chunk, cin}, element);
       Value product = k.alloc({chunk, cout}, f32);
       Value source = k.alloc({chunk}, i32), target = k.alloc({chunk}, i32);
       OpBuilder &b = k.builder();
@@ -115,7 +139,7 @@ struct SparseConvLowering {
         }
         b.create<dev::MatmulOp>(k.location(), in, weight, prod,
                                 /*accumulate=*/false);
-        k.dmaScatter(prod, output, to, /*add=*/true);
+        k.dmaScatter(prod, sums, to, /*add=*/true);
       });
     });
     record(launch, identity ? "centre" : "offset");
@@ -132,7 +156,24 @@ struct SparseConvLowering {
     if (rowCount)
       k.store(k.convert(numActOut, k.builder().getI64Type()), rowCount,
               {k.index(0)});
+    sums = output;
+    if (element != f32) {
+      auto type = cast<MemRefType>(output.getType());
+      sums = k.builder().create<memref::AllocOp>(
+          k.location(),
+          MemRefType::get(type.getShape(), f32, MemRefLayoutAttrInterface(),
+                          type.getMemorySpace()));
+    }
     buildZeroFill();
+    buildOffsets();
+    if (sums != output) {
+      buildRounding();
+      k.builder().create<memref::DeallocOp>(k.location(), sums);
+    }
+  }
+
+  /// The offsets' launches in the op's order.
+  void buildOffsets() {
     if (offsets == 0)
       return;
     int64_t centre = offsets / 2;
@@ -159,10 +200,6 @@ LogicalResult npu::buildSparseConv3dKernels(OpBuilder &b, Operation *op,
                                             const KernelOperands &io,
                                             const DeviceModel &device) {
   auto conv = cast<SparseConv3DOp>(op);
-  if (!conv.getFeatures().getType().getElementType().isF32())
-    return op->emitOpError("is lowered to the device for f32 features only, "
-                           "got ")
-           << conv.getFeatures().getType().getElementType();
   KernelBuilder k(b, op->getLoc());
   SparseConvLowering(k, conv, io, device).build(io.rowCounts[0]);
   return success();
