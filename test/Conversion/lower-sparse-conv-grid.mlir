@@ -9,20 +9,28 @@
 // RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=%S/Inputs/small-global.json | FileCheck %s --check-prefix=BUDGET
 
 // Default convolution, output shape 1x3x3 over batch 2: an 18-cell grid,
-// filled with -1; the numbering writes each run's row into its site's
-// cell, and the lookup gathers each candidate's row from it.
+// filled with -1. No sort of the candidates: each marks its output site's
+// cell, the marked cells are counted, scanned and numbered in place (their
+// sites decoded into out_indices), and the lookup gathers each
+// candidate's row from the grid.
 // CHECK-LABEL: func.func @default
 // CHECK: step = "site_keys", strategy = "grid"
 // CHECK: step = "check_repeats", strategy = "grid"
 // CHECK: %[[GRID:.*]] = memref.alloc() : memref<18xi32, #npudev.space<global>>
 // CHECK: step = "fill_grid", strategy = "grid"
-// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?xi32, strided<[1], offset: ?>, #npudev.space<vector>> to memref<?xi32, strided<[1], offset: ?>, #npudev.space<global>>
-// CHECK: step = "expand", strategy = "grid"
-// CHECK: step = "number_runs", strategy = "grid"
+// CHECK: step = "mark_cells", strategy = "grid"
 // CHECK: npudev.dma_scatter %{{.*}}, %[[GRID]][%{{.*}}]
+// CHECK-NOT: npudev.vsort
+// CHECK: step = "count_cells", strategy = "grid"
+// CHECK: step = "scan_cells", strategy = "grid"
+// CHECK: step = "number_cells", strategy = "grid"
+// CHECK: npudev.vcumsum
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?xi32, {{.*}}#npudev.space<vector>> to memref<?xi32, {{.*}}#npudev.space<global>>
+// CHECK: npudev.dma_scatter %{{.*}}, %arg1[%{{.*}}]
 // CHECK: step = "lookup", strategy = "grid"
 // CHECK: npudev.dma_gather %[[GRID]][%{{.*}}]
 // CHECK-NOT: npudev.dma_gather
+// CHECK-NOT: npudev.vsort
 // CHECK: step = "write_pairs", strategy = "grid"
 // BUDGET-LABEL: func.func @default
 // BUDGET: strategy = "grid"

@@ -9,7 +9,7 @@
 // First, in both: each input site's key over the input shape (payload: its
 // row), with bad batch indices and coordinates reported; the Lp keys are
 // sorted (DeviceSort.cpp) and a repeated site reported.
-// Default (and transposed) convolution:
+// Default (and transposed) convolution, sort strategy:
 //  1. expand: per row tile and offset k, the output site each input site
 //     reaches, as a key b*V + (z*H + y)*W + x over the output shape (the
 //     sentinel when it reaches none), with payload k*Lp + i, and the count
@@ -18,18 +18,20 @@
 //  3. count the first element of each run of equal keys per sorted tile,
 //     scan the counts (num_act_out is the total), then number the runs:
 //     each run's key is decoded into its out_indices row, and its row
-//     reaches the candidates by their payloads (sort) or through the grid
-//     (grid: written into the run's cell, then gathered per candidate).
+//     reaches the candidates by their payloads.
+// Grid strategy (one i32 cell per output site, filled with -1): every
+// candidate marks its site's cell; the marked cells are counted per chunk,
+// scanned and numbered in place, in ascending order with no sort at all;
+// a lookup gathers each candidate's row from its cell.
 // Submanifold: each candidate finds its site by a vectorised lower_bound
 // in the sorted input keys, log2 Lp rounds of dma_gather (sort), or by one
 // gather from the grid, where every input row was written into its cell.
 // Both then write the pairs: per offset a scan over the tile counts gives
 // each tile's first slot and an on-chip prefix sum the slot of each pair,
 // so pairs stay in ascending input order; unused slots hold -1.
-// The grid has one i32 per output site, filled with -1 first.
-// Work: sort O(K L log(K L)) (default) or O(K L log L) (subm); grid adds
-// O(batch V) for the fill and drops the subm search to O(K L). Global
-// workspace O(K L), plus the grid's 4 batch V bytes; on chip O(T).
+// Work: sort O(K L log(K L)) (default) or O(K L log L) (subm); grid
+// O(K L + batch V + L log L). Global workspace O(K L), plus the grid's
+// 4 batch V bytes; on chip O(T).
 //
 //===----------------------------------------------------------------------===//
 
@@ -395,10 +397,7 @@ struct PairsLowering {
       Value payload = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
       Value part = k.alloc({tile}, keyType), rest = k.alloc({tile}, keyType);
       Value site = k.alloc({4, tile}, i32), siteRows = k.alloc({tile, 4}, i32);
-      Value noKey = useGrid ? k.alloc({tile}, keyType) : Value();
       k.vfill(none, -1);
-      if (noKey)
-        k.vfill(noKey, -1);
       k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
         markRunHeads(sorted.keys, t, key, prev, heads, scratch);
         Value g = k.mul(t, k.index(tile));
@@ -407,17 +406,10 @@ struct PairsLowering {
         k.vcumsum(heads, run);
         Value base = k.toIndex(k.load(headBases, t));
         k.vbinaryScalar(BinaryKind::add, run, k.sub(base, k.index(1)), run);
-        if (useGrid) {
-          // Each run's row into its site's cell (the lookup reads them).
-          k.vselect(heads, key, noKey, part);
-          k.vselect(heads, run, none, target);
-          k.dmaScatter(target, grid, part);
-        } else {
-          // Each candidate's row straight to its slot, by its payload.
-          k.vselect(scratch, run, none, target);
-          k.dmaScatter(target, candidateRows, payload);
-          k.vselect(heads, run, none, target);
-        }
+        // Each candidate's row straight to its slot, by its payload.
+        k.vselect(scratch, run, none, target);
+        k.dmaScatter(target, candidateRows, payload);
+        k.vselect(heads, run, none, target);
         decodeSites(key, part, rest, site);
         k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
         k.dmaScatter(siteRows, outIndices, target);
@@ -502,6 +494,82 @@ struct PairsLowering {
       });
     });
     record(launch, "fill_grid");
+  }
+
+  /// Default mode: 0 into the cell of every output site a candidate
+  /// reaches. Tasks may write a cell in any order: they write the same 0.
+  void buildGridMarks() {
+    auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
+      SiteBuffers s = allocSiteBuffers();
+      Value noKey = k.alloc({tile}, keyType), zeros = k.alloc({tile}, i32);
+      k.vfill(noKey, -1);
+      k.vfill(zeros, 0);
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+        loadSites(s, k.mul(t, k.index(tile)));
+        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
+          computeCandidates(s, offsetOf(kk), geometry.out);
+          k.vselect(s.mask, s.key, noKey, s.key);
+          k.dmaScatter(zeros, grid, s.key);
+        });
+      });
+    });
+    record(launch, "mark_cells");
+  }
+
+  /// Default mode: numbers the marked cells in ascending order (count per
+  /// chunk of T cells, scan, then number): each gets its output row in
+  /// place of the mark, and its site decoded into that out_indices row.
+  void buildCellNumbering() {
+    int64_t cells = geometry.batch * geometry.getOutVolume();
+    int64_t chunks = llvm::divideCeil(cells, tile);
+    Value counts = globalBuffer(chunks, i32), bases = globalBuffer(chunks, i32);
+    /// Loads chunk c's cells (-1 past the end) and marks the used ones.
+    auto loadCells = [&](Value c, Value cell, Value used) {
+      Value j = k.mul(c, k.index(tile));
+      Value size = k.min(k.index(tile), k.sub(k.index(cells), j));
+      k.vfill(cell, -1);
+      k.dma(span(grid, j, size), span(cell, k.index(0), size));
+      k.vcmpScalar(ComparePredicate::ge, cell, k.index(0), used);
+      return std::make_pair(j, size);
+    };
+    auto count = k.launch(tasksFor(chunks), [&](Value tid) {
+      Value cell = k.alloc({tile}, i32), used = k.alloc({tile}, i32);
+      Value sum = k.alloc({1}, i32);
+      k.forEachItem(tid, tasksFor(chunks), chunks, [&](Value c) {
+        loadCells(c, cell, used);
+        k.vreduce(dev::ReduceKind::sum, used, sum);
+        k.dma(sum, span(counts, c, 1));
+      });
+    });
+    record(count, "count_cells");
+    auto scan = k.launch(1, [&](Value) {
+      Value total = buildExclusiveScan(k, counts, bases, chunks, tile);
+      k.store(k.convert(total, k.builder().getI64Type()), rowCount,
+              {k.index(0)});
+    });
+    record(scan, "scan_cells");
+    auto number = k.launch(tasksFor(chunks), [&](Value tid) {
+      Value cell = k.alloc({tile}, i32), used = k.alloc({tile}, i32);
+      Value row = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
+      Value key = k.alloc({tile}, keyType), part = k.alloc({tile}, keyType);
+      Value rest = k.alloc({tile}, keyType);
+      Value site = k.alloc({4, tile}, i32), siteRows = k.alloc({tile, 4}, i32);
+      k.vfill(none, -1);
+      k.forEachItem(tid, tasksFor(chunks), chunks, [&](Value c) {
+        auto [j, size] = loadCells(c, cell, used);
+        // row = (used cells up to and including this one) - 1 + base.
+        k.vcumsum(used, row);
+        Value base = k.toIndex(k.load(bases, c));
+        k.vbinaryScalar(BinaryKind::add, row, k.sub(base, k.index(1)), row);
+        k.vselect(used, row, none, row);
+        k.dma(span(row, k.index(0), size), span(grid, j, size));
+        k.iota(key, j);
+        decodeSites(key, part, rest, site);
+        k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
+        k.dmaScatter(siteRows, outIndices, row);
+      });
+    });
+    record(number, "number_cells");
   }
 
   /// Each input row into the cell of its site (subm), from the sorted site
@@ -653,7 +721,9 @@ struct PairsLowering {
   void build() {
     if (rows == 0)
       return buildEmpty();
-    int64_t candidates = geometry.subm ? paddedRows : offsets * paddedRows;
+    // Only the sort strategy's default mode sorts the K Lp candidates.
+    int64_t candidates =
+        geometry.subm || useGrid ? paddedRows : offsets * paddedRows;
     KeyValueArrays data{globalBuffer(candidates, keyType),
                         globalBuffer(candidates, i32)};
     KeyValueArrays scratch{globalBuffer(candidates, keyType),
@@ -675,11 +745,13 @@ struct PairsLowering {
         buildGridSites(sites);
       buildLookup(sites);
       k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
+    } else if (useGrid) {
+      buildGridMarks();
+      buildCellNumbering();
+      buildLookup(sites);
     } else {
       buildExpand(data);
       buildNumbering(buildDeviceSort(k, data, scratch, candidates, tiling));
-      if (useGrid)
-        buildLookup(sites);
     }
     buildPairs();
     for (Value buffer : workspace)
