@@ -255,6 +255,7 @@ LogicalResult Interpreter::runTasks(Operation *launch,
   taskDim = tasks;
   activeCores = std::min<int64_t>(taskDim, device.getNumCores());
   report.coresUsed = std::max(report.coresUsed, activeCores);
+  double startCycle = report.cycles;
   std::vector<CoreTimeline> cores(activeCores, CoreTimeline(report.cycles));
   for (taskId = 0; taskId < taskDim; ++taskId) {
     core = taskId % activeCores;
@@ -274,7 +275,25 @@ LogicalResult Interpreter::runTasks(Operation *launch,
       report.pipeBusyCycles[p] += c.getBusy(static_cast<Pipe>(p));
   }
   report.cycles = end;
+  recordStep(launch, end - startCycle);
   return success();
+}
+
+void Interpreter::recordStep(Operation *launch, double cycles) {
+  std::string name = "launch";
+  if (auto tiling = launch->getAttrOfType<DictionaryAttr>("npudev.tiling")) {
+    auto strategy = tiling.getAs<StringAttr>("strategy");
+    auto step = tiling.getAs<StringAttr>("step");
+    if (strategy)
+      name = strategy.str() + (step ? "." + step.str() : "");
+  }
+  auto it = llvm::find_if(report.stepCycles, [&](const auto &entry) {
+    return entry.first == name;
+  });
+  if (it == report.stepCycles.end())
+    report.stepCycles.emplace_back(name, cycles);
+  else
+    it->second += cycles;
 }
 
 LogicalResult Interpreter::checkReportedRows(Operation *launch) {

@@ -53,6 +53,8 @@ private:
                                const detail::PreparedBlock &body,
                                int64_t tasks);
   mlir::LogicalResult checkOnChipMemory(mlir::Operation *launch);
+  /// Adds a launch's cycles to its step in the report.
+  void recordStep(mlir::Operation *launch, double cycles);
   /// The error of the first report in `launch` that fired, if any.
   mlir::LogicalResult checkReportedRows(mlir::Operation *launch);
   void finishReport();

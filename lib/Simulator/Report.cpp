@@ -31,6 +31,14 @@ void SimulationReport::print(llvm::raw_ostream &os,
      << "\n";
   os << "compute efficiency:  "
      << llvm::format("%.1f%%", 100 * computeEfficiency) << "\n";
+  if (stepCycles.size() < 2)
+    return;
+  os << "time by step:\n";
+  for (const auto &[name, stepTime] : stepCycles)
+    os << "  " << llvm::left_justify(name, 28)
+       << llvm::format("%10.3f us  %5.1f%%\n",
+                       stepTime / (device.clockGHz * 1e3),
+                       cycles > 0 ? 100 * stepTime / cycles : 0.0);
 }
 
 void npu::sim::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,

@@ -4,6 +4,15 @@
 // site gives one output row and one pair, whatever the data.
 // RUN: npu-run %s --entry=one_site --random-inputs=3 --print-outputs | FileCheck %s
 // RUN: npu-run %s --entry=one_site --random-inputs=3 --print-outputs --mode=jit | FileCheck %s
+// The report gives the time of each step (launches with the same
+// npudev.tiling strategy and step add up), in launch order.
+// RUN: npu-run %s --entry=one_site --random-inputs=3 --report | FileCheck %s --check-prefix=REPORT
+// REPORT: time by step:
+// REPORT-NEXT: grid.site_keys{{ +[0-9.]+ us +[0-9.]+%}}
+// REPORT-NEXT: tile_sort
+// REPORT-NEXT: grid.check_repeats
+// REPORT-NEXT: grid.fill_grid
+// REPORT-NEXT: grid.mark_cells
 // Random batch indices in [0, 16) against batch_size 1: an error naming a
 // row, from either executor, rather than a wrong answer.
 // RUN: not npu-run %s --entry=bad_batch --random-inputs=3 2>&1 | FileCheck %s --check-prefix=BAD

@@ -58,6 +58,10 @@ struct SimulationReport {
   /// device's peak rates).
   double ioEfficiency = 0;
   double computeEfficiency = 0;
+  /// Kernel cycles per step, in order of first launch: launches with the
+  /// same `npudev.tiling` strategy and step add up ("sort.expand"); others
+  /// count as "launch".
+  std::vector<std::pair<std::string, double>> stepCycles;
 
   void print(llvm::raw_ostream &os, const DeviceModel &device) const;
 };
