@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <immintrin.h>
+#include <utility>
 #include <vector>
 
 namespace npu::bench {
@@ -30,6 +32,54 @@ inline double memcpyGBps(unsigned runs, size_t bytes) {
   std::vector<char> src(bytes, 1), dst(bytes, 0);
   double t = bestOf(runs, [&] { std::memcpy(dst.data(), src.data(), bytes); });
   return bytes / t / 1e9;
+}
+
+/// 12 independent vector FMA chains: enough to fill both FMA ports.
+__attribute__((target("avx2,fma"), noinline)) inline float
+fmaLoop(int64_t iters) {
+  __m256 acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm256_set1_ps(0.001f * i);
+  __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+  __m256 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm256_add_ps(sum, acc[i]);
+  return _mm256_cvtss_f32(sum);
+}
+
+/// 16 independent 512-bit FMA chains.
+__attribute__((target("avx512f"), noinline)) inline float
+fmaLoop512(int64_t iters) {
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i)
+    acc[i] = _mm512_set1_ps(0.001f * i);
+  __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 16; ++i)
+      acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  __m512 sum = acc[0];
+  for (int i = 1; i < 16; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+/// One core's FMA rate with 256-bit and, where the host has them, 512-bit
+/// vectors; the physical limit is the larger.
+inline std::pair<double, double> peakFmaGFlops(unsigned runs) {
+  const int64_t iters = 20000000;
+  volatile float sink = 0;
+  double t = bestOf(runs, [&] { sink = fmaLoop(iters); });
+  double avx2 = iters * 12.0 * 8 * 2 / t / 1e9;
+  double avx512 = 0;
+  if (__builtin_cpu_supports("avx512f")) {
+    double t512 = bestOf(runs, [&] { sink = fmaLoop512(iters); });
+    avx512 = iters * 16.0 * 16 * 2 / t512 / 1e9;
+  }
+  (void)sink;
+  return {avx2, avx512};
 }
 
 } // namespace npu::bench

@@ -55,52 +55,6 @@ double bestOf(const std::function<void()> &fn) {
   return bench::bestOf(runs, fn);
 }
 
-/// 12 independent vector FMA chains: enough to fill both FMA ports.
-__attribute__((target("avx2,fma"), noinline)) float fmaLoop(int64_t iters) {
-  __m256 acc[12];
-  for (int i = 0; i < 12; ++i)
-    acc[i] = _mm256_set1_ps(0.001f * i);
-  __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.0001f);
-  for (int64_t it = 0; it < iters; ++it)
-    for (int i = 0; i < 12; ++i)
-      acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-  __m256 sum = acc[0];
-  for (int i = 1; i < 12; ++i)
-    sum = _mm256_add_ps(sum, acc[i]);
-  return _mm256_cvtss_f32(sum);
-}
-
-/// 16 independent 512-bit FMA chains.
-__attribute__((target("avx512f"), noinline)) float fmaLoop512(int64_t iters) {
-  __m512 acc[16];
-  for (int i = 0; i < 16; ++i)
-    acc[i] = _mm512_set1_ps(0.001f * i);
-  __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.0001f);
-  for (int64_t it = 0; it < iters; ++it)
-    for (int i = 0; i < 16; ++i)
-      acc[i] = _mm512_fmadd_ps(acc[i], x, y);
-  __m512 sum = acc[0];
-  for (int i = 1; i < 16; ++i)
-    sum = _mm512_add_ps(sum, acc[i]);
-  return _mm512_reduce_add_ps(sum);
-}
-
-/// One core's FMA rate with 256-bit and, where the host has them, 512-bit
-/// vectors; the physical limit is the larger.
-std::pair<double, double> peakFmaGFlops() {
-  const int64_t iters = 20000000;
-  volatile float sink = 0;
-  double t = bestOf([&] { sink = fmaLoop(iters); });
-  double avx2 = iters * 12.0 * 8 * 2 / t / 1e9;
-  double avx512 = 0;
-  if (__builtin_cpu_supports("avx512f")) {
-    double t512 = bestOf([&] { sink = fmaLoop512(iters); });
-    avx512 = iters * 16.0 * 16 * 2 / t512 / 1e9;
-  }
-  (void)sink;
-  return {avx2, avx512};
-}
-
 /// C[m x m] = A[m x k] x B[k x m], k = m / 2: C tiles of 256 x 256, K
 /// tiles of 128, A and C tiles in vector memory, B tiles in cube memory.
 std::string matmulKernel(int64_t m) {
@@ -181,7 +135,7 @@ int main(int argc, char **argv) {
   // Physical limits.
   size_t bytes = size_t(copyMiB) << 20;
   double copyGBps = bench::memcpyGBps(runs, bytes);
-  auto [avx2GFlops, avx512GFlops] = peakFmaGFlops();
+  auto [avx2GFlops, avx512GFlops] = bench::peakFmaGFlops(runs);
   double fmaGFlops = std::max(avx2GFlops, avx512GFlops);
   out << "| figure | value | ratio |\n|---|---:|---:|\n";
   out << "| memcpy bandwidth, 1 thread, " << copyMiB << " MiB | "

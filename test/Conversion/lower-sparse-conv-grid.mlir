@@ -1,11 +1,12 @@
 // get_indice_pairs, the grid strategy (docs/sparse-conv.md): output rows
 // looked up in a dense grid of the output sites, one i32 per site, instead
-// of searched in sorted keys. `auto` takes it when the grid needs at most
-// 1/16 of the device's global memory.
-// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s
+// of searched in sorted keys. `auto` takes it when the grid has no more
+// cells than there are candidates (K L) and needs at most 1/16 of the
+// device's global memory.
 // RUN: npu-opt %s --split-input-file --npu-lower-to-device=sparse-conv-strategy=grid | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s --check-prefix=AUTO
 // A device with 1 MiB of global memory: 1/16 is 64 KiB, less than the
-// 128 KiB grid of @subm_big, so auto sorts it.
+// 128 KiB grid of @dense_big, so auto sorts it there.
 // RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=%S/Inputs/small-global.json | FileCheck %s --check-prefix=BUDGET
 
 // Default convolution, output shape 1x3x3 over batch 2: an 18-cell grid,
@@ -32,8 +33,8 @@
 // CHECK-NOT: npudev.dma_gather
 // CHECK-NOT: npudev.vsort
 // CHECK: step = "write_pairs", strategy = "grid"
-// BUDGET-LABEL: func.func @default
-// BUDGET: strategy = "grid"
+// AUTO-LABEL: func.func @default
+// AUTO: strategy = "grid"
 func.func @default(%idx: tensor<20x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>) {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 2 : i64, spatial_shape = array<i64: 3, 5, 5>, kernel_size = array<i64: 3, 3, 3>, stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 1, 1>} : (tensor<20x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>)
   return %o, %p, %n : tensor<?x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>
@@ -52,10 +53,26 @@ func.func @default(%idx: tensor<20x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x20xi
 // CHECK: npudev.dma_gather %[[GRID]][%{{.*}}]
 // CHECK-NOT: npudev.dma_gather
 // CHECK: memref.copy
-// BUDGET-LABEL: func.func @subm_big
-// BUDGET-NOT: strategy = "grid"
-// BUDGET: step = "lookup", strategy = "sort"
+// 32768 cells for 540 candidates: auto sorts.
+// AUTO-LABEL: func.func @subm_big
+// AUTO-NOT: strategy = "grid"
+// AUTO: step = "lookup", strategy = "sort"
 func.func @subm_big(%idx: tensor<20x4xi32>) -> tensor<27xi32> {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 32, 32, 32>, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>, subm} : (tensor<20x4xi32>) -> (tensor<20x4xi32>, tensor<27x2x20xi32>, tensor<27xi32>)
+  return %n : tensor<27xi32>
+}
+
+// -----
+
+// 32768 cells (128 KiB) for 27 x 1300 candidates: auto takes the grid on
+// mlu590, not within the small device's 64 KiB budget.
+// CHECK-LABEL: func.func @dense_big
+// AUTO-LABEL: func.func @dense_big
+// AUTO: step = "mark_cells", strategy = "grid"
+// BUDGET-LABEL: func.func @dense_big
+// BUDGET-NOT: strategy = "grid"
+// BUDGET: step = "expand", strategy = "sort"
+func.func @dense_big(%idx: tensor<1300x4xi32>) -> tensor<27xi32> {
+  %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 1 : i64, spatial_shape = array<i64: 32, 32, 32>, kernel_size = array<i64: 3, 3, 3>, padding = array<i64: 1, 1, 1>} : (tensor<1300x4xi32>) -> (tensor<?x4xi32>, tensor<27x2x1300xi32>, tensor<27xi32>)
   return %n : tensor<27xi32>
 }

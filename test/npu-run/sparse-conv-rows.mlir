@@ -8,11 +8,11 @@
 // npudev.tiling strategy and step add up), in launch order.
 // RUN: npu-run %s --entry=one_site --random-inputs=3 --report | FileCheck %s --check-prefix=REPORT
 // REPORT: time by step:
-// REPORT-NEXT: grid.site_keys{{ +[0-9.]+ us +[0-9.]+%}}
+// REPORT-NEXT: sort.site_keys{{ +[0-9.]+ us +[0-9.]+%}}
 // REPORT-NEXT: tile_sort
-// REPORT-NEXT: grid.check_repeats
-// REPORT-NEXT: grid.fill_grid
-// REPORT-NEXT: grid.mark_cells
+// REPORT-NEXT: sort.check_repeats
+// REPORT-NEXT: sort.expand
+// REPORT-NEXT: merge_path
 // Random batch indices in [0, 16) against batch_size 1: an error naming a
 // row, from either executor, rather than a wrong answer.
 // RUN: not npu-run %s --entry=bad_batch --random-inputs=3 2>&1 | FileCheck %s --check-prefix=BAD

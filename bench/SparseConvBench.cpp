@@ -1,0 +1,429 @@
+//===- SparseConvBench.cpp - get_indice_pairs and sparse_conv3d -----------===//
+//
+// Seed 000's two shapes, with sites from the LiDAR-like generator
+// (LidarSites.h, calibrated so the default shape reaches about the seed's
+// 58,838 output sites):
+//  - subm:    L 248,636, batch 4, 41x1440x1440, k3 s1 p1;
+//  - default: L 149,100, batch 4, 11x360x360,   k3 s2 p(0,1,1).
+// For each and each strategy (sort, grid): the global workspace the
+// lowering allocates; the simulator's modelled time on mlu590 with its
+// time by step (default shape; --sim-subm adds subm); the JIT on one
+// thread against two peers timed in the same run, spconv 1.x's CPU
+// algorithm (a dense grid of the output sites, rows in discovery order)
+// and a hash map (rows in ascending order, as the op defines them).
+// Every executor's indice_num must equal the peers'.
+// Then sparse_conv3d at Cin = Cout = 64 on the subm shape's pairs, JIT on
+// one thread, as GFLOP/s and as a fraction of this core's peak FMA rate
+// measured in the same run.
+//
+// Usage: npu-sparse-conv-bench [--runs=3] [--sim-subm] [--no-sim]
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchSupport.h"
+#include "LidarSites.h"
+#include "npu/Conversion/Passes.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Simulator/Simulator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace npu;
+
+static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
+                                    llvm::cl::init(3));
+static llvm::cl::opt<bool> simSubm("sim-subm",
+                                   llvm::cl::desc("also simulate the subm "
+                                                  "shape (1.4 GB grid)"));
+static llvm::cl::opt<bool> noSim("no-sim",
+                                 llvm::cl::desc("skip the simulator"));
+
+namespace {
+
+using Site = std::array<int32_t, 4>;
+
+struct Shape {
+  const char *name;
+  int64_t sites, batch;
+  std::array<int64_t, 3> spatial, stride, padding;
+  bool subm;
+
+  std::array<int64_t, 3> out() const {
+    std::array<int64_t, 3> o;
+    for (int d = 0; d < 3; ++d)
+      o[d] = (spatial[d] + 2 * padding[d] - 3) / stride[d] + 1;
+    return o;
+  }
+};
+
+const Shape kSubm{"subm",    248636,    4,   {41, 1440, 1440},
+                  {1, 1, 1}, {1, 1, 1}, true};
+const Shape kDefault{"default", 149100,    4,    {11, 360, 360},
+                     {2, 2, 2}, {0, 1, 1}, false};
+constexpr int64_t kOffsets = 27;
+
+std::string dims(const std::array<int64_t, 3> &d) {
+  return llvm::formatv("array<i64: {0}, {1}, {2}>", d[0], d[1], d[2]).str();
+}
+
+/// get_indice_pairs alone, lowered for mlu590 with `strategy`.
+OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
+                                 StringRef strategy) {
+  std::string rows = s.subm ? std::to_string(s.sites) : "?";
+  std::string text = llvm::formatv(
+      R"(func.func @pairs(%idx: tensor<{0}x4xi32>)
+             -> (tensor<{1}x4xi32>, tensor<27x2x{0}xi32>, tensor<27xi32>) {
+           %o, %p, %n = npu.get_indice_pairs %idx {batch_size = {2} : i64,
+               spatial_shape = {3}, kernel_size = array<i64: 3, 3, 3>,
+               stride = {4}, padding = {5}{6}}
+               : (tensor<{0}x4xi32>) -> (tensor<{1}x4xi32>,
+                                         tensor<27x2x{0}xi32>, tensor<27xi32>)
+           return %o, %p, %n : tensor<{1}x4xi32>, tensor<27x2x{0}xi32>,
+                               tensor<27xi32>
+         })",
+      s.sites, rows, s.batch, dims(s.spatial), dims(s.stride), dims(s.padding),
+      s.subm ? ", subm" : "");
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  PassManager pm(&ctx);
+  LowerGraphToDeviceOptions options;
+  options.sparseConvStrategy = strategy.str();
+  pm.addPass(createLowerGraphToDevice(options));
+  if (!module || failed(pm.run(*module)))
+    std::exit(1);
+  return module;
+}
+
+/// Bytes of the global buffers the lowered function allocates.
+int64_t workspaceBytes(func::FuncOp func) {
+  int64_t bytes = 0;
+  func.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (isa_and_nonnull<dev::MemorySpaceAttr>(type.getMemorySpace()))
+      bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  });
+  return bytes;
+}
+
+/// The function's arguments: the sites, then zeroed results.
+std::vector<HostArray> pairsArguments(func::FuncOp func,
+                                      const std::vector<Site> &sites) {
+  std::vector<int32_t> flat;
+  for (const Site &s : sites)
+    flat.insert(flat.end(), s.begin(), s.end());
+  std::vector<HostArray> args = {HostArray::fromValues(
+      ElementKind::I32, flat, {int64_t(sites.size()), 4})};
+  for (Type type : func.getArgumentTypes().drop_front()) {
+    auto memref = cast<MemRefType>(type);
+    HostArray a;
+    a.kind = *getElementKind(memref.getElementType());
+    a.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    a.data.assign(memref.getNumElements() * getElementBytes(a.kind), 0);
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+//===--- Peers
+//-------------------------------------------------------------===//
+
+/// What a peer computes: the output sites' count and indice_num (the
+/// pairs themselves are written too, to cost what the op costs).
+struct PeerResult {
+  int64_t outputs = 0;
+  std::vector<int32_t> num;
+};
+
+struct PairsBuffers {
+  std::vector<int32_t> pairs, num;
+  std::vector<Site> outIndices;
+  PairsBuffers(int64_t sites)
+      : pairs(kOffsets * 2 * sites), num(kOffsets),
+        outIndices(kOffsets * sites) {}
+};
+
+/// Per dimension, the output coordinate of x through offset r at
+/// [x * 3 + r], or -1: the peers look reaches up instead of dividing.
+using ReachTables = std::array<std::vector<int32_t>, 3>;
+ReachTables reachTables(const Shape &s) {
+  std::array<int64_t, 3> out = s.out();
+  ReachTables tables;
+  for (int d = 0; d < 3; ++d)
+    for (int64_t x = 0; x < s.spatial[d]; ++x)
+      for (int64_t r = 0; r < 3; ++r) {
+        int64_t t = x + s.padding[d] - r, o = t / s.stride[d];
+        bool valid = t >= 0 && t % s.stride[d] == 0 && o < out[d];
+        tables[d].push_back(valid ? int32_t(o) : -1);
+      }
+  return tables;
+}
+
+/// Calls `fn(k, i, key)` for every valid candidate, offsets outermost as
+/// the pair table is laid out.
+template <typename Fn>
+void forEachCandidate(const Shape &s, const ReachTables &tables,
+                      const std::vector<Site> &sites, Fn fn) {
+  std::array<int64_t, 3> out = s.out();
+  for (int64_t k = 0; k < kOffsets; ++k) {
+    int64_t r[3] = {k / 9, k / 3 % 3, k % 3};
+    for (size_t i = 0; i < sites.size(); ++i) {
+      const Site &p = sites[i];
+      int64_t oz = tables[0][p[1] * 3 + r[0]];
+      int64_t oy = tables[1][p[2] * 3 + r[1]];
+      int64_t ox = tables[2][p[3] * 3 + r[2]];
+      if ((oz | oy | ox) < 0)
+        continue;
+      fn(k, int64_t(i), ((p[0] * out[0] + oz) * out[1] + oy) * out[2] + ox);
+    }
+  }
+}
+
+/// spconv 1.x's CPU algorithm: a dense grid of the output sites holds
+/// each site's row, numbered in discovery order (subm: the input rows).
+PeerResult denseGridPeer(const Shape &s, const ReachTables &tables,
+                         const std::vector<Site> &sites, PairsBuffers &b,
+                         std::vector<int32_t> &grid) {
+  std::array<int64_t, 3> out = s.out();
+  std::fill(grid.begin(), grid.end(), -1);
+  std::fill(b.num.begin(), b.num.end(), 0);
+  int64_t L = sites.size(), outputs = 0;
+  if (s.subm) {
+    for (int64_t i = 0; i < L; ++i) {
+      const Site &p = sites[i];
+      grid[((p[0] * out[0] + p[1]) * out[1] + p[2]) * out[2] + p[3]] = i;
+    }
+    outputs = L;
+  }
+  forEachCandidate(s, tables, sites, [&](int64_t k, int64_t i, int64_t key) {
+    int32_t &row = grid[key];
+    if (row < 0) {
+      if (s.subm)
+        return;
+      row = outputs;
+      b.outIndices[outputs++] = sites[i];
+    }
+    int32_t n = b.num[k]++;
+    b.pairs[(k * 2) * L + n] = i;
+    b.pairs[(k * 2 + 1) * L + n] = row;
+  });
+  return {outputs, b.num};
+}
+
+/// A hash map from site to row; default mode numbers the distinct
+/// reached sites in ascending order first, as the op defines.
+PeerResult hashMapPeer(const Shape &s, const ReachTables &tables,
+                       const std::vector<Site> &sites, PairsBuffers &b) {
+  std::array<int64_t, 3> out = s.out();
+  std::fill(b.num.begin(), b.num.end(), 0);
+  int64_t L = sites.size();
+  std::unordered_map<int64_t, int32_t> rowOf;
+  rowOf.reserve(2 * L);
+  if (s.subm) {
+    for (int64_t i = 0; i < L; ++i) {
+      const Site &p = sites[i];
+      rowOf[((p[0] * out[0] + p[1]) * out[1] + p[2]) * out[2] + p[3]] = i;
+    }
+  } else {
+    forEachCandidate(s, tables, sites, [&](int64_t, int64_t, int64_t key) {
+      rowOf.emplace(key, 0);
+    });
+    std::vector<int64_t> keys;
+    keys.reserve(rowOf.size());
+    for (const auto &entry : rowOf)
+      keys.push_back(entry.first);
+    std::sort(keys.begin(), keys.end());
+    for (size_t r = 0; r < keys.size(); ++r)
+      rowOf[keys[r]] = r;
+  }
+  forEachCandidate(s, tables, sites, [&](int64_t k, int64_t i, int64_t key) {
+    auto it = rowOf.find(key);
+    if (it == rowOf.end())
+      return;
+    int32_t n = b.num[k]++;
+    b.pairs[(k * 2) * L + n] = i;
+    b.pairs[(k * 2 + 1) * L + n] = it->second;
+  });
+  return {int64_t(rowOf.size()), b.num};
+}
+
+//===--- Figures
+//-----------------------------------------------------------===//
+
+llvm::raw_ostream &out() { return llvm::outs(); }
+
+/// indice_num and the output count of a run of the lowered function.
+PeerResult resultOf(func::FuncOp func, const std::vector<HostArray> &args,
+                    const Shape &s) {
+  PeerResult r;
+  r.num = args[3].getValues<int32_t>();
+  r.outputs = s.subm ? s.sites : args[4].getValues<int64_t>()[0];
+  (void)func;
+  return r;
+}
+
+void check(const PeerResult &got, const PeerResult &want, const char *what) {
+  if (got.outputs != want.outputs || got.num != want.num) {
+    llvm::errs() << what << " disagrees with the peers: " << got.outputs
+                 << " output sites against " << want.outputs << "\n";
+    std::exit(1);
+  }
+}
+
+void simulateStrategy(MLIRContext &ctx, const Shape &s,
+                      const std::vector<Site> &sites, StringRef strategy,
+                      const PeerResult &want) {
+  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  std::vector<HostArray> args = pairsArguments(func, sites);
+  DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
+  sim::SimulationReport report;
+  if (failed(sim::simulate(func, args, device, {}, report)))
+    std::exit(1);
+  check(resultOf(func, args, s), want, "the simulator");
+  out() << "| simulator, mlu590, " << s.name << ", " << strategy << " | "
+        << llvm::format("%.1f", report.seconds * 1e6) << " us modelled | IO "
+        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " |\n";
+  for (const auto &[step, cycles] : report.stepCycles)
+    out() << "| &nbsp;&nbsp;step " << step << " | "
+          << llvm::format("%.1f", cycles / (device.clockGHz * 1e3)) << " us | "
+          << llvm::format("%.1f%%", 100 * cycles / report.cycles) << " |\n";
+}
+
+double jitStrategy(MLIRContext &ctx, const Shape &s,
+                   const std::vector<Site> &sites, StringRef strategy,
+                   const PeerResult &want, double peerSeconds) {
+  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  int64_t workspace = workspaceBytes(func);
+  std::vector<HostArray> args = pairsArguments(func, sites);
+  auto kernel = jit::CompiledKernel::compile(*module, "pairs");
+  if (failed(kernel))
+    std::exit(1);
+  double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
+  check(resultOf(func, args, s), want, "the JIT");
+  out() << "| JIT, 1 thread, " << s.name << ", " << strategy << " | "
+        << llvm::format("%.2f", t * 1e3) << " ms | "
+        << llvm::format("%.2f", peerSeconds / t)
+        << "x the faster peer; workspace "
+        << llvm::format("%.1f", workspace / 1e6) << " MB |\n";
+  return t;
+}
+
+void benchShape(MLIRContext &ctx, const Shape &s,
+                const std::vector<Site> &sites) {
+  std::array<int64_t, 3> o = s.out();
+  PairsBuffers buffers(sites.size());
+  std::vector<int32_t> grid(s.batch * o[0] * o[1] * o[2]);
+  ReachTables tables = reachTables(s);
+  PeerResult dense, hash;
+  double tDense = bench::bestOf(
+      runs, [&] { dense = denseGridPeer(s, tables, sites, buffers, grid); });
+  double tHash = bench::bestOf(
+      runs, [&] { hash = hashMapPeer(s, tables, sites, buffers); });
+  check(dense, hash, "the dense-grid peer");
+  out() << "| " << s.name << ": L " << sites.size() << ", num_act_out "
+        << hash.outputs << ", pairs "
+        << std::accumulate(hash.num.begin(), hash.num.end(), int64_t(0))
+        << " | | |\n";
+  out() << "| peer: dense grid (spconv 1.x CPU), " << s.name << " | "
+        << llvm::format("%.2f", tDense * 1e3) << " ms | |\n";
+  out() << "| peer: hash map, " << s.name << " | "
+        << llvm::format("%.2f", tHash * 1e3) << " ms | |\n";
+  for (StringRef strategy : {"sort", "grid"})
+    jitStrategy(ctx, s, sites, strategy, hash, std::min(tDense, tHash));
+  if (!noSim && (!s.subm || simSubm))
+    for (StringRef strategy : {"sort", "grid"})
+      simulateStrategy(ctx, s, sites, strategy, hash);
+}
+
+/// sparse_conv3d, subm, Cin = Cout = 64, on the pairs of `sites`.
+void benchConv(MLIRContext &ctx, const Shape &s, const std::vector<Site> &sites,
+               double peakGFlops) {
+  const int64_t c = 64, L = sites.size();
+  PairsBuffers buffers(L);
+  std::vector<int32_t> grid(s.batch * s.spatial[0] * s.spatial[1] *
+                            s.spatial[2]);
+  PeerResult pairs = denseGridPeer(s, reachTables(s), sites, buffers, grid);
+  int64_t total =
+      std::accumulate(pairs.num.begin(), pairs.num.end(), int64_t(0));
+  std::string text = llvm::formatv(
+      R"(func.func @conv(%f: tensor<{0}x{1}xf32>, %w: tensor<27x{1}x{1}xf32>,
+                         %p: tensor<27x2x{0}xi32>, %n: tensor<27xi32>)
+             -> tensor<{0}x{1}xf32> {
+           %rows = arith.constant {0} : index
+           %y = npu.sparse_conv3d %f, %w, %p, %n, %rows {subm}
+               : (tensor<{0}x{1}xf32>, tensor<27x{1}x{1}xf32>,
+                  tensor<27x2x{0}xi32>, tensor<27xi32>, index)
+               -> tensor<{0}x{1}xf32>
+           return %y : tensor<{0}x{1}xf32>
+         })",
+      L, c);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  PassManager pm(&ctx);
+  pm.addPass(createLowerGraphToDevice());
+  if (!module || failed(pm.run(*module)))
+    std::exit(1);
+  std::vector<float> features(L * c), weights(kOffsets * c * c);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  for (float &x : features)
+    x = unit(rng);
+  for (float &x : weights)
+    x = unit(rng);
+  std::vector<HostArray> args = {
+      HostArray::fromValues(ElementKind::F32, features, {L, c}),
+      HostArray::fromValues(ElementKind::F32, weights, {kOffsets, c, c}),
+      HostArray::fromValues(ElementKind::I32, buffers.pairs, {kOffsets, 2, L}),
+      HostArray::fromValues(ElementKind::I32, pairs.num, {kOffsets}),
+      HostArray::fromValues(ElementKind::F32, std::vector<float>(L * c),
+                            {L, c})};
+  auto kernel = jit::CompiledKernel::compile(*module, "conv");
+  if (failed(kernel))
+    std::exit(1);
+  double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
+  double gflops = 2.0 * total * c * c / t / 1e9;
+  out() << "| JIT sparse_conv3d, 1 thread, subm, Cin = Cout = 64, " << total
+        << " pairs | " << llvm::format("%.2f", t * 1e3) << " ms, "
+        << llvm::format("%.1f", gflops) << " GFLOP/s | "
+        << llvm::format("%.2f", gflops / peakGFlops) << " of FMA peak |\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "get_indice_pairs / sparse_conv3d "
+                                    "benchmark\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto [avx2, avx512] = bench::peakFmaGFlops(runs);
+  double peak = std::max(avx2, avx512);
+  out() << "| figure | value | ratio |\n|---|---:|---:|\n";
+  out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
+        << ") | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.00 |\n";
+  for (const Shape &s : {kDefault, kSubm}) {
+    bench::LidarScene scene{s.batch, s.spatial, s.sites};
+    benchShape(ctx, s, bench::generateLidarSites(scene));
+  }
+  bench::LidarScene scene{kSubm.batch, kSubm.spatial, kSubm.sites};
+  benchConv(ctx, kSubm, bench::generateLidarSites(scene), peak);
+  return 0;
+}
