@@ -17,6 +17,7 @@
 // measured in the same run.
 //
 // Usage: npu-sparse-conv-bench [--runs=3] [--sim-subm] [--no-sim]
+//          [--shapes=default,subm,conv] [--strategies=sort,grid]
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,22 @@ static llvm::cl::opt<bool> simSubm("sim-subm",
                                                   "shape (1.4 GB grid)"));
 static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator"));
+static llvm::cl::opt<std::string>
+    simDevice("device",
+              llvm::cl::desc("device the simulator models (preset or JSON)"),
+              llvm::cl::init("mlu590"));
+static llvm::cl::list<std::string>
+    strategies("strategies", llvm::cl::desc("strategies to run (sort, grid)"),
+               llvm::cl::CommaSeparated);
+static llvm::cl::list<std::string>
+    shapes("shapes", llvm::cl::desc("shapes to run (default, subm, conv)"),
+           llvm::cl::CommaSeparated);
+
+/// Whether `name` is in `list` (an empty list takes everything).
+static bool selected(const llvm::cl::list<std::string> &list,
+                     llvm::StringRef name) {
+  return list.empty() || llvm::is_contained(list, name.str());
+}
 
 namespace {
 
@@ -83,9 +100,10 @@ std::string dims(const std::array<int64_t, 3> &d) {
   return llvm::formatv("array<i64: {0}, {1}, {2}>", d[0], d[1], d[2]).str();
 }
 
-/// get_indice_pairs alone, lowered for mlu590 with `strategy`.
+/// get_indice_pairs alone, lowered for `device` with `strategy`.
 OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
-                                 StringRef strategy) {
+                                 StringRef strategy,
+                                 StringRef device = "mlu590") {
   std::string rows = s.subm ? std::to_string(s.sites) : "?";
   std::string text = llvm::formatv(
       R"(func.func @pairs(%idx: tensor<{0}x4xi32>)
@@ -104,6 +122,7 @@ OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
   options.sparseConvStrategy = strategy.str();
+  options.device = device.str();
   pm.addPass(createLowerGraphToDevice(options));
   if (!module || failed(pm.run(*module)))
     std::exit(1);
@@ -288,16 +307,17 @@ void check(const PeerResult &got, const PeerResult &want, const char *what) {
 void simulateStrategy(MLIRContext &ctx, const Shape &s,
                       const std::vector<Site> &sites, StringRef strategy,
                       const PeerResult &want) {
-  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy);
+  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy, simDevice);
   auto func = *module->getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = pairsArguments(func, sites);
-  DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
+  DeviceModel device = llvm::cantFail(DeviceModel::load(simDevice));
   sim::SimulationReport report;
   if (failed(sim::simulate(func, args, device, {}, report)))
     std::exit(1);
   check(resultOf(func, args, s), want, "the simulator");
-  out() << "| simulator, mlu590, " << s.name << ", " << strategy << " | "
-        << llvm::format("%.1f", report.seconds * 1e6) << " us modelled | IO "
+  out() << "| simulator, " << device.name << ", " << s.name << ", " << strategy
+        << " | " << llvm::format("%.1f", report.seconds * 1e6)
+        << " us modelled | IO "
         << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " |\n";
   for (const auto &[step, cycles] : report.stepCycles)
     out() << "| &nbsp;&nbsp;step " << step << " | "
@@ -346,10 +366,12 @@ void benchShape(MLIRContext &ctx, const Shape &s,
   out() << "| peer: hash map, " << s.name << " | "
         << llvm::format("%.2f", tHash * 1e3) << " ms | |\n";
   for (StringRef strategy : {"sort", "grid"})
-    jitStrategy(ctx, s, sites, strategy, hash, std::min(tDense, tHash));
+    if (selected(strategies, strategy))
+      jitStrategy(ctx, s, sites, strategy, hash, std::min(tDense, tHash));
   if (!noSim && (!s.subm || simSubm))
     for (StringRef strategy : {"sort", "grid"})
-      simulateStrategy(ctx, s, sites, strategy, hash);
+      if (selected(strategies, strategy))
+        simulateStrategy(ctx, s, sites, strategy, hash);
 }
 
 /// sparse_conv3d, subm, Cin = Cout = 64, on the pairs of `sites`.
@@ -420,10 +442,14 @@ int main(int argc, char **argv) {
   out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
         << ") | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.00 |\n";
   for (const Shape &s : {kDefault, kSubm}) {
+    if (!selected(shapes, s.name))
+      continue;
     bench::LidarScene scene{s.batch, s.spatial, s.sites};
     benchShape(ctx, s, bench::generateLidarSites(scene));
   }
-  bench::LidarScene scene{kSubm.batch, kSubm.spatial, kSubm.sites};
-  benchConv(ctx, kSubm, bench::generateLidarSites(scene), peak);
+  if (selected(shapes, "conv")) {
+    bench::LidarScene scene{kSubm.batch, kSubm.spatial, kSubm.sites};
+    benchConv(ctx, kSubm, bench::generateLidarSites(scene), peak);
+  }
   return 0;
 }

@@ -441,7 +441,7 @@ void OpExecution::chargeScalar(double ops) { interpreter.chargeScalar(ops); }
 
 void OpExecution::chargeElementAccess(const MemRefView &view) {
   interpreter.chargeScalar(view.buffer->space == dev::MemorySpace::global
-                               ? getDevice().dmaLatencyCycles
+                               ? getDevice().globalLoadCycles
                                : 1);
 }
 

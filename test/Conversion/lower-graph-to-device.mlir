@@ -5,7 +5,7 @@
 
 // Tensors become global memrefs, the result an output argument, and the
 // module records the whole device it was lowered for.
-// MLU: module attributes {npudev.device = {clock_ghz = 1.500000e+00 : f64, clusters = 12 : i64, cores_per_cluster = 4 : i64, cube_bytes = 524288 : i64, cube_macs_per_cycle = 2.048000e+03 : f64, dma_gbps = 115.20833333333333 : f64, dma_latency_cycles = 3.000000e+02 : f64, global_bytes = 51539607552 : i64, global_gbps = 2.765000e+03 : f64, name = "mlu590", scalar_cycles = 1.000000e+00 : f64, shared_bytes = 4194304 : i64, vector_bytes = 524288 : i64, vector_bytes_per_cycle = 4.080000e+02 : f64, vector_issue_cycles = 1.600000e+01 : f64}}
+// MLU: module attributes {npudev.device = {clock_ghz = 1.500000e+00 : f64, clusters = 12 : i64, cores_per_cluster = 4 : i64, cube_bytes = 524288 : i64, cube_macs_per_cycle = 2.048000e+03 : f64, dma_gbps = 115.20833333333333 : f64, dma_latency_cycles = 3.000000e+02 : f64, global_bytes = 51539607552 : i64, global_gbps = 2.765000e+03 : f64, global_load_cycles = 4.590000e+02 : f64, name = "mlu590", scalar_cycles = 1.000000e+00 : f64, shared_bytes = 4194304 : i64, vector_bytes = 524288 : i64, vector_bytes_per_cycle = 4.080000e+02 : f64, vector_issue_cycles = 1.600000e+01 : f64}}
 // ASC: module attributes {npudev.device = {{{.*}}clusters = 24 : i64, cores_per_cluster = 2 : i64{{.*}}name = "ascend910b"{{.*}}vector_bytes = 196608 : i64{{.*}}}}
 // TINY: module attributes {npudev.device = {{{.*}}clusters = 1 : i64, cores_per_cluster = 2 : i64{{.*}}name = "tiny"{{.*}}vector_bytes = 1024 : i64{{.*}}}}
 // CHECK-LABEL: func.func @few_samples

@@ -90,6 +90,9 @@ TEST(DeviceModelTest, JsonFieldRules) {
             "device description: field 'global_bytes' must be between 1 and "
             "562949953421312, got 0");
   EXPECT_EQ(jsonError(R"({"global_bytes": 1.5e9})"), "ok");
+  EXPECT_EQ(jsonError(R"({"global_load_cycles": -1})"),
+            "device description: field 'global_load_cycles' must be between "
+            "0 and 1000000000, got -1");
   EXPECT_EQ(jsonError(R"({"global_bytes": 1.5})"),
             "device description: field 'global_bytes' must be an integer, got "
             "1.5");

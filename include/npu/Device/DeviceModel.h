@@ -54,6 +54,9 @@ struct DeviceModel {
   double cubeMacsPerCycle = 0;
   /// Scalar unit: cycles per scalar (arith, control) op.
   double scalarCycles = 1;
+  /// Scalar unit: cycles of one load or store of an element of global
+  /// memory (no cache on the path).
+  double globalLoadCycles = 0;
 
   unsigned getNumCores() const { return clusters * coresPerCluster; }
   /// Capacity of `space` for one core (vector, cube) or cluster (shared);

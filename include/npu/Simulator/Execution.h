@@ -142,7 +142,7 @@ public:
   /// `ops` scalar-unit instructions.
   void chargeScalar(double ops = 1);
   /// A scalar load or store of one element of `view`: a global access pays
-  /// the DMA latency, an on-chip one a cycle.
+  /// the device's global_load_cycles, an on-chip one a cycle.
   void chargeElementAccess(const MemRefView &view);
   /// A vector instruction streaming `bytes` through the unit.
   void chargeVector(double bytes);

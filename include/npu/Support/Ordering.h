@@ -1,7 +1,11 @@
 //===- Ordering.h - the element order of sort and unique --------*- C++ -*-===//
 //
 // Shared by the simulator and the JIT runtime so both sort identically:
-// ascending, NaNs last (so the order is a strict weak one), stable.
+// ascending, NaNs last (so the order is a strict weak one), stable. A
+// stable sort's result is unique, so how it is computed is free: integer
+// keys of any real length go through an LSD radix sort (8-bit digits,
+// skipping digits all keys share), O(n) per digit, instead of O(n log n)
+// comparisons.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +27,46 @@ template <typename T> bool sortsBefore(T a, T b) {
     return a < b;
 }
 
+/// Below this many elements a comparison sort beats the radix passes.
+inline constexpr size_t kRadixSortMinLength = 256;
+
+/// Stable LSD radix sort of integer `keys`, permuting `values` (when not
+/// null) alongside. Signed keys order as signed: the sign bit is flipped.
+template <typename K, typename V>
+void radixSort(std::vector<K> &keys, std::vector<V> *values) {
+  using U = std::make_unsigned_t<K>;
+  constexpr unsigned bits = sizeof(K) * 8;
+  const U flip = std::is_signed_v<K> ? U(U(1) << (bits - 1)) : U(0);
+  size_t n = keys.size();
+  std::vector<K> nextKeys(n);
+  std::vector<V> nextValues(values ? n : 0);
+  for (unsigned shift = 0; shift < bits; shift += 8) {
+    auto digit = [&](K k) { return size_t((U(k) ^ flip) >> shift & 0xff); };
+    size_t start[257] = {};
+    for (K k : keys)
+      ++start[digit(k) + 1];
+    if (std::find(start + 1, start + 257, n) != start + 257)
+      continue; // Every key has this digit.
+    for (unsigned d = 1; d < 257; ++d)
+      start[d] += start[d - 1];
+    for (size_t i = 0; i < n; ++i) {
+      size_t at = start[digit(keys[i])]++;
+      nextKeys[at] = keys[i];
+      if (values)
+        nextValues[at] = (*values)[i];
+    }
+    keys.swap(nextKeys);
+    if (values)
+      values->swap(nextValues);
+  }
+}
+
 /// Sorts `values` stably in sortsBefore order.
 template <typename T> void sortValues(std::vector<T> &values) {
+  if constexpr (std::is_integral_v<T>) {
+    if (values.size() >= kRadixSortMinLength)
+      return radixSort<T, char>(values, nullptr);
+  }
   std::stable_sort(values.begin(), values.end(), sortsBefore<T>);
 }
 
@@ -39,6 +81,10 @@ template <typename T> void uniqueValues(std::vector<T> &values) {
 /// length) alongside: a key-value sort.
 template <typename K, typename V>
 void sortPairs(std::vector<K> &keys, std::vector<V> &values) {
+  if constexpr (std::is_integral_v<K>) {
+    if (keys.size() >= kRadixSortMinLength)
+      return radixSort(keys, &values);
+  }
   std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
