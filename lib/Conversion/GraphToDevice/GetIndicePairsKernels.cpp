@@ -49,9 +49,14 @@ using dev::ComparePredicate;
 
 namespace {
 
-/// On-chip bytes the expand kernel needs per row of a tile (the largest of
-/// the kernels here), rounded up.
-constexpr int64_t kBytesPerTileRow = 128;
+/// On-chip bytes per row of a tile the largest kernel (the lookup) needs
+/// besides its reach tables (4 bytes per kernel offset per dimension) and
+/// its six key-type buffers: columns 16, seven i32 masks and rows 28,
+/// three search buffers 12, and 4 to spare.
+constexpr int64_t kFixedBytesPerTileRow = 60;
+/// A reached coordinate that is none: negative, and the minimum of three
+/// of them stays far from overflow.
+constexpr int64_t kNoReach = -(int64_t(1) << 30);
 /// Smallest tile worth a vector instruction.
 constexpr int64_t kMinTile = 16;
 /// `auto` takes the grid strategy when the grid needs at most this share
@@ -99,8 +104,9 @@ struct PairsLowering {
   Value candidateRows;
   /// Per (k, row tile): the number of pairs, then the first slot.
   Value tileCounts, tileBases;
-  /// Grid strategy: per output site (its key), its row or -1.
-  Value grid;
+  /// Grid strategy: per output site (its key), its row or -1; default
+  /// mode: per candidate (k * Lp + i), its site's key or -1.
+  Value grid, candidateKeys;
 
   PairsLowering(KernelBuilder &k, GetIndicePairsOp op, const KernelOperands &io,
                 const DeviceModel &device, StringRef strategy)
@@ -115,8 +121,13 @@ struct PairsLowering {
     // The largest power of two that fits, but no larger than the input
     // needs (padding a small input to a big tile would sort mostly
     // sentinels).
-    int64_t fits = int64_t(1) << llvm::Log2_64(std::max<int64_t>(
-                       1, device.vectorBytes / kBytesPerTileRow));
+    const auto &kernel = geometry.kernel;
+    bool wide = geometry.needsWideKeys();
+    int64_t rowBytes = kFixedBytesPerTileRow +
+                       4 * (kernel[0] + kernel[1] + kernel[2]) +
+                       6 * (wide ? 8 : 4);
+    int64_t fits = int64_t(1) << llvm::Log2_64(
+                       std::max<int64_t>(1, device.vectorBytes / rowBytes));
     tile = std::min<int64_t>(
         fits, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(rows + 1)));
     paddedRows = llvm::alignTo(rows + 1, tile);
@@ -124,7 +135,6 @@ struct PairsLowering {
     tasks = device.getNumCores();
     MLIRContext *ctx = op.getContext();
     i32 = IntegerType::get(ctx, 32);
-    bool wide = geometry.needsWideKeys();
     keyType = IntegerType::get(ctx, wide ? 64 : 32);
     sentinel = wide ? std::numeric_limits<int64_t>::max()
                     : std::numeric_limits<int32_t>::max();
@@ -159,18 +169,24 @@ struct PairsLowering {
   struct SiteBuffers {
     Value columns;         // [4, T] i32: b, z, y, x of the tile's rows
     Value valid;           // [T] i32: the row is a site inside the shape
-    Value coords[3];       // [T] i32: reached output coordinates
+    Value reach[3];        // [k_d, T] i32: computeReaches
     Value mask, scratch;   // [T] i32
+    Value temp, noReach;   // [T] i32; kNoReach
     Value rowIds, none;    // [T] i32: the rows' numbers; -1
     Value key, wide, fill; // [T] key type: key, widened operand, sentinel
+    Value batchBase;       // [T] key type: b * D of the output
   };
 
   SiteBuffers allocSiteBuffers() {
     SiteBuffers s;
     s.columns = k.alloc({4, tile}, i32);
     s.valid = k.alloc({tile}, i32);
-    for (Value &c : s.coords)
-      c = k.alloc({tile}, i32);
+    for (unsigned d = 0; d < 3; ++d)
+      s.reach[d] = k.alloc({geometry.kernel[d], tile}, i32);
+    s.temp = k.alloc({tile}, i32);
+    s.noReach = k.alloc({tile}, i32);
+    k.vfill(s.noReach, kNoReach);
+    s.batchBase = k.alloc({tile}, keyType);
     s.mask = k.alloc({tile}, i32);
     s.scratch = k.alloc({tile}, i32);
     s.rowIds = k.alloc({tile}, i32);
@@ -260,59 +276,100 @@ struct PairsLowering {
                      Twine(g.in[2]));
   }
 
-  /// The output sites the loaded rows reach through offset (rz, ry, rx)
-  /// (index values), or with no offset the sites themselves: s.key holds
-  /// their keys over `shape` (the sentinel where none), s.mask 1 where one
-  /// is reached.
-  void computeCandidates(const SiteBuffers &s, ArrayRef<Value> offset,
-                         const SparseConvGeometry::Dims &shape) {
+  /// s.reach[d][r] = the output coordinate each loaded row's coordinate
+  /// d reaches through kernel offset r along d, or kNoReach; s.batchBase =
+  /// b * D. Once per tile, so each of the K offsets costs a few vector
+  /// instructions (computeCandidates) instead of a dozen per dimension.
+  void computeReaches(const SiteBuffers &s) {
     const SparseConvGeometry &g = geometry;
-    k.vbinaryScalar(BinaryKind::add, s.valid, k.index(0), s.mask);
-    for (unsigned d = 0; d < 3; ++d) {
-      Value x = column(s, d + 1), o = s.coords[d];
-      if (offset.empty()) {
-        k.vbinaryScalar(BinaryKind::add, x, k.index(0), o);
-        continue;
-      }
-      Value shift = k.mul(offset[d], k.index(g.dilation[d]));
-      if (g.transpose) {
-        // o = x * s - p + r * d.
-        k.vbinaryScalar(BinaryKind::mul, x, k.index(g.stride[d]), o);
-        k.vbinaryScalar(BinaryKind::add, o, k.sub(shift, k.index(g.padding[d])),
-                        o);
-      } else {
-        // t = x + p - r * d; o = t / s when s divides t.
-        k.vbinaryScalar(BinaryKind::add, x, k.sub(k.index(g.padding[d]), shift),
-                        o);
-        andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
-        if (g.stride[d] != 1) {
-          k.vbinaryScalar(BinaryKind::div, o, k.index(g.stride[d]), s.scratch);
-          k.vbinaryScalar(BinaryKind::mul, s.scratch, k.index(g.stride[d]),
-                          s.scratch);
-          k.vcmp(ComparePredicate::eq, s.scratch, o, s.scratch);
-          k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
-          k.vbinaryScalar(BinaryKind::div, o, k.index(g.stride[d]), o);
-        }
-      }
-      andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
-      andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(shape[d]));
+    for (unsigned d = 0; d < 3; ++d)
+      for (int64_t r = 0; r < g.kernel[d]; ++r)
+        computeReach(s, d, r, reachRow(s, d, k.index(r)));
+    widenInto(column(s, 0), s.batchBase);
+    k.vbinaryScalar(BinaryKind::mul, s.batchBase, k.index(g.out[0]),
+                    s.batchBase);
+  }
+
+  void computeReach(const SiteBuffers &s, unsigned d, int64_t r, Value o) {
+    const SparseConvGeometry &g = geometry;
+    Value x = column(s, d + 1);
+    int64_t shift = r * g.dilation[d], stride = g.stride[d];
+    k.vcmpScalar(ComparePredicate::ge, x, k.index(0), s.mask);
+    if (g.transpose) {
+      // o = x * s - p + r * d.
+      k.vbinaryScalar(BinaryKind::mul, x, k.index(stride), o);
+      k.vbinaryScalar(BinaryKind::add, o, k.index(shift - g.padding[d]), o);
+    } else if (stride == 1) {
+      k.vbinaryScalar(BinaryKind::add, x, k.index(g.padding[d] - shift), o);
+    } else {
+      // t = x + p - r * d; o = t / s when s divides t (truncating: a
+      // negative t that s divides gives a negative o).
+      k.vbinaryScalar(BinaryKind::add, x, k.index(g.padding[d] - shift),
+                      s.temp);
+      k.vbinaryScalar(BinaryKind::div, s.temp, k.index(stride), o);
+      k.vbinaryScalar(BinaryKind::mul, o, k.index(stride), s.scratch);
+      k.vcmp(ComparePredicate::eq, s.scratch, s.temp, s.mask);
     }
-    // key = ((b * D + z) * H + y) * W + x, in the key type.
-    auto widen = [&](Value v) {
-      if (keyType == i32)
-        return v;
-      k.vcast(v, s.wide);
-      return s.wide;
-    };
+    andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
+    andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(g.out[d]));
+    k.vselect(s.mask, o, s.noReach, o);
+  }
+
+  /// Row r (an index) of s.reach[d].
+  Value reachRow(const SiteBuffers &s, unsigned d, Value r) {
+    return k.window(
+        s.reach[d], {r, k.index(0)},
+        {k.builder().getIndexAttr(1), k.builder().getIndexAttr(tile)}, {0});
+  }
+
+  /// `to` (key type) = `from` (i32), widened when the keys are i64.
+  void widenInto(Value from, Value to) {
     if (keyType == i32)
-      k.vbinaryScalar(BinaryKind::add, column(s, 0), k.index(0), s.key);
+      k.vbinaryScalar(BinaryKind::add, from, k.index(0), to);
     else
-      k.vcast(column(s, 0), s.key);
-    for (unsigned d = 0; d < 3; ++d) {
-      k.vbinaryScalar(BinaryKind::mul, s.key, k.index(shape[d]), s.key);
-      k.vbinary(BinaryKind::add, s.key, widen(s.coords[d]), s.key);
+      k.vcast(from, to);
+  }
+
+  /// key = key * size + coordinate, in the key type.
+  void appendCoordinate(const SiteBuffers &s, Value coordinate,
+                        std::optional<int64_t> size) {
+    if (size)
+      k.vbinaryScalar(BinaryKind::mul, s.key, k.index(*size), s.key);
+    Value operand = coordinate;
+    if (keyType != i32) {
+      k.vcast(coordinate, s.wide);
+      operand = s.wide;
     }
+    k.vbinary(BinaryKind::add, s.key, operand, s.key);
+  }
+
+  /// The output sites the loaded rows reach through offset (rz, ry, rx)
+  /// (index values), from the reach tables: s.key holds their keys over
+  /// the output shape (the sentinel where none), s.mask 1 where one is
+  /// reached.
+  void computeCandidates(const SiteBuffers &s, ArrayRef<Value> offset) {
+    const auto &out = geometry.out;
+    Value oz = reachRow(s, 0, offset[0]), oy = reachRow(s, 1, offset[1]),
+          ox = reachRow(s, 2, offset[2]);
+    k.vbinary(BinaryKind::min, oz, oy, s.scratch);
+    k.vbinary(BinaryKind::min, s.scratch, ox, s.scratch);
+    k.vcmpScalar(ComparePredicate::ge, s.scratch, k.index(0), s.mask);
+    k.vbinary(BinaryKind::And, s.mask, s.valid, s.mask);
+    // key = ((b * D + z) * H + y) * W + x.
+    k.vbinaryScalar(BinaryKind::add, s.batchBase, k.index(0), s.key);
+    appendCoordinate(s, oz, std::nullopt);
+    appendCoordinate(s, oy, out[1]);
+    appendCoordinate(s, ox, out[2]);
     k.vselect(s.mask, s.key, s.fill, s.key);
+  }
+
+  /// The keys of the loaded sites over the input shape in s.key (the
+  /// sentinel for rows that are not valid sites).
+  void computeSiteKeys(const SiteBuffers &s) {
+    widenInto(column(s, 0), s.key);
+    for (unsigned d = 0; d < 3; ++d)
+      appendCoordinate(s, column(s, d + 1), geometry.in[d]);
+    k.vselect(s.valid, s.key, s.fill, s.key);
   }
 
   /// (rz, ry, rx) of offset `kk` (an index).
@@ -339,8 +396,9 @@ struct PairsLowering {
       k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
+        computeReaches(s);
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk), geometry.out);
+          computeCandidates(s, offsetOf(kk));
           Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
           k.dma(s.key, span(candidates.keys, slot, tile));
           k.iota(payload, slot);
@@ -454,7 +512,7 @@ struct PairsLowering {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
         checkSites(s);
-        computeCandidates(s, /*offset=*/{}, geometry.in);
+        computeSiteKeys(s);
         k.dma(s.key, span(sites.keys, i0, tile));
         k.iota(payload, i0);
         k.dma(payload, span(sites.values, i0, tile));
@@ -510,11 +568,16 @@ struct PairsLowering {
       k.vfill(noKey, -1);
       k.vfill(zeros, 0);
       k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
-        loadSites(s, k.mul(t, k.index(tile)));
+        Value i0 = k.mul(t, k.index(tile));
+        loadSites(s, i0);
+        computeReaches(s);
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk), geometry.out);
+          computeCandidates(s, offsetOf(kk));
           k.vselect(s.mask, s.key, noKey, s.key);
           k.dmaScatter(zeros, grid, s.key);
+          // Kept for the lookup, which then need not recompute them.
+          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
+          k.dma(s.key, span(candidateKeys, slot, tile));
         });
       });
     });
@@ -612,15 +675,26 @@ struct PairsLowering {
         k.vfill(noKey, -1);
       k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
         Value i0 = k.mul(t, k.index(tile));
-        loadSites(s, i0);
+        if (!candidateKeys) {
+          loadSites(s, i0);
+          computeReaches(s);
+        }
         k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk), geometry.out);
-          if (useGrid) {
+          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
+          if (candidateKeys) {
+            // The marks' keys: -1 where the candidate reaches no site.
+            k.dma(span(candidateKeys, slot, tile), found);
+            k.vcmpScalar(ComparePredicate::ge, found, k.index(0), s.mask);
+            k.dmaGather(grid, found, row);
+            k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
+          } else if (useGrid) {
+            computeCandidates(s, offsetOf(kk));
             // A cell holds its site's row or -1; no site, no cell read.
             k.vselect(s.mask, s.key, noKey, found);
             k.dmaGather(grid, found, row);
             k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
           } else {
+            computeCandidates(s, offsetOf(kk));
             // Found when the key there is the candidate's.
             lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
             k.dmaGather(sorted.keys, base, found);
@@ -629,7 +703,6 @@ struct PairsLowering {
           }
           k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
           k.vselect(s.mask, row, s.none, row);
-          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
           k.dma(row, span(candidateRows, slot, tile));
           storeTileCount(s.mask, sum, kk, t);
         });
@@ -751,6 +824,7 @@ struct PairsLowering {
       buildLookup(sites);
       k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
     } else if (useGrid) {
+      candidateKeys = globalBuffer(offsets * paddedRows, keyType);
       buildGridMarks();
       buildCellNumbering();
       buildLookup(sites);
