@@ -60,3 +60,36 @@ for f in "$out"/moe-sim/*.npy; do
   cmp "$f" "$out/moe-jit/$(basename "$f")"
   echo "    $(basename "$f"): simulator and JIT outputs are identical"
 done
+
+echo
+echo "== 5. Point cloud (seed 000): get_indice_pairs (subm, stride 2) and sparse_conv3d"
+pc="$root/examples/point-cloud.mlir"
+python3 "$root/scripts/point-cloud-sites.py" "$out/point-cloud-sites.npy"
+echo "  3000 LiDAR-like sites, 2 x 21x200x200 voxels: $out/point-cloud-sites.npy"
+for strategy in auto grid; do
+  "$opt" "$pc" --npu-lower-to-device="device=mlu590 sparse-conv-strategy=$strategy" \
+    -o "$out/point-cloud-$strategy.mlir"
+done
+echo "  kernels for mlu590, strategy auto ($out/point-cloud-auto.mlir):"
+sed -n 's/.*npudev.launch tasks(\([0-9]*\)) attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \2/p' \
+  "$out/point-cloud-auto.mlir"
+rm -rf "$out"/pc-*
+echo "  simulator (features and weights random, seed 1):"
+"$run" "$out/point-cloud-auto.mlir" --input="$out/point-cloud-sites.npy" \
+  --random-inputs=1 --report --output-dir="$out/pc-sim" | sed 's/^/    /'
+echo "  JIT, and the grid strategy in the simulator:"
+"$run" "$out/point-cloud-auto.mlir" --input="$out/point-cloud-sites.npy" \
+  --random-inputs=1 --mode=jit --output-dir="$out/pc-jit"
+"$run" "$out/point-cloud-grid.mlir" --input="$out/point-cloud-sites.npy" \
+  --random-inputs=1 --output-dir="$out/pc-grid"
+python3 - "$out/pc-sim/arg5.npy" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+header = struct.unpack("<H", data[8:10])[0]
+print("    downsampled sites (num_act_out): %d" % ((len(data) - 10 - header) // 16))
+PY
+for f in "$out"/pc-sim/*.npy; do
+  cmp "$f" "$out/pc-jit/$(basename "$f")"
+  cmp "$f" "$out/pc-grid/$(basename "$f")"
+  echo "    $(basename "$f"): simulator, JIT and the grid strategy give identical bytes"
+done
