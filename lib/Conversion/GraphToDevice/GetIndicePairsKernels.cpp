@@ -386,6 +386,26 @@ struct PairsLowering {
     k.dma(sum, span(tileCounts, k.add(k.mul(kk, k.index(rowTiles)), t), 1));
   }
 
+  /// In a task: for each of its row tiles t and each offset kk, the
+  /// candidates into `s` (when `compute`), then body(t, kk, slot), slot
+  /// = kk * Lp + t * T being their place in per-candidate arrays.
+  void
+  forEachCandidateTile(Value tid, const SiteBuffers &s, bool compute,
+                       function_ref<void(Value t, Value kk, Value slot)> body) {
+    k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+      Value i0 = k.mul(t, k.index(tile));
+      if (compute) {
+        loadSites(s, i0);
+        computeReaches(s);
+      }
+      k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
+        if (compute)
+          computeCandidates(s, offsetOf(kk));
+        body(t, kk, k.add(k.mul(kk, k.index(paddedRows)), i0));
+      });
+    });
+  }
+
   //===--- Default convolution --------------------------------------------===//
 
   /// Step 1: candidate keys and payloads, and the per-(k, tile) counts.
@@ -393,19 +413,13 @@ struct PairsLowering {
     auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
       SiteBuffers s = allocSiteBuffers();
       Value payload = k.alloc({tile}, i32), sum = k.alloc({1}, i32);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
-        Value i0 = k.mul(t, k.index(tile));
-        loadSites(s, i0);
-        computeReaches(s);
-        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk));
-          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
-          k.dma(s.key, span(candidates.keys, slot, tile));
-          k.iota(payload, slot);
-          k.dma(payload, span(candidates.values, slot, tile));
-          storeTileCount(s.mask, sum, kk, t);
-        });
-      });
+      forEachCandidateTile(
+          tid, s, /*compute=*/true, [&](Value t, Value kk, Value slot) {
+            k.dma(s.key, span(candidates.keys, slot, tile));
+            k.iota(payload, slot);
+            k.dma(payload, span(candidates.values, slot, tile));
+            storeTileCount(s.mask, sum, kk, t);
+          });
     });
     record(launch, "expand");
   }
@@ -435,24 +449,14 @@ struct PairsLowering {
     int64_t sortedTiles = offsets * paddedRows / tile;
     Value headCounts = globalBuffer(sortedTiles, i32);
     Value headBases = globalBuffer(sortedTiles, i32);
-    auto count = k.launch(tasksFor(sortedTiles), [&](Value tid) {
+    buildCountAndScan(sortedTiles, headCounts, headBases, "runs", [&] {
       Value key = k.alloc({tile}, keyType), prev = k.alloc({tile}, keyType);
       Value heads = k.alloc({tile}, i32), scratch = k.alloc({tile}, i32);
-      Value sum = k.alloc({1}, i32);
-      k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
+      return MarkLoader([=](Value t) {
         markRunHeads(sorted.keys, t, key, prev, heads, scratch);
-        k.vreduce(dev::ReduceKind::sum, heads, sum);
-        k.dma(sum, span(headCounts, t, 1));
+        return heads;
       });
     });
-    record(count, "count_runs");
-    auto scan = k.launch(1, [&](Value) {
-      Value total =
-          buildExclusiveScan(k, headCounts, headBases, sortedTiles, tile);
-      k.store(k.convert(total, k.builder().getI64Type()), rowCount,
-              {k.index(0)});
-    });
-    record(scan, "scan_runs");
     auto number = k.launch(tasksFor(sortedTiles), [&](Value tid) {
       Value key = k.alloc({tile}, keyType), prev = k.alloc({tile}, keyType);
       Value heads = k.alloc({tile}, i32), scratch = k.alloc({tile}, i32);
@@ -465,20 +469,59 @@ struct PairsLowering {
         markRunHeads(sorted.keys, t, key, prev, heads, scratch);
         Value g = k.mul(t, k.index(tile));
         k.dma(span(sorted.values, g, tile), payload);
-        // run = (heads up to and including this element) - 1 + base.
-        k.vcumsum(heads, run);
-        Value base = k.toIndex(k.load(headBases, t));
-        k.vbinaryScalar(BinaryKind::add, run, k.sub(base, k.index(1)), run);
+        numberMarks(heads, headBases, t, run);
         // Each candidate's row straight to its slot, by its payload.
         k.vselect(scratch, run, none, target);
         k.dmaScatter(target, candidateRows, payload);
         k.vselect(heads, run, none, target);
-        decodeSites(key, part, rest, site);
-        k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
-        k.dmaScatter(siteRows, outIndices, target);
+        writeOutIndices(key, target, part, rest, site, siteRows);
       });
     });
     record(number, "number_runs");
+  }
+
+  /// Inside a task: the function that loads an item's marks (1 or 0 per
+  /// element) into a buffer it returns.
+  using MarkLoader = std::function<Value(Value item)>;
+
+  /// count_<what>: the marks of each of `items` items into `counts`
+  /// (`makeLoader` runs once per task, allocating what the loader needs);
+  /// scan_<what>: one task scans them into `bases`, and the total, the
+  /// number of output rows, goes to the row count.
+  void buildCountAndScan(int64_t items, Value counts, Value bases,
+                         StringRef what,
+                         function_ref<MarkLoader()> makeLoader) {
+    auto count = k.launch(tasksFor(items), [&](Value tid) {
+      MarkLoader load = makeLoader();
+      Value sum = k.alloc({1}, i32);
+      k.forEachItem(tid, tasksFor(items), items, [&](Value item) {
+        k.vreduce(dev::ReduceKind::sum, load(item), sum);
+        k.dma(sum, span(counts, item, 1));
+      });
+    });
+    record(count, ("count_" + what).str());
+    auto scan = k.launch(1, [&](Value) {
+      Value total = buildExclusiveScan(k, counts, bases, items, tile);
+      k.store(k.convert(total, k.builder().getI64Type()), rowCount,
+              {k.index(0)});
+    });
+    record(scan, ("scan_" + what).str());
+  }
+
+  /// rows = the output row of each element of item `item` if it is marked:
+  /// (marks up to and including it) - 1 + bases[item].
+  void numberMarks(Value marks, Value bases, Value item, Value rows) {
+    k.vcumsum(marks, rows);
+    Value base = k.toIndex(k.load(bases, item));
+    k.vbinaryScalar(BinaryKind::add, rows, k.sub(base, k.index(1)), rows);
+  }
+
+  /// out_indices[rows[i]] = the site of key[i] (rows[i] -1: none).
+  void writeOutIndices(Value key, Value rows, Value part, Value rest,
+                       Value site, Value siteRows) {
+    decodeSites(key, part, rest, site);
+    k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
+    k.dmaScatter(siteRows, outIndices, rows);
   }
 
   /// site[c] = coordinate c (b, z, y, x) of each key.
@@ -567,19 +610,13 @@ struct PairsLowering {
       Value noKey = k.alloc({tile}, keyType), zeros = k.alloc({tile}, i32);
       k.vfill(noKey, -1);
       k.vfill(zeros, 0);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
-        Value i0 = k.mul(t, k.index(tile));
-        loadSites(s, i0);
-        computeReaches(s);
-        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          computeCandidates(s, offsetOf(kk));
-          k.vselect(s.mask, s.key, noKey, s.key);
-          k.dmaScatter(zeros, grid, s.key);
-          // Kept for the lookup, which then need not recompute them.
-          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
-          k.dma(s.key, span(candidateKeys, slot, tile));
-        });
-      });
+      forEachCandidateTile(tid, s, /*compute=*/true,
+                           [&](Value, Value, Value slot) {
+                             k.vselect(s.mask, s.key, noKey, s.key);
+                             k.dmaScatter(zeros, grid, s.key);
+                             // Kept for the lookup: no recomputing them.
+                             k.dma(s.key, span(candidateKeys, slot, tile));
+                           });
     });
     record(launch, "mark_cells");
   }
@@ -600,22 +637,13 @@ struct PairsLowering {
       k.vcmpScalar(ComparePredicate::ge, cell, k.index(0), used);
       return std::make_pair(j, size);
     };
-    auto count = k.launch(tasksFor(chunks), [&](Value tid) {
+    buildCountAndScan(chunks, counts, bases, "cells", [&] {
       Value cell = k.alloc({tile}, i32), used = k.alloc({tile}, i32);
-      Value sum = k.alloc({1}, i32);
-      k.forEachItem(tid, tasksFor(chunks), chunks, [&](Value c) {
+      return MarkLoader([=](Value c) {
         loadCells(c, cell, used);
-        k.vreduce(dev::ReduceKind::sum, used, sum);
-        k.dma(sum, span(counts, c, 1));
+        return used;
       });
     });
-    record(count, "count_cells");
-    auto scan = k.launch(1, [&](Value) {
-      Value total = buildExclusiveScan(k, counts, bases, chunks, tile);
-      k.store(k.convert(total, k.builder().getI64Type()), rowCount,
-              {k.index(0)});
-    });
-    record(scan, "scan_cells");
     auto number = k.launch(tasksFor(chunks), [&](Value tid) {
       Value cell = k.alloc({tile}, i32), used = k.alloc({tile}, i32);
       Value row = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
@@ -625,16 +653,11 @@ struct PairsLowering {
       k.vfill(none, -1);
       k.forEachItem(tid, tasksFor(chunks), chunks, [&](Value c) {
         auto [j, size] = loadCells(c, cell, used);
-        // row = (used cells up to and including this one) - 1 + base.
-        k.vcumsum(used, row);
-        Value base = k.toIndex(k.load(bases, c));
-        k.vbinaryScalar(BinaryKind::add, row, k.sub(base, k.index(1)), row);
+        numberMarks(used, bases, c, row);
         k.vselect(used, row, none, row);
         k.dma(span(row, k.index(0), size), span(grid, j, size));
         k.iota(key, j);
-        decodeSites(key, part, rest, site);
-        k.builder().create<dev::VTransposeOp>(k.location(), site, siteRows);
-        k.dmaScatter(siteRows, outIndices, row);
+        writeOutIndices(key, row, part, rest, site, siteRows);
       });
     });
     record(number, "number_cells");
@@ -673,39 +696,30 @@ struct PairsLowering {
       Value noKey = useGrid ? k.alloc({tile}, keyType) : Value();
       if (noKey)
         k.vfill(noKey, -1);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
-        Value i0 = k.mul(t, k.index(tile));
-        if (!candidateKeys) {
-          loadSites(s, i0);
-          computeReaches(s);
+      bool compute = !candidateKeys;
+      forEachCandidateTile(tid, s, compute, [&](Value t, Value kk, Value slot) {
+        if (candidateKeys) {
+          // The marks' keys: -1 where the candidate reaches no site.
+          k.dma(span(candidateKeys, slot, tile), found);
+          k.vcmpScalar(ComparePredicate::ge, found, k.index(0), s.mask);
+          k.dmaGather(grid, found, row);
+          k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
+        } else if (useGrid) {
+          // A cell holds its site's row or -1; no site, no cell read.
+          k.vselect(s.mask, s.key, noKey, found);
+          k.dmaGather(grid, found, row);
+          k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
+        } else {
+          // Found when the key there is the candidate's.
+          lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
+          k.dmaGather(sorted.keys, base, found);
+          k.vcmp(ComparePredicate::eq, found, s.key, s.scratch);
+          k.dmaGather(sorted.values, base, row);
         }
-        k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-          Value slot = k.add(k.mul(kk, k.index(paddedRows)), i0);
-          if (candidateKeys) {
-            // The marks' keys: -1 where the candidate reaches no site.
-            k.dma(span(candidateKeys, slot, tile), found);
-            k.vcmpScalar(ComparePredicate::ge, found, k.index(0), s.mask);
-            k.dmaGather(grid, found, row);
-            k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
-          } else if (useGrid) {
-            computeCandidates(s, offsetOf(kk));
-            // A cell holds its site's row or -1; no site, no cell read.
-            k.vselect(s.mask, s.key, noKey, found);
-            k.dmaGather(grid, found, row);
-            k.vcmpScalar(ComparePredicate::ge, row, k.index(0), s.scratch);
-          } else {
-            computeCandidates(s, offsetOf(kk));
-            // Found when the key there is the candidate's.
-            lowerBound(sorted.keys, s.key, base, probe, found, s.scratch);
-            k.dmaGather(sorted.keys, base, found);
-            k.vcmp(ComparePredicate::eq, found, s.key, s.scratch);
-            k.dmaGather(sorted.values, base, row);
-          }
-          k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
-          k.vselect(s.mask, row, s.none, row);
-          k.dma(row, span(candidateRows, slot, tile));
-          storeTileCount(s.mask, sum, kk, t);
-        });
+        k.vbinary(BinaryKind::And, s.mask, s.scratch, s.mask);
+        k.vselect(s.mask, row, s.none, row);
+        k.dma(row, span(candidateRows, slot, tile));
+        storeTileCount(s.mask, sum, kk, t);
       });
     });
     record(launch, "lookup");
