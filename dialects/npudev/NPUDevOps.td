@@ -396,8 +396,10 @@ def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows"> {
 def NPUDev_MatmulOp : NPUDev_Op<"matmul"> {
   let summary = "c (+)= a x b on the matrix unit";
   let description = [{
-    `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip. With
-    `accumulate` the product is added to `c`. Inputs f16, bf16, f32 or i8;
+    `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip; with
+    `transpose_a` `a` is [K, M] and multiplies as its transpose, with
+    `transpose_b` `b` is [N, K] (attention's Q K^T reads K as it is
+    stored). With `accumulate` the product is added to `c`. Inputs f16, bf16, f32 or i8;
     the accumulator f32 (float inputs) or i32 (i8 inputs). Each c[i, j]
     accumulates its K products in k order, one fused multiply-add each
     (float inputs are widened to f32 first), so every executor gives the
@@ -406,7 +408,7 @@ def NPUDev_MatmulOp : NPUDev_Op<"matmul"> {
   let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$a,
       Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$b,
       Arg<NPUDev_OnChipMemRef, "", [MemRead, MemWrite]>:$c,
-      UnitAttr:$accumulate);
+      UnitAttr:$accumulate, UnitAttr:$transpose_a, UnitAttr:$transpose_b);
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
                        "`,` type($c)";
   let hasVerifier = 1;

@@ -164,9 +164,14 @@ struct Matmul {
     if (failed(checkAllWritten(exec, {&a, &b})) ||
         (op.getAccumulate() && failed(exec.checkWritten(c))))
       return failure();
-    applyMatmul(a, b, c, op.getAccumulate());
+    // A transposed operand is read through a transposed view: the same
+    // products in the same k order.
+    MemRefView lhs = op.getTransposeA() ? transposedView(a) : a;
+    MemRefView rhs = op.getTransposeB() ? transposedView(b) : b;
+    applyMatmul(lhs, rhs, c, op.getAccumulate());
     exec.markWritten(c);
-    exec.chargeCube(static_cast<double>(a.sizes[0]) * a.sizes[1] * b.sizes[1],
+    exec.chargeCube(static_cast<double>(lhs.sizes[0]) * lhs.sizes[1] *
+                        rhs.sizes[1],
                     a.getKind());
     return success();
   }

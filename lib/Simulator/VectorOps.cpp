@@ -821,3 +821,10 @@ void npu::sim::applyMatmul(const MemRefView &a, const MemRefView &b,
     }
   }
 }
+
+MemRefView npu::sim::transposedView(const MemRefView &view) {
+  MemRefView t = view;
+  std::swap(t.sizes[0], t.sizes[1]);
+  std::swap(t.strides[0], t.strides[1]);
+  return t;
+}

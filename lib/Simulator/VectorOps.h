@@ -68,6 +68,8 @@ double applyFloatUnary(dev::UnaryKind kind, ElementKind element, double x);
 
 /// The view of row `i` of `view` (its first dimension dropped).
 MemRefView rowOf(const MemRefView &view, int64_t i);
+/// The transpose of a 2-D view (sizes and strides swapped).
+MemRefView transposedView(const MemRefView &view);
 
 } // namespace npu::sim
 

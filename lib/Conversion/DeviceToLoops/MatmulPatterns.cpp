@@ -23,11 +23,29 @@ using namespace npu::dev::loops;
 
 namespace {
 
+/// The operands as [M, K] and [K, N]: a transposed one through a
+/// memref.transpose view (the simulator's transposed view).
+std::pair<Value, Value> logicalOperands(PatternRewriter &rewriter,
+                                        MatmulOp op) {
+  auto view = [&](Value v, bool transpose) -> Value {
+    if (!transpose)
+      return v;
+    AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
+                                                  rewriter.getContext());
+    return rewriter.create<memref::TransposeOp>(op.getLoc(), v,
+                                                AffineMapAttr::get(swap));
+  };
+  return {view(op.getA(), op.getTransposeA()),
+          view(op.getB(), op.getTransposeB())};
+}
+
 struct LowerMatmul : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    Value a = op.getA(), b = op.getB(), c = op.getC();
+    Value a, b;
+    std::tie(a, b) = logicalOperands(rewriter, op);
+    Value c = op.getC();
     Type accType = elementTypeOf(c);
     bool accumulate = op.getAccumulate();
     buildLoopsOver(
@@ -84,9 +102,10 @@ struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
     };
     Value accumulate = rewriter.create<arith::ConstantOp>(
         loc, rewriter.getBoolAttr(op.getAccumulate()));
-    rewriter.create<func::CallOp>(loc, kernel,
-                                  ValueRange{cast(op.getA()), cast(op.getB()),
-                                             cast(op.getC()), accumulate});
+    Value a, b;
+    std::tie(a, b) = logicalOperands(rewriter, op);
+    rewriter.create<func::CallOp>(
+        loc, kernel, ValueRange{cast(a), cast(b), cast(op.getC()), accumulate});
     rewriter.eraseOp(op);
     return success();
   }

@@ -387,12 +387,15 @@ LogicalResult MatmulOp::verify() {
   auto mismatch = [](int64_t x, int64_t y) {
     return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
   };
-  if (mismatch(a.getDimSize(1), b.getDimSize(0)) ||
-      mismatch(a.getDimSize(0), c.getDimSize(0)) ||
-      mismatch(b.getDimSize(1), c.getDimSize(1)))
-    return emitOpError("shapes do not chain: [M, K] x [K, N] -> [M, N] "
-                       "needed, got ")
-           << a << ", " << b << ", " << c;
+  // Logical [M, K] and [K, N], whatever the operands' storage.
+  unsigned am = getTransposeA() ? 1 : 0, bn = getTransposeB() ? 0 : 1;
+  if (mismatch(a.getDimSize(1 - am), b.getDimSize(1 - bn)) ||
+      mismatch(a.getDimSize(am), c.getDimSize(0)) ||
+      mismatch(b.getDimSize(bn), c.getDimSize(1)))
+    return emitOpError("shapes do not chain: ")
+           << (getTransposeA() ? "[K, M]^T" : "[M, K]") << " x "
+           << (getTransposeB() ? "[N, K]^T" : "[K, N]")
+           << " -> [M, N] needed, got " << a << ", " << b << ", " << c;
   Type in = a.getElementType();
   if (b.getElementType() != in)
     return emitOpError("inputs must have one element type, got ")
