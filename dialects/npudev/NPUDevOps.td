@@ -182,6 +182,25 @@ def NPUDev_VBinaryScalarOp : NPUDev_VectorOp<"vbinary_scalar"> {
                        "type($input) `,` type($scalar) `,` type($out)";
 }
 
+def NPUDev_VBinaryBroadcastOp : NPUDev_VectorOp<"vbinary_broadcast"> {
+  let summary = "out = lhs (op) rhs, rhs spread along one dimension";
+  let description = [{
+    `rhs` is rank-1 with one element per index of `lhs` along `dimension`:
+    `out[..., i, ...] = lhs[..., i, ...] (op) rhs[i]`. For a matrix,
+    `along 0` gives each row its own operand (a column vector: subtracting
+    each row's maximum in a softmax), `along 1` each column its own (a row
+    vector: adding a bias).
+  }];
+  let arguments = (ins NPUDev_BinaryKindAttr:$kind,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$lhs,
+      Arg<NPUDev_VectorMemRef, "", [MemRead]>:$rhs,
+      Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$dimension);
+  let assemblyFormat = "$kind $lhs `,` $rhs `,` $out `along` $dimension "
+                       "attr-dict `:` type($lhs) `,` type($rhs) `,` "
+                       "type($out)";
+}
+
 def NPUDev_VUnaryOp : NPUDev_VectorOp<"vunary"> {
   let summary = "out = f(in), elementwise";
   let arguments = (ins NPUDev_UnaryKindAttr:$kind,

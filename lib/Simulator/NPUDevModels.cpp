@@ -195,6 +195,26 @@ struct VBinary {
   }
 };
 
+/// rhs read through a view spanning lhs's shape with stride 0 on every
+/// dimension but the broadcast one.
+struct VBinaryBroadcast {
+  static LogicalResult simulate(OpExecution &exec) {
+    const MemRefView &lhs = exec.getView(0), &rhs = exec.getView(1),
+                     &out = exec.getView(2);
+    if (failed(checkAllWritten(exec, {&lhs, &rhs})))
+      return failure();
+    auto op = cast<VBinaryBroadcastOp>(exec.getOp());
+    MemRefView spread = rhs;
+    spread.sizes.assign(lhs.sizes.begin(), lhs.sizes.end());
+    spread.strides.assign(lhs.sizes.size(), 0);
+    spread.strides[op.getDimension()] = rhs.strides[0];
+    exec.chargeVector(streamedBytes(lhs));
+    OpError error = applyBinary(op.getKind(), lhs, spread, out);
+    exec.markWritten(out);
+    return reportError(exec, error);
+  }
+};
+
 struct VBinaryScalar {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &in = exec.getView(0), &out = exec.getView(2);
@@ -474,6 +494,7 @@ void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
     attachModel<Matmul, MatmulOp>(ctx);
     attachModel<VBinary, VBinaryOp>(ctx);
     attachModel<VBinaryScalar, VBinaryScalarOp>(ctx);
+    attachModel<VBinaryBroadcast, VBinaryBroadcastOp>(ctx);
     attachModel<UnaryShaped<ApplyUnary>, VUnaryOp>(ctx);
     attachModel<VCompare, VCompareOp>(ctx);
     attachModel<UnaryShaped<ApplyCompareScalar>, VCompareScalarOp>(ctx);

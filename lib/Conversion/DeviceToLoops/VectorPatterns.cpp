@@ -36,6 +36,25 @@ struct LowerVBinary : OpRewritePattern<VBinaryOp> {
   }
 };
 
+struct LowerVBinaryBroadcast : OpRewritePattern<VBinaryBroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VBinaryBroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    unsigned dimension = op.getDimension();
+    buildLoopsOver(
+        rewriter, op.getLoc(), op.getOut(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value x = b.create<memref::LoadOp>(l, op.getLhs(), ivs);
+          Value y = b.create<memref::LoadOp>(l, op.getRhs(),
+                                             ValueRange{ivs[dimension]});
+          b.create<memref::StoreOp>(l, buildBinary(b, l, op.getKind(), x, y),
+                                    op.getOut(), ivs);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerVBinaryScalar : OpRewritePattern<VBinaryScalarOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VBinaryScalarOp op,
@@ -245,8 +264,9 @@ struct LowerVCumsum : OpRewritePattern<VCumsumOp> {
 } // namespace
 
 void npu::dev::populateVectorLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerVBinary, LowerVBinaryScalar, LowerVUnary, LowerVCompare,
-               LowerVCompareScalar, LowerVSelect, LowerVCast, LowerVFill,
-               LowerIota, LowerVTranspose, LowerVGather, LowerVScatter,
-               LowerVReduce, LowerVCumsum>(patterns.getContext());
+  patterns.add<LowerVBinary, LowerVBinaryBroadcast, LowerVBinaryScalar,
+               LowerVUnary, LowerVCompare, LowerVCompareScalar, LowerVSelect,
+               LowerVCast, LowerVFill, LowerIota, LowerVTranspose, LowerVGather,
+               LowerVScatter, LowerVReduce, LowerVCumsum>(
+      patterns.getContext());
 }

@@ -199,6 +199,27 @@ LogicalResult VBinaryOp::verify() {
                           memrefOf(getOut()).getElementType());
 }
 
+LogicalResult VBinaryBroadcastOp::verify() {
+  MemRefType lhs = memrefOf(getLhs()), rhs = memrefOf(getRhs());
+  if (failed(verifySameShape(*this, {getLhs(), getOut()}, "lhs and out")) ||
+      failed(verifySameElementType(*this, {getLhs(), getRhs(), getOut()},
+                                   "operands")))
+    return failure();
+  int64_t dimension = getDimension();
+  if (dimension >= lhs.getRank())
+    return emitOpError("broadcasts along dimension ")
+           << dimension << " of a rank-" << lhs.getRank() << " operand";
+  if (rhs.getRank() != 1 ||
+      (!ShapedType::isDynamic(rhs.getDimSize(0)) &&
+       !ShapedType::isDynamic(lhs.getDimSize(dimension)) &&
+       rhs.getDimSize(0) != lhs.getDimSize(dimension)))
+    return emitOpError("rhs must be rank-1 with one element per index along "
+                       "dimension ")
+           << dimension << " (" << lhs.getDimSize(dimension) << "), got "
+           << rhs;
+  return verifyBinaryKind(*this, getKind(), lhs.getElementType());
+}
+
 LogicalResult VBinaryScalarOp::verify() {
   if (failed(verifySameShape(*this, {getInput(), getOut()}, "operands")) ||
       failed(
