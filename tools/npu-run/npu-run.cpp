@@ -116,7 +116,24 @@ static std::optional<NpyDType> npyOfKind(ElementKind kind) {
       return t;
   if (kind == ElementKind::Index)
     return NpyDType::I64;
+  // .npy has no bfloat16: bf16 travels as float32 (docs/simulator.md).
+  if (kind == ElementKind::BF16)
+    return NpyDType::F32;
   return std::nullopt;
+}
+
+/// `array`'s elements converted to `kind` (float to float: rounded to
+/// nearest even when narrowing).
+static HostArray convertFloats(const HostArray &array, ElementKind kind) {
+  HostArray out;
+  out.kind = kind;
+  out.shape = array.shape;
+  unsigned from = getElementBytes(array.kind), to = getElementBytes(kind);
+  out.data.resize(array.getNumElements() * to);
+  for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+    storeFloat(out.data.data() + i * to, kind,
+               loadFloat(array.data.data() + i * from, array.kind));
+  return out;
 }
 
 /// Random data for an argument of `type`: floats uniform in [-1, 1),
@@ -153,7 +170,10 @@ static FailureOr<HostArray> randomArgument(Type type, unsigned index,
   return array;
 }
 
-static FailureOr<HostArray> readArgument(StringRef path, unsigned index) {
+/// Argument `index` (of `type`) from the .npy at `path`; a bf16 argument
+/// takes a float32 file, rounded to nearest even.
+static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
+                                         Type type) {
   llvm::Expected<NpyArray> npy = readNpy(path);
   if (!npy) {
     fail(llvm::toString(npy.takeError()));
@@ -163,6 +183,10 @@ static FailureOr<HostArray> readArgument(StringRef path, unsigned index) {
   array.kind = *kindOfNpy(npy->type);
   array.shape = npy->shape;
   array.data = std::move(npy->data);
+  auto memref = dyn_cast<MemRefType>(type);
+  Type element = memref ? memref.getElementType() : type;
+  if (element.isBF16() && array.kind == ElementKind::F32)
+    return convertFloats(array, ElementKind::BF16);
   return array;
 }
 
@@ -324,7 +348,7 @@ int main(int argc, char **argv) {
   SmallVector<HostArray> args;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     FailureOr<HostArray> arg =
-        i < inputs.size() ? readArgument(inputs[i], i)
+        i < inputs.size() ? readArgument(inputs[i], i, type)
         : randomSeed.getNumOccurrences()
             ? randomArgument(type, i, rng)
             : (fail("argument #" + llvm::Twine(i) +
@@ -368,7 +392,10 @@ int main(int argc, char **argv) {
                   " has an element type .npy output does not support");
     SmallString<128> path(outputDir);
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
-    NpyArray npy{*npyType, args[i].shape, args[i].data};
+    HostArray stored = *kindOfNpy(*npyType) == args[i].kind
+                           ? args[i]
+                           : convertFloats(args[i], *kindOfNpy(*npyType));
+    NpyArray npy{*npyType, stored.shape, stored.data};
     if (llvm::Error e = writeNpy(path, npy))
       return fail(llvm::toString(std::move(e)));
   }
