@@ -249,7 +249,8 @@ def NPUDev_VReduceOp : NPUDev_VectorOp<"vreduce"> {
   let summary = "reduction along the innermost dimension";
   let description = [{
     `out` has `input`'s shape without its innermost dimension; a rank-1
-    input reduces into a one-element `out`.
+    input reduces into a one-element `out`. Elements combine in order;
+    f16 and bf16 accumulate in f32 and round once into `out`.
   }];
   let arguments = (ins NPUDev_ReduceKindAttr:$kind,
       Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
@@ -306,6 +307,9 @@ def NPUDev_VScatterOp : NPUDev_VectorOp<"vscatter"> {
 
 def NPUDev_VCumsumOp : NPUDev_VectorOp<"vcumsum"> {
   let summary = "inclusive prefix sum along the innermost dimension";
+  let description = [{
+    f16 and bf16 accumulate in f32; each prefix is rounded into `out`.
+  }];
   let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$input,
       Arg<NPUDev_VectorMemRef, "", [MemWrite]>:$out);
   let assemblyFormat =

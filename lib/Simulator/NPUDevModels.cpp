@@ -268,7 +268,8 @@ struct ApplyReduce {
       start.i = i.getValue().getSExtValue();
     else
       start.f = cast<FloatAttr>(identity).getValueAsDouble();
-    applyReduce(op.getKind(), start, in, out);
+    applyReduce(op.getKind(), start,
+                *getElementKind(getAccumulatorType(element)), in, out);
   }
 };
 struct ApplyCast {
@@ -284,9 +285,11 @@ struct ApplyTranspose {
   }
 };
 struct ApplyCumsum {
-  static void apply(OpExecution &, const MemRefView &in,
+  static void apply(OpExecution &exec, const MemRefView &in,
                     const MemRefView &out) {
-    applyCumsum(in, out);
+    Type element = cast<MemRefType>(exec.getOp()->getOperand(0).getType())
+                       .getElementType();
+    applyCumsum(*getElementKind(getAccumulatorType(element)), in, out);
   }
 };
 

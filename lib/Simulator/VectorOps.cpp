@@ -502,7 +502,8 @@ void npu::sim::applySelect(const MemRefView &mask, const MemRefView &onTrue,
 }
 
 void npu::sim::applyReduce(ReduceKind kind, ScalarValue identity,
-                           const MemRefView &in, const MemRefView &out) {
+                           ElementKind accumulator, const MemRefView &in,
+                           const MemRefView &out) {
   ElementKind element = in.getKind();
   BinaryKind combine = getReductionCombiner(kind);
   // Rows come in row-major order, as the elements of `out` do.
@@ -515,7 +516,7 @@ void npu::sim::applyReduce(ReduceKind kind, ScalarValue identity,
       double acc = identity.f;
       for (int64_t k = 0; k < length; ++k)
         acc =
-            applyFloatBinary(combine, element, acc,
+            applyFloatBinary(combine, accumulator, acc,
                              loadFloat(in.address(base + k * stride), element));
       storeFloat(out.address(target), element, acc);
       return;
@@ -613,7 +614,8 @@ OpError npu::sim::applyScatter(const MemRefView &source,
   });
 }
 
-void npu::sim::applyCumsum(const MemRefView &in, const MemRefView &out) {
+void npu::sim::applyCumsum(ElementKind accumulator, const MemRefView &in,
+                           const MemRefView &out) {
   ElementKind element = in.getKind();
   llvm::SmallVector<std::pair<int64_t, int64_t>> outRows;
   forEachRow(out, [&](int64_t base, int64_t, int64_t stride) {
@@ -628,7 +630,7 @@ void npu::sim::applyCumsum(const MemRefView &in, const MemRefView &out) {
       const uint8_t *src = in.address(base + k * stride);
       uint8_t *dst = out.address(outBase + k * outStride);
       if (isFloat(element)) {
-        accF = applyFloatBinary(BinaryKind::add, element, accF,
+        accF = applyFloatBinary(BinaryKind::add, accumulator, accF,
                                 loadFloat(src, element));
         storeFloat(dst, element, accF);
       } else {

@@ -34,8 +34,11 @@ void applyCompareScalar(dev::ComparePredicate pred, const MemRefView &in,
 void applySelect(const MemRefView &mask, const MemRefView &onTrue,
                  const MemRefView &onFalse, const MemRefView &out);
 /// Reduces each innermost row of `in`, starting from `identity`.
+/// Floats accumulate in `accumulator` (f32 for f16 and bf16 elements,
+/// getAccumulatorType), rounded once into `out`.
 void applyReduce(dev::ReduceKind kind, ScalarValue identity,
-                 const MemRefView &in, const MemRefView &out);
+                 ElementKind accumulator, const MemRefView &in,
+                 const MemRefView &out);
 void applyCast(const MemRefView &in, const MemRefView &out);
 void applyFill(ScalarValue value, const MemRefView &out);
 void applyTranspose(const MemRefView &in, const MemRefView &out);
@@ -43,7 +46,9 @@ OpError applyGather(const MemRefView &source, const MemRefView &indices,
                     const MemRefView &out);
 OpError applyScatter(const MemRefView &source, const MemRefView &indices,
                      const MemRefView &out);
-void applyCumsum(const MemRefView &in, const MemRefView &out);
+/// Floats accumulate in `accumulator`; each prefix is rounded into `out`.
+void applyCumsum(ElementKind accumulator, const MemRefView &in,
+                 const MemRefView &out);
 void applySort(const MemRefView &in, const MemRefView &out);
 /// Key-value sort of rank-1 `keys` into `out`, `values` into `outValues`.
 void applySortPairs(const MemRefView &keys, const MemRefView &out,

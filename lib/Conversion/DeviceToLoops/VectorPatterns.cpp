@@ -219,20 +219,22 @@ struct LowerVReduce : OpRewritePattern<VReduceOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = elementTypeOf(op.getInput());
+    Type accType = getAccumulatorType(type);
     BinaryKind combine = getReductionCombiner(op.getKind());
     bool rankOne = cast<MemRefType>(op.getInput().getType()).getRank() == 1;
     buildRowScan(
         rewriter, loc, op.getInput(),
         rewriter.create<arith::ConstantOp>(
-            loc, getReductionIdentity(op.getKind(), type)),
+            loc, getReductionIdentity(op.getKind(), accType)),
         [&](OpBuilder &b, Location l, Value acc, Value x, ValueRange, Value) {
-          return buildBinary(b, l, combine, acc, x);
+          return buildBinary(b, l, combine, acc, convert(b, l, x, accType));
         },
         [&](OpBuilder &b, Location l, Value acc, ValueRange outer) {
           SmallVector<Value> idx(outer.begin(), outer.end());
           if (rankOne)
             idx.push_back(indexConst(b, l, 0));
-          b.create<memref::StoreOp>(l, acc, op.getOut(), idx);
+          b.create<memref::StoreOp>(l, convert(b, l, acc, type), op.getOut(),
+                                    idx);
         });
     rewriter.eraseOp(op);
     return success();
@@ -245,14 +247,17 @@ struct LowerVCumsum : OpRewritePattern<VCumsumOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = elementTypeOf(op.getInput());
+    Type accType = getAccumulatorType(type);
     buildRowScan(
-        rewriter, loc, op.getInput(), zeroOf(rewriter, loc, type),
+        rewriter, loc, op.getInput(), zeroOf(rewriter, loc, accType),
         [&](OpBuilder &b, Location l, Value acc, Value x, ValueRange outer,
             Value k) {
-          Value sum = buildBinary(b, l, BinaryKind::add, acc, x);
+          Value sum = buildBinary(b, l, BinaryKind::add, acc,
+                                  convert(b, l, x, accType));
           SmallVector<Value> idx(outer.begin(), outer.end());
           idx.push_back(k);
-          b.create<memref::StoreOp>(l, sum, op.getOut(), idx);
+          b.create<memref::StoreOp>(l, convert(b, l, sum, type), op.getOut(),
+                                    idx);
           return sum;
         },
         [](OpBuilder &, Location, Value, ValueRange) {});

@@ -33,6 +33,12 @@ BinaryKind npu::dev::getReductionCombiner(ReduceKind kind) {
   llvm_unreachable("unknown reduction");
 }
 
+Type npu::dev::getAccumulatorType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
 /// The on-chip space and static size of a buffer `op` allocates, if any.
 static std::optional<std::pair<MemorySpace, int64_t>>
 getOnChipAllocation(Operation &op) {

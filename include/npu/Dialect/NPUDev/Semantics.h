@@ -31,6 +31,11 @@ mlir::TypedAttr getReductionIdentity(ReduceKind kind, mlir::Type element);
 /// The binary op a `kind` reduction combines with.
 BinaryKind getReductionCombiner(ReduceKind kind);
 
+/// The type reductions and prefix sums over `element` accumulate in: f32
+/// for f16 and bf16 (the result rounded once, as on the vector units of
+/// the devices modelled), else `element` itself.
+mlir::Type getAccumulatorType(mlir::Type element);
+
 /// Peak bytes of on-chip buffers live at once, per memory space (indexed by
 /// MemorySpace; global stays 0).
 using OnChipPeaks = std::array<int64_t, 4>;
