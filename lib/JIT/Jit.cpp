@@ -16,6 +16,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
+#include "npu/JIT/WorkspaceAllocator.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -225,7 +226,7 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   return kernel;
 }
 
-CompiledKernel::~CompiledKernel() = default;
+CompiledKernel::~CompiledKernel() { releaseWorkspaceCache(); }
 
 llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   if (args.size() != isMemRef.size())

@@ -4,17 +4,21 @@
 // these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique,merge}_<type>`
 // and `_mlir_ciface_npu_rt_{sort,merge}_kv_<key>_<value>` on
 // rank-1 strided memref descriptors with the simulator's ordering, and
-// `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp).
+// `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp); the kernels'
+// `malloc` and `free` (memref.alloc and memref.dealloc) are the workspace
+// cache's (WorkspaceAllocator.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
 #include "MatmulKernel.h"
+#include "npu/JIT/WorkspaceAllocator.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
 
 #include <cstdint>
+#include <cstring>
 
 using namespace npu;
 
@@ -118,6 +122,25 @@ extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
   jit::matmulF32(*a, *b, *c, accumulate);
 }
 
+// memref.alloc and memref.dealloc lower to malloc and free; the kernels'
+// `malloc` and `free` are these. (The names keep LLVM's knowledge that
+// malloc returns fresh memory, which the vectorizer needs: calling
+// functions of other names cost the sparse-conv kernel 40%.)
+static void *workspaceMalloc(size_t size) {
+  return jit::allocateWorkspace(size, alignof(std::max_align_t));
+}
+static void workspaceFree(void *pointer) { jit::freeWorkspace(pointer); }
+// LLVM may turn malloc and memset into calloc.
+static void *workspaceCalloc(size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes))
+    return nullptr;
+  void *pointer = workspaceMalloc(bytes);
+  if (pointer)
+    std::memset(pointer, 0, bytes);
+  return pointer;
+}
+
 llvm::orc::SymbolMap
 npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap symbols;
@@ -146,5 +169,8 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
 #undef NPU_RT_SYMBOLS
   add("_mlir_ciface_npu_rt_matmul_f32",
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));
+  add("malloc", reinterpret_cast<void *>(&workspaceMalloc));
+  add("free", reinterpret_cast<void *>(&workspaceFree));
+  add("calloc", reinterpret_cast<void *>(&workspaceCalloc));
   return symbols;
 }
