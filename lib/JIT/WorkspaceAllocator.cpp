@@ -1,9 +1,13 @@
 //===- WorkspaceAllocator.cpp - memref.alloc for JIT kernels --------------===//
 //
-// Each block carries a header just below the pointer handed out: its base,
-// its total size and its alignment, so free() knows what it returns. Freed
-// blocks of 1 MiB or more wait in a size-keyed multimap (O(log n) per
-// call) until a request of exactly their size and alignment takes them.
+// Every block comes from the C library (malloc, or aligned_alloc past 16
+// bytes of alignment), so whichever free() sees it, the C library's or
+// this one, releases it correctly: the async runtime frees some memory the
+// kernels' code allocated. Blocks of 1 MiB or more are also recorded in a
+// table of what was handed out; when this free() gets one back it keeps
+// it, in a multimap keyed by size and alignment, for the next request of
+// that size (O(log n) per call). A recorded address the C library freed
+// and reused meanwhile is told apart by its usable size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,65 +15,81 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <malloc.h>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 using namespace npu::jit;
 
 namespace {
 
-struct Header {
-  void *base;
-  uint64_t total, alignment;
-};
-
-/// The header's room: a multiple of the alignment, so the user pointer
-/// keeps it.
-uint64_t headerBytes(uint64_t alignment) {
-  return (sizeof(Header) + alignment - 1) / alignment * alignment;
-}
-
-Header *headerOf(void *pointer) { return static_cast<Header *>(pointer) - 1; }
+using SizeAndAlignment = std::pair<uint64_t, uint64_t>;
 
 class BlockCache {
 public:
-  void *take(uint64_t total, uint64_t alignment) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = blocks.find({total, alignment});
-    if (it == blocks.end())
-      return nullptr;
-    void *base = it->second;
-    blocks.erase(it);
-    cached -= total;
-    return base;
+  void *allocate(uint64_t size, uint64_t alignment) {
+    if (size >= kCachedBlockBytes) {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = idle.find({size, alignment});
+      if (it != idle.end()) {
+        void *block = it->second;
+        idle.erase(it);
+        cached -= size;
+        issued[block] = {size, alignment};
+        return block;
+      }
+    }
+    void *block =
+        alignment <= alignof(std::max_align_t)
+            ? std::malloc(size)
+            : std::aligned_alloc(alignment, (size + alignment - 1) / alignment *
+                                                alignment);
+    if (block && size >= kCachedBlockBytes) {
+      std::lock_guard<std::mutex> lock(mutex);
+      issued[block] = {size, alignment};
+    }
+    return block;
   }
-  /// Keeps the block if it is large and the cache has room.
-  bool keep(void *base, uint64_t total, uint64_t alignment) {
-    if (total < kCachedBlockBytes)
-      return false;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (cached + total > kCacheLimitBytes)
-      return false;
-    blocks.emplace(std::make_pair(total, alignment), base);
-    cached += total;
-    return true;
+
+  void release(void *block) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = issued.find(block);
+      if (it != issued.end()) {
+        SizeAndAlignment key = it->second;
+        issued.erase(it);
+        // The C library may have freed and reused the address for a
+        // smaller block since: then it is not ours to keep.
+        bool ours = malloc_usable_size(block) >= key.first;
+        if (ours && cached + key.first <= kCacheLimitBytes) {
+          idle.emplace(key, block);
+          cached += key.first;
+          return;
+        }
+      }
+    }
+    std::free(block);
   }
+
   uint64_t size() {
     std::lock_guard<std::mutex> lock(mutex);
     return cached;
   }
+
   void clear() {
     std::lock_guard<std::mutex> lock(mutex);
-    for (auto &entry : blocks)
+    for (auto &entry : idle)
       std::free(entry.second);
-    blocks.clear();
+    idle.clear();
     cached = 0;
   }
 
 private:
   std::mutex mutex;
-  std::multimap<std::pair<uint64_t, uint64_t>, void *> blocks;
+  std::multimap<SizeAndAlignment, void *> idle;
+  std::unordered_map<void *, SizeAndAlignment> issued;
   uint64_t cached = 0;
 };
 
@@ -82,27 +102,12 @@ BlockCache &cache() {
 } // namespace
 
 void *npu::jit::allocateWorkspace(uint64_t size, uint64_t alignment) {
-  alignment = std::max<uint64_t>(alignment, alignof(std::max_align_t));
-  uint64_t header = headerBytes(alignment);
-  // aligned_alloc wants a multiple of the alignment.
-  uint64_t total = (header + size + alignment - 1) / alignment * alignment;
-  void *base =
-      total >= kCachedBlockBytes ? cache().take(total, alignment) : nullptr;
-  if (!base)
-    base = std::aligned_alloc(alignment, total);
-  if (!base)
-    return nullptr;
-  void *pointer = static_cast<char *>(base) + header;
-  *headerOf(pointer) = {base, total, alignment};
-  return pointer;
+  return cache().allocate(size, alignment);
 }
 
 void npu::jit::freeWorkspace(void *pointer) {
-  if (!pointer)
-    return;
-  Header header = *headerOf(pointer);
-  if (!cache().keep(header.base, header.total, header.alignment))
-    std::free(header.base);
+  if (pointer)
+    cache().release(pointer);
 }
 
 uint64_t npu::jit::getCachedWorkspaceBytes() { return cache().size(); }

@@ -17,7 +17,9 @@ namespace npu::jit {
 /// of kCachedBlockBytes and more are kept when freed (up to
 /// kCacheLimitBytes in all) and handed out again for the same size: a
 /// kernel called many times then reuses its workspace instead of mapping
-/// (and faulting in) fresh pages on every call. Thread-safe.
+/// (and faulting in) fresh pages on every call. Every block is the C
+/// library's, so std::free may release it too (the async runtime frees
+/// some of what kernels allocate). Thread-safe.
 void *allocateWorkspace(uint64_t size, uint64_t alignment);
 void freeWorkspace(void *pointer);
 
