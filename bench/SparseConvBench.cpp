@@ -287,12 +287,10 @@ PeerResult hashMapPeer(const Shape &s, const ReachTables &tables,
 llvm::raw_ostream &out() { return llvm::outs(); }
 
 /// indice_num and the output count of a run of the lowered function.
-PeerResult resultOf(func::FuncOp func, const std::vector<HostArray> &args,
-                    const Shape &s) {
+PeerResult resultOf(const std::vector<HostArray> &args, const Shape &s) {
   PeerResult r;
   r.num = args[3].getValues<int32_t>();
   r.outputs = s.subm ? s.sites : args[4].getValues<int64_t>()[0];
-  (void)func;
   return r;
 }
 
@@ -314,7 +312,7 @@ void simulateStrategy(MLIRContext &ctx, const Shape &s,
   sim::SimulationReport report;
   if (failed(sim::simulate(func, args, device, {}, report)))
     std::exit(1);
-  check(resultOf(func, args, s), want, "the simulator");
+  check(resultOf(args, s), want, "the simulator");
   out() << "| simulator, " << device.name << ", " << s.name << ", " << strategy
         << " | " << llvm::format("%.1f", report.seconds * 1e6)
         << " us modelled | IO "
@@ -336,7 +334,7 @@ double jitStrategy(MLIRContext &ctx, const Shape &s,
   if (failed(kernel))
     std::exit(1);
   double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
-  check(resultOf(func, args, s), want, "the JIT");
+  check(resultOf(args, s), want, "the JIT");
   out() << "| JIT, 1 thread, " << s.name << ", " << strategy << " | "
         << llvm::format("%.2f", t * 1e3) << " ms | "
         << llvm::format("%.2f", peerSeconds / t)

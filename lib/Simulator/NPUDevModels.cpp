@@ -181,17 +181,24 @@ struct Matmul {
 // Vector unit
 //===----------------------------------------------------------------------===//
 
+/// out = lhs (kind) rhs, charged as a pass over lhs.
+LogicalResult simulateBinary(OpExecution &exec, BinaryKind kind,
+                             const MemRefView &lhs, const MemRefView &rhs,
+                             const MemRefView &out) {
+  exec.chargeVector(streamedBytes(lhs));
+  OpError error = applyBinary(kind, lhs, rhs, out);
+  exec.markWritten(out);
+  return reportError(exec, error);
+}
+
 struct VBinary {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &lhs = exec.getView(0), &rhs = exec.getView(1),
                      &out = exec.getView(2);
     if (failed(checkAllWritten(exec, {&lhs, &rhs})))
       return failure();
-    exec.chargeVector(streamedBytes(lhs));
-    OpError error =
-        applyBinary(cast<VBinaryOp>(exec.getOp()).getKind(), lhs, rhs, out);
-    exec.markWritten(out);
-    return reportError(exec, error);
+    return simulateBinary(exec, cast<VBinaryOp>(exec.getOp()).getKind(), lhs,
+                          rhs, out);
   }
 };
 
@@ -208,10 +215,7 @@ struct VBinaryBroadcast {
     spread.sizes.assign(lhs.sizes.begin(), lhs.sizes.end());
     spread.strides.assign(lhs.sizes.size(), 0);
     spread.strides[op.getDimension()] = rhs.strides[0];
-    exec.chargeVector(streamedBytes(lhs));
-    OpError error = applyBinary(op.getKind(), lhs, spread, out);
-    exec.markWritten(out);
-    return reportError(exec, error);
+    return simulateBinary(exec, op.getKind(), lhs, spread, out);
   }
 };
 

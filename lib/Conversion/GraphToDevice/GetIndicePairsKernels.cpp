@@ -79,10 +79,10 @@ std::optional<int64_t> getGridBytes(const SparseConvGeometry &g) {
 /// sparse input in a large shape (the subm seed: 340 million cells for
 /// 6.7 million candidates) takes the sort.
 StringRef selectPairsStrategy(const SparseConvGeometry &g, int64_t rows,
+                              std::optional<int64_t> bytes,
                               const DeviceModel &device, StringRef requested) {
   if (requested != "auto")
     return requested;
-  std::optional<int64_t> bytes = getGridBytes(g);
   bool fits = bytes && *bytes <= device.globalBytes / kGridBudgetDivisor;
   bool dense = fits && *bytes / 4 <= rows * g.getKernelVolume();
   return dense ? "grid" : "sort";
@@ -294,13 +294,14 @@ struct PairsLowering {
     const SparseConvGeometry &g = geometry;
     Value x = column(s, d + 1);
     int64_t shift = r * g.dilation[d], stride = g.stride[d];
-    k.vcmpScalar(ComparePredicate::ge, x, k.index(0), s.mask);
     if (g.transpose) {
       // o = x * s - p + r * d.
       k.vbinaryScalar(BinaryKind::mul, x, k.index(stride), o);
       k.vbinaryScalar(BinaryKind::add, o, k.index(shift - g.padding[d]), o);
+      k.vcmpScalar(ComparePredicate::ge, o, k.index(0), s.mask);
     } else if (stride == 1) {
       k.vbinaryScalar(BinaryKind::add, x, k.index(g.padding[d] - shift), o);
+      k.vcmpScalar(ComparePredicate::ge, o, k.index(0), s.mask);
     } else {
       // t = x + p - r * d; o = t / s when s divides t (truncating: a
       // negative t that s divides gives a negative o).
@@ -309,8 +310,8 @@ struct PairsLowering {
       k.vbinaryScalar(BinaryKind::div, s.temp, k.index(stride), o);
       k.vbinaryScalar(BinaryKind::mul, o, k.index(stride), s.scratch);
       k.vcmp(ComparePredicate::eq, s.scratch, s.temp, s.mask);
+      andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
     }
-    andCompare(s.mask, s.scratch, ComparePredicate::ge, o, k.index(0));
     andCompare(s.mask, s.scratch, ComparePredicate::lt, o, k.index(g.out[d]));
     k.vselect(s.mask, o, s.noReach, o);
   }
@@ -894,10 +895,10 @@ LogicalResult npu::buildGetIndicePairsKernels(OpBuilder &b, Operation *op,
                                               const KernelOptions &options) {
   auto pairs = cast<GetIndicePairsOp>(op);
   SparseConvGeometry geometry = pairs.getGeometry();
+  std::optional<int64_t> gridBytes = getGridBytes(geometry);
   StringRef strategy =
       selectPairsStrategy(geometry, pairs.getIndices().getType().getDimSize(0),
-                          device, options.sparseConvStrategy);
-  std::optional<int64_t> gridBytes = getGridBytes(geometry);
+                          gridBytes, device, options.sparseConvStrategy);
   if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
     return op->emitOpError("the grid strategy needs ")
            << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")
