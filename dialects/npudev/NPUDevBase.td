@@ -70,6 +70,18 @@ def NPUDev_TaskTypeAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def NPUDev_CoreKind : I32EnumAttr<"CoreKind", "the units of a core", [
+      I32EnumAttrCase<"unified", 0>,
+      I32EnumAttrCase<"vector", 1>,
+      I32EnumAttrCase<"cube", 2>
+    ]> {
+  let cppNamespace = "::npu::dev";
+  let genSpecializedAttr = 0;
+}
+def NPUDev_CoreKindAttr : EnumAttr<NPUDev_Dialect, NPUDev_CoreKind, "cores"> {
+  let assemblyFormat = "$value";
+}
+
 def NPUDev_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary op", [
       I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
@@ -130,7 +142,20 @@ def NPUDev_ReduceKindAttr
 
 def NPUDev_TokenType : TypeDef<NPUDev_Dialect, "Token"> {
   let mnemonic = "token";
-  let summary = "completion of an asynchronous DMA";
+  let summary = "completion of an asynchronous DMA or npudev.async region";
+}
+
+//===----------------------------------------------------------------------===//
+// Which unit runs an op
+//===----------------------------------------------------------------------===//
+
+/// Ops that need the vector unit: a cube core (CoreKind::cube) has none.
+def NPUDev_VectorUnit : NativeOpTrait<"VectorUnit"> {
+  let cppNamespace = "::npu::dev";
+}
+/// Ops that need the matrix unit: a vector core (CoreKind::vector) has none.
+def NPUDev_CubeUnit : NativeOpTrait<"CubeUnit"> {
+  let cppNamespace = "::npu::dev";
 }
 
 //===----------------------------------------------------------------------===//

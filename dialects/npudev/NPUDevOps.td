@@ -25,6 +25,14 @@ def NPUDev_LaunchOp : NPUDev_Op<"launch", [
     tasks occupy the device: `block` one core, `unionN` N clusters at once
     (the simulator gives consecutive tasks to consecutive cores).
 
+    `on` says which cores run the tasks: `unified` (the default) cores
+    with both a vector and a matrix unit, as every core of mlu590; `vector`
+    or `cube` cores, which have only the named unit and its on-chip memory.
+    On a device whose cores are split by kind (ascend910b: AIV and AIC) a
+    launch must name the kind. A vector launch may not use the matrix unit
+    or cube memory, a cube launch neither the vector unit nor vector
+    memory; DMA and scalar code run on every kind.
+
     The verifier adds up the on-chip buffers live at once in each memory
     space (an `npudev.alloc` lives to the end of its block) and rejects a
     kernel that needs more than the device of the enclosing module
@@ -32,17 +40,115 @@ def NPUDev_LaunchOp : NPUDev_Op<"launch", [
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$tasks,
       DefaultValuedAttr<NPUDev_TaskTypeAttr,
-                        "::npu::dev::TaskType::union1">:$task_type);
+                        "::npu::dev::TaskType::union1">:$task_type,
+      DefaultValuedAttr<NPUDev_CoreKindAttr,
+                        "::npu::dev::CoreKind::unified">:$cores);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`tasks` `(` $tasks `)` attr-dict-with-keyword $body";
+  let assemblyFormat = "`tasks` `(` $tasks `)` (`on` $cores^)? "
+                       "attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
-  let builders = [OpBuilder<(ins "int64_t":$tasks)>];
+  let builders = [OpBuilder<(ins "int64_t":$tasks,
+      CArg<"::npu::dev::CoreKind", "::npu::dev::CoreKind::unified">:$cores)>];
+}
+
+def NPUDev_MixedLaunchOp : NPUDev_Op<"mixed_launch", [
+    SingleBlockImplicitTerminator<"::npu::dev::EndOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "cube tasks and vector tasks that run at once and signal "
+                "each other";
+  let description = [{
+    `cube_tasks` tasks run the `cube` region on cube cores and
+    `vector_tasks` tasks the `vector` region on vector cores, all at the
+    same time (on a device with unified cores, each task takes its own
+    core). In each region `npudev.task_id` counts that region's tasks. The
+    tasks exchange data through global memory and order their accesses
+    with cross-core flags (`npudev.set_flag`, `npudev.wait_flag`), as
+    Ascend's AIC and AIV cores do: a cube task computes a tile into a
+    global workspace and sets a flag of the vector task that consumes it.
+
+    Every task must have a core of its kind to itself, since a task may
+    wait for any other: the verifier checks the counts against the
+    device. Each region is checked as a launch of its kind, and its
+    on-chip buffers against that kind's capacity.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$cube_tasks,
+      ConfinedAttr<I64Attr, [IntPositive]>:$vector_tasks);
+  let regions = (region SizedRegion<1>:$cube, SizedRegion<1>:$vector);
+  let assemblyFormat = "`cube` `(` $cube_tasks `)` $cube `vector` `(` "
+                       "$vector_tasks `)` $vector attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$cubeTasks,
+                                 "int64_t":$vectorTasks)>];
+  let extraClassDeclaration = [{
+    /// The region run by `kind` tasks (cube or vector) and their count.
+    ::mlir::Region &getRegion(::npu::dev::CoreKind kind) {
+      return kind == ::npu::dev::CoreKind::cube ? getCube() : getVector();
+    }
+    int64_t getTasks(::npu::dev::CoreKind kind) {
+      return kind == ::npu::dev::CoreKind::cube ? getCubeTasks()
+                                                 : getVectorTasks();
+    }
+  }];
+}
+
+def NPUDev_SetFlagOp : NPUDev_Op<"set_flag"> {
+  let summary = "signals a cross-core flag of another task";
+  let description = [{
+    Adds one to flag `flag` (0 to 15) of task `task` of kind `to` in the
+    enclosing `npudev.mixed_launch`. The flag is set once everything the
+    setting core issued before it has completed (its DMA writes are in
+    global memory), so data written before `set_flag` is visible to the
+    task that waits for it. A flag counts up to 15 pending signals; one
+    more is an error, as on the hardware.
+  }];
+  let arguments = (ins
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<15>]>:$flag,
+      NPUDev_CoreKindAttr:$to, Index:$task);
+  let assemblyFormat = "$flag `for` $to $task attr-dict";
+  let hasVerifier = 1;
+}
+
+def NPUDev_WaitFlagOp : NPUDev_Op<"wait_flag"> {
+  let summary = "waits until a cross-core flag of this task is set";
+  let description = [{
+    Waits until flag `flag` of the running task has a pending signal and
+    takes it. If every task of the launch that has not finished waits, no
+    flag can be set any more: both executors fail with a deadlock error.
+  }];
+  let arguments = (ins
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<15>]>:$flag);
+  let assemblyFormat = "$flag attr-dict";
+  let hasVerifier = 1;
+}
+
+def NPUDev_AsyncOp : NPUDev_Op<"async", [
+    SingleBlockImplicitTerminator<"::npu::dev::EndOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "issues its body to the core's units without waiting";
+  let description = [{
+    The ops of the body are issued in order, each after the one before it
+    and once its unit is free, while the task goes on; the token completes
+    when the last of them does and `npudev.wait` waits for it. So a core
+    computes a matmul on its cube unit while its vector unit works on the
+    previous tile (double buffering), and both show in the timing. The
+    results are those of running the body where it stands: the task must
+    not touch what the body writes, nor write what it reads, before the
+    wait.
+  }];
+  let results = (outs NPUDev_TokenType:$token);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins)>];
 }
 
 def NPUDev_EndOp : NPUDev_Op<"end", [Terminator, Pure,
-    HasParent<"::npu::dev::LaunchOp">]> {
-  let summary = "end of a launch body";
+    ParentOneOf<["::npu::dev::LaunchOp", "::npu::dev::MixedLaunchOp",
+                 "::npu::dev::AsyncOp"]>]> {
+  let summary = "end of a launch, mixed launch or async body";
   let assemblyFormat = "attr-dict";
 }
 
@@ -101,7 +207,7 @@ def NPUDev_DmaStartOp : NPUDev_Op<"dma_start"> {
 }
 
 def NPUDev_WaitOp : NPUDev_Op<"wait"> {
-  let summary = "waits for an asynchronous DMA";
+  let summary = "waits for an asynchronous DMA or npudev.async region";
   let description = [{
     A core's DMAs complete in the order they were started, so waiting for
     one also waits for every DMA started before it.
@@ -124,12 +230,13 @@ def NPUDev_DmaGatherOp : NPUDev_Op<"dma_gather"> {
   let description = [{
     `target[i, ...] = source[indices[i], ...]` for each i in index order; a
     negative index fills row i with zeros (unused entries of a pair table
-    are -1). `indices` is a rank-1 integer buffer in vector memory. One
-    descriptor per row on the DMA engine; an index at or past the row count
-    of `source` is an error.
+    are -1). `indices` is a rank-1 integer buffer on chip (in cube memory
+    on a cube core, which has no vector memory). One descriptor per row on
+    the DMA engine; an index at or past the row count of `source` is an
+    error.
   }];
   let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
-                       Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+                       Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$indices,
                        Arg<NPUDev_OnChipMemRef, "", [MemWrite]>:$target);
   let assemblyFormat = "$source `[` $indices `]` `,` $target attr-dict `:` "
                        "type($source) `,` type($indices) `,` type($target)";
@@ -145,7 +252,7 @@ def NPUDev_DmaScatterOp : NPUDev_Op<"dma_scatter"> {
     runs in index order. A negative index skips its row.
   }];
   let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$source,
-                       Arg<NPUDev_VectorMemRef, "", [MemRead]>:$indices,
+                       Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$indices,
                        Arg<NPUDev_AnyMemRef, "", [MemRead, MemWrite]>:$target,
                        UnitAttr:$add);
   let assemblyFormat = "$source `,` $target `[` $indices `]` attr-dict `:` "
@@ -158,7 +265,7 @@ def NPUDev_DmaScatterOp : NPUDev_Op<"dma_scatter"> {
 //===----------------------------------------------------------------------===//
 
 class NPUDev_VectorOp<string mnemonic, list<Trait> traits = []>
-    : NPUDev_Op<mnemonic, traits> {
+    : NPUDev_Op<mnemonic, !listconcat(traits, [NPUDev_VectorUnit])> {
   let hasVerifier = 1;
 }
 
@@ -371,7 +478,7 @@ def NPUDev_VUniqueOp : NPUDev_VectorOp<"vunique"> {
       "$input `,` $out attr-dict `:` type($input) `,` type($out)";
 }
 
-def NPUDev_IotaOp : NPUDev_Op<"iota", [
+def NPUDev_IotaOp : NPUDev_Op<"iota", [NPUDev_VectorUnit,
     PredOpTrait<"dimension is below the rank of out",
                 CPred<"static_cast<int64_t>($dimension) < "
                       "::llvm::cast<::mlir::MemRefType>($out.getType())"
@@ -393,7 +500,7 @@ def NPUDev_IotaOp : NPUDev_Op<"iota", [
 // Input checks
 //===----------------------------------------------------------------------===//
 
-def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows"> {
+def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows", [NPUDev_VectorUnit]> {
   let summary = "fails the kernel on rows of its input that break a rule";
   let description = [{
     `rows` (a rank-1 integer buffer) holds the numbers of input rows that
@@ -416,7 +523,7 @@ def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows"> {
 // Matrix unit
 //===----------------------------------------------------------------------===//
 
-def NPUDev_MatmulOp : NPUDev_Op<"matmul"> {
+def NPUDev_MatmulOp : NPUDev_Op<"matmul", [NPUDev_CubeUnit]> {
   let summary = "c (+)= a x b on the matrix unit";
   let description = [{
     `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip; with

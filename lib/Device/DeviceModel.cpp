@@ -49,8 +49,12 @@ static DeviceModel makeMLU590() {
 static DeviceModel makeAscend910B() {
   DeviceModel m;
   m.name = "ascend910b";
-  m.clusters = 24; // 24 AI cores, each one AIC (cube) + two AIV (vector).
+  // 24 AI cores, each one AIC (cube core: L1 and L0A/L0B/L0C buffers) and
+  // two AIV (vector cores: a unified buffer), which share data only through
+  // global memory (and L2).
+  m.clusters = 24;
   m.coresPerCluster = 2;
+  m.cubeCoresPerCluster = 1;
   m.clockGHz = 1.8;
   m.vectorBytes = 192 * 1024; // UB per AIV.
   m.cubeBytes = 512 * 1024;   // L1 per AIC.
@@ -98,6 +102,20 @@ int64_t DeviceModel::getCapacity(dev::MemorySpace space) const {
   llvm_unreachable("unknown memory space");
 }
 
+unsigned DeviceModel::getNumCores(dev::CoreKind kind) const {
+  if (!hasSplitCores())
+    return getNumCores();
+  switch (kind) {
+  case dev::CoreKind::unified:
+    return 0;
+  case dev::CoreKind::vector:
+    return getNumCores();
+  case dev::CoreKind::cube:
+    return clusters * cubeCoresPerCluster;
+  }
+  llvm_unreachable("unknown core kind");
+}
+
 double
 DeviceModel::getPeakVectorElementsPerSecond(unsigned elementBytes) const {
   return vectorBytesPerCycle / elementBytes * clockGHz * 1e9 * getNumCores();
@@ -142,6 +160,8 @@ constexpr int64_t kMaxCores = 65536;
 static const Field kFields[] = {
     NPU_DEVICE_FIELD("clusters", clusters, true, 1, kMaxCores),
     NPU_DEVICE_FIELD("cores_per_cluster", coresPerCluster, true, 1, kMaxCores),
+    NPU_DEVICE_FIELD("cube_cores_per_cluster", cubeCoresPerCluster, true, 0,
+                     kMaxCores),
     NPU_DEVICE_FIELD("clock_ghz", clockGHz, false, 0.001, 100),
     NPU_DEVICE_FIELD("vector_bytes", vectorBytes, true, 1, kMaxBytes),
     NPU_DEVICE_FIELD("cube_bytes", cubeBytes, true, 0, kMaxBytes),
@@ -221,9 +241,11 @@ DeviceModel::fromJSON(const llvm::json::Object &object) {
       return number.takeError();
     field.set(*model, *number);
   }
-  int64_t cores = int64_t(model->clusters) * model->coresPerCluster;
+  int64_t cores = int64_t(model->clusters) *
+                  (model->coresPerCluster + model->cubeCoresPerCluster);
   if (cores > kMaxCores)
-    return describeError("clusters x cores_per_cluster is " +
+    return describeError("clusters x (cores_per_cluster + "
+                         "cube_cores_per_cluster) is " +
                          llvm::Twine(cores) + " cores, more than " +
                          llvm::Twine(kMaxCores));
   return model;

@@ -202,13 +202,16 @@ void Interpreter::finishReport() {
   if (report.seconds <= 0)
     return;
   double ioSeconds = report.globalBytes / (device.globalGBps * 1e9);
-  double hz = device.clockGHz * 1e9 * device.getNumCores();
+  double hz = device.clockGHz * 1e9;
   double computeSeconds =
-      report.vectorBytes / (device.vectorBytesPerCycle * hz) +
-      (device.cubeMacsPerCycle > 0
-           ? report.cubeMacs / (device.cubeMacsPerCycle * hz)
-           : 0);
+      report.vectorBytes / (device.vectorBytesPerCycle * hz *
+                            device.getNumCores(dev::CoreKind::vector)) +
+      report.cubeMacs / (device.cubeMacsPerCycle * hz *
+                         device.getNumCores(dev::CoreKind::cube));
   report.ioEfficiency = ioSeconds / report.seconds;
+  report.cubeUtilization =
+      report.cubeMacs / (device.cubeMacsPerCycle * report.cycles *
+                         device.getNumCores(dev::CoreKind::cube));
   report.computeEfficiency = computeSeconds / report.seconds;
 }
 
@@ -253,13 +256,18 @@ LogicalResult Interpreter::runTasks(Operation *launch,
   if (failed(checkOnChipMemory(launch)))
     return failure();
   taskDim = tasks;
-  activeCores = std::min<int64_t>(taskDim, device.getNumCores());
+  dev::CoreKind kind = cast<dev::LaunchOp>(launch).getCores();
+  activeCores = std::min<int64_t>(taskDim, device.getNumCores(kind));
+  // Trace rows: a split device's cube cores follow its vector cores.
+  unsigned firstCore = kind == dev::CoreKind::cube && device.hasSplitCores()
+                           ? device.getNumCores()
+                           : 0;
   report.coresUsed = std::max(report.coresUsed, activeCores);
   double startCycle = report.cycles;
   std::vector<CoreTimeline> cores(activeCores, CoreTimeline(report.cycles));
   for (taskId = 0; taskId < taskDim; ++taskId) {
-    core = taskId % activeCores;
-    timeline = &cores[core];
+    timeline = &cores[taskId % activeCores];
+    core = firstCore + taskId % activeCores;
     if (failed(runBlock(body))) {
       timeline = nullptr;
       return failure();

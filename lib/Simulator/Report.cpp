@@ -10,8 +10,12 @@ using namespace npu::sim;
 
 void SimulationReport::print(llvm::raw_ostream &os,
                              const DeviceModel &device) const {
-  os << "device:              " << device.name << " (" << device.getNumCores()
-     << " cores, " << llvm::format("%.2f", device.clockGHz) << " GHz)\n";
+  os << "device:              " << device.name << " ("
+     << device.getNumCores(dev::CoreKind::vector)
+     << (device.hasSplitCores() ? " vector + " : "");
+  if (device.hasSplitCores())
+    os << device.getNumCores(dev::CoreKind::cube) << " cube";
+  os << " cores, " << llvm::format("%.2f", device.clockGHz) << " GHz)\n";
   os << "cores used:          " << coresUsed << "\n";
   os << "cycles:              " << llvm::format("%.0f", cycles) << "\n";
   os << "time:                " << llvm::format("%.3f", seconds * 1e6)
@@ -31,6 +35,8 @@ void SimulationReport::print(llvm::raw_ostream &os,
      << "\n";
   os << "compute efficiency:  "
      << llvm::format("%.1f%%", 100 * computeEfficiency) << "\n";
+  os << "cube utilisation:    " << llvm::format("%.1f%%", 100 * cubeUtilization)
+     << "\n";
   if (stepCycles.size() < 2)
     return;
   os << "time by step:\n";
@@ -39,6 +45,15 @@ void SimulationReport::print(llvm::raw_ostream &os,
        << llvm::format("%10.3f us  %5.1f%%\n",
                        stepTime / (device.clockGHz * 1e3),
                        cycles > 0 ? 100 * stepTime / cycles : 0.0);
+}
+
+std::string npu::sim::getCoreName(const DeviceModel &device, unsigned core) {
+  if (!device.hasSplitCores())
+    return "core " + std::to_string(core);
+  unsigned vectorCores = device.getNumCores(dev::CoreKind::vector);
+  if (core < vectorCores)
+    return "vector core " + std::to_string(core);
+  return "cube core " + std::to_string(core - vectorCores);
 }
 
 void npu::sim::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
@@ -58,9 +73,8 @@ void npu::sim::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
           json.attribute("name", "process_name");
           json.attribute("ph", "M");
           json.attribute("pid", c);
-          json.attributeObject("args", [&] {
-            json.attribute("name", "core " + std::to_string(c));
-          });
+          json.attributeObject(
+              "args", [&] { json.attribute("name", getCoreName(device, c)); });
         });
         for (unsigned p = 0; p < kNumPipes; ++p)
           json.object([&] {

@@ -5,17 +5,17 @@
 
 // Tensors become global memrefs, the result an output argument, and the
 // module records the whole device it was lowered for.
-// MLU: module attributes {npudev.device = {clock_ghz = 1.500000e+00 : f64, clusters = 12 : i64, cores_per_cluster = 4 : i64, cube_bytes = 524288 : i64, cube_macs_per_cycle = 2.048000e+03 : f64, dma_gbps = 115.20833333333333 : f64, dma_latency_cycles = 3.000000e+02 : f64, global_bytes = 51539607552 : i64, global_gbps = 2.765000e+03 : f64, global_load_cycles = 4.590000e+02 : f64, name = "mlu590", scalar_cycles = 1.000000e+00 : f64, shared_bytes = 4194304 : i64, vector_bytes = 524288 : i64, vector_bytes_per_cycle = 4.080000e+02 : f64, vector_issue_cycles = 1.600000e+01 : f64}}
+// MLU: module attributes {npudev.device = {clock_ghz = 1.500000e+00 : f64, clusters = 12 : i64, cores_per_cluster = 4 : i64, cube_bytes = 524288 : i64, cube_cores_per_cluster = 0 : i64, cube_macs_per_cycle = 2.048000e+03 : f64, dma_gbps = 115.20833333333333 : f64, dma_latency_cycles = 3.000000e+02 : f64, global_bytes = 51539607552 : i64, global_gbps = 2.765000e+03 : f64, global_load_cycles = 4.590000e+02 : f64, name = "mlu590", scalar_cycles = 1.000000e+00 : f64, shared_bytes = 4194304 : i64, vector_bytes = 524288 : i64, vector_bytes_per_cycle = 4.080000e+02 : f64, vector_issue_cycles = 1.600000e+01 : f64}}
 // ASC: module attributes {npudev.device = {{{.*}}clusters = 24 : i64, cores_per_cluster = 2 : i64{{.*}}name = "ascend910b"{{.*}}vector_bytes = 196608 : i64{{.*}}}}
 // TINY: module attributes {npudev.device = {{{.*}}clusters = 1 : i64, cores_per_cluster = 2 : i64{{.*}}name = "tiny"{{.*}}vector_bytes = 1024 : i64{{.*}}}}
 // CHECK-LABEL: func.func @few_samples
 // CHECK-SAME: (%{{.*}}: memref<4xf32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<6x300xf32, #npudev.space<global>>, %{{.*}}: memref<4x300xf32, #npudev.space<global>> {npudev.output})
 // Seed kernel 1: no more samples than cores, so cores split the hidden
 // dimension; a chunk is a quarter of vector memory.
-// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
-// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
 // With two cores and 1 KiB, four samples are many and a row too long.
-// TINY: npudev.launch tasks(2) attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
 // CHECK-NOT: npu.moe
 // CHECK: return
 // CHECK-NOT: npu.moe
@@ -30,13 +30,13 @@ func.func @few_samples(%g: tensor<4xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, 
 // takes a range of samples in two-slot tiles of deal_s rows, as many as
 // vector memory holds: 512 KiB on mlu590, 192 KiB on ascend910b.
 // CHECK-LABEL: func.func @seed_shape
-// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 126 : i64, strategy = "split_samples"}}
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 126 : i64, strategy = "split_samples"}}
 // MLU: npudev.alloc : memref<2x126x512xf32, #npudev.space<vector>>
 // MLU: npudev.dma_start
 // MLU: npudev.wait_all
-// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 47 : i64, strategy = "split_samples"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 47 : i64, strategy = "split_samples"}}
 // ASC: npudev.alloc : memref<2x47x512xf32, #npudev.space<vector>>
-// TINY: npudev.launch tasks(2) attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
 func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
   %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<18432xf32>, tensor<18432xi32>, tensor<18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
   return %r : tensor<18432x512xf32>
@@ -47,8 +47,8 @@ func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<1
 // A row larger than vector memory: one sample at a time, in chunks of half
 // of vector memory.
 // CHECK-LABEL: func.func @huge_rows
-// MLU: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 65536 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
-// ASC: npudev.launch tasks(48) attributes {npudev.tiling = {deal_h = 24576 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 65536 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 24576 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
 func.func @huge_rows(%g: tensor<100xf32>, %i: tensor<100xi32>, %l: tensor<100xi32>, %d: tensor<4x200000xf32>) -> tensor<100x200000xf32> {
   %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 2, num_experts = 2} : (tensor<100xf32>, tensor<100xi32>, tensor<100xi32>, tensor<4x200000xf32>) -> tensor<100x200000xf32>
   return %r : tensor<100x200000xf32>

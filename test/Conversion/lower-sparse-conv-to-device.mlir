@@ -19,14 +19,14 @@
 // CHECK: memref.alloc() : memref<864xi32, #npudev.space<global>>
 // The input is checked first: batch indices and coordinates as the site
 // keys are made, repeats in the sorted keys.
-// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "site_keys", strategy = "sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {step = "site_keys", strategy = "sort", tile = 32 : i64}}
 // CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} has a batch index outside [0, 2)"
 // CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} has a coordinate outside the spatial shape 3x5x5"
-// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
-// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "check_repeats", strategy = "sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {step = "check_repeats", strategy = "sort", tile = 32 : i64}}
 // CHECK: npudev.report_rows %{{.*}}, "'npu.get_indice_pairs' indices row {row} repeats the site of an earlier row"
-// CHECK: npudev.launch tasks(1) attributes {npudev.tiling = {step = "expand", strategy = "sort", tile = 32 : i64}}
-// CHECK: npudev.launch tasks(27) attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {step = "expand", strategy = "sort", tile = 32 : i64}}
+// CHECK: npudev.launch tasks(27) on vector attributes {npudev.tiling = {strategy = "tile_sort", tile = 32 : i64}}
 // CHECK: npudev.vsort
 // CHECK: {npudev.tiling = {run = 32 : i64, strategy = "merge_path", tile = 32 : i64}}
 // CHECK: npudev.vmerge
@@ -48,7 +48,9 @@
 // CHECK: memref.store %[[M64]], %[[CONVROWS]]
 // CHECK: step = "zero_fill", strategy = "gather_matmul"
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c27
-// CHECK-NEXT: npudev.launch tasks(48) {{.*}}step = "offset"
+// The offsets run on cube cores, every buffer in cube memory.
+// CHECK-NEXT: npudev.launch tasks(48) on cube {{.*}}step = "offset"
+// CHECK-NOT: space<vector>
 // CHECK: npudev.dma_gather
 // CHECK: npudev.matmul
 // CHECK: npudev.dma_scatter {{.*}}, %[[CONV]][%{{.*}}] {add}
@@ -65,8 +67,9 @@ func.func @default(%idx: tensor<20x4xi32>, %f: tensor<20x4xf32>, %w: tensor<27x4
 
 // Submanifold: the 20 input keys are sorted once (one tile, no merge), each
 // candidate found by lower_bound (dma_gather rounds), out_indices copied
-// from the input (static rows, no count; the conv's rows keep one); the conv takes the centre offset
-// first, pairing each row with itself by plain DMA.
+// from the input (static rows, no count; the conv's rows keep one); the
+// conv takes the centre offset first, pairing each row with itself by
+// plain DMA, in and out (the product is written over the zero fill).
 // CHECK-LABEL: func.func @subm
 // CHECK-SAME: %arg3: memref<20x4xi32, #npudev.space<global>> {npudev.output},
 // CHECK-SAME: %arg4: memref<20x8xf32, #npudev.space<global>> {npudev.output, npudev.rows = 5 : i64}
@@ -81,10 +84,11 @@ func.func @default(%idx: tensor<20x4xi32>, %f: tensor<20x4xf32>, %w: tensor<27x4
 // CHECK: memref.copy %arg0, %arg3
 // CHECK: step = "write_pairs"
 // CHECK: step = "zero_fill"
-// CHECK: npudev.launch tasks(48) {{.*}}step = "centre"
+// CHECK: npudev.launch tasks(48) on cube {{.*}}step = "centre"
 // CHECK-NOT: npudev.dma_gather
-// CHECK: npudev.iota
-// CHECK: npudev.dma_scatter {{.*}} {add}
+// CHECK-NOT: npudev.dma_scatter
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %[[PRODUCT:[^ ]*]] :
+// CHECK: npudev.dma %[[PRODUCT]], %{{.*}} : {{.*}}#npudev.space<cube>> to memref<?x8xf32, {{.*}}#npudev.space<global>>
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c13
 // CHECK: step = "offset"
 // CHECK: scf.for %{{.*}} = %c14{{.*}} to %c27

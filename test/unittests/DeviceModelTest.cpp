@@ -25,6 +25,17 @@ TEST(DeviceModelTest, Presets) {
   llvm::Expected<DeviceModel> ascend = DeviceModel::getPreset("ascend910b");
   ASSERT_TRUE(!!ascend);
   EXPECT_EQ(ascend->getCapacity(dev::MemorySpace::vector), 192 * 1024);
+  // Core kinds: mlu590's cores have both units and run every launch;
+  // ascend910b has 48 vector cores (AIV) and 24 cube cores (AIC) and no
+  // core with both.
+  EXPECT_FALSE(mlu->hasSplitCores());
+  for (dev::CoreKind kind :
+       {dev::CoreKind::unified, dev::CoreKind::vector, dev::CoreKind::cube})
+    EXPECT_EQ(mlu->getNumCores(kind), 48u);
+  EXPECT_TRUE(ascend->hasSplitCores());
+  EXPECT_EQ(ascend->getNumCores(dev::CoreKind::vector), 48u);
+  EXPECT_EQ(ascend->getNumCores(dev::CoreKind::cube), 24u);
+  EXPECT_EQ(ascend->getNumCores(dev::CoreKind::unified), 0u);
 
   llvm::Expected<DeviceModel> unknown = DeviceModel::getPreset("tpu");
   ASSERT_FALSE(!!unknown);
@@ -107,8 +118,13 @@ TEST(DeviceModelTest, JsonFieldRules) {
             "100, got -1");
   // 65536 x 65536 cores wrapped to 0 and divided by zero before.
   EXPECT_EQ(jsonError(R"({"clusters": 65536, "cores_per_cluster": 65536})"),
-            "device description: clusters x cores_per_cluster is 4294967296 "
-            "cores, more than 65536");
+            "device description: clusters x (cores_per_cluster + "
+            "cube_cores_per_cluster) is 4294967296 cores, more than 65536");
+  // Cube cores count: 1000 x (60 + 6) > 65536 >= 1000 x 60.
+  EXPECT_EQ(jsonError(R"({"clusters": 1000, "cores_per_cluster": 60,
+                          "cube_cores_per_cluster": 6})"),
+            "device description: clusters x (cores_per_cluster + "
+            "cube_cores_per_cluster) is 66000 cores, more than 65536");
 }
 
 TEST(DeviceModelTest, JsonRoundTrip) {

@@ -28,9 +28,14 @@ namespace npu {
 
 struct DeviceModel {
   std::string name;
-  /// Compute topology.
+  /// Compute topology: `clusters` of `coresPerCluster` cores each. With
+  /// `cubeCoresPerCluster` zero every core has a vector and a matrix unit
+  /// (unified); otherwise the `coresPerCluster` cores are vector cores and
+  /// each cluster also has `cubeCoresPerCluster` cube cores, each with
+  /// only the matrix unit and cube memory.
   unsigned clusters = 1;
   unsigned coresPerCluster = 1;
+  unsigned cubeCoresPerCluster = 0;
   double clockGHz = 1.0;
   /// On-chip capacity in bytes: vector and cube per core, shared per
   /// cluster.
@@ -58,7 +63,14 @@ struct DeviceModel {
   /// memory (no cache on the path).
   double globalLoadCycles = 0;
 
+  /// The unified cores, or the vector cores of a split device.
   unsigned getNumCores() const { return clusters * coresPerCluster; }
+  /// Whether vector and cube units sit on cores of their own.
+  bool hasSplitCores() const { return cubeCoresPerCluster != 0; }
+  /// The cores that run a launch `on kind`: every core of a unified device
+  /// (its cores have both units), the cores of that kind on a split device
+  /// (none for `unified`).
+  unsigned getNumCores(dev::CoreKind kind) const;
   /// Capacity of `space` for one core (vector, cube) or cluster (shared);
   /// -1 for global memory (unbounded here).
   int64_t getCapacity(dev::MemorySpace space) const;

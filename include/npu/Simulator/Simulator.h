@@ -58,6 +58,9 @@ struct SimulationReport {
   /// device's peak rates).
   double ioEfficiency = 0;
   double computeEfficiency = 0;
+  /// Cube MACs over what the cube cores could do in the kernel's time at
+  /// the f16 rate.
+  double cubeUtilization = 0;
   /// Kernel cycles per step, in order of first launch: launches with the
   /// same `npudev.tiling` strategy and step add up ("sort.expand"); others
   /// count as "launch".
@@ -89,6 +92,11 @@ mlir::LogicalResult
 simulate(mlir::func::FuncOp func, llvm::MutableArrayRef<HostArray> args,
          const DeviceModel &device, const SimulatorOptions &options,
          SimulationReport &report, std::vector<TraceEvent> *trace = nullptr);
+
+/// The name of trace core `core`: "core N" on a unified device; on a split
+/// one "vector core N", then "cube core N" (cube cores follow the vector
+/// cores in trace numbering).
+std::string getCoreName(const DeviceModel &device, unsigned core);
 
 /// Writes `events` as Chrome trace-event JSON (opens in Perfetto): one
 /// process per core, one thread per pipe, microseconds.

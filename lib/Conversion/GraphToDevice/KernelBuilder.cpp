@@ -222,8 +222,9 @@ void KernelBuilder::ifThenElse(Value cond, function_ref<void()> thenBody,
 }
 
 dev::LaunchOp KernelBuilder::launch(int64_t tasks,
-                                    function_ref<void(Value)> body) {
-  auto launch = b.create<dev::LaunchOp>(loc, tasks);
+                                    function_ref<void(Value)> body,
+                                    dev::CoreKind cores) {
+  auto launch = b.create<dev::LaunchOp>(loc, tasks, cores);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(launch.getBody().front().getTerminator());
   body(b.create<dev::TaskIdOp>(loc, b.getIndexType()));

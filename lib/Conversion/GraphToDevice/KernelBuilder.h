@@ -104,10 +104,11 @@ public:
                 body);
   void ifThenElse(mlir::Value cond, llvm::function_ref<void()> thenBody,
                   llvm::function_ref<void()> elseBody = nullptr);
-  /// An npudev.launch of `tasks` tasks; `body(taskId)` fills it. Returns
-  /// the launch.
+  /// An npudev.launch of `tasks` tasks on `cores`; `body(taskId)` fills
+  /// it. Returns the launch.
   dev::LaunchOp launch(int64_t tasks,
-                       llvm::function_ref<void(mlir::Value)> body);
+                       llvm::function_ref<void(mlir::Value)> body,
+                       dev::CoreKind cores = dev::CoreKind::vector);
   /// Work item loop of a task: for (t = taskId; t < items; t += tasks).
   void forEachItem(mlir::Value taskId, int64_t tasks, int64_t items,
                    llvm::function_ref<void(mlir::Value)> body);

@@ -7,16 +7,20 @@
 //     that the additions into each output row happen in that order. Within
 //     one offset every output row appears in at most one pair (an offset
 //     maps sites one to one), so tasks take chunks of M pairs in any order
-//     without changing a bit: each task gathers its chunk's input rows
-//     (dma_gather; the subm centre pairs each row with itself, so a plain
-//     DMA), multiplies them by W[k] on the cube unit (W[k] kept in cube
-//     memory for the whole launch) and scatter-adds the product rows into
-//     the output (dma_scatter add).
+//     without changing a bit. These launches run on cube cores: each task
+//     gathers its chunk's input rows into cube memory (dma_gather),
+//     multiplies them by W[k] on the cube unit (W[k] kept in cube memory
+//     for the whole launch) and scatter-adds the product rows into the
+//     output (dma_scatter add). The subm centre pairs each row with itself
+//     and comes first, so its rows move by plain DMA both ways: the product
+//     is written over the zeros, which is the same bits as adding it (a
+//     product accumulated from +0 is never -0).
 // f16 and bf16 features and weights accumulate in f32: products and sums
 // go to an f32 copy of the output in global memory, rounded once into the
-// output by a last launch. M is the largest chunk whose rows and products
-// fit vector memory. Work O(sum(indice_num) * Cin * Cout); every feature
-// row crosses DMA once per pair.
+// output by a last launch (vector cores, as the zero fill). M is the
+// largest chunk whose rows and products fit cube memory (vector memory for
+// the fill and the rounding). Work O(sum(indice_num) * Cin * Cout); every
+// feature row crosses DMA once per pair.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +39,10 @@ struct SparseConvLowering {
   Value features, weights, pairs, pairCounts, numActOut, output;
   /// Where the sums go: the output itself (f32) or an f32 copy of it.
   Value sums;
-  int64_t offsets, cin, cout, chunk, tasks;
+  /// Rows per chunk and tasks of the cube launches (offsets) and of the
+  /// vector launches (zero fill, rounding).
+  int64_t cubeChunk, cubeTasks, vectorChunk, vectorTasks;
+  int64_t offsets, cin, cout;
   Type element, f32, i32;
 
   SparseConvLowering(KernelBuilder &k, SparseConv3DOp op,
@@ -56,17 +63,25 @@ struct SparseConvLowering {
     element = cast<MemRefType>(features.getType()).getElementType();
     f32 = Float32Type::get(op.getContext());
     i32 = IntegerType::get(op.getContext(), 32);
-    // Per chunk row: gathered features, f32 product, two indices; the
-    // rounding launch holds an f32 and an output row.
+    // Per chunk row: gathered features, f32 product, two indices beside
+    // W[k] in cube memory; the rounding launch holds an f32 and an output
+    // row in vector memory.
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    int64_t rowBytes =
-        std::max(elementBytes * cin + 4 * cout + 8, (4 + elementBytes) * cout);
-    chunk = std::max<int64_t>(1, device.vectorBytes / rowBytes);
-    tasks = device.getNumCores();
+    int64_t weightBytes = elementBytes * cin * cout;
+    cubeChunk = std::max<int64_t>(1, (device.cubeBytes - weightBytes) /
+                                         (elementBytes * cin + 4 * cout + 8));
+    vectorChunk =
+        std::max<int64_t>(1, device.vectorBytes / ((4 + elementBytes) * cout));
+    cubeTasks = device.getNumCores(dev::CoreKind::cube);
+    vectorTasks = device.getNumCores(dev::CoreKind::vector);
   }
 
-  /// for (j = tid * M; j < n; j += tasks * M) body(j, min(M, n - j)).
-  void forEachChunk(Value tid, Value n, function_ref<void(Value, Value)> body) {
+  /// for (j = tid * M; j < n; j += tasks * M) body(j, min(M, n - j)), with
+  /// M and tasks those of cube or vector launches.
+  void forEachChunk(Value tid, Value n, bool cube,
+                    function_ref<void(Value, Value)> body) {
+    int64_t chunk = cube ? cubeChunk : vectorChunk;
+    int64_t tasks = cube ? cubeTasks : vectorTasks;
     k.forLoop(k.mul(tid, k.index(chunk)), n, k.index(tasks * chunk),
               [&](Value j) { body(j, k.min(k.index(chunk), k.sub(n, j))); });
   }
@@ -77,14 +92,16 @@ struct SparseConvLowering {
   }
 
   void record(dev::LaunchOp launch, StringRef step) {
-    KernelBuilder::recordStep(launch, "gather_matmul", step, "chunk", chunk);
+    bool cube = launch.getCores() == dev::CoreKind::cube;
+    KernelBuilder::recordStep(launch, "gather_matmul", step, "chunk",
+                              cube ? cubeChunk : vectorChunk);
   }
 
   void buildZeroFill() {
-    auto launch = k.launch(tasks, [&](Value tid) {
-      Value zeros = k.alloc({chunk, cout}, f32);
+    auto launch = k.launch(vectorTasks, [&](Value tid) {
+      Value zeros = k.alloc({vectorChunk, cout}, f32);
       k.vfill(zeros, k.f32(0.0));
-      forEachChunk(tid, numActOut, [&](Value j, Value size) {
+      forEachChunk(tid, numActOut, /*cube=*/false, [&](Value j, Value size) {
         k.dma(rowsOf(zeros, k.index(0), size, cout),
               rowsOf(sums, j, size, cout));
       });
@@ -94,10 +111,10 @@ struct SparseConvLowering {
 
   /// output = sums rounded to the output's element type.
   void buildRounding() {
-    auto launch = k.launch(tasks, [&](Value tid) {
-      Value wide = k.alloc({chunk, cout}, f32);
-      Value narrow = k.alloc({chunk, cout}, element);
-      forEachChunk(tid, numActOut, [&](Value j, Value size) {
+    auto launch = k.launch(vectorTasks, [&](Value tid) {
+      Value wide = k.alloc({vectorChunk, cout}, f32);
+      Value narrow = k.alloc({vectorChunk, cout}, element);
+      forEachChunk(tid, numActOut, /*cube=*/false, [&](Value j, Value size) {
         Value from = rowsOf(wide, k.index(0), size, cout);
         Value to = rowsOf(narrow, k.index(0), size, cout);
         k.dma(rowsOf(sums, j, size, cout), from);
@@ -109,39 +126,49 @@ struct SparseConvLowering {
   }
 
   /// The pairs of offset `kk` (an index), gathered along `from`, added
-  /// along `to`; `identity` when they pair each row with itself.
+  /// along `to`; `identity` for the subm centre, which runs first and
+  /// pairs each row with itself.
   void buildOffset(Value kk, bool identity) {
-    auto launch = k.launch(tasks, [&](Value tid) {
-      Value weight = k.alloc({cin, cout}, element, dev::MemorySpace::cube);
-      Value gathered = k.alloc({chunk, cin}, element);
-      Value product = k.alloc({chunk, cout}, f32);
-      Value source = k.alloc({chunk}, i32), target = k.alloc({chunk}, i32);
-      OpBuilder &b = k.builder();
-      k.dma(k.window(
-                weights, {kk, k.index(0), k.index(0)},
-                {b.getIndexAttr(1), b.getIndexAttr(cin), b.getIndexAttr(cout)},
-                {0}),
-            weight);
-      Value count = k.toIndex(k.load(pairCounts, kk));
-      int64_t from = op.getInverse() ? 1 : 0;
-      forEachChunk(tid, count, [&](Value j, Value size) {
-        Value in = rowsOf(gathered, k.index(0), size, cin);
-        Value prod = rowsOf(product, k.index(0), size, cout);
-        Value to = k.window(target, {k.index(0)}, {size});
-        if (identity) {
-          k.dma(rowsOf(features, j, size, cin), in);
-          k.iota(to, j);
-        } else {
-          Value src = k.window(source, {k.index(0)}, {size});
-          k.dma(pairSpan(kk, from, j, size), src);
-          k.dma(pairSpan(kk, 1 - from, j, size), to);
-          k.dmaGather(features, src, in);
-        }
-        b.create<dev::MatmulOp>(k.location(), in, weight, prod,
-                                /*accumulate=*/false);
-        k.dmaScatter(prod, sums, to, /*add=*/true);
-      });
-    });
+    auto launch = k.launch(
+        cubeTasks,
+        [&](Value tid) {
+          auto cubeBuffer = [&](ArrayRef<int64_t> shape, Type type) {
+            return k.alloc(shape, type, dev::MemorySpace::cube);
+          };
+          Value weight = cubeBuffer({cin, cout}, element);
+          Value gathered = cubeBuffer({cubeChunk, cin}, element);
+          Value product = cubeBuffer({cubeChunk, cout}, f32);
+          Value source = identity ? Value() : cubeBuffer({cubeChunk}, i32);
+          Value target = identity ? Value() : cubeBuffer({cubeChunk}, i32);
+          OpBuilder &b = k.builder();
+          k.dma(k.window(weights, {kk, k.index(0), k.index(0)},
+                         {b.getIndexAttr(1), b.getIndexAttr(cin),
+                          b.getIndexAttr(cout)},
+                         {0}),
+                weight);
+          Value count = k.toIndex(k.load(pairCounts, kk));
+          int64_t from = op.getInverse() ? 1 : 0;
+          forEachChunk(tid, count, /*cube=*/true, [&](Value j, Value size) {
+            Value in = rowsOf(gathered, k.index(0), size, cin);
+            Value prod = rowsOf(product, k.index(0), size, cout);
+            if (identity) {
+              k.dma(rowsOf(features, j, size, cin), in);
+              b.create<dev::MatmulOp>(k.location(), in, weight, prod,
+                                      /*accumulate=*/false);
+              k.dma(prod, rowsOf(sums, j, size, cout));
+              return;
+            }
+            Value src = k.window(source, {k.index(0)}, {size});
+            Value to = k.window(target, {k.index(0)}, {size});
+            k.dma(pairSpan(kk, from, j, size), src);
+            k.dma(pairSpan(kk, 1 - from, j, size), to);
+            k.dmaGather(features, src, in);
+            b.create<dev::MatmulOp>(k.location(), in, weight, prod,
+                                    /*accumulate=*/false);
+            k.dmaScatter(prod, sums, to, /*add=*/true);
+          });
+        },
+        dev::CoreKind::cube);
     record(launch, identity ? "centre" : "offset");
   }
 

@@ -61,20 +61,60 @@ static LogicalResult verifyScalarMatches(Operation *op, Value scalar,
 // Launch and tasks
 //===----------------------------------------------------------------------===//
 
-void LaunchOp::build(OpBuilder &builder, OperationState &state, int64_t tasks) {
+void LaunchOp::build(OpBuilder &builder, OperationState &state, int64_t tasks,
+                     CoreKind cores) {
   state.addAttribute(getTasksAttrName(state.name),
                      builder.getI64IntegerAttr(tasks));
+  state.addAttribute(getCoresAttrName(state.name),
+                     CoreKindAttr::get(builder.getContext(), cores));
   Region *body = state.addRegion();
   ensureTerminator(*body, builder, state.location);
 }
 
-LogicalResult LaunchOp::verify() {
-  FailureOr<DeviceModel> device = lookupDevice(*this);
-  if (failed(device))
-    return failure();
-  // On-chip memory is counted statically (getOnChipPeaks, as the simulator
-  // counts it): a buffer whose size is only known at run time cannot be.
-  WalkResult dynamic = getBody().walk([](Operation *op) {
+void MixedLaunchOp::build(OpBuilder &builder, OperationState &state,
+                          int64_t cubeTasks, int64_t vectorTasks) {
+  state.addAttribute(getCubeTasksAttrName(state.name),
+                     builder.getI64IntegerAttr(cubeTasks));
+  state.addAttribute(getVectorTasksAttrName(state.name),
+                     builder.getI64IntegerAttr(vectorTasks));
+  for (int i = 0; i < 2; ++i)
+    ensureTerminator(*state.addRegion(), builder, state.location);
+}
+
+/// Rejects an op of `body` that needs a unit, or a buffer in a memory,
+/// that `kind` cores lack.
+static LogicalResult verifyUnitsOf(Region &body, CoreKind kind) {
+  if (kind == CoreKind::unified)
+    return success();
+  bool cube = kind == CoreKind::cube;
+  MemorySpace missing = cube ? MemorySpace::vector : MemorySpace::cube;
+  WalkResult result = body.walk([&](Operation *op) {
+    if (cube ? op->hasTrait<VectorUnit>() : op->hasTrait<CubeUnit>()) {
+      op->emitOpError("needs the ")
+          << (cube ? "vector" : "matrix") << " unit, which "
+          << stringifyCoreKind(kind) << " cores lack";
+      return WalkResult::interrupt();
+    }
+    for (Value result : op->getResults()) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (type && getMemorySpace(type) == missing) {
+        op->emitOpError("makes a buffer in ")
+            << stringifyMemorySpace(missing) << " memory, which "
+            << stringifyCoreKind(kind) << " cores lack: " << type;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// On-chip memory is counted statically (getOnChipPeaks, as the simulator
+/// counts it): a buffer whose size is only known at run time cannot be.
+/// Checks that and the peaks of `body` against `device`.
+static LogicalResult verifyOnChipMemory(Operation *launch, Region &body,
+                                        const DeviceModel &device) {
+  WalkResult dynamic = body.walk([](Operation *op) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return WalkResult::advance();
     auto type = cast<MemRefType>(op->getResult(0).getType());
@@ -87,28 +127,110 @@ LogicalResult LaunchOp::verify() {
   });
   if (dynamic.wasInterrupted())
     return failure();
-  OnChipPeaks peaks = getOnChipPeaks(getBody().front());
+  OnChipPeaks peaks = getOnChipPeaks(body.front());
   for (MemorySpace space :
        {MemorySpace::vector, MemorySpace::cube, MemorySpace::shared}) {
     int64_t need = peaks[static_cast<unsigned>(space)];
-    int64_t capacity = device->getCapacity(space);
+    int64_t capacity = device.getCapacity(space);
     if (need > capacity)
-      return emitOpError("needs ")
+      return launch->emitOpError("needs ")
              << need << " bytes of " << stringifyMemorySpace(space)
-             << " memory at once, but device '" << device->name << "' has "
+             << " memory at once, but device '" << device.name << "' has "
              << capacity;
   }
   return success();
 }
 
+LogicalResult LaunchOp::verify() {
+  FailureOr<DeviceModel> device = lookupDevice(*this);
+  if (failed(device))
+    return failure();
+  if (getCores() == CoreKind::unified && device->hasSplitCores())
+    return emitOpError("must say which cores run it ('on vector' or "
+                       "'on cube'): device '")
+           << device->name << "' has no cores with both units";
+  if (failed(verifyUnitsOf(getBody(), getCores())))
+    return failure();
+  return verifyOnChipMemory(*this, getBody(), *device);
+}
+
+LogicalResult MixedLaunchOp::verify() {
+  FailureOr<DeviceModel> device = lookupDevice(*this);
+  if (failed(device))
+    return failure();
+  for (CoreKind kind : {CoreKind::cube, CoreKind::vector})
+    if (failed(verifyUnitsOf(getRegion(kind), kind)) ||
+        failed(verifyOnChipMemory(*this, getRegion(kind), *device)))
+      return failure();
+  // Every task may wait for any other, so all of them hold a core at once.
+  if (!device->hasSplitCores()) {
+    int64_t cores = device->getNumCores();
+    if (getCubeTasks() + getVectorTasks() > cores)
+      return emitOpError("runs ")
+             << getCubeTasks() + getVectorTasks()
+             << " tasks at once, but device '" << device->name << "' has "
+             << cores << " cores";
+    return success();
+  }
+  for (CoreKind kind : {CoreKind::cube, CoreKind::vector})
+    if (getTasks(kind) > device->getNumCores(kind))
+      return emitOpError("runs ")
+             << getTasks(kind) << " " << stringifyCoreKind(kind)
+             << " tasks at once, but device '" << device->name << "' has "
+             << device->getNumCores(kind) << " " << stringifyCoreKind(kind)
+             << " cores";
+  return success();
+}
+
 template <typename TaskOp> static LogicalResult verifyInsideLaunch(TaskOp op) {
-  if (!op->template getParentOfType<LaunchOp>())
+  Operation *launch = op->getParentOp();
+  while (launch && !isa<LaunchOp, MixedLaunchOp>(launch))
+    launch = launch->getParentOp();
+  if (!launch)
     return op.emitOpError("must be inside an npudev.launch");
   return success();
 }
 
 LogicalResult TaskIdOp::verify() { return verifyInsideLaunch(*this); }
 LogicalResult TaskDimOp::verify() { return verifyInsideLaunch(*this); }
+
+/// The mixed launch whose tasks run `op`, or an error.
+static FailureOr<MixedLaunchOp> getMixedLaunch(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (auto mixed = dyn_cast<MixedLaunchOp>(parent))
+      return mixed;
+    if (isa<LaunchOp, AsyncOp>(parent))
+      break;
+  }
+  return op->emitOpError("must be in the body of an npudev.mixed_launch "
+                         "(not in a launch or async region)");
+}
+
+LogicalResult SetFlagOp::verify() {
+  if (getTo() == CoreKind::unified)
+    return emitOpError("sets a flag of a cube or vector task, not 'unified'");
+  return getMixedLaunch(*this);
+}
+
+LogicalResult WaitFlagOp::verify() { return getMixedLaunch(*this); }
+
+void AsyncOp::build(OpBuilder &builder, OperationState &state) {
+  state.addTypes(TokenType::get(builder.getContext()));
+  ensureTerminator(*state.addRegion(), builder, state.location);
+}
+
+LogicalResult AsyncOp::verify() {
+  if (failed(verifyInsideLaunch(*this)))
+    return failure();
+  WalkResult nested = getBody().walk([&](Operation *op) {
+    if (!isa<LaunchOp, MixedLaunchOp, WaitOp, WaitAllOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("cannot be issued asynchronously");
+    return WalkResult::interrupt();
+  });
+  return failure(nested.wasInterrupted());
+}
 
 LogicalResult ReportRowsOp::verify() {
   auto type = cast<MemRefType>(getRows().getType());
@@ -117,7 +239,9 @@ LogicalResult ReportRowsOp::verify() {
   if (!getMessage().contains(kReportedRowPlaceholder))
     return emitOpError("message must say where the row goes with '")
            << kReportedRowPlaceholder << "'";
-  return verifyInsideLaunch(*this);
+  if (!(*this)->getParentOfType<LaunchOp>())
+    return emitOpError("must be inside an npudev.launch");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -33,7 +33,7 @@ func.func @capacity_scopes(%n: index) {
 module attributes {npudev.device = "ascend910b"} {
   func.func @capacity_device() {
     // expected-error @+1 {{'npudev.launch' op needs 262144 bytes of vector memory at once, but device 'ascend910b' has 196608}}
-    npudev.launch tasks(1) {
+    npudev.launch tasks(1) on vector {
       %a = npudev.alloc : memref<65536xf32, #npudev.space<vector>>
     }
     return

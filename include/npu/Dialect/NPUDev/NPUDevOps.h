@@ -7,6 +7,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Dialect/NPUDev/NPUDevTraits.h"
 
 #define GET_OP_CLASSES
 #include "npu/Dialect/NPUDev/NPUDevOps.h.inc"
