@@ -13,16 +13,20 @@
 #v = #npudev.space<vector>
 #c = #npudev.space<cube>
 #g = #npudev.space<global>
-func.func @kinds(%x: memref<8xf32, #g>) {
+func.func @kinds(%x: memref<2x4xf32, #g>, %y: memref<2x4xf32, #g> {npudev.output},
+                 %z: memref<2x2xf32, #g> {npudev.output}) {
   npudev.launch tasks(2) on vector {
-    %a = npudev.alloc : memref<8xf32, #v>
-    npudev.dma %x, %a : memref<8xf32, #g> to memref<8xf32, #v>
-    npudev.vbinary <add> %a, %a, %a : memref<8xf32, #v>, memref<8xf32, #v>, memref<8xf32, #v>
+    %a = npudev.alloc : memref<2x4xf32, #v>
+    npudev.dma %x, %a : memref<2x4xf32, #g> to memref<2x4xf32, #v>
+    npudev.vbinary <add> %a, %a, %a : memref<2x4xf32, #v>, memref<2x4xf32, #v>, memref<2x4xf32, #v>
+    npudev.dma %a, %y : memref<2x4xf32, #v> to memref<2x4xf32, #g>
   }
   npudev.launch tasks(2) on cube {
     %a = npudev.alloc : memref<2x4xf32, #c>
     %c = npudev.alloc : memref<2x2xf32, #c>
+    npudev.dma %x, %a : memref<2x4xf32, #g> to memref<2x4xf32, #c>
     npudev.matmul %a, %a, %c {transpose_b} : memref<2x4xf32, #c>, memref<2x4xf32, #c>, memref<2x2xf32, #c>
+    npudev.dma %c, %z : memref<2x2xf32, #c> to memref<2x2xf32, #g>
   }
   npudev.launch tasks(2) {
   }
