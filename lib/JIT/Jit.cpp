@@ -101,6 +101,7 @@ void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createLowerMixedLaunchCalls(std::max(options.threads, 1)));
 }
 
 LogicalResult npu::jit::lowerToLLVMDialect(ModuleOp module,
@@ -259,6 +260,9 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   if (llvm::Error error =
           engine->invokePacked("_mlir_ciface_" + entry, invokeArgs))
     return error;
+  std::string mixedError = takeMixedLaunchError();
+  if (!mixedError.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), mixedError);
   return checkReports(status);
 }
 

@@ -6,13 +6,18 @@
 // rank-1 strided memref descriptors with the simulator's ordering, and
 // `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp); the kernels'
 // `malloc` and `free` (memref.alloc and memref.dealloc) are the workspace
-// cache's (WorkspaceAllocator.cpp).
+// cache's (WorkspaceAllocator.cpp). A mixed launch is `npu_rt_run_mixed`,
+// its flags `_mlir_ciface_npu_rt_{set,wait}_flag`: every task on a thread
+// of its own (ConcurrentTasks), as many running at once as the JIT has
+// threads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
 #include "MatmulKernel.h"
+#include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/JIT/WorkspaceAllocator.h"
+#include "npu/Runtime/ConcurrentTasks.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
@@ -122,6 +127,84 @@ extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
   jit::matmulF32(*a, *b, *c, accumulate);
 }
 
+//===----------------------------------------------------------------------===//
+// Mixed launches
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The mixed launch running on this thread's behalf.
+struct MixedRun {
+  ConcurrentTasks *tasks;
+  int64_t cubeTasks, vectorTasks;
+  std::mutex errorMutex;
+  /// The first error, without the op's name.
+  std::string error;
+
+  void fail(const char *op, const std::string &message) {
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (error.empty())
+        error = "'" + std::string(op) + "' op " + message;
+    }
+    tasks->abort();
+  }
+};
+thread_local MixedRun *currentRun = nullptr;
+thread_local size_t currentTask = 0;
+/// The error of the last mixed launch run from this thread.
+thread_local std::string mixedLaunchError;
+} // namespace
+
+using TaskFunction = void (*)(int64_t, void *);
+
+extern "C" void npu_rt_run_mixed(TaskFunction cube, TaskFunction vector,
+                                 void *captures, int64_t cubeTasks,
+                                 int64_t vectorTasks, int64_t threads) {
+  ConcurrentTasks tasks(cubeTasks + vectorTasks, threads);
+  MixedRun run{&tasks, cubeTasks, vectorTasks, {}, {}};
+  tasks.run([&](size_t t) {
+    currentRun = &run;
+    currentTask = t;
+    int64_t id = static_cast<int64_t>(t);
+    if (id < cubeTasks)
+      cube(id, captures);
+    else
+      vector(id - cubeTasks, captures);
+    return true;
+  });
+  if (tasks.isDeadlocked() && run.error.empty())
+    run.error =
+        "'npudev.mixed_launch' op " + describeDeadlock(tasks, cubeTasks);
+  if (mixedLaunchError.empty())
+    mixedLaunchError = run.error;
+}
+
+extern "C" void _mlir_ciface_npu_rt_set_flag(int32_t kind, int64_t task,
+                                             int32_t flag) {
+  MixedRun &run = *currentRun;
+  bool cube = kind == static_cast<int32_t>(dev::CoreKind::cube);
+  int64_t count = cube ? run.cubeTasks : run.vectorTasks;
+  if (task < 0 || task >= count)
+    return run.fail("npudev.set_flag", describeMissingTask(cube, task, count));
+  size_t target = cube ? task : run.cubeTasks + task;
+  unsigned pending = run.tasks->signal(target, flag);
+  if (pending > ConcurrentTasks::kMaxPending)
+    run.fail("npudev.set_flag",
+             describeFlagOverflow(run.cubeTasks, target, flag, pending));
+}
+
+/// After a failure the wait returns at once: the launch finishes with
+/// whatever its buffers hold, and the kernel reports the error.
+extern "C" void _mlir_ciface_npu_rt_wait_flag(int32_t flag) {
+  currentRun->tasks->wait(currentTask, flag);
+}
+
+std::string npu::jit::takeMixedLaunchError() {
+  std::string error;
+  error.swap(mixedLaunchError);
+  return error;
+}
+
 // memref.alloc and memref.dealloc lower to malloc and free; the kernels'
 // `malloc` and `free` are these. (The names keep LLVM's knowledge that
 // malloc returns fresh memory, which the vectorizer needs: calling
@@ -169,6 +252,11 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
 #undef NPU_RT_SYMBOLS
   add("_mlir_ciface_npu_rt_matmul_f32",
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));
+  add("npu_rt_run_mixed", reinterpret_cast<void *>(&npu_rt_run_mixed));
+  add("_mlir_ciface_npu_rt_set_flag",
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_set_flag));
+  add("_mlir_ciface_npu_rt_wait_flag",
+      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_wait_flag));
   add("malloc", reinterpret_cast<void *>(&workspaceMalloc));
   add("free", reinterpret_cast<void *>(&workspaceFree));
   add("calloc", reinterpret_cast<void *>(&workspaceCalloc));

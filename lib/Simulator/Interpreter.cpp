@@ -16,6 +16,15 @@
 // launches run one after another. The cost each op charges is its model's;
 // how charges become cycles is here (docs/simulator.md).
 //
+// A mixed launch's tasks signal and wait for each other, so each runs on a
+// thread of its own (ConcurrentTasks) with its own copy of the slots and
+// its own core; one permit passes between them, always to the ready task
+// whose core clock is earliest, so the run is deterministic and a flag's
+// signals are consumed in the order they were set. A wait stalls the core
+// until the signal's cycle: when the setting core had completed everything
+// it issued before the set_flag. When every unfinished task waits, the
+// launch fails naming the waits.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Interpreter.h"
@@ -24,6 +33,7 @@
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
+#include "npu/Runtime/ConcurrentTasks.h"
 
 #include <cmath>
 
@@ -182,6 +192,7 @@ LogicalResult Interpreter::run(func::FuncOp func,
            << func.getNumArguments() << " arguments, got " << args.size();
   if (failed(prepare(func)))
     return failure();
+  slotBase = slots.data();
   LogicalResult result = bindArguments(func, args);
   if (succeeded(result))
     result = runBlock(*entry);
@@ -220,7 +231,7 @@ void Interpreter::finishReport() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
-  OpExecution exec(*this, slots.data(), slotBits.data(), slotKinds.data());
+  OpExecution exec(*this, slotBase, slotBits.data(), slotKinds.data());
   for (const PreparedOp &op : block.ops) {
     ++report.opsExecuted;
     exec.current = &op;
@@ -230,21 +241,23 @@ LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
   return success();
 }
 
-/// Records the on-chip memory `launch` holds at once (the verifier's
-/// count, dev::getOnChipPeaks) and fails if the device has less.
+/// Records the on-chip memory each region of `launch` holds at once (the
+/// verifier's count, dev::getOnChipPeaks) and fails if the device has less.
 LogicalResult Interpreter::checkOnChipMemory(Operation *launch) {
-  dev::OnChipPeaks peaks = dev::getOnChipPeaks(launch->getRegion(0).front());
-  for (dev::MemorySpace space :
-       {dev::MemorySpace::vector, dev::MemorySpace::cube,
-        dev::MemorySpace::shared}) {
-    unsigned s = static_cast<unsigned>(space);
-    report.peakBytes[s] = std::max(report.peakBytes[s], peaks[s]);
-    int64_t capacity = device.getCapacity(space);
-    if (peaks[s] > capacity)
-      return launch->emitOpError("needs ")
-             << peaks[s] << " bytes of " << dev::stringifyMemorySpace(space)
-             << " memory at once, but device '" << device.name << "' has "
-             << capacity;
+  for (Region &region : launch->getRegions()) {
+    dev::OnChipPeaks peaks = dev::getOnChipPeaks(region.front());
+    for (dev::MemorySpace space :
+         {dev::MemorySpace::vector, dev::MemorySpace::cube,
+          dev::MemorySpace::shared}) {
+      unsigned s = static_cast<unsigned>(space);
+      report.peakBytes[s] = std::max(report.peakBytes[s], peaks[s]);
+      int64_t capacity = device.getCapacity(space);
+      if (peaks[s] > capacity)
+        return launch->emitOpError("needs ")
+               << peaks[s] << " bytes of " << dev::stringifyMemorySpace(space)
+               << " memory at once, but device '" << device.name << "' has "
+               << capacity;
+    }
   }
   return success();
 }
@@ -276,15 +289,169 @@ LogicalResult Interpreter::runTasks(Operation *launch,
   timeline = nullptr;
   if (failed(checkReportedRows(launch)))
     return failure();
+  SmallVector<const CoreTimeline *> timelines;
+  for (const CoreTimeline &c : cores)
+    timelines.push_back(&c);
+  finishLaunch(launch, startCycle, timelines);
+  return success();
+}
+
+void Interpreter::finishLaunch(Operation *launch, double startCycle,
+                               ArrayRef<const CoreTimeline *> cores) {
   double end = report.cycles;
-  for (const CoreTimeline &c : cores) {
-    end = std::max(end, c.getFinish());
+  for (const CoreTimeline *c : cores) {
+    end = std::max(end, c->getFinish());
     for (unsigned p = 0; p < kNumPipes; ++p)
-      report.pipeBusyCycles[p] += c.getBusy(static_cast<Pipe>(p));
+      report.pipeBusyCycles[p] += c->getBusy(static_cast<Pipe>(p));
   }
   report.cycles = end;
   recordStep(launch, end - startCycle);
+}
+
+//===----------------------------------------------------------------------===//
+// Mixed launches
+//===----------------------------------------------------------------------===//
+
+struct Interpreter::MixedTask {
+  CoreTimeline timeline;
+  std::vector<RtValue> slots;
+  unsigned core;
+  int64_t taskId, taskDim;
+  /// The wait_flag the task last waited at.
+  Operation *waitingAt = nullptr;
+};
+
+struct Interpreter::MixedLaunch {
+  /// Cube tasks first, then vector tasks.
+  std::vector<MixedTask> tasks;
+  int64_t cubeTasks, vectorTasks;
+  ConcurrentTasks *scheduler = nullptr;
+  /// Per task and flag, the cycles of the pending signals, oldest first.
+  std::vector<std::deque<double>> signalCycles;
+};
+
+void Interpreter::enterMixedTask(size_t task) {
+  MixedTask &t = mixed->tasks[task];
+  mixedTask = task;
+  timeline = &t.timeline;
+  core = t.core;
+  taskId = t.taskId;
+  taskDim = t.taskDim;
+  slotBase = t.slots.data();
+}
+
+LogicalResult Interpreter::runMixedTasks(Operation *op,
+                                         const PreparedBlock &cubeBody,
+                                         const PreparedBlock &vectorBody) {
+  auto launch = cast<dev::MixedLaunchOp>(op);
+  if (inKernel())
+    return op->emitOpError("cannot be nested in another launch");
+  if (failed(checkOnChipMemory(op)))
+    return failure();
+  MixedLaunch state;
+  state.cubeTasks = launch.getCubeTasks();
+  state.vectorTasks = launch.getVectorTasks();
+  size_t numTasks = state.cubeTasks + state.vectorTasks;
+  // Trace rows: a split device numbers its cube cores after its vector
+  // cores; a unified one gives the cube tasks the first cores.
+  bool split = device.hasSplitCores();
+  for (size_t t = 0; t < numTasks; ++t) {
+    bool cube = t < static_cast<size_t>(state.cubeTasks);
+    int64_t id = cube ? t : t - state.cubeTasks;
+    unsigned traceCore = split ? (cube ? device.getNumCores() + id : id) : t;
+    state.tasks.push_back({CoreTimeline(report.cycles), slots, traceCore, id,
+                           cube ? state.cubeTasks : state.vectorTasks});
+  }
+  state.signalCycles.resize(numTasks * ConcurrentTasks::kNumFlags);
+  activeCores = numTasks;
+  report.coresUsed = std::max<unsigned>(report.coresUsed, numTasks);
+  double startCycle = report.cycles;
+
+  ConcurrentTasks scheduler(numTasks, /*permits=*/1, [&](size_t t) {
+    return state.tasks[t].timeline.getNow();
+  });
+  state.scheduler = &scheduler;
+  mixed = &state;
+  bool ok = scheduler.run([&](size_t t) {
+    enterMixedTask(t);
+    return succeeded(runBlock(
+        t < static_cast<size_t>(state.cubeTasks) ? cubeBody : vectorBody));
+  });
+  mixed = nullptr;
+  timeline = nullptr;
+  slotBase = slots.data();
+  if (scheduler.isDeadlocked())
+    return emitDeadlock(op, state);
+  if (!ok)
+    return failure();
+  SmallVector<const CoreTimeline *> timelines;
+  for (const MixedTask &t : state.tasks)
+    timelines.push_back(&t.timeline);
+  finishLaunch(op, startCycle, timelines);
   return success();
+}
+
+LogicalResult Interpreter::emitDeadlock(Operation *launch,
+                                        const MixedLaunch &state) {
+  const auto &waiting = state.scheduler->getDeadlockedTasks();
+  InFlightDiagnostic diag =
+      launch->emitOpError(describeDeadlock(*state.scheduler, state.cubeTasks));
+  for (auto [task, flag] : waiting)
+    diag.attachNote(state.tasks[task].waitingAt->getLoc())
+        << describeMixedTask(state.cubeTasks, task) << " waits here";
+  return diag;
+}
+
+LogicalResult Interpreter::setFlag(Operation *op, dev::CoreKind kind,
+                                   int64_t task, unsigned flag) {
+  bool cube = kind == dev::CoreKind::cube;
+  int64_t count = cube ? mixed->cubeTasks : mixed->vectorTasks;
+  if (task < 0 || task >= count)
+    return op->emitOpError(describeMissingTask(cube, task, count));
+  size_t target = cube ? task : mixed->cubeTasks + task;
+  // The flag goes up once everything issued before it has completed.
+  mixed->signalCycles[target * ConcurrentTasks::kNumFlags + flag].push_back(
+      timeline->getIdle());
+  unsigned pending = mixed->scheduler->signal(target, flag);
+  if (pending > ConcurrentTasks::kMaxPending)
+    return op->emitOpError(
+        describeFlagOverflow(mixed->cubeTasks, target, flag, pending));
+  return success();
+}
+
+LogicalResult Interpreter::waitFlag(Operation *op, unsigned flag) {
+  size_t self = mixedTask;
+  MixedLaunch &state = *mixed;
+  state.tasks[self].waitingAt = op;
+  // False when the launch already failed elsewhere (that error is out) or
+  // deadlocked (runMixedTasks reports it): unwind quietly.
+  if (!state.scheduler->wait(self, flag))
+    return failure();
+  enterMixedTask(self);
+  std::deque<double> &cycles =
+      state.signalCycles[self * ConcurrentTasks::kNumFlags + flag];
+  double signalled = cycles.front();
+  cycles.pop_front();
+  double before = timeline->getNow();
+  if (signalled > before) {
+    timeline->waitUntil(signalled);
+    record(op, Pipe::Scalar, before, signalled - before);
+  }
+  return success();
+}
+
+FailureOr<double> Interpreter::runAsync(const PreparedBlock &body) {
+  if (!inKernel()) {
+    if (failed(runBlock(body)))
+      return failure();
+    return 0.0;
+  }
+  double issued = timeline->getNow();
+  if (failed(runBlock(body)))
+    return failure();
+  double done = timeline->getNow();
+  timeline->setNow(issued);
+  return done;
 }
 
 void Interpreter::recordStep(Operation *launch, double cycles) {
@@ -437,6 +604,24 @@ int64_t OpExecution::getTaskDim() const { return interpreter.taskDim; }
 
 LogicalResult OpExecution::runTasks(int64_t tasks) {
   return interpreter.runTasks(current->op, *current->regions[0], tasks);
+}
+
+LogicalResult OpExecution::runMixedTasks() {
+  return interpreter.runMixedTasks(current->op, *current->regions[0],
+                                   *current->regions[1]);
+}
+
+LogicalResult OpExecution::setFlag(dev::CoreKind kind, int64_t task,
+                                   unsigned flag) {
+  return interpreter.setFlag(current->op, kind, task, flag);
+}
+
+LogicalResult OpExecution::waitFlag(unsigned flag) {
+  return interpreter.waitFlag(current->op, flag);
+}
+
+FailureOr<double> OpExecution::runAsync(unsigned region) {
+  return interpreter.runAsync(*current->regions[region]);
 }
 
 void OpExecution::reportRow(int64_t row) {

@@ -8,12 +8,17 @@
 #define NPU_LIB_SIMULATOR_INTERPRETER_H
 
 #include "Timeline.h"
+#include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <deque>
+
+namespace npu {
+class ConcurrentTasks;
+} // namespace npu
 
 namespace npu::sim {
 
@@ -53,8 +58,30 @@ private:
                                const detail::PreparedBlock &body,
                                int64_t tasks);
   mlir::LogicalResult checkOnChipMemory(mlir::Operation *launch);
+
+  //===--- Mixed launches: tasks that signal each other -------------------===//
+  struct MixedTask;
+  struct MixedLaunch;
+  mlir::LogicalResult runMixedTasks(mlir::Operation *launch,
+                                    const detail::PreparedBlock &cube,
+                                    const detail::PreparedBlock &vector);
+  /// Points the per-task members (clock, ids, slots) at task `task`: done
+  /// by the task's thread whenever it gains the scheduler's permit.
+  void enterMixedTask(size_t task);
+  mlir::LogicalResult emitDeadlock(mlir::Operation *launch,
+                                   const MixedLaunch &state);
+  mlir::LogicalResult setFlag(mlir::Operation *op, dev::CoreKind kind,
+                              int64_t task, unsigned flag);
+  mlir::LogicalResult waitFlag(mlir::Operation *op, unsigned flag);
+  /// Runs an npudev.async body on its own cursor; returns the cycle it
+  /// completes (0 outside kernels).
+  mlir::FailureOr<double> runAsync(const detail::PreparedBlock &body);
   /// Adds a launch's cycles to its step in the report.
   void recordStep(mlir::Operation *launch, double cycles);
+  /// Ends a launch that started at `startCycle` on `cores`: the kernel clock
+  /// moves to the slowest core, pipe busy cycles add up.
+  void finishLaunch(mlir::Operation *launch, double startCycle,
+                    llvm::ArrayRef<const CoreTimeline *> cores);
   /// The error of the first report in `launch` that fired, if any.
   mlir::LogicalResult checkReportedRows(mlir::Operation *launch);
   void finishReport();
@@ -78,6 +105,8 @@ private:
 
   llvm::DenseMap<mlir::Value, uint32_t> slotIndex;
   std::vector<RtValue> slots;
+  /// The slots ops read and write: `slots`, or a mixed task's copy.
+  RtValue *slotBase = nullptr;
   std::vector<uint8_t> slotBits;
   std::vector<ElementKind> slotKinds;
   std::deque<detail::PreparedBlock> blocks;
@@ -88,6 +117,9 @@ private:
   unsigned core = 0;
   int64_t taskId = 0, taskDim = 0;
   unsigned activeCores = 1;
+  /// Set while a mixed launch runs, with the index of the running task.
+  MixedLaunch *mixed = nullptr;
+  size_t mixedTask = 0;
   /// The smallest row each npudev.report_rows reported in this launch.
   llvm::DenseMap<mlir::Operation *, int64_t> reportedRows;
 };

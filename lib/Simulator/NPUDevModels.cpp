@@ -54,6 +54,35 @@ struct Launch {
   }
 };
 
+struct MixedLaunch {
+  static LogicalResult simulate(OpExecution &exec) {
+    return exec.runMixedTasks();
+  }
+};
+
+struct SetFlag {
+  static LogicalResult simulate(OpExecution &exec) {
+    auto op = cast<SetFlagOp>(exec.getOp());
+    return exec.setFlag(op.getTo(), exec.getInt(0), op.getFlag());
+  }
+};
+
+struct WaitFlag {
+  static LogicalResult simulate(OpExecution &exec) {
+    return exec.waitFlag(cast<WaitFlagOp>(exec.getOp()).getFlag());
+  }
+};
+
+struct Async {
+  static LogicalResult simulate(OpExecution &exec) {
+    FailureOr<double> done = exec.runAsync(0);
+    if (failed(done))
+      return failure();
+    exec.setFloat(0, *done);
+    return success();
+  }
+};
+
 struct TaskId {
   static LogicalResult simulate(OpExecution &exec) {
     exec.setInt(0, exec.getTaskId());
@@ -489,6 +518,10 @@ struct VUnique {
 void npu::sim::registerNPUDevModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDevDialect *) {
     attachModel<Launch, LaunchOp>(ctx);
+    attachModel<MixedLaunch, MixedLaunchOp>(ctx);
+    attachModel<SetFlag, SetFlagOp>(ctx);
+    attachModel<WaitFlag, WaitFlagOp>(ctx);
+    attachModel<Async, AsyncOp>(ctx);
     attachModel<TaskId, TaskIdOp>(ctx);
     attachModel<TaskDim, TaskDimOp>(ctx);
     attachModel<Alloc, AllocOp>(ctx);

@@ -51,6 +51,15 @@ public:
   /// Stalls the core until `cycle` (a token's completion).
   void waitUntil(double cycle) { now = std::max(now, cycle); }
 
+  /// The cycle the core issues its next instruction. An npudev.async body
+  /// runs on a cursor of its own: its ops advance `now` from where the
+  /// core stands, which is then put back (setNow).
+  double getNow() const { return now; }
+  void setNow(double cycle) { now = cycle; }
+
+  /// When everything the core issued so far has completed, DMAs included.
+  double getIdle() const { return std::max(getFinish(), lastDmaDone); }
+
   /// Stalls the core until every copy it queued has completed.
   void waitForAllDma() { now = std::max(now, lastDmaDone); }
 

@@ -15,6 +15,7 @@
 #ifndef NPU_SIMULATOR_EXECUTION_H
 #define NPU_SIMULATOR_EXECUTION_H
 
+#include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/Simulator/Memory.h"
 #include "npu/Simulator/SimulatorInterfaces.h"
 
@@ -134,6 +135,16 @@ public:
   /// Runs region 0 once per task, `tasks` tasks spread over the cores, and
   /// advances the kernel clock to the slowest core.
   mlir::LogicalResult runTasks(int64_t tasks);
+  /// Runs an npudev.mixed_launch: region 0 by its cube tasks, region 1 by
+  /// its vector tasks, all at once.
+  mlir::LogicalResult runMixedTasks();
+  /// Signals flag `flag` of the `kind` task `task` of the running mixed
+  /// launch; waits for flag `flag` of the running task.
+  mlir::LogicalResult setFlag(dev::CoreKind kind, int64_t task, unsigned flag);
+  mlir::LogicalResult waitFlag(unsigned flag);
+  /// Runs region `region` as npudev.async does; returns the cycle its
+  /// token completes.
+  mlir::FailureOr<double> runAsync(unsigned region);
   /// Records that the op (an npudev.report_rows) found input row `row`
   /// broken; the launch fails when it ends (checkReportedRows).
   void reportRow(int64_t row);

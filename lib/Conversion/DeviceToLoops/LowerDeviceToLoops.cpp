@@ -32,6 +32,7 @@ void npu::dev::populateDeviceToLoopsPatterns(RewritePatternSet &patterns) {
   populateVectorLoweringPatterns(patterns);
   populateMatmulLoweringPatterns(patterns);
   populateSortLoweringPatterns(patterns);
+  populateMixedLaunchLoweringPatterns(patterns);
 }
 
 namespace {
@@ -40,6 +41,7 @@ struct LowerDeviceToLoopsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     lowerRowReports(module);
+    outlineMixedLaunches(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))

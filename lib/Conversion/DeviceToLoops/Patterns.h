@@ -24,6 +24,14 @@ void populateMatmulLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// vsort, vunique: runtime calls (SortPatterns.cpp).
 void populateSortLoweringPatterns(mlir::RewritePatternSet &patterns);
 
+/// set_flag, wait_flag: runtime calls; async: its body in place
+/// (MixedLaunchLowering.cpp).
+void populateMixedLaunchLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Moves each region of every npudev.mixed_launch into a function of its
+/// own and the launch into a call the JIT completes after the conversion to
+/// LLVM (MixedLaunchLowering.cpp).
+void outlineMixedLaunches(mlir::ModuleOp module);
+
 /// Replaces every npudev.report_rows by a status argument and atomic
 /// stores, and guards each launch by it (ReportLowering.cpp).
 void lowerRowReports(mlir::ModuleOp module);
