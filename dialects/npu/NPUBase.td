@@ -96,6 +96,26 @@ def NPU_ReduceKindAttr : EnumAttr<NPU_Dialect, NPU_ReduceKind, "reduce_kind"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+// How attention's query, key and value are laid out: B batch, S sequence,
+// N heads, D head size, H = N x D, T the total length of sequences packed
+// one after another (with cumulative lengths).
+def NPU_AttentionLayout : I32EnumAttr<"AttentionLayout",
+    "layout of attention inputs", [
+      I32EnumAttrCase<"BSH", 0>,
+      I32EnumAttrCase<"SBH", 1>,
+      I32EnumAttrCase<"BSND", 2>,
+      I32EnumAttrCase<"BNSD", 3>,
+      I32EnumAttrCase<"TND", 4>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+
+def NPU_AttentionLayoutAttr
+    : EnumAttr<NPU_Dialect, NPU_AttentionLayout, "attention_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Layout encoding
 //===----------------------------------------------------------------------===//

@@ -12,5 +12,6 @@ include "npu/NPUDataMovementOps.td"
 include "npu/NPUElementwiseOps.td"
 include "npu/NPUMoEOps.td"
 include "npu/NPUSparseConvOps.td"
+include "npu/NPUAttentionOps.td"
 
 #endif // NPU_OPS_TD

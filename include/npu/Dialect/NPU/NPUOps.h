@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "npu/Dialect/NPU/NPUInterfaces.h"
+#include "npu/Dialect/NPU/AttentionGeometry.h"
 #include "npu/Dialect/NPU/SparseConvGeometry.h"
 
 namespace npu {

@@ -1,0 +1,87 @@
+//===- AttentionGeometry.h - sizes and masks of fused attention -*- C++ -*-===//
+//
+// What npu.flash_attention and npu.flash_attention_grad mean in numbers, in
+// one place: the verifiers check it, the device lowering and the tests'
+// reference read through it (docs/flash-attention.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_DIALECT_NPU_ATTENTIONGEOMETRY_H
+#define NPU_DIALECT_NPU_ATTENTIONGEOMETRY_H
+
+#include "npu/Dialect/NPU/NPUDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace npu {
+
+/// The sizes of an attention op's inputs, read through its layout.
+struct AttentionGeometry {
+  AttentionLayout layout = AttentionLayout::BSND;
+  int64_t batch = 0;
+  /// N1 (query heads, head_num) and N2 (key/value heads).
+  int64_t headsQ = 0, headsKV = 0;
+  /// S1 and S2; for TND the longest packed sequence.
+  int64_t seqQ = 0, seqKV = 0;
+  int64_t headDim = 0;
+  /// Where each batch's sequence starts in its tensor's sequence axis, one
+  /// more entry than batches: b x S outside TND, the cumulative lengths
+  /// (with a leading 0) for TND.
+  llvm::SmallVector<int64_t> startsQ, startsKV;
+
+  /// Query heads per key/value head (N1 / N2).
+  int64_t getGroup() const { return headsQ / headsKV; }
+  int64_t getSeqQ(int64_t b) const { return startsQ[b + 1] - startsQ[b]; }
+  int64_t getSeqKV(int64_t b) const { return startsKV[b + 1] - startsKV[b]; }
+  /// The element of (batch b, head n, position s, d) in the flat query
+  /// tensor (`query` true) or key/value tensor.
+  int64_t getOffset(bool query, int64_t b, int64_t n, int64_t s,
+                    int64_t d) const;
+  /// The row of (b, n, s) in softmax_max / softmax_sum, whose rows hold 8
+  /// equal values: [B, N1, S1, 8], or [T1, N1, 8] for TND.
+  int64_t getStatisticsRow(int64_t b, int64_t n, int64_t s) const;
+  /// The shapes softmax_max / softmax_sum must have.
+  llvm::SmallVector<int64_t> getStatisticsShape() const;
+};
+
+/// Which key positions the sparse mode and tokens leave visible to a query
+/// row, ignoring any explicit mask: the columns [first, last] of row i of
+/// batch b (empty when last < first). A mode's band, as CANN defines it:
+/// docs/flash-attention.md.
+struct AttentionBand {
+  int64_t sparseMode = 0;
+  int64_t preTokens = std::numeric_limits<int32_t>::max();
+  int64_t nextTokens = std::numeric_limits<int32_t>::max();
+  /// Per batch, the leading keys modes 5 and 6 leave visible.
+  llvm::SmallVector<int64_t> prefix;
+  /// Modes 7 and 8: the packed sequence whose band next_tokens sets (the
+  /// last non-empty one for 7, the first for 8); -1 otherwise.
+  int64_t bandBatch = -1;
+
+  /// Visible keys of row `i` among `seqKV` keys, for a sequence of `seqQ`
+  /// queries of batch `b`: [first, last] clamped to [0, seqKV - 1].
+  std::pair<int64_t, int64_t>
+  getVisibleRange(int64_t b, int64_t i, int64_t seqQ, int64_t seqKV) const;
+  bool isVisible(int64_t b, int64_t i, int64_t j, int64_t seqQ,
+                 int64_t seqKV) const;
+};
+
+/// Whether an atten_mask of `maskShape` is read in `sparseMode`: modes 2
+/// to 8 derive their band from positions and take CANN's compressed mask
+/// ([2048, 2048], or [3072, 2048] for mode 6) without reading it; any other
+/// mask is read, and masks positions on top of the band.
+bool isAttentionMaskRead(int64_t sparseMode, llvm::ArrayRef<int64_t> maskShape);
+
+/// The geometry of an npu.flash_attention or npu.flash_attention_grad
+/// (an error at the op if its shapes do not fit its layout).
+mlir::FailureOr<AttentionGeometry> getAttentionGeometry(mlir::Operation *op);
+/// The band of such an op's sparse mode and tokens.
+AttentionBand getAttentionBand(mlir::Operation *op);
+
+} // namespace npu
+
+#endif // NPU_DIALECT_NPU_ATTENTIONGEOMETRY_H

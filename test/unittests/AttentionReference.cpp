@@ -1,0 +1,228 @@
+//===- AttentionReference.cpp - attention in float64, from the formulas ---===//
+//
+// Per batch b and query head n (key/value head n / (N1 / N2)), row i:
+//   s_j = scale * (pse[b, n, i, j] + q_i . k_j) for each visible key j,
+//   p_j = exp(s_j - max) / sum, dropped p'_j = drop ? p_j / keep_prob : 0,
+//   out_i = sum_j p'_j v_j (0 when no key is visible).
+// Backward (the gradient of sum(out * dy)):
+//   dv_j += p'_j dy_i, dP'_j = dy_i . v_j, dP_j = drop ? dP'_j / keep : 0,
+//   D_i = sum_j p_j dP_j, dS_j = p_j (dP_j - D_i),
+//   dq_i += scale dS_j k_j, dk_j += scale dS_j q_i, dpse += scale dS_j.
+// O(B N1 S1 S2 D).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionReference.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace npu::reference;
+
+int64_t Attention::getSeqQ(int64_t b) const {
+  if (layout != Layout::TND)
+    return seqQ;
+  return cumSeqQ[b] - (b == 0 ? 0 : cumSeqQ[b - 1]);
+}
+
+int64_t Attention::getSeqKV(int64_t b) const {
+  if (layout != Layout::TND)
+    return seqKV;
+  return cumSeqKV[b] - (b == 0 ? 0 : cumSeqKV[b - 1]);
+}
+
+int64_t Attention::index(bool query, int64_t b, int64_t n, int64_t s,
+                         int64_t d) const {
+  int64_t heads = query ? headsQ : headsKV, seq = query ? seqQ : seqKV;
+  switch (layout) {
+  case Layout::BSH:
+  case Layout::BSND:
+    return ((b * seq + s) * heads + n) * headDim + d;
+  case Layout::SBH:
+    return ((s * batch + b) * heads + n) * headDim + d;
+  case Layout::BNSD:
+    return ((b * heads + n) * seq + s) * headDim + d;
+  case Layout::TND: {
+    const std::vector<int64_t> &cum = query ? cumSeqQ : cumSeqKV;
+    return (((b == 0 ? 0 : cum[b - 1]) + s) * heads + n) * headDim + d;
+  }
+  }
+  return -1;
+}
+
+/// CANN's sparse modes, one formula each: true when (i, j) is masked.
+static bool maskedByMode(const Attention &a, int64_t b, int64_t i, int64_t j) {
+  int64_t s1 = a.getSeqQ(b), s2 = a.getSeqKV(b);
+  switch (a.sparseMode) {
+  case 0:
+    return j - i > a.nextTokens || i - j > a.preTokens;
+  case 1:
+    return false;
+  case 2:
+    return j > i;
+  case 3:
+    return j > i + (s2 - s1);
+  case 4:
+    return j - i - (s2 - s1) > a.nextTokens || i - j + (s2 - s1) > a.preTokens;
+  case 5:
+  case 6:
+    return j > i + (s2 - s1) && j >= a.prefix[b];
+  case 7:
+  case 8: {
+    // The cut sequence: the last (7) or first (8) with queries.
+    int64_t cut = -1;
+    for (int64_t c = 0; c < a.batch; ++c) {
+      int64_t candidate = a.sparseMode == 7 ? a.batch - 1 - c : c;
+      if (a.getSeqQ(candidate) > 0) {
+        cut = candidate;
+        break;
+      }
+    }
+    if (b == cut)
+      return j > i + (s2 - s1) + a.nextTokens;
+    return a.sparseMode == 7 ? j > i + (s2 - s1) : j > i;
+  }
+  }
+  return true;
+}
+
+bool Attention::visible(int64_t b, int64_t n, int64_t i, int64_t j) const {
+  if (maskedByMode(*this, b, i, j))
+    return false;
+  if (mask.empty())
+    return true;
+  bool compressed = sparseMode >= 2 && maskShape.size() == 2 &&
+                    maskShape[1] == 2048 &&
+                    maskShape[0] == (sparseMode == 6 ? 3072 : 2048);
+  if (compressed)
+    return true;
+  int64_t s1 = seqQ, s2 = seqKV;
+  int64_t at = maskShape.size() == 2 ? i * s2 + j
+               : maskShape[1] == 1   ? (b * s1 + i) * s2 + j
+                                     : ((b * headsQ + n) * s1 + i) * s2 + j;
+  return mask[at] == 0;
+}
+
+int64_t Attention::pseIndex(int64_t b, int64_t n, int64_t i, int64_t j) const {
+  int64_t pb = pseShape[0] == 1 ? 0 : b, pi = pseShape[2] == 1 ? 0 : i;
+  return ((pb * headsQ + n) * pseShape[2] + pi) * seqKV + j;
+}
+
+int64_t npu::reference::statisticsRow(const Attention &a, int64_t b, int64_t n,
+                                      int64_t i) {
+  if (a.layout == Layout::TND)
+    return ((b == 0 ? 0 : a.cumSeqQ[b - 1]) + i) * a.headsQ + n;
+  return (b * a.headsQ + n) * a.seqQ + i;
+}
+
+namespace {
+/// One query row's probabilities: p (before dropout) and p' (after), zero
+/// at masked keys; false when every key is masked.
+struct Row {
+  std::vector<double> p, dropped;
+  double max = -std::numeric_limits<double>::infinity(), sum = 0;
+};
+
+Row computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
+  int64_t s2 = a.getSeqKV(b), kvHead = n / (a.headsQ / a.headsKV);
+  Row row;
+  std::vector<double> scores(s2);
+  std::vector<bool> seen(s2);
+  for (int64_t j = 0; j < s2; ++j) {
+    seen[j] = a.visible(b, n, i, j);
+    if (!seen[j])
+      continue;
+    double dot = a.pse.empty() ? 0 : a.pse[a.pseIndex(b, n, i, j)];
+    for (int64_t d = 0; d < a.headDim; ++d)
+      dot +=
+          a.q[a.index(true, b, n, i, d)] * a.k[a.index(false, b, kvHead, j, d)];
+    scores[j] = a.scale * dot;
+    row.max = std::max(row.max, scores[j]);
+  }
+  row.p.assign(s2, 0);
+  row.dropped.assign(s2, 0);
+  for (int64_t j = 0; j < s2; ++j)
+    if (seen[j])
+      row.sum += std::exp(scores[j] - row.max);
+  for (int64_t j = 0; j < s2; ++j) {
+    if (!seen[j])
+      continue;
+    row.p[j] = std::exp(scores[j] - row.max) / row.sum;
+    bool keep = a.drop.empty() ||
+                a.drop[((b * a.headsQ + n) * a.seqQ + i) * a.seqKV + j];
+    row.dropped[j] = keep ? row.p[j] / a.keepProb : 0;
+  }
+  return row;
+}
+
+int64_t rowsOf(const Attention &a) {
+  if (a.layout == Layout::TND)
+    return a.cumSeqQ.empty() ? 0 : a.cumSeqQ.back() * a.headsQ;
+  return a.batch * a.headsQ * a.seqQ;
+}
+} // namespace
+
+Forward npu::reference::forward(const Attention &a) {
+  Forward f;
+  f.out.assign(a.q.size(), 0);
+  f.max.assign(rowsOf(a), -std::numeric_limits<double>::infinity());
+  f.sum.assign(rowsOf(a), 0);
+  int64_t group = a.headsQ / a.headsKV;
+  for (int64_t b = 0; b < a.batch; ++b)
+    for (int64_t n = 0; n < a.headsQ; ++n)
+      for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
+        Row row = computeRow(a, b, n, i);
+        f.max[statisticsRow(a, b, n, i)] = row.max;
+        f.sum[statisticsRow(a, b, n, i)] = row.sum;
+        for (int64_t j = 0; j < a.getSeqKV(b); ++j)
+          for (int64_t d = 0; d < a.headDim; ++d)
+            f.out[a.index(true, b, n, i, d)] +=
+                row.dropped[j] * a.v[a.index(false, b, n / group, j, d)];
+      }
+  return f;
+}
+
+Gradients npu::reference::backward(const Attention &a,
+                                   const std::vector<double> &dy) {
+  Gradients g;
+  g.dq.assign(a.q.size(), 0);
+  g.dk.assign(a.k.size(), 0);
+  g.dv.assign(a.v.size(), 0);
+  g.dpse.assign(a.pse.size(), 0);
+  int64_t group = a.headsQ / a.headsKV;
+  for (int64_t b = 0; b < a.batch; ++b)
+    for (int64_t n = 0; n < a.headsQ; ++n)
+      for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
+        Row row = computeRow(a, b, n, i);
+        int64_t s2 = a.getSeqKV(b), kv = n / group;
+        std::vector<double> dp(s2, 0);
+        double rowDot = 0;
+        for (int64_t j = 0; j < s2; ++j) {
+          if (row.p[j] == 0)
+            continue;
+          double dDropped = 0;
+          for (int64_t d = 0; d < a.headDim; ++d) {
+            dDropped += dy[a.index(true, b, n, i, d)] *
+                        a.v[a.index(false, b, kv, j, d)];
+            g.dv[a.index(false, b, kv, j, d)] +=
+                row.dropped[j] * dy[a.index(true, b, n, i, d)];
+          }
+          dp[j] = row.dropped[j] == 0 ? 0 : dDropped / a.keepProb;
+          rowDot += row.p[j] * dp[j];
+        }
+        for (int64_t j = 0; j < s2; ++j) {
+          if (row.p[j] == 0)
+            continue;
+          double ds = row.p[j] * (dp[j] - rowDot) * a.scale;
+          for (int64_t d = 0; d < a.headDim; ++d) {
+            g.dq[a.index(true, b, n, i, d)] +=
+                ds * a.k[a.index(false, b, kv, j, d)];
+            g.dk[a.index(false, b, kv, j, d)] +=
+                ds * a.q[a.index(true, b, n, i, d)];
+          }
+          if (!a.pse.empty())
+            g.dpse[a.pseIndex(b, n, i, j)] += ds;
+        }
+      }
+  return g;
+}
