@@ -116,27 +116,28 @@ int64_t npu::reference::statisticsRow(const Attention &a, int64_t b, int64_t n,
 }
 
 namespace {
-/// One query row's probabilities: p (before dropout) and p' (after), zero
-/// at masked keys; false when every key is masked.
-struct Row {
-  std::vector<double> p, dropped;
-  double max = -std::numeric_limits<double>::infinity(), sum = 0;
+/// One query row's probabilities, computed in T: p (before dropout) and
+/// p' (after), zero at masked keys.
+template <typename T> struct Row {
+  std::vector<T> p, dropped;
+  T max = -std::numeric_limits<T>::infinity(), sum = 0;
 };
 
-Row computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
+template <typename T>
+Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
   int64_t s2 = a.getSeqKV(b), kvHead = n / (a.headsQ / a.headsKV);
-  Row row;
-  std::vector<double> scores(s2);
+  Row<T> row;
+  std::vector<T> scores(s2);
   std::vector<bool> seen(s2);
   for (int64_t j = 0; j < s2; ++j) {
     seen[j] = a.visible(b, n, i, j);
     if (!seen[j])
       continue;
-    double dot = a.pse.empty() ? 0 : a.pse[a.pseIndex(b, n, i, j)];
+    T dot = a.pse.empty() ? T(0) : T(a.pse[a.pseIndex(b, n, i, j)]);
     for (int64_t d = 0; d < a.headDim; ++d)
-      dot +=
-          a.q[a.index(true, b, n, i, d)] * a.k[a.index(false, b, kvHead, j, d)];
-    scores[j] = a.scale * dot;
+      dot += T(a.q[a.index(true, b, n, i, d)]) *
+             T(a.k[a.index(false, b, kvHead, j, d)]);
+    scores[j] = T(a.scale) * dot;
     row.max = std::max(row.max, scores[j]);
   }
   row.p.assign(s2, 0);
@@ -150,7 +151,7 @@ Row computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
     row.p[j] = std::exp(scores[j] - row.max) / row.sum;
     bool keep = a.drop.empty() ||
                 a.drop[((b * a.headsQ + n) * a.seqQ + i) * a.seqKV + j];
-    row.dropped[j] = keep ? row.p[j] / a.keepProb : 0;
+    row.dropped[j] = keep ? row.p[j] / T(a.keepProb) : T(0);
   }
   return row;
 }
@@ -160,9 +161,8 @@ int64_t rowsOf(const Attention &a) {
     return a.cumSeqQ.empty() ? 0 : a.cumSeqQ.back() * a.headsQ;
   return a.batch * a.headsQ * a.seqQ;
 }
-} // namespace
 
-Forward npu::reference::forward(const Attention &a) {
+template <typename T> Forward forwardIn(const Attention &a) {
   Forward f;
   f.out.assign(a.q.size(), 0);
   f.max.assign(rowsOf(a), -std::numeric_limits<double>::infinity());
@@ -171,15 +171,26 @@ Forward npu::reference::forward(const Attention &a) {
   for (int64_t b = 0; b < a.batch; ++b)
     for (int64_t n = 0; n < a.headsQ; ++n)
       for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
-        Row row = computeRow(a, b, n, i);
+        Row<T> row = computeRow<T>(a, b, n, i);
         f.max[statisticsRow(a, b, n, i)] = row.max;
         f.sum[statisticsRow(a, b, n, i)] = row.sum;
-        for (int64_t j = 0; j < a.getSeqKV(b); ++j)
-          for (int64_t d = 0; d < a.headDim; ++d)
-            f.out[a.index(true, b, n, i, d)] +=
-                row.dropped[j] * a.v[a.index(false, b, n / group, j, d)];
+        for (int64_t d = 0; d < a.headDim; ++d) {
+          T out = 0;
+          for (int64_t j = 0; j < a.getSeqKV(b); ++j)
+            out += row.dropped[j] * T(a.v[a.index(false, b, n / group, j, d)]);
+          f.out[a.index(true, b, n, i, d)] = out;
+        }
       }
   return f;
+}
+} // namespace
+
+Forward npu::reference::forward(const Attention &a) {
+  return forwardIn<double>(a);
+}
+
+Forward npu::reference::forwardInFloat(const Attention &a) {
+  return forwardIn<float>(a);
 }
 
 Gradients npu::reference::backward(const Attention &a,
@@ -193,7 +204,7 @@ Gradients npu::reference::backward(const Attention &a,
   for (int64_t b = 0; b < a.batch; ++b)
     for (int64_t n = 0; n < a.headsQ; ++n)
       for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
-        Row row = computeRow(a, b, n, i);
+        Row<double> row = computeRow<double>(a, b, n, i);
         int64_t s2 = a.getSeqKV(b), kv = n / group;
         std::vector<double> dp(s2, 0);
         double rowDot = 0;

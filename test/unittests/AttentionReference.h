@@ -62,6 +62,9 @@ struct Gradients {
 int64_t statisticsRow(const Attention &a, int64_t b, int64_t n, int64_t i);
 
 Forward forward(const Attention &a);
+/// The same computed naively in float32 (inputs rounded to float): the
+/// yardstick of the error criterion.
+Forward forwardInFloat(const Attention &a);
 /// The gradients of sum(out * dy).
 Gradients backward(const Attention &a, const std::vector<double> &dy);
 

@@ -81,18 +81,21 @@ Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<OpFoldResult> mixedOffsets(offsets.begin(), offsets.end());
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  // Sizes that are constants (attributes or constant ops) become static
+  // dimensions of the window.
+  SmallVector<OpFoldResult> staticSizes;
   SmallVector<int64_t> kept;
   for (auto [d, size] : llvm::enumerate(sizes)) {
-    if (llvm::is_contained(drop, d))
-      continue;
     std::optional<int64_t> constant = getConstantIntValue(size);
-    kept.push_back(constant ? *constant : ShapedType::kDynamic);
+    staticSizes.push_back(constant ? b.getIndexAttr(*constant) : size);
+    if (!llvm::is_contained(drop, d))
+      kept.push_back(constant ? *constant : ShapedType::kDynamic);
   }
   auto resultType =
       cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
-          kept, type, mixedOffsets, sizes, strides));
+          kept, type, mixedOffsets, staticSizes, strides));
   return b.create<memref::SubViewOp>(loc, resultType, memref, mixedOffsets,
-                                     sizes, strides);
+                                     staticSizes, strides);
 }
 
 Value KernelBuilder::load(Value memref, ValueRange indices) {
@@ -148,8 +151,21 @@ void KernelBuilder::vfill(Value out, Value value) {
 void KernelBuilder::vfill(Value out, int64_t value) {
   b.create<dev::VFillOp>(loc, constant(elementOf(out), value), out);
 }
-void KernelBuilder::iota(Value out, Value start) {
-  b.create<dev::IotaOp>(loc, start, out);
+void KernelBuilder::iota(Value out, Value start, int64_t dimension) {
+  b.create<dev::IotaOp>(loc, start, out, dimension);
+}
+void KernelBuilder::vunary(dev::UnaryKind kind, Value in, Value out) {
+  b.create<dev::VUnaryOp>(loc, kind, in, out);
+}
+void KernelBuilder::vbinaryBroadcast(dev::BinaryKind kind, Value lhs, Value rhs,
+                                     Value out, int64_t dimension) {
+  b.create<dev::VBinaryBroadcastOp>(loc, kind, lhs, rhs, out, dimension);
+}
+void KernelBuilder::matmul(Value a, Value bMatrix, Value c, bool accumulate,
+                           bool transposeB) {
+  auto op = b.create<dev::MatmulOp>(loc, a, bMatrix, c, accumulate);
+  if (transposeB)
+    op.setTransposeB(true);
 }
 void KernelBuilder::vcast(Value in, Value out) {
   b.create<dev::VCastOp>(loc, in, out);
@@ -229,6 +245,29 @@ dev::LaunchOp KernelBuilder::launch(int64_t tasks,
   b.setInsertionPoint(launch.getBody().front().getTerminator());
   body(b.create<dev::TaskIdOp>(loc, b.getIndexType()));
   return launch;
+}
+
+dev::MixedLaunchOp
+KernelBuilder::mixedLaunch(int64_t cubeTasks, int64_t vectorTasks,
+                           function_ref<void(Value)> cube,
+                           function_ref<void(Value)> vector) {
+  auto launch = b.create<dev::MixedLaunchOp>(loc, cubeTasks, vectorTasks);
+  OpBuilder::InsertionGuard guard(b);
+  for (auto [region, body] :
+       {std::pair<Region *, function_ref<void(Value)>>{&launch.getCube(), cube},
+        {&launch.getVector(), vector}}) {
+    b.setInsertionPoint(region->front().getTerminator());
+    body(b.create<dev::TaskIdOp>(loc, b.getIndexType()));
+  }
+  return launch;
+}
+
+void KernelBuilder::setFlag(int64_t flag, dev::CoreKind to, Value task) {
+  b.create<dev::SetFlagOp>(loc, flag, to, task);
+}
+
+void KernelBuilder::waitFlag(int64_t flag) {
+  b.create<dev::WaitFlagOp>(loc, flag);
 }
 
 void KernelBuilder::forEachItem(Value taskId, int64_t tasks, int64_t items,

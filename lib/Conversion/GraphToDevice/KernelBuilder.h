@@ -80,7 +80,16 @@ public:
                mlir::Value out);
   void vfill(mlir::Value out, mlir::Value value);
   void vfill(mlir::Value out, int64_t value);
-  void iota(mlir::Value out, mlir::Value start);
+  /// out[..., i, ...] = start + i along `dimension`.
+  void iota(mlir::Value out, mlir::Value start, int64_t dimension = 0);
+  void vunary(dev::UnaryKind kind, mlir::Value in, mlir::Value out);
+  /// out = lhs (kind) rhs[i], rhs spread along `dimension` of lhs.
+  void vbinaryBroadcast(dev::BinaryKind kind, mlir::Value lhs, mlir::Value rhs,
+                        mlir::Value out, int64_t dimension);
+
+  //===--- Matrix unit ----------------------------------------------------===//
+  void matmul(mlir::Value a, mlir::Value b, mlir::Value c, bool accumulate,
+              bool transposeB = false);
   void vcast(mlir::Value in, mlir::Value out);
   void vcumsum(mlir::Value in, mlir::Value out);
   void vreduce(dev::ReduceKind kind, mlir::Value in, mlir::Value out);
@@ -109,6 +118,13 @@ public:
   dev::LaunchOp launch(int64_t tasks,
                        llvm::function_ref<void(mlir::Value)> body,
                        dev::CoreKind cores = dev::CoreKind::vector);
+  /// An npudev.mixed_launch; `cube(taskId)` and `vector(taskId)` fill its
+  /// regions.
+  dev::MixedLaunchOp mixedLaunch(int64_t cubeTasks, int64_t vectorTasks,
+                                 llvm::function_ref<void(mlir::Value)> cube,
+                                 llvm::function_ref<void(mlir::Value)> vector);
+  void setFlag(int64_t flag, dev::CoreKind to, mlir::Value task);
+  void waitFlag(int64_t flag);
   /// Work item loop of a task: for (t = taskId; t < items; t += tasks).
   void forEachItem(mlir::Value taskId, int64_t tasks, int64_t items,
                    llvm::function_ref<void(mlir::Value)> body);

@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace npu;
 
 bool npu::hasDeviceKernels(Operation *op) {
-  return isMoEOp(op) || isSparseConvOp(op);
+  return isMoEOp(op) || isSparseConvOp(op) || isa<FlashAttentionOp>(op);
 }
 
 FailureOr<int64_t>
@@ -31,5 +31,7 @@ LogicalResult npu::buildDeviceKernels(OpBuilder &b, Operation *op,
     return buildGetIndicePairsKernels(b, op, io, device, options);
   if (isa<SparseConv3DOp>(op))
     return buildSparseConv3dKernels(b, op, io, device);
+  if (isa<FlashAttentionOp>(op))
+    return buildFlashAttentionKernels(b, op, io, device);
   return buildMoEKernels(b, op, io.operands, io.results.front(), device);
 }

@@ -77,6 +77,12 @@ mlir::LogicalResult buildSparseConv3dKernels(mlir::OpBuilder &b,
                                              const KernelOperands &io,
                                              const DeviceModel &device);
 
+/// FlashAttention (FlashAttentionKernels.cpp).
+mlir::LogicalResult buildFlashAttentionKernels(mlir::OpBuilder &b,
+                                               mlir::Operation *op,
+                                               const KernelOperands &io,
+                                               const DeviceModel &device);
+
 } // namespace npu
 
 #endif // NPU_LIB_CONVERSION_OPERATORKERNELS_H

@@ -55,10 +55,9 @@ SmallVector<int64_t> AttentionGeometry::getStatisticsShape() const {
 // AttentionBand
 //===----------------------------------------------------------------------===//
 
-std::pair<int64_t, int64_t>
-AttentionBand::getVisibleRange(int64_t b, int64_t i, int64_t seqQ,
-                               int64_t seqKV) const {
-  constexpr int64_t kAll = std::numeric_limits<int64_t>::max() / 4;
+AttentionDiagonals AttentionBand::getDiagonals(int64_t b, int64_t seqQ,
+                                               int64_t seqKV) const {
+  constexpr int64_t kAll = AttentionDiagonals::kUnbounded;
   // Visible: -before <= j - i - shift <= after.
   int64_t shift = 0, before = kAll, after = kAll;
   switch (sparseMode) {
@@ -92,14 +91,26 @@ AttentionBand::getVisibleRange(int64_t b, int64_t i, int64_t seqQ,
     after = b == bandBatch ? nextTokens : 0;
     break;
   }
-  int64_t first = std::max<int64_t>(0, i + shift - std::min(before, kAll));
-  int64_t last =
-      std::min<int64_t>(seqKV - 1, i + shift + std::min(after, kAll));
+  AttentionDiagonals d;
+  d.low = shift - std::min(before, kAll);
+  d.high = shift + std::min(after, kAll);
   // The prefix modes also show the first prefix[b] keys.
-  if ((sparseMode == 5 || sparseMode == 6) && b < (int64_t)prefix.size() &&
-      prefix[b] > 0) {
+  if ((sparseMode == 5 || sparseMode == 6) && b < (int64_t)prefix.size())
+    d.prefixEnd = std::min(prefix[b], seqKV);
+  return d;
+}
+
+std::pair<int64_t, int64_t>
+AttentionBand::getVisibleRange(int64_t b, int64_t i, int64_t seqQ,
+                               int64_t seqKV) const {
+  AttentionDiagonals d = getDiagonals(b, seqQ, seqKV);
+  int64_t first = std::max<int64_t>(0, i + d.low);
+  int64_t last = std::min<int64_t>(seqKV - 1, i + d.high);
+  // The prefix keys [0, prefixEnd) join the band, which starts at 0 in
+  // the prefix modes: one range still.
+  if (d.prefixEnd > 0) {
     first = 0;
-    last = std::max(last, std::min(prefix[b], seqKV) - 1);
+    last = std::max(last, d.prefixEnd - 1);
   }
   return {first, last};
 }

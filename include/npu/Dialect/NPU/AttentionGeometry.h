@@ -48,6 +48,14 @@ struct AttentionGeometry {
   llvm::SmallVector<int64_t> getStatisticsShape() const;
 };
 
+/// A sparse mode's band for one sequence: key j is visible from query i
+/// when low <= j - i <= high, or j < prefixEnd.
+struct AttentionDiagonals {
+  /// |low| and |high| at most this: no limit.
+  static constexpr int64_t kUnbounded = int64_t(1) << 40;
+  int64_t low = -kUnbounded, high = kUnbounded, prefixEnd = 0;
+};
+
 /// Which key positions the sparse mode and tokens leave visible to a query
 /// row, ignoring any explicit mask: the columns [first, last] of row i of
 /// batch b (empty when last < first). A mode's band, as CANN defines it:
@@ -62,6 +70,8 @@ struct AttentionBand {
   /// last non-empty one for 7, the first for 8); -1 otherwise.
   int64_t bandBatch = -1;
 
+  /// The band of batch `b`'s sequence of `seqQ` queries and `seqKV` keys.
+  AttentionDiagonals getDiagonals(int64_t b, int64_t seqQ, int64_t seqKV) const;
   /// Visible keys of row `i` among `seqKV` keys, for a sequence of `seqQ`
   /// queries of batch `b`: [first, last] clamped to [0, seqKV - 1].
   std::pair<int64_t, int64_t>

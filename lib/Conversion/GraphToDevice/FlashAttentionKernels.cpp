@@ -1,0 +1,594 @@
+//===- FlashAttentionKernels.cpp - npu.flash_attention on the device ------===//
+//
+// FlashAttention forward as seed 004 splits it between core kinds, one
+// npudev.mixed_launch of G groups, each a cube task and R vector tasks
+// (ascend910b: an AIC and its two AIV). Work items are (batch, head, block
+// of s1Inner query rows), dealt to the groups in turn. For each item the
+// key blocks of s2Inner keys that the sparse mode's band reaches are
+// visited in order (blocks the band misses entirely are skipped); per
+// block, through a two-slot global workspace:
+//   cube:   S = Q K^T (128-key base blocks) into ws_s      -> flag 0
+//   vector: online softmax of its rows of S, in chunks of rows:
+//           scale, band mask (-inf), m' = max(m, rowmax), P = exp(S - m'),
+//           l = l e^(m - m') + rowsum(P); P into ws_p        -> flag 1
+//   cube:   O = P V (accumulated over 128-key chunks) into ws_o -> flag 2
+//   vector: acc = acc e^(m - m') + O
+// The cube computes block k + 1's S before it waits for block k's P (the
+// seed's cube double issue), so cube and vector overlap; the two slots
+// make that safe without further flags. At the end of an item each vector
+// task writes its rows: out = acc / l (0 where no key is visible),
+// softmax_max = m and softmax_sum = l, 8 copies each. Nothing of size
+// S1 x S2 is stored: the workspace is G x 2 tiles. Work O(B N S1 S2 D).
+//
+// Not yet lowered (a diagnostic says so): atten_mask, pse, drop_mask, the
+// TND layout and sparse modes 5 to 8.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "OperatorKernels.h"
+#include "npu/Conversion/FlashAttentionTiling.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace npu;
+
+namespace {
+
+constexpr int64_t kCubeBlock = 128;
+enum Flag : int64_t { kScoresReady = 0, kProbsReady = 1, kOutputReady = 2 };
+
+struct AttentionForwardLowering {
+  KernelBuilder &k;
+  FlashAttentionOp op;
+  AttentionGeometry g;
+  AttentionDiagonals band;
+  const DeviceModel &device;
+  Value query, key, value, maxOut, sumOut, out;
+  Value wsScores, wsProbs, wsOutput;
+  Type element, f32, i32, i8;
+  int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
+  int64_t rowsPerVector = 0, chunkRows = 0, items = 0, s1Blocks = 0;
+  attention::ForwardTiling tiling;
+
+  AttentionForwardLowering(KernelBuilder &k, FlashAttentionOp op,
+                           AttentionGeometry g, const KernelOperands &io,
+                           const DeviceModel &device)
+      : k(k), op(op), g(std::move(g)), device(device) {
+    query = io.operands[0];
+    key = io.operands[1];
+    value = io.operands[2];
+    maxOut = io.results[0];
+    sumOut = io.results[1];
+    out = io.results[2];
+    MLIRContext *ctx = op.getContext();
+    element = getElementTypeOrSelf(op.getQuery());
+    f32 = Float32Type::get(ctx);
+    i32 = IntegerType::get(ctx, 32);
+    i8 = IntegerType::get(ctx, 8);
+    band = getAttentionBand(op).getDiagonals(0, this->g.seqQ, this->g.seqKV);
+  }
+
+  //===--- Sizes ----------------------------------------------------------===//
+
+  LogicalResult chooseSizes() {
+    attention::AttentionLimits limits = attention::getAttentionLimits(device);
+    tiling = attention::selectAttentionTemplate(
+        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim}, limits);
+    describeOp(tiling.key);
+    // One (batch, head) per item; the cube's tiles stay within 128 rows.
+    s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
+    s1Inner = std::min(s1Inner, std::max<int64_t>(g.seqQ, 1));
+    s2Inner = std::min(limits.s2Inner, std::max<int64_t>(g.seqKV, 1));
+    if (device.hasSplitCores()) {
+      groups = device.getNumCores(dev::CoreKind::cube);
+      vectorsPerGroup = device.getNumCores(dev::CoreKind::vector) / groups;
+    } else {
+      vectorsPerGroup = 2;
+      groups = device.getNumCores() / (1 + vectorsPerGroup);
+    }
+    s1Blocks = llvm::divideCeil(g.seqQ, s1Inner);
+    items = g.batch * g.headsQ * s1Blocks;
+    groups = std::max<int64_t>(1, std::min(groups, items));
+    vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
+    rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
+    // Vector memory: per chunk row, the scores, the -inf row, the band's
+    // key - query differences, two compare rows and the probabilities; per
+    // own row, the accumulator and four statistics.
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    int64_t perChunkRow =
+        s2Inner * (4 + 4 + 4 + 2 + elementBytes) + g.headDim * 4 + 8 * 4 + 16;
+    int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
+    int64_t room = device.vectorBytes - fixed;
+    chunkRows = std::min(rowsPerVector, room / perChunkRow);
+    if (chunkRows < 1)
+      return op.emitOpError("cannot be lowered: a row of ")
+             << s2Inner << " keys and head size " << g.headDim
+             << " does not fit the vector memory of device '" << device.name
+             << "'";
+    return success();
+  }
+
+  /// The tiling key's fields that the op, not the template, decides.
+  void describeOp(attention::TilingKeyFields &key) {
+    using namespace attention;
+    key.implMode = op.getInnerPrecise();
+    key.dtype = element.isF16()    ? Dtype::Float16
+                : element.isBF16() ? Dtype::BFloat16
+                                   : Dtype::Float32;
+    switch (g.layout) {
+    case AttentionLayout::BSH:
+    case AttentionLayout::BSND:
+      key.layout = Layout::BSND;
+      break;
+    case AttentionLayout::SBH:
+      key.layout = Layout::SBND;
+      break;
+    case AttentionLayout::BNSD:
+      key.layout = Layout::BNSD;
+      break;
+    case AttentionLayout::TND:
+      key.layout = Layout::TND;
+      break;
+    }
+    // A band that reaches every (i, j) masks nothing.
+    bool unbounded = band.low <= -(g.seqQ - 1) && band.high >= g.seqKV - 1;
+    switch (op.getSparseMode()) {
+    case 0:
+      key.sparse = op.getAttenMask() ? Sparse::All
+                   : unbounded       ? Sparse::None
+                                     : Sparse::Band;
+      break;
+    case 1:
+      key.sparse = Sparse::All;
+      break;
+    case 2:
+    case 3:
+      key.sparse = Sparse::Causal;
+      break;
+    case 5:
+    case 6:
+      key.sparse = Sparse::Prefix;
+      break;
+    default:
+      key.sparse = Sparse::Band;
+      break;
+    }
+    key.hasAttenMask = bool(op.getAttenMask());
+    key.hasPse = bool(op.getPse());
+    key.hasDropout = bool(op.getDropMask());
+  }
+
+  //===--- Views of the operands -----------------------------------------===//
+
+  /// Rows [s0, s0 + rows) of (batch b, head n) of `tensor` (query-shaped
+  /// when `isQuery`), as a [rows, D] window.
+  Value headRows(Value tensor, bool isQuery, Value b, Value n, Value s0,
+                 Value rows) {
+    OpBuilder &builder = k.builder();
+    auto type = cast<MemRefType>(tensor.getType());
+    int64_t heads = isQuery ? g.headsQ : g.headsKV;
+    Value view = tensor;
+    // BSH and SBH keep heads inside H: view H as [N, D].
+    if (type.getRank() == 3) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape.back() = heads;
+      shape.push_back(g.headDim);
+      auto viewType =
+          MemRefType::get(shape, type.getElementType(),
+                          MemRefLayoutAttrInterface(), type.getMemorySpace());
+      view = builder.create<memref::ExpandShapeOp>(
+          k.location(), viewType, tensor,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    }
+    OpFoldResult one = builder.getIndexAttr(1),
+                 d = builder.getIndexAttr(g.headDim);
+    Value zero = k.index(0);
+    switch (g.layout) {
+    case AttentionLayout::BSH:
+    case AttentionLayout::BSND:
+      return k.window(view, {b, s0, n, zero}, {one, rows, one, d}, {0, 2});
+    case AttentionLayout::SBH:
+      return k.window(view, {s0, b, n, zero}, {rows, one, one, d}, {1, 2});
+    case AttentionLayout::BNSD:
+      return k.window(view, {b, n, s0, zero}, {one, one, rows, d}, {0, 1});
+    case AttentionLayout::TND:
+      break;
+    }
+    llvm_unreachable("TND is not lowered");
+  }
+
+  /// softmax_max / softmax_sum rows [s0, s0 + rows) of (b, n): [rows, 8].
+  Value statisticsRows(Value stats, Value b, Value n, Value s0, Value rows) {
+    OpBuilder &builder = k.builder();
+    OpFoldResult one = builder.getIndexAttr(1);
+    return k.window(stats, {b, n, s0, k.index(0)},
+                    {one, one, rows, builder.getIndexAttr(8)}, {0, 1});
+  }
+
+  /// Slot `slot` of group `group` of a workspace, rows [r0, r0 + rows),
+  /// columns [c0, c0 + cols).
+  Value slotTile(Value ws, Value group, Value slot, Value r0, Value rows,
+                 Value c0, Value cols) {
+    OpBuilder &builder = k.builder();
+    OpFoldResult one = builder.getIndexAttr(1);
+    return k.window(ws, {group, slot, r0, c0}, {one, one, rows, cols}, {0, 1});
+  }
+
+  Value rowsOf(Value buffer, Value r0, Value rows, Value c0, Value cols) {
+    return k.window(buffer, {r0, c0}, {rows, cols});
+  }
+
+  //===--- Work items -----------------------------------------------------===//
+
+  struct Item {
+    Value b, n, kvHead, r0, rows;
+    /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
+    Value firstBlock, blocks;
+  };
+
+  Item decode(Value item) {
+    Item it;
+    Value block = k.rem(item, k.index(s1Blocks));
+    Value bn = k.div(item, k.index(s1Blocks));
+    it.n = k.rem(bn, k.index(g.headsQ));
+    it.b = k.div(bn, k.index(g.headsQ));
+    it.kvHead = k.div(it.n, k.index(g.getGroup()));
+    it.r0 = k.mul(block, k.index(s1Inner));
+    it.rows = k.min(k.index(s1Inner), k.sub(k.index(g.seqQ), it.r0));
+    // Rows i in [r0, r0 + rows) see keys [max(0, r0 + low), min(S2 - 1,
+    // r0 + rows - 1 + high)] (the prefix modes are not lowered yet).
+    Value lo = k.max(k.index(0), k.add(it.r0, k.index(band.low)));
+    Value hi = k.min(k.index(g.seqKV - 1),
+                     k.add(k.add(it.r0, it.rows), k.index(band.high - 1)));
+    it.firstBlock = k.div(lo, k.index(s2Inner));
+    Value endBlock = k.add(k.div(hi, k.index(s2Inner)), k.index(1));
+    it.blocks = k.max(k.index(0), k.sub(endBlock, it.firstBlock));
+    // An empty band (hi < lo) reaches no block.
+    it.blocks = k.select(k.lt(hi, lo), k.index(0), it.blocks);
+    return it;
+  }
+
+  /// Keys [c0, c0 + cols) of key block `kb` of `it`.
+  std::pair<Value, Value> keyBlock(const Item &it, Value kb) {
+    Value c0 = k.mul(k.add(it.firstBlock, kb), k.index(s2Inner));
+    return {c0, k.min(k.index(s2Inner), k.sub(k.index(g.seqKV), c0))};
+  }
+
+  //===--- Cube side ------------------------------------------------------===//
+
+  void buildCube(Value group) {
+    auto cube = [&](ArrayRef<int64_t> shape, Type type) {
+      return k.alloc(shape, type, dev::MemorySpace::cube);
+    };
+    Value qTile = cube({s1Inner, g.headDim}, element);
+    Value kTile = cube({kCubeBlock, g.headDim}, element);
+    Value sTile = cube({s1Inner, kCubeBlock}, f32);
+    Value pTile = cube({s1Inner, kCubeBlock}, element);
+    Value oTile = cube({s1Inner, g.headDim}, f32);
+    Value d = k.index(g.headDim), zero = k.index(0);
+    k.forEachItem(group, groups, items, [&](Value item) {
+      Item it = decode(item);
+      k.dma(headRows(query, true, it.b, it.n, it.r0, it.rows),
+            rowsOf(qTile, zero, it.rows, zero, d));
+      auto signalVectors = [&](int64_t flag) {
+        for (int64_t v = 0; v < vectorsPerGroup; ++v)
+          k.setFlag(flag, dev::CoreKind::vector,
+                    k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
+      };
+      auto scores = [&](Value kb) {
+        Value c0, cols;
+        std::tie(c0, cols) = keyBlock(it, kb);
+        Value slot = k.rem(kb, k.index(2));
+        forEachCubeBlock(cols, [&](Value cb, Value cc) {
+          Value kRows = rowsOf(kTile, zero, cc, zero, d);
+          k.dma(headRows(key, false, it.b, it.kvHead, k.add(c0, cb), cc),
+                kRows);
+          Value s = rowsOf(sTile, zero, it.rows, zero, cc);
+          k.matmul(rowsOf(qTile, zero, it.rows, zero, d), kRows, s,
+                   /*accumulate=*/false, /*transposeB=*/true);
+          k.dma(s, slotTile(wsScores, group, slot, zero, it.rows, cb, cc));
+        });
+        signalVectors(kScoresReady);
+      };
+      auto output = [&](Value kb) {
+        Value c0, cols;
+        std::tie(c0, cols) = keyBlock(it, kb);
+        Value slot = k.rem(kb, k.index(2));
+        for (int64_t v = 0; v < vectorsPerGroup; ++v)
+          k.waitFlag(kProbsReady);
+        Value o = rowsOf(oTile, zero, it.rows, zero, d);
+        forEachCubeBlock(cols, [&](Value cb, Value cc) {
+          Value p = rowsOf(pTile, zero, it.rows, zero, cc);
+          k.dma(slotTile(wsProbs, group, slot, zero, it.rows, cb, cc), p);
+          Value vRows = rowsOf(kTile, zero, cc, zero, d);
+          k.dma(headRows(value, false, it.b, it.kvHead, k.add(c0, cb), cc),
+                vRows);
+          // The first chunk starts the sum, the others add to it.
+          k.ifThenElse(
+              k.lt(cb, k.index(1)),
+              [&] { k.matmul(p, vRows, o, /*accumulate=*/false); },
+              [&] { k.matmul(p, vRows, o, /*accumulate=*/true); });
+        });
+        k.dma(o, slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
+        signalVectors(kOutputReady);
+      };
+      // Block k + 1's scores go out before block k's output is computed.
+      k.forLoop(zero, k.add(it.blocks, k.index(1)), k.index(1), [&](Value kb) {
+        k.ifThenElse(k.lt(kb, it.blocks), [&] { scores(kb); });
+        k.ifThenElse(k.ge(kb, k.index(1)),
+                     [&] { output(k.sub(kb, k.index(1))); });
+      });
+    });
+  }
+
+  /// for (cb = 0; cb < cols; cb += 128) body(cb, min(128, cols - cb)).
+  void forEachCubeBlock(Value cols, function_ref<void(Value, Value)> body) {
+    k.forLoop(k.index(0), cols, k.index(kCubeBlock), [&](Value cb) {
+      body(cb, k.min(k.index(kCubeBlock), k.sub(cols, cb)));
+    });
+  }
+
+  //===--- Vector side ----------------------------------------------------===//
+
+  /// The vector task's buffers.
+  struct VectorBuffers {
+    Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
+    Value rowIndex;
+    /// Per own row: the output sum, the statistics, and scratch.
+    Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
+  };
+
+  VectorBuffers allocVector() {
+    VectorBuffers v;
+    v.scores = k.alloc({chunkRows, s2Inner}, f32);
+    v.negInf = k.alloc({chunkRows, s2Inner}, f32);
+    v.diff = k.alloc({chunkRows, s2Inner}, i32);
+    v.below = k.alloc({chunkRows, s2Inner}, i8);
+    v.above = k.alloc({chunkRows, s2Inner}, i8);
+    v.probs = k.alloc({chunkRows, s2Inner}, element);
+    v.oChunk = k.alloc({chunkRows, g.headDim}, f32);
+    v.statsChunk = k.alloc({chunkRows, 8}, f32);
+    v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
+    v.rowMax = k.alloc({rowsPerVector}, f32);
+    v.rowSum = k.alloc({rowsPerVector}, f32);
+    v.alpha = k.alloc({rowsPerVector}, f32);
+    v.scratch = k.alloc({rowsPerVector}, f32);
+    v.safeMax = k.alloc({rowsPerVector}, f32);
+    v.constant = k.alloc({rowsPerVector}, f32);
+    v.empty = k.alloc({rowsPerVector}, i8);
+    v.rowIndex = k.alloc({chunkRows}, i32);
+    return v;
+  }
+
+  void buildVector(Value task) {
+    VectorBuffers buf = allocVector();
+    Value group = k.div(task, k.index(vectorsPerGroup));
+    Value part = k.rem(task, k.index(vectorsPerGroup));
+    double inf = std::numeric_limits<double>::infinity();
+    k.vfill(buf.negInf, k.f32(-inf));
+    Value zero = k.index(0);
+    k.forEachItem(group, groups, items, [&](Value item) {
+      Item it = decode(item);
+      // This task's rows of the item: [own0, own0 + own) within it.
+      Value own0 = k.mul(part, k.index(rowsPerVector));
+      Value own =
+          k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
+      k.vfill(buf.acc, k.f32(0));
+      k.vfill(buf.rowMax, k.f32(-inf));
+      k.vfill(buf.rowSum, k.f32(0));
+      k.forLoop(zero, it.blocks, k.index(1), [&](Value kb) {
+        Value c0, cols;
+        std::tie(c0, cols) = keyBlock(it, kb);
+        Value slot = k.rem(kb, k.index(2));
+        k.waitFlag(kScoresReady);
+        forEachChunk(own, [&](Value r, Value rows) {
+          softmaxChunk(buf, it, group, slot, k.add(own0, r), r, rows, c0, cols);
+        });
+        k.setFlag(kProbsReady, dev::CoreKind::cube, group);
+        k.waitFlag(kOutputReady);
+        forEachChunk(own, [&](Value r, Value rows) {
+          Value o = rowsOf(buf.oChunk, zero, rows, zero, k.index(g.headDim));
+          k.dma(slotTile(wsOutput, group, slot, k.add(own0, r), rows, zero,
+                         k.index(g.headDim)),
+                o);
+          Value acc = rowsOf(buf.acc, r, rows, zero, k.index(g.headDim));
+          k.vbinaryBroadcast(dev::BinaryKind::mul, acc,
+                             k.window(buf.alpha, {r}, {rows}), acc, 0);
+          k.vbinary(dev::BinaryKind::add, acc, o, acc);
+        });
+      });
+      forEachChunk(own, [&](Value r, Value rows) {
+        writeRows(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
+      });
+    });
+  }
+
+  /// for (r = 0; r < own; r += chunkRows) body(r, min(chunkRows, own - r)).
+  void forEachChunk(Value own, function_ref<void(Value, Value)> body) {
+    k.forLoop(k.index(0), own, k.index(chunkRows), [&](Value r) {
+      body(r, k.min(k.index(chunkRows), k.sub(own, r)));
+    });
+  }
+
+  /// The online softmax of item rows [row, row + rows) (own rows [r, r +
+  /// rows)) against keys [c0, c0 + cols).
+  void softmaxChunk(const VectorBuffers &buf, const Item &it, Value group,
+                    Value slot, Value row, Value r, Value rows, Value c0,
+                    Value cols) {
+    Value zero = k.index(0);
+    Value s = rowsOf(buf.scores, zero, rows, zero, cols);
+    k.dma(slotTile(wsScores, group, slot, row, rows, zero, cols), s);
+    k.vbinaryScalar(dev::BinaryKind::mul, s,
+                    k.f32(op.getScale().convertToDouble()), s);
+    maskOutsideBand(buf, s, k.add(it.r0, row), rows, c0, cols);
+    Value m = k.window(buf.rowMax, {r}, {rows});
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    Value alpha = k.window(buf.alpha, {r}, {rows});
+    Value newMax = k.window(buf.scratch, {r}, {rows});
+    Value safeMax = k.window(buf.safeMax, {r}, {rows});
+    Value empty = k.window(buf.empty, {r}, {rows});
+    Value zeros = k.window(buf.constant, {r}, {rows});
+    // m' = max(m, rowmax(S)). A row that has seen no key keeps m' = -inf
+    // and subtracts 0 instead, so that exp gives 0 rather than NaN.
+    k.vreduce(dev::ReduceKind::max, s, newMax);
+    k.vbinary(dev::BinaryKind::max, newMax, m, newMax);
+    k.vcmpScalar(dev::ComparePredicate::eq, newMax,
+                 k.f32(-std::numeric_limits<double>::infinity()), empty);
+    k.vfill(zeros, k.f32(0));
+    k.vselect(empty, zeros, newMax, safeMax);
+    // alpha = exp(m - m'), then m = m'.
+    k.vbinary(dev::BinaryKind::sub, m, safeMax, alpha);
+    k.vunary(dev::UnaryKind::exp, alpha, alpha);
+    k.vbinary(dev::BinaryKind::max, m, newMax, m);
+    // P = exp(S - m'); l = l alpha + rowsum(P).
+    k.vbinaryBroadcast(dev::BinaryKind::sub, s, safeMax, s, 0);
+    k.vunary(dev::UnaryKind::exp, s, s);
+    k.vreduce(dev::ReduceKind::sum, s, newMax);
+    k.vbinary(dev::BinaryKind::mul, l, alpha, l);
+    k.vbinary(dev::BinaryKind::add, l, newMax, l);
+    Value p = rowsOf(buf.probs, zero, rows, zero, cols);
+    if (element == f32)
+      p = s;
+    else
+      k.vcast(s, p);
+    k.dma(p, slotTile(wsProbs, group, slot, row, rows, zero, cols));
+  }
+
+  /// Sets to -inf the scores of `s` (query rows [i0, i0 + rows), keys
+  /// [c0, c0 + cols)) outside the band; skipped when the chunk lies inside.
+  void maskOutsideBand(const VectorBuffers &buf, Value s, Value i0, Value rows,
+                       Value c0, Value cols) {
+    // Over the chunk j - i ranges over [c0 - (i0 + rows - 1), c0 + cols - 1
+    // - i0].
+    Value lowest = k.sub(c0, k.sub(k.add(i0, rows), k.index(1)));
+    Value highest = k.sub(k.sub(k.add(c0, cols), k.index(1)), i0);
+    Value inside = k.andI(k.ge(lowest, k.index(band.low)),
+                          k.ge(k.index(band.high), highest));
+    k.ifThenElse(
+        inside, [] {},
+        [&] {
+          Value zero = k.index(0);
+          Value diff = rowsOf(buf.diff, zero, rows, zero, cols);
+          Value below = rowsOf(buf.below, zero, rows, zero, cols);
+          Value above = rowsOf(buf.above, zero, rows, zero, cols);
+          // diff[x, y] = (c0 + y) - (i0 + x).
+          k.iota(diff, k.sub(c0, i0), /*dimension=*/1);
+          Value rowIndex = k.window(buf.rowIndex, {zero}, {rows});
+          k.iota(rowIndex, zero);
+          k.vbinaryBroadcast(dev::BinaryKind::sub, diff, rowIndex, diff, 0);
+          k.vcmpScalar(dev::ComparePredicate::lt, diff,
+                       k.constant(i32, clampToI32(band.low)), below);
+          k.vcmpScalar(dev::ComparePredicate::gt, diff,
+                       k.constant(i32, clampToI32(band.high)), above);
+          k.vbinary(dev::BinaryKind::Or, below, above, below);
+          Value negInf = rowsOf(buf.negInf, zero, rows, zero, cols);
+          k.vselect(below, negInf, s, s);
+        });
+  }
+
+  static int64_t clampToI32(int64_t v) {
+    return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                               std::numeric_limits<int32_t>::max());
+  }
+
+  /// out = acc / l (0 where l = 0), softmax_max = m, softmax_sum = l.
+  void writeRows(const VectorBuffers &buf, const Item &it, Value row, Value r,
+                 Value rows) {
+    Value zero = k.index(0), d = k.index(g.headDim);
+    Value acc = rowsOf(buf.acc, r, rows, zero, d);
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    Value m = k.window(buf.rowMax, {r}, {rows});
+    Value divisor = k.window(buf.scratch, {r}, {rows});
+    // l = 0 only where the row saw no key; its acc is 0, and 0 / 1 = 0.
+    Value isZero = k.window(buf.empty, {r}, {rows});
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
+    Value ones = k.window(buf.constant, {r}, {rows});
+    k.vfill(ones, k.f32(1));
+    k.vselect(isZero, ones, l, divisor);
+    k.vbinaryBroadcast(dev::BinaryKind::div, acc, divisor, acc, 0);
+    Value target = headRows(out, true, it.b, it.n, row, rows);
+    if (element == f32) {
+      k.dma(acc, target);
+    } else {
+      Value narrow = rowsOf(buf.probs, zero, rows, zero, d);
+      k.vcast(acc, narrow);
+      k.dma(narrow, target);
+    }
+    Value stats = rowsOf(buf.statsChunk, zero, rows, zero, k.index(8));
+    for (auto [source, result] : {std::pair{m, maxOut}, {l, sumOut}}) {
+      k.vfill(stats, k.f32(0));
+      k.vbinaryBroadcast(dev::BinaryKind::add, stats, source, stats, 0);
+      k.dma(stats, statisticsRows(result, it.b, it.n, row, rows));
+    }
+  }
+
+  //===--- The kernel -----------------------------------------------------===//
+
+  void build() {
+    OpBuilder &b = k.builder();
+    auto workspace = [&](int64_t cols, Type type) {
+      return b.create<memref::AllocOp>(
+          k.location(),
+          MemRefType::get({groups, 2, s1Inner, cols}, type,
+                          MemRefLayoutAttrInterface(),
+                          dev::MemorySpaceAttr::get(b.getContext(),
+                                                    dev::MemorySpace::global)));
+    };
+    wsScores = workspace(s2Inner, f32);
+    wsProbs = workspace(s2Inner, element);
+    wsOutput = workspace(g.headDim, f32);
+    dev::MixedLaunchOp launch = k.mixedLaunch(
+        groups, groups * vectorsPerGroup, [&](Value t) { buildCube(t); },
+        [&](Value t) { buildVector(t); });
+    recordTiling(launch);
+    for (Value ws : {wsScores, wsProbs, wsOutput})
+      b.create<memref::DeallocOp>(k.location(), ws);
+  }
+
+  void recordTiling(dev::MixedLaunchOp launch) {
+    Builder b(launch.getContext());
+    uint64_t key = attention::getTilingKey(tiling.key);
+    launch->setAttr(
+        "npudev.tiling",
+        b.getDictionaryAttr(
+            {b.getNamedAttr("strategy", b.getStringAttr("flash_attention")),
+             b.getNamedAttr("template",
+                            b.getStringAttr(attention::stringifyForwardTemplate(
+                                tiling.kind))),
+             b.getNamedAttr("tiling_key", b.getStringAttr(std::to_string(key))),
+             b.getNamedAttr("s1_inner", b.getI64IntegerAttr(s1Inner)),
+             b.getNamedAttr("s2_inner", b.getI64IntegerAttr(s2Inner)),
+             b.getNamedAttr("groups", b.getI64IntegerAttr(groups))}));
+  }
+};
+
+} // namespace
+
+LogicalResult npu::buildFlashAttentionKernels(OpBuilder &b, Operation *op,
+                                              const KernelOperands &io,
+                                              const DeviceModel &device) {
+  auto fa = cast<FlashAttentionOp>(op);
+  if (fa.getAttenMask() || fa.getPse() || fa.getDropMask())
+    return fa.emitOpError("cannot be lowered to the device yet with "
+                          "atten_mask, pse or drop_mask");
+  if (fa.getInputLayout() == AttentionLayout::TND || fa.getSparseMode() >= 5)
+    return fa.emitOpError("cannot be lowered to the device yet with layout "
+                          "TND or sparse_mode 5 to 8");
+  FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
+  if (failed(geometry))
+    return failure();
+  KernelBuilder k(b, op->getLoc());
+  AttentionForwardLowering lowering(k, fa, *geometry, io, device);
+  if (failed(lowering.chooseSizes()))
+    return failure();
+  if (geometry->batch * geometry->headsQ * geometry->seqQ == 0)
+    return success();
+  lowering.build();
+  return success();
+}

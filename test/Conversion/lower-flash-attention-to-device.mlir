@@ -1,0 +1,59 @@
+// npu.flash_attention to one npudev.mixed_launch: the template and tiling
+// key recorded shape by shape (docs/flash-attention.md gives the rules; the
+// digits below are worked out by hand from them), cube tasks computing
+// Q K^T and P V, vector tasks the online softmax, with cross-core flags.
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device=device=ascend910b | FileCheck %s --check-prefixes=CHECK,ASC
+// RUN: npu-opt %s --split-input-file --npu-lower-to-device | FileCheck %s --check-prefixes=CHECK,MLU
+
+// S2 = 4096 > 1024: the S1S2 template, 128-row blocks (8 heads x 64
+// blocks of 64 rows exceed the 48 vector cores), s2 inner 1024 on
+// ascend910b (2048 on mlu590, whose vector memory is larger). Key digits,
+// least significant first: UB0 S1 = 3, UB1 S2 = 4, Block none = 9,
+// ImplMode 0, DataType f16 = 0, Format BNSD = 2, Sparse none = 1,
+// BIG_DOUBLE_BUFFER = 2, then zeros.
+// CHECK-LABEL: func.func @s1s2_f16_bnsd
+// ASC: npudev.mixed_launch cube(24) {
+// MLU: npudev.mixed_launch cube(16) {
+// CHECK: npudev.matmul {{.*}} {transpose_b}
+// CHECK: npudev.set_flag 0 for vector
+// CHECK: npudev.wait_flag 1
+// CHECK: npudev.matmul {{.*}} {accumulate}
+// CHECK: npudev.set_flag 2 for vector
+// ASC: } vector(48) {
+// MLU: } vector(32) {
+// CHECK: npudev.wait_flag 0
+// CHECK: npudev.vreduce <max>
+// CHECK: npudev.vunary <exp>
+// CHECK: npudev.set_flag 1 for cube
+// CHECK: npudev.wait_flag 2
+// ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
+// MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
+func.func @s1s2_f16_bnsd(%q: tensor<1x8x4096x128xf16>) -> tensor<1x8x4096x128xf16> {
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088} : (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) -> (tensor<1x8x4096x8xf32>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x128xf16>)
+  return %o : tensor<1x8x4096x128xf16>
+}
+
+// -----
+
+// 128 < S2 <= 1024: the S1 template, the whole key length in one block.
+// Digits: S1 = 3, none, none, 0, bf16 = 2, BSND (BSH) = 0, causal = 3, 2.
+// CHECK-LABEL: func.func @s1_bf16_bsh_causal
+// CHECK: template = "s1", tiling_key = "10000000000023020993"
+func.func @s1_bf16_bsh_causal(%q: tensor<2x512x512xbf16>) -> tensor<2x512x512xbf16> {
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BSH>, head_num = 4, scale = 0.088, sparse_mode = 2} : (tensor<2x512x512xbf16>, tensor<2x512x512xbf16>, tensor<2x512x512xbf16>) -> (tensor<2x4x512x8xf32>, tensor<2x4x512x8xf32>, tensor<2x512x512xbf16>)
+  return %o : tensor<2x512x512xbf16>
+}
+
+// -----
+
+// S2 <= 128 and 64 x 64 <= 65536: the B template; 8 (batch, head) items,
+// so 8 groups. Digits: B = 0, none, none, 0, f32 = 1, SBND (SBH) = 1,
+// band (pre/next tokens) = 4, 2.
+// CHECK-LABEL: func.func @b_f32_sbh_band
+// CHECK: npudev.mixed_launch cube(8)
+// CHECK: template = "b", tiling_key = "10000000000024110990"
+func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<SBH>, head_num = 2, scale = 0.125, pre_tokens = 8, next_tokens = 0} : (tensor<64x4x128xf32>, tensor<64x4x128xf32>, tensor<64x4x128xf32>) -> (tensor<4x2x64x8xf32>, tensor<4x2x64x8xf32>, tensor<64x4x128xf32>)
+  return %o : tensor<64x4x128xf32>
+}
+
