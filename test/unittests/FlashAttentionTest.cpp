@@ -38,6 +38,19 @@ struct Case {
   int64_t batch, headsQ, headsKV, seqQ, seqKV, headDim;
   int64_t mode = 0, pre = 2147483647, next = 2147483647;
   const char *device = "mlu590";
+  /// atten_mask: none, [S1, S2], [B, 1, S1, S2], [B, N1, S1, S2], or the
+  /// compressed [2048, 2048] (not read).
+  enum class Mask {
+    None,
+    Plain,
+    PerBatch,
+    PerHead,
+    Compressed
+  } mask = Mask::None;
+  /// pse: none, [B, N1, S1, S2], [B, N1, 1, S2], [1, N1, S1, S2].
+  enum class Pse { None, Full, OneRow, OneBatch } pse = Pse::None;
+  /// Below 1: a random drop_mask keeping about that share.
+  double keepProb = 1;
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -67,20 +80,71 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
   }
 }
 
+std::vector<int64_t> maskShape(const Case &c) {
+  switch (c.mask) {
+  case Case::Mask::Plain:
+    return {c.seqQ, c.seqKV};
+  case Case::Mask::PerBatch:
+    return {c.batch, 1, c.seqQ, c.seqKV};
+  case Case::Mask::PerHead:
+    return {c.batch, c.headsQ, c.seqQ, c.seqKV};
+  case Case::Mask::Compressed:
+    return {2048, 2048};
+  case Case::Mask::None:
+    break;
+  }
+  return {};
+}
+
+std::vector<int64_t> pseShape(const Case &c) {
+  switch (c.pse) {
+  case Case::Pse::Full:
+    return {c.batch, c.headsQ, c.seqQ, c.seqKV};
+  case Case::Pse::OneRow:
+    return {c.batch, c.headsQ, 1, c.seqKV};
+  case Case::Pse::OneBatch:
+    return {1, c.headsQ, c.seqQ, c.seqKV};
+  case Case::Pse::None:
+    break;
+  }
+  return {};
+}
+
+std::string shapeOf(const std::vector<int64_t> &shape, const char *element) {
+  std::string s = shapeOf(shape);
+  return s.substr(0, s.size() - 4) + element + ">";
+}
+
 std::string buildSource(const Case &c, double scale) {
   // Every digit: llvm::formatv would print a double with two.
-  char scaleText[32];
-  std::snprintf(scaleText, sizeof(scaleText), "%.17g", scale);
+  char scaleText[32], keepText[32];
+  std::snprintf(scaleText, sizeof(scaleText), "%.17e", scale);
+  std::snprintf(keepText, sizeof(keepText), "%.17e", c.keepProb);
   std::string q = shapeOf(tensorShape(c, true)),
               kv = shapeOf(tensorShape(c, false)),
               stats = shapeOf({c.batch, c.headsQ, c.seqQ, 8});
+  std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
+  std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
+  auto optional = [&](const char *keyword, const char *name,
+                      const std::string &type) {
+    args += std::string(", %") + name + ": " + type;
+    operands += std::string(" ") + keyword + " %" + name;
+    types += ", " + type;
+  };
+  if (c.mask != Case::Mask::None)
+    optional("mask", "mask", shapeOf(maskShape(c), "i8"));
+  if (c.pse != Case::Pse::None)
+    optional("pse", "pse", shapeOf(pseShape(c)));
+  if (c.keepProb < 1)
+    optional("drop_mask", "drop",
+             shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
   return llvm::formatv(
-             R"mlir(func.func @fa(%q: {0}, %k: {1}, %v: {1}) -> ({2}, {2}, {0}) {{
-  %m, %s, %o = npu.flash_attention %q, %k, %v {{input_layout = #npu.attention_layout<{3}>, head_num = {4}, scale = {5}, sparse_mode = {6}, pre_tokens = {7}, next_tokens = {8}} : ({0}, {1}, {1}) -> ({2}, {2}, {0})
-  return %m, %s, %o : {2}, {2}, {0}
+             R"mlir(func.func @fa({0}) -> ({1}, {1}, {2}) {{
+  %m, %s, %o = npu.flash_attention {3} {{input_layout = #npu.attention_layout<{4}>, head_num = {5}, scale = {6}, sparse_mode = {7}, pre_tokens = {8}, next_tokens = {9}, keep_prob = {10}} : ({11}) -> ({1}, {1}, {2})
+  return %m, %s, %o : {1}, {1}, {2}
 })mlir",
-             q, kv, stats, layoutName(c.layout), c.headsQ, scaleText, c.mode,
-             c.pre, c.next)
+             args, stats, q, operands, layoutName(c.layout), c.headsQ,
+             scaleText, c.mode, c.pre, c.next, keepText, types)
       .str();
 }
 
@@ -183,6 +247,39 @@ protected:
     std::vector<HostArray> inputs = {toArray(a.q, tensorShape(c, true)),
                                      toArray(a.k, tensorShape(c, false)),
                                      toArray(a.v, tensorShape(c, false))};
+    auto bytes = [&](std::vector<uint8_t> &v, std::vector<int64_t> shape,
+                     unsigned keepOneIn) {
+      int64_t count = 1;
+      for (int64_t d : shape)
+        count *= d;
+      v.resize(count);
+      for (uint8_t &x : v)
+        x = rng() % keepOneIn == 0;
+      inputs.push_back(
+          HostArray::fromValues<uint8_t>(ElementKind::I8, v, shape));
+    };
+    if (c.mask != Case::Mask::None) {
+      a.maskShape = maskShape(c);
+      bytes(a.mask, a.maskShape, 4); // about a quarter masked
+      if (c.mask == Case::Mask::Compressed)
+        a.mask.assign(a.mask.size(), 1); // would mask all, if it were read
+      inputs.back().data.assign(a.mask.begin(), a.mask.end());
+    }
+    if (c.pse != Case::Pse::None) {
+      a.pseShape = pseShape(c);
+      int64_t count = 1;
+      for (int64_t d : a.pseShape)
+        count *= d;
+      fill(a.pse, count);
+      inputs.push_back(toArray(a.pse, a.pseShape));
+    }
+    if (c.keepProb < 1) {
+      a.keepProb = c.keepProb;
+      bytes(a.drop, {c.batch, c.headsQ, c.seqQ, c.seqKV}, 1);
+      for (uint8_t &x : a.drop)
+        x = uniform(rng) < 2 * c.keepProb - 1;
+      inputs.back().data.assign(a.drop.begin(), a.drop.end());
+    }
     // The scale the op gets is the float64 one the reference uses.
     std::string source = buildSource(c, a.scale);
     OwningOpRef<ModuleOp> simModule = lower(source, c.device);
@@ -190,18 +287,19 @@ protected:
     ASSERT_TRUE(simModule && jitModule);
     std::vector<HostArray> sim = run(*simModule, inputs, false, &lastReport);
     std::vector<HostArray> jit = run(*jitModule, inputs, true);
-    for (unsigned i = 3; i < 6; ++i)
-      EXPECT_EQ(sim[i].data, jit[i].data) << "result " << i - 3;
+    size_t firstResult = inputs.size();
+    for (size_t i = firstResult; i < firstResult + 3; ++i)
+      EXPECT_EQ(sim[i].data, jit[i].data) << "result " << i - firstResult;
 
     ref::Forward exact = ref::forward(a), naive = ref::forwardInFloat(a);
-    std::vector<float> out = sim[5].getValues<float>();
+    std::vector<float> out = sim[firstResult + 2].getValues<float>();
     double error = maxError(out, exact.out);
     double naiveError = maxError(naive.out, exact.out);
     EXPECT_LE(error, 2 * naiveError) << "naive float32 error " << naiveError;
     // Statistics: 8 equal copies per row; -inf and 0 on rows that see no
     // key, as the reference has them.
-    std::vector<float> max = sim[3].getValues<float>(),
-                       sum = sim[4].getValues<float>();
+    std::vector<float> max = sim[firstResult].getValues<float>(),
+                       sum = sim[firstResult + 1].getValues<float>();
     for (size_t row = 0; row < exact.max.size(); ++row)
       for (int copy = 0; copy < 8; ++copy) {
         float m = max[row * 8 + copy], s = sum[row * 8 + copy];
@@ -247,6 +345,31 @@ TEST_F(FlashAttentionTest, SplitCores) {
          "ascend910b"});
   check({ref::Layout::BSH, 2, 4, 2, 37, 53, 64, 3, 2147483647, 2147483647,
          "ascend910b"});
+}
+
+TEST_F(FlashAttentionTest, MasksPseAndDropout) {
+  using Mask = Case::Mask;
+  using Pse = Case::Pse;
+  Case c{ref::Layout::BNSD, 2, 2, 1, 24, 40, 64};
+  for (Mask mask : {Mask::Plain, Mask::PerBatch, Mask::PerHead}) {
+    c.mask = mask;
+    check(c);
+  }
+  c.mask = Mask::None;
+  // Mode 1 takes the mask alone; mode 3 ignores the compressed one.
+  check({ref::Layout::BSND, 1, 2, 1, 24, 40, 64, 1, 2147483647, 2147483647,
+         "mlu590", Mask::PerHead});
+  check({ref::Layout::BSND, 1, 2, 1, 24, 40, 64, 3, 2147483647, 2147483647,
+         "mlu590", Mask::Compressed});
+  for (Pse pse : {Pse::Full, Pse::OneRow, Pse::OneBatch}) {
+    c.pse = pse;
+    check(c);
+  }
+  c.keepProb = 0.8;
+  check(c);
+  // All at once, causal, on the split device.
+  check({ref::Layout::BSH, 2, 4, 2, 37, 53, 64, 3, 2147483647, 2147483647,
+         "ascend910b", Mask::PerBatch, Pse::OneRow, 0.9});
 }
 
 TEST_F(FlashAttentionTest, EmptyTensors) {

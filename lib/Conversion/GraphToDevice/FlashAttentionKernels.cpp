@@ -20,8 +20,11 @@
 // softmax_max = m and softmax_sum = l, 8 copies each. Nothing of size
 // S1 x S2 is stored: the workspace is G x 2 tiles. Work O(B N S1 S2 D).
 //
-// Not yet lowered (a diagnostic says so): atten_mask, pse, drop_mask, the
-// TND layout and sparse modes 5 to 8.
+// pse is added to S before the scale, a read atten_mask sets -inf where it
+// is 1, and drop_mask zeroes dropped probabilities (the kept ones divided
+// by keep_prob) after their row sum: all on the vector side, tile by tile.
+// Not yet lowered (a diagnostic says so): the TND layout and sparse modes
+// 5 to 8.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +53,8 @@ struct AttentionForwardLowering {
   AttentionDiagonals band;
   const DeviceModel &device;
   Value query, key, value, maxOut, sumOut, out;
+  /// Optional inputs; attenMask only when the mode reads it.
+  Value attenMask, pse, dropMask;
   Value wsScores, wsProbs, wsOutput;
   Type element, f32, i32, i8;
   int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
@@ -63,6 +68,17 @@ struct AttentionForwardLowering {
     query = io.operands[0];
     key = io.operands[1];
     value = io.operands[2];
+    unsigned next = 3;
+    if (op.getAttenMask()) {
+      Value mask = io.operands[next++];
+      if (isAttentionMaskRead(op.getSparseMode(),
+                              cast<MemRefType>(mask.getType()).getShape()))
+        attenMask = mask;
+    }
+    if (op.getPse())
+      pse = io.operands[next++];
+    if (op.getDropMask())
+      dropMask = io.operands[next++];
     maxOut = io.results[0];
     sumOut = io.results[1];
     out = io.results[2];
@@ -101,8 +117,11 @@ struct AttentionForwardLowering {
     // key - query differences, two compare rows and the probabilities; per
     // own row, the accumulator and four statistics.
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    int64_t perChunkRow =
-        s2Inner * (4 + 4 + 4 + 2 + elementBytes) + g.headDim * 4 + 8 * 4 + 16;
+    // Optional inputs add their tiles and one f32 tile to widen them in.
+    int64_t optional = (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
+                       (pse ? elementBytes : 0) + (pse || dropMask ? 4 : 0);
+    int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
+                          g.headDim * 4 + 8 * 4 + 16;
     int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
     int64_t room = device.vectorBytes - fixed;
     chunkRows = std::min(rowsPerVector, room / perChunkRow);
@@ -340,6 +359,8 @@ struct AttentionForwardLowering {
   struct VectorBuffers {
     Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
     Value rowIndex;
+    /// Tiles of the optional inputs, and an f32 tile to widen them in.
+    Value maskTile, pseTile, dropTile, wide;
     /// Per own row: the output sum, the statistics, and scratch.
     Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
   };
@@ -363,6 +384,17 @@ struct AttentionForwardLowering {
     v.constant = k.alloc({rowsPerVector}, f32);
     v.empty = k.alloc({rowsPerVector}, i8);
     v.rowIndex = k.alloc({chunkRows}, i32);
+    auto tileOf = [&](Value input) {
+      return k.alloc({chunkRows, s2Inner}, getElementTypeOrSelf(input));
+    };
+    if (attenMask)
+      v.maskTile = tileOf(attenMask);
+    if (pse)
+      v.pseTile = tileOf(pse);
+    if (dropMask)
+      v.dropTile = tileOf(dropMask);
+    if (pse || dropMask)
+      v.wide = k.alloc({chunkRows, s2Inner}, f32);
     return v;
   }
 
@@ -424,9 +456,17 @@ struct AttentionForwardLowering {
     Value zero = k.index(0);
     Value s = rowsOf(buf.scores, zero, rows, zero, cols);
     k.dma(slotTile(wsScores, group, slot, row, rows, zero, cols), s);
+    Value i0 = k.add(it.r0, row);
+    if (pse)
+      addPse(buf, s, it, i0, rows, c0, cols);
     k.vbinaryScalar(dev::BinaryKind::mul, s,
                     k.f32(op.getScale().convertToDouble()), s);
-    maskOutsideBand(buf, s, k.add(it.r0, row), rows, c0, cols);
+    maskOutsideBand(buf, s, i0, rows, c0, cols);
+    if (attenMask) {
+      Value mask = rowsOf(buf.maskTile, zero, rows, zero, cols);
+      k.dma(positionTile(attenMask, it, i0, rows, c0, cols), mask);
+      k.vselect(mask, rowsOf(buf.negInf, zero, rows, zero, cols), s, s);
+    }
     Value m = k.window(buf.rowMax, {r}, {rows});
     Value l = k.window(buf.rowSum, {r}, {rows});
     Value alpha = k.window(buf.alpha, {r}, {rows});
@@ -452,12 +492,65 @@ struct AttentionForwardLowering {
     k.vreduce(dev::ReduceKind::sum, s, newMax);
     k.vbinary(dev::BinaryKind::mul, l, alpha, l);
     k.vbinary(dev::BinaryKind::add, l, newMax, l);
+    if (dropMask) {
+      // P' = P / keep_prob where kept, 0 where dropped.
+      Value drop = rowsOf(buf.dropTile, zero, rows, zero, cols);
+      Value keep = rowsOf(buf.wide, zero, rows, zero, cols);
+      k.dma(positionTile(dropMask, it, i0, rows, c0, cols), drop);
+      k.vcast(drop, keep);
+      k.vbinaryScalar(dev::BinaryKind::div, s,
+                      k.f32(op.getKeepProb().convertToDouble()), s);
+      k.vbinary(dev::BinaryKind::mul, s, keep, s);
+    }
     Value p = rowsOf(buf.probs, zero, rows, zero, cols);
     if (element == f32)
       p = s;
     else
       k.vcast(s, p);
     k.dma(p, slotTile(wsProbs, group, slot, row, rows, zero, cols));
+  }
+
+  /// The window of a [S1, S2] or [B | 1, N1 | 1, S1 | 1, S2] input at
+  /// query rows [i0, i0 + rows) and keys [c0, c0 + cols): [rows, cols], or
+  /// [cols] when its row axis has size 1 (one row for every query).
+  Value positionTile(Value input, const Item &it, Value i0, Value rows,
+                     Value c0, Value cols) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(input.getType()).getShape();
+    if (shape.size() == 2)
+      return k.window(input, {i0, c0}, {rows, cols});
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    Value zero = k.index(0);
+    bool oneRow = shape[2] == 1;
+    SmallVector<unsigned> drop = {0, 1};
+    if (oneRow)
+      drop.push_back(2);
+    return k.window(input,
+                    {shape[0] == 1 ? zero : it.b, shape[1] == 1 ? zero : it.n,
+                     oneRow ? zero : i0, c0},
+                    {one, one, oneRow ? one : OpFoldResult(rows), cols}, drop);
+  }
+
+  /// S += pse, in f32.
+  void addPse(const VectorBuffers &buf, Value s, const Item &it, Value i0,
+              Value rows, Value c0, Value cols) {
+    Value zero = k.index(0);
+    Value window = positionTile(pse, it, i0, rows, c0, cols);
+    bool oneRow = cast<MemRefType>(window.getType()).getRank() == 1;
+    Value tile =
+        oneRow ? k.window(buf.pseTile, {zero, zero}, {k.index(1), cols}, {0})
+               : rowsOf(buf.pseTile, zero, rows, zero, cols);
+    k.dma(window, tile);
+    if (element != f32) {
+      Value wide =
+          oneRow ? k.window(buf.wide, {zero, zero}, {k.index(1), cols}, {0})
+                 : rowsOf(buf.wide, zero, rows, zero, cols);
+      k.vcast(tile, wide);
+      tile = wide;
+    }
+    if (oneRow)
+      k.vbinaryBroadcast(dev::BinaryKind::add, s, tile, s, 1);
+    else
+      k.vbinary(dev::BinaryKind::add, s, tile, s);
   }
 
   /// Sets to -inf the scores of `s` (query rows [i0, i0 + rows), keys
@@ -574,9 +667,6 @@ LogicalResult npu::buildFlashAttentionKernels(OpBuilder &b, Operation *op,
                                               const KernelOperands &io,
                                               const DeviceModel &device) {
   auto fa = cast<FlashAttentionOp>(op);
-  if (fa.getAttenMask() || fa.getPse() || fa.getDropMask())
-    return fa.emitOpError("cannot be lowered to the device yet with "
-                          "atten_mask, pse or drop_mask");
   if (fa.getInputLayout() == AttentionLayout::TND || fa.getSparseMode() >= 5)
     return fa.emitOpError("cannot be lowered to the device yet with layout "
                           "TND or sparse_mode 5 to 8");
