@@ -14,9 +14,12 @@
 
 #include "AttentionReference.h"
 
+#include "npu/Runtime/ElementKind.h"
+
 #include <cmath>
 #include <limits>
 
+using namespace npu;
 using namespace npu::reference;
 
 int64_t Attention::getSeqQ(int64_t b) const {
@@ -120,8 +123,26 @@ namespace {
 /// p' (after), zero at masked keys.
 template <typename T> struct Row {
   std::vector<T> p, dropped;
-  T max = -std::numeric_limits<T>::infinity(), sum = 0;
+  T max = T(-std::numeric_limits<double>::infinity()), sum = T(0);
 };
+
+/// A number of element kind K: every operation rounds its result to K, as
+/// a naive implementation in that type computes.
+template <ElementKind K> struct Rounded {
+  double v = 0;
+  Rounded() = default;
+  Rounded(double x) : v(roundFloat(K, x)) {}
+  explicit operator double() const { return v; }
+  Rounded operator+(Rounded o) const { return Rounded(v + o.v); }
+  Rounded operator-(Rounded o) const { return Rounded(v - o.v); }
+  Rounded operator*(Rounded o) const { return Rounded(v * o.v); }
+  Rounded operator/(Rounded o) const { return Rounded(v / o.v); }
+  Rounded &operator+=(Rounded o) { return *this = *this + o; }
+  bool operator<(Rounded o) const { return v < o.v; }
+  bool operator==(double x) const { return v == x; }
+  friend Rounded exp(Rounded x) { return Rounded(std::exp(x.v)); }
+};
+using std::exp;
 
 template <typename T>
 Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
@@ -144,11 +165,11 @@ Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
   row.dropped.assign(s2, 0);
   for (int64_t j = 0; j < s2; ++j)
     if (seen[j])
-      row.sum += std::exp(scores[j] - row.max);
+      row.sum += exp(scores[j] - row.max);
   for (int64_t j = 0; j < s2; ++j) {
     if (!seen[j])
       continue;
-    row.p[j] = std::exp(scores[j] - row.max) / row.sum;
+    row.p[j] = exp(scores[j] - row.max) / row.sum;
     bool keep = a.drop.empty() ||
                 a.drop[((b * a.headsQ + n) * a.seqQ + i) * a.seqKV + j];
     row.dropped[j] = keep ? row.p[j] / T(a.keepProb) : T(0);
@@ -172,13 +193,13 @@ template <typename T> Forward forwardIn(const Attention &a) {
     for (int64_t n = 0; n < a.headsQ; ++n)
       for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
         Row<T> row = computeRow<T>(a, b, n, i);
-        f.max[statisticsRow(a, b, n, i)] = row.max;
-        f.sum[statisticsRow(a, b, n, i)] = row.sum;
+        f.max[statisticsRow(a, b, n, i)] = double(row.max);
+        f.sum[statisticsRow(a, b, n, i)] = double(row.sum);
         for (int64_t d = 0; d < a.headDim; ++d) {
-          T out = 0;
+          T out = T(0);
           for (int64_t j = 0; j < a.getSeqKV(b); ++j)
             out += row.dropped[j] * T(a.v[a.index(false, b, n / group, j, d)]);
-          f.out[a.index(true, b, n, i, d)] = out;
+          f.out[a.index(true, b, n, i, d)] = double(out);
         }
       }
   return f;
@@ -189,8 +210,15 @@ Forward npu::reference::forward(const Attention &a) {
   return forwardIn<double>(a);
 }
 
-Forward npu::reference::forwardInFloat(const Attention &a) {
-  return forwardIn<float>(a);
+Forward npu::reference::forwardNaive(const Attention &a, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+    return forwardIn<Rounded<ElementKind::F16>>(a);
+  case ElementKind::BF16:
+    return forwardIn<Rounded<ElementKind::BF16>>(a);
+  default:
+    return forwardIn<float>(a);
+  }
 }
 
 Gradients npu::reference::backward(const Attention &a,

@@ -11,6 +11,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace npu {
+enum class ElementKind;
+} // namespace npu
+
 namespace npu::reference {
 
 enum class Layout { BSH, SBH, BSND, BNSD, TND };
@@ -62,9 +66,9 @@ struct Gradients {
 int64_t statisticsRow(const Attention &a, int64_t b, int64_t n, int64_t i);
 
 Forward forward(const Attention &a);
-/// The same computed naively in float32 (inputs rounded to float): the
-/// yardstick of the error criterion.
-Forward forwardInFloat(const Attention &a);
+/// The same computed naively in `kind` (f32, f16 or bf16: every operation
+/// rounds to it): the yardstick of the error criterion.
+Forward forwardNaive(const Attention &a, ElementKind kind);
 /// The gradients of sum(out * dy).
 Gradients backward(const Attention &a, const std::vector<double> &dy);
 

@@ -51,6 +51,8 @@ struct Case {
   enum class Pse { None, Full, OneRow, OneBatch } pse = Pse::None;
   /// Below 1: a random drop_mask keeping about that share.
   double keepProb = 1;
+  /// The element type of query, key, value, pse and the output.
+  ElementKind element = ElementKind::F32;
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -58,11 +60,12 @@ const char *layoutName(ref::Layout layout) {
   return names[static_cast<int>(layout)];
 }
 
-std::string shapeOf(const std::vector<int64_t> &shape) {
+std::string shapeOf(const std::vector<int64_t> &shape,
+                    const char *element = "f32") {
   std::string s = "tensor<";
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
-  return s + "f32>";
+  return s + element + ">";
 }
 
 std::vector<int64_t> tensorShape(const Case &c, bool query) {
@@ -110,18 +113,14 @@ std::vector<int64_t> pseShape(const Case &c) {
   return {};
 }
 
-std::string shapeOf(const std::vector<int64_t> &shape, const char *element) {
-  std::string s = shapeOf(shape);
-  return s.substr(0, s.size() - 4) + element + ">";
-}
-
 std::string buildSource(const Case &c, double scale) {
   // Every digit: llvm::formatv would print a double with two.
   char scaleText[32], keepText[32];
   std::snprintf(scaleText, sizeof(scaleText), "%.17e", scale);
   std::snprintf(keepText, sizeof(keepText), "%.17e", c.keepProb);
-  std::string q = shapeOf(tensorShape(c, true)),
-              kv = shapeOf(tensorShape(c, false)),
+  const char *element = getElementKindName(c.element);
+  std::string q = shapeOf(tensorShape(c, true), element),
+              kv = shapeOf(tensorShape(c, false), element),
               stats = shapeOf({c.batch, c.headsQ, c.seqQ, 8});
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
@@ -134,7 +133,7 @@ std::string buildSource(const Case &c, double scale) {
   if (c.mask != Case::Mask::None)
     optional("mask", "mask", shapeOf(maskShape(c), "i8"));
   if (c.pse != Case::Pse::None)
-    optional("pse", "pse", shapeOf(pseShape(c)));
+    optional("pse", "pse", shapeOf(pseShape(c), element));
   if (c.keepProb < 1)
     optional("drop_mask", "drop",
              shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
@@ -149,17 +148,21 @@ std::string buildSource(const Case &c, double scale) {
 }
 
 HostArray toArray(const std::vector<double> &values,
-                  const std::vector<int64_t> &shape) {
-  std::vector<float> f(values.begin(), values.end());
-  return HostArray::fromValues<float>(ElementKind::F32, f, shape);
+                  const std::vector<int64_t> &shape, ElementKind kind) {
+  HostArray a;
+  a.kind = kind;
+  a.shape.assign(shape.begin(), shape.end());
+  a.data.resize(values.size() * getElementBytes(kind));
+  for (size_t i = 0; i < values.size(); ++i)
+    storeFloat(a.data.data() + i * getElementBytes(kind), kind, values[i]);
+  return a;
 }
 
-double maxError(const std::vector<float> &got,
-                const std::vector<double> &expected) {
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
-  return worst;
+std::vector<double> fromArray(const HostArray &a) {
+  std::vector<double> values(a.getNumElements());
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = loadFloat(a.data.data() + i * getElementBytes(a.kind), a.kind);
+  return values;
 }
 
 double maxError(const std::vector<double> &got,
@@ -198,10 +201,10 @@ protected:
     std::vector<HostArray> args = inputs;
     for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
       auto memref = cast<MemRefType>(type);
-      std::vector<float> nan(memref.getNumElements(), NAN);
-      args.push_back(HostArray::fromValues<float>(
-          ElementKind::F32, nan,
-          {memref.getShape().begin(), memref.getShape().end()}));
+      std::vector<double> nan(memref.getNumElements(), NAN);
+      args.push_back(
+          toArray(nan, {memref.getShape().begin(), memref.getShape().end()},
+                  *getElementKind(memref.getElementType())));
     }
     if (jit) {
       EXPECT_TRUE(succeeded(jit::runJit(module, "fa", args)));
@@ -235,18 +238,20 @@ protected:
     a.sparseMode = c.mode;
     a.preTokens = c.pre;
     a.nextTokens = c.next;
-    // Inputs are floats, held exactly in the reference's doubles.
+    // Inputs are values of the element type, held exactly in the
+    // reference's doubles.
     auto fill = [&](std::vector<double> &v, int64_t n) {
       v.resize(n);
       for (double &x : v)
-        x = uniform(rng);
+        x = roundFloat(c.element, uniform(rng));
     };
     fill(a.q, c.batch * c.seqQ * c.headsQ * c.headDim);
     fill(a.k, c.batch * c.seqKV * c.headsKV * c.headDim);
     fill(a.v, c.batch * c.seqKV * c.headsKV * c.headDim);
-    std::vector<HostArray> inputs = {toArray(a.q, tensorShape(c, true)),
-                                     toArray(a.k, tensorShape(c, false)),
-                                     toArray(a.v, tensorShape(c, false))};
+    std::vector<HostArray> inputs = {
+        toArray(a.q, tensorShape(c, true), c.element),
+        toArray(a.k, tensorShape(c, false), c.element),
+        toArray(a.v, tensorShape(c, false), c.element)};
     auto bytes = [&](std::vector<uint8_t> &v, std::vector<int64_t> shape,
                      unsigned keepOneIn) {
       int64_t count = 1;
@@ -271,7 +276,7 @@ protected:
       for (int64_t d : a.pseShape)
         count *= d;
       fill(a.pse, count);
-      inputs.push_back(toArray(a.pse, a.pseShape));
+      inputs.push_back(toArray(a.pse, a.pseShape, c.element));
     }
     if (c.keepProb < 1) {
       a.keepProb = c.keepProb;
@@ -291,11 +296,13 @@ protected:
     for (size_t i = firstResult; i < firstResult + 3; ++i)
       EXPECT_EQ(sim[i].data, jit[i].data) << "result " << i - firstResult;
 
-    ref::Forward exact = ref::forward(a), naive = ref::forwardInFloat(a);
-    std::vector<float> out = sim[firstResult + 2].getValues<float>();
+    ref::Forward exact = ref::forward(a),
+                 naive = ref::forwardNaive(a, c.element);
+    std::vector<double> out = fromArray(sim[firstResult + 2]);
     double error = maxError(out, exact.out);
     double naiveError = maxError(naive.out, exact.out);
-    EXPECT_LE(error, 2 * naiveError) << "naive float32 error " << naiveError;
+    EXPECT_LE(error, 2 * naiveError)
+        << "naive " << getElementKindName(c.element) << " error " << naiveError;
     // Statistics: 8 equal copies per row; -inf and 0 on rows that see no
     // key, as the reference has them.
     std::vector<float> max = sim[firstResult].getValues<float>(),
@@ -370,6 +377,18 @@ TEST_F(FlashAttentionTest, MasksPseAndDropout) {
   // All at once, causal, on the split device.
   check({ref::Layout::BSH, 2, 4, 2, 37, 53, 64, 3, 2147483647, 2147483647,
          "ascend910b", Mask::PerBatch, Pse::OneRow, 0.9});
+}
+
+TEST_F(FlashAttentionTest, HalfAndBfloat) {
+  for (ElementKind kind : {ElementKind::F16, ElementKind::BF16}) {
+    Case c{ref::Layout::BSND, 1, 4, 2, 40, 70, 64, 3};
+    c.element = kind;
+    check(c);
+    c.pse = Case::Pse::Full;
+    c.keepProb = 0.9;
+    c.device = "ascend910b";
+    check(c);
+  }
 }
 
 TEST_F(FlashAttentionTest, EmptyTensors) {
