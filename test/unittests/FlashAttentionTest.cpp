@@ -53,6 +53,9 @@ struct Case {
   double keepProb = 1;
   /// The element type of query, key, value, pse and the output.
   ElementKind element = ElementKind::F32;
+  /// TND: the cumulative sequence lengths (batch is their count, seqQ and
+  /// seqKV the longest); modes 5 and 6: the prefix per batch.
+  std::vector<int64_t> cumQ, cumKV, prefix;
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -72,6 +75,8 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
   int64_t b = c.batch, s = query ? c.seqQ : c.seqKV,
           n = query ? c.headsQ : c.headsKV, d = c.headDim;
   switch (c.layout) {
+  case ref::Layout::TND:
+    return {(query ? c.cumQ : c.cumKV).back(), n, d};
   case ref::Layout::BSH:
     return {b, s, n * d};
   case ref::Layout::SBH:
@@ -121,7 +126,20 @@ std::string buildSource(const Case &c, double scale) {
   const char *element = getElementKindName(c.element);
   std::string q = shapeOf(tensorShape(c, true), element),
               kv = shapeOf(tensorShape(c, false), element),
-              stats = shapeOf({c.batch, c.headsQ, c.seqQ, 8});
+              stats = c.layout == ref::Layout::TND
+                          ? shapeOf({c.cumQ.back(), c.headsQ, 8})
+                          : shapeOf({c.batch, c.headsQ, c.seqQ, 8});
+  auto array = [](const char *name, const std::vector<int64_t> &values) {
+    if (values.empty())
+      return std::string();
+    std::string text = std::string(", ") + name + " = array<i64: ";
+    for (size_t i = 0; i < values.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + ">";
+  };
+  std::string extra = array("actual_seq_qlen", c.cumQ) +
+                      array("actual_seq_kvlen", c.cumKV) +
+                      array("prefix", c.prefix);
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
   auto optional = [&](const char *keyword, const char *name,
@@ -139,11 +157,11 @@ std::string buildSource(const Case &c, double scale) {
              shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
   return llvm::formatv(
              R"mlir(func.func @fa({0}) -> ({1}, {1}, {2}) {{
-  %m, %s, %o = npu.flash_attention {3} {{input_layout = #npu.attention_layout<{4}>, head_num = {5}, scale = {6}, sparse_mode = {7}, pre_tokens = {8}, next_tokens = {9}, keep_prob = {10}} : ({11}) -> ({1}, {1}, {2})
+  %m, %s, %o = npu.flash_attention {3} {{input_layout = #npu.attention_layout<{4}>, head_num = {5}, scale = {6}, sparse_mode = {7}, pre_tokens = {8}, next_tokens = {9}, keep_prob = {10}{12}} : ({11}) -> ({1}, {1}, {2})
   return %m, %s, %o : {1}, {1}, {2}
 })mlir",
              args, stats, q, operands, layoutName(c.layout), c.headsQ,
-             scaleText, c.mode, c.pre, c.next, keepText, types)
+             scaleText, c.mode, c.pre, c.next, keepText, types, extra)
       .str();
 }
 
@@ -238,6 +256,9 @@ protected:
     a.sparseMode = c.mode;
     a.preTokens = c.pre;
     a.nextTokens = c.next;
+    a.prefix = c.prefix;
+    a.cumSeqQ = c.cumQ;
+    a.cumSeqKV = c.cumKV;
     // Inputs are values of the element type, held exactly in the
     // reference's doubles.
     auto fill = [&](std::vector<double> &v, int64_t n) {
@@ -245,9 +266,15 @@ protected:
       for (double &x : v)
         x = roundFloat(c.element, uniform(rng));
     };
-    fill(a.q, c.batch * c.seqQ * c.headsQ * c.headDim);
-    fill(a.k, c.batch * c.seqKV * c.headsKV * c.headDim);
-    fill(a.v, c.batch * c.seqKV * c.headsKV * c.headDim);
+    auto elements = [](const std::vector<int64_t> &shape) {
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      return n;
+    };
+    fill(a.q, elements(tensorShape(c, true)));
+    fill(a.k, elements(tensorShape(c, false)));
+    fill(a.v, elements(tensorShape(c, false)));
     std::vector<HostArray> inputs = {
         toArray(a.q, tensorShape(c, true), c.element),
         toArray(a.k, tensorShape(c, false), c.element),
@@ -389,6 +416,35 @@ TEST_F(FlashAttentionTest, HalfAndBfloat) {
     c.device = "ascend910b";
     check(c);
   }
+}
+
+TEST_F(FlashAttentionTest, PrefixAndPackedSequences) {
+  // Modes 5 and 6: causal from the bottom right plus prefix[b] keys.
+  for (int64_t mode : {5, 6}) {
+    Case c{ref::Layout::BNSD, 3, 2, 1, 20, 36, 64, mode};
+    c.prefix = {0, 25, 36};
+    check(c);
+  }
+  // TND: sequences of 7, 0, 12 and 5 queries over 9, 4, 12 and 0 keys.
+  Case c{ref::Layout::TND, 4, 4, 2, 12, 12, 64};
+  c.cumQ = {7, 7, 19, 24};
+  c.cumKV = {9, 13, 25, 25};
+  for (int64_t mode : {0, 2, 3}) {
+    c.mode = mode;
+    check(c);
+  }
+  // Modes 7 and 8: the last (first) sequence with queries cut by
+  // next_tokens.
+  c.cumKV = {10, 14, 30, 35};
+  c.mode = 7;
+  c.pre = 40;
+  c.next = -2;
+  check(c);
+  c.mode = 8;
+  c.next = 1;
+  check(c);
+  c.device = "ascend910b";
+  check(c);
 }
 
 TEST_F(FlashAttentionTest, EmptyTensors) {

@@ -23,8 +23,8 @@
 // pse is added to S before the scale, a read atten_mask sets -inf where it
 // is 1, and drop_mask zeroes dropped probabilities (the kept ones divided
 // by keep_prob) after their row sum: all on the vector side, tile by tile.
-// Not yet lowered (a diagnostic says so): the TND layout and sparse modes
-// 5 to 8.
+// Every layout (TND's packed sequences through a per-batch table of starts,
+// lengths and bands) and every sparse mode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,11 +55,20 @@ struct AttentionForwardLowering {
   Value query, key, value, maxOut, sumOut, out;
   /// Optional inputs; attenMask only when the mode reads it.
   Value attenMask, pse, dropMask;
-  Value wsScores, wsProbs, wsOutput;
+  Value wsScores, wsProbs, wsOutput, batchTable;
   Type element, f32, i32, i8;
   int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
-  int64_t rowsPerVector = 0, chunkRows = 0, items = 0, s1Blocks = 0;
+  int64_t rowsPerVector = 0, chunkRows = 0, items = 0;
   attention::ForwardTiling tiling;
+
+  /// One work item: (batch, query head, block of query rows).
+  struct Item {
+    Value b, n, kvHead, r0, rows;
+    /// The item's sequences and band (batchTable's fields).
+    Value startQ, seqQ, startKV, seqKV, low, high, prefixEnd;
+    /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
+    Value firstBlock, blocks;
+  };
 
   AttentionForwardLowering(KernelBuilder &k, FlashAttentionOp op,
                            AttentionGeometry g, const KernelOperands &io,
@@ -108,8 +117,9 @@ struct AttentionForwardLowering {
       vectorsPerGroup = 2;
       groups = device.getNumCores() / (1 + vectorsPerGroup);
     }
-    s1Blocks = llvm::divideCeil(g.seqQ, s1Inner);
-    items = g.batch * g.headsQ * s1Blocks;
+    items = 0;
+    for (int64_t b = 0; b < g.batch; ++b)
+      items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
     groups = std::max<int64_t>(1, std::min(groups, items));
     vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
@@ -119,7 +129,8 @@ struct AttentionForwardLowering {
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     // Optional inputs add their tiles and one f32 tile to widen them in.
     int64_t optional = (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
-                       (pse ? elementBytes : 0) + (pse || dropMask ? 4 : 0);
+                       (hasPrefix() ? 1 : 0) + (pse ? elementBytes : 0) +
+                       (pse || dropMask ? 4 : 0);
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
                           g.headDim * 4 + 8 * 4 + 16;
     int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
@@ -185,16 +196,17 @@ struct AttentionForwardLowering {
 
   //===--- Views of the operands -----------------------------------------===//
 
-  /// Rows [s0, s0 + rows) of (batch b, head n) of `tensor` (query-shaped
-  /// when `isQuery`), as a [rows, D] window.
-  Value headRows(Value tensor, bool isQuery, Value b, Value n, Value s0,
+  /// Rows [s0, s0 + rows) of item `it`'s sequence, head n, of `tensor`
+  /// (query-shaped when `isQuery`), as a [rows, D] window.
+  Value headRows(Value tensor, bool isQuery, const Item &it, Value n, Value s0,
                  Value rows) {
+    Value b = it.b;
     OpBuilder &builder = k.builder();
     auto type = cast<MemRefType>(tensor.getType());
     int64_t heads = isQuery ? g.headsQ : g.headsKV;
     Value view = tensor;
     // BSH and SBH keep heads inside H: view H as [N, D].
-    if (type.getRank() == 3) {
+    if (g.layout == AttentionLayout::BSH || g.layout == AttentionLayout::SBH) {
       SmallVector<int64_t> shape(type.getShape());
       shape.back() = heads;
       shape.push_back(g.headDim);
@@ -217,17 +229,23 @@ struct AttentionForwardLowering {
     case AttentionLayout::BNSD:
       return k.window(view, {b, n, s0, zero}, {one, one, rows, d}, {0, 1});
     case AttentionLayout::TND:
-      break;
+      return k.window(view,
+                      {k.add(isQuery ? it.startQ : it.startKV, s0), n, zero},
+                      {rows, one, d}, {1});
     }
-    llvm_unreachable("TND is not lowered");
+    llvm_unreachable("unknown attention layout");
   }
 
-  /// softmax_max / softmax_sum rows [s0, s0 + rows) of (b, n): [rows, 8].
-  Value statisticsRows(Value stats, Value b, Value n, Value s0, Value rows) {
+  /// softmax_max / softmax_sum rows [s0, s0 + rows) of item `it`'s head:
+  /// [rows, 8].
+  Value statisticsRows(Value stats, const Item &it, Value s0, Value rows) {
     OpBuilder &builder = k.builder();
-    OpFoldResult one = builder.getIndexAttr(1);
-    return k.window(stats, {b, n, s0, k.index(0)},
-                    {one, one, rows, builder.getIndexAttr(8)}, {0, 1});
+    OpFoldResult one = builder.getIndexAttr(1), eight = builder.getIndexAttr(8);
+    if (g.layout == AttentionLayout::TND)
+      return k.window(stats, {k.add(it.startQ, s0), it.n, k.index(0)},
+                      {rows, one, eight}, {1});
+    return k.window(stats, {it.b, it.n, s0, k.index(0)},
+                    {one, one, rows, eight}, {0, 1});
   }
 
   /// Slot `slot` of group `group` of a workspace, rows [r0, r0 + rows),
@@ -245,38 +263,110 @@ struct AttentionForwardLowering {
 
   //===--- Work items -----------------------------------------------------===//
 
-  struct Item {
-    Value b, n, kvHead, r0, rows;
-    /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
-    Value firstBlock, blocks;
+  /// Columns of the per-batch table the kernel reads its sequences from.
+  enum BatchField : int64_t {
+    kStartQ,
+    kSeqQ,
+    kStartKV,
+    kSeqKV,
+    kLow,
+    kHigh,
+    kPrefixEnd,
+    kItemBase,
+    kNumBatchFields
   };
 
-  Item decode(Value item) {
-    Item it;
-    Value block = k.rem(item, k.index(s1Blocks));
-    Value bn = k.div(item, k.index(s1Blocks));
-    it.n = k.rem(bn, k.index(g.headsQ));
-    it.b = k.div(bn, k.index(g.headsQ));
-    it.kvHead = k.div(it.n, k.index(g.getGroup()));
-    it.r0 = k.mul(block, k.index(s1Inner));
-    it.rows = k.min(k.index(s1Inner), k.sub(k.index(g.seqQ), it.r0));
-    // Rows i in [r0, r0 + rows) see keys [max(0, r0 + low), min(S2 - 1,
-    // r0 + rows - 1 + high)] (the prefix modes are not lowered yet).
-    Value lo = k.max(k.index(0), k.add(it.r0, k.index(band.low)));
-    Value hi = k.min(k.index(g.seqKV - 1),
-                     k.add(k.add(it.r0, it.rows), k.index(band.high - 1)));
+  /// Per batch: where its sequences start and how long they are, its band
+  /// (AttentionDiagonals, clamped to i32) and the index of its first item
+  /// modulo the groups. Filled before the launch; O(B) stores.
+  Value buildBatchTable() {
+    OpBuilder &b = k.builder();
+    auto table = b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get({std::max<int64_t>(g.batch, 1), kNumBatchFields},
+                        b.getI64Type(), MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)));
+    AttentionBand band = getAttentionBand(op);
+    int64_t itemBase = 0;
+    for (int64_t batch = 0; batch < g.batch; ++batch) {
+      int64_t seqQ = g.getSeqQ(batch), seqKV = g.getSeqKV(batch);
+      AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
+      int64_t values[kNumBatchFields] = {g.startsQ[batch],  seqQ,
+                                         g.startsKV[batch], seqKV,
+                                         clampToI32(d.low), clampToI32(d.high),
+                                         d.prefixEnd,       itemBase % groups};
+      for (int64_t f = 0; f < kNumBatchFields; ++f)
+        k.store(k.constant(b.getI64Type(), values[f]), table,
+                {k.index(batch), k.index(f)});
+      itemBase += g.headsQ * llvm::divideCeil(seqQ, s1Inner);
+    }
+    return table;
+  }
+
+  /// Calls body(item) for group `group`'s items: item t of all (batch by
+  /// batch, then head, then query block) goes to group t mod groups.
+  void forEachItem(Value group, function_ref<void(const Item &)> body) {
+    k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
+      auto field = [&](BatchField f) {
+        return k.toIndex(k.load(batchTable, {b, k.index(f)}));
+      };
+      Item it;
+      it.b = b;
+      it.startQ = field(kStartQ);
+      it.seqQ = field(kSeqQ);
+      it.startKV = field(kStartKV);
+      it.seqKV = field(kSeqKV);
+      it.low = field(kLow);
+      it.high = field(kHigh);
+      it.prefixEnd = field(kPrefixEnd);
+      Value base = field(kItemBase);
+      Value blocksQ =
+          k.div(k.add(it.seqQ, k.index(s1Inner - 1)), k.index(s1Inner));
+      Value count = k.mul(blocksQ, k.index(g.headsQ));
+      Value first =
+          k.rem(k.sub(k.add(group, k.index(groups)), base), k.index(groups));
+      k.forLoop(first, count, k.index(groups), [&](Value local) {
+        it.n = k.div(local, blocksQ);
+        it.kvHead = k.div(it.n, k.index(g.getGroup()));
+        it.r0 = k.mul(k.rem(local, blocksQ), k.index(s1Inner));
+        it.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, it.r0));
+        reachedKeyBlocks(it);
+        body(it);
+      });
+    });
+  }
+
+  /// Rows [r0, r0 + rows) see keys [max(0, r0 + low), min(S2 - 1, r0 +
+  /// rows - 1 + high)], and the prefix [0, prefixEnd): one range, since
+  /// the prefix modes' band starts at key 0.
+  void reachedKeyBlocks(Item &it) {
+    Value zero = k.index(0), one = k.index(1);
+    Value lo = k.max(zero, k.add(it.r0, it.low));
+    Value hi = k.min(k.sub(it.seqKV, one),
+                     k.sub(k.add(k.add(it.r0, it.rows), it.high), one));
+    if (hasPrefix()) {
+      Value withPrefix = k.lt(zero, it.prefixEnd);
+      lo = k.select(withPrefix, zero, lo);
+      hi = k.select(
+          withPrefix,
+          k.max(hi, k.min(k.sub(it.prefixEnd, one), k.sub(it.seqKV, one))), hi);
+    }
     it.firstBlock = k.div(lo, k.index(s2Inner));
-    Value endBlock = k.add(k.div(hi, k.index(s2Inner)), k.index(1));
-    it.blocks = k.max(k.index(0), k.sub(endBlock, it.firstBlock));
+    Value endBlock = k.add(k.div(hi, k.index(s2Inner)), one);
+    it.blocks = k.max(zero, k.sub(endBlock, it.firstBlock));
     // An empty band (hi < lo) reaches no block.
-    it.blocks = k.select(k.lt(hi, lo), k.index(0), it.blocks);
-    return it;
+    it.blocks = k.select(k.lt(hi, lo), zero, it.blocks);
+  }
+
+  bool hasPrefix() {
+    return op.getSparseMode() == 5 || op.getSparseMode() == 6;
   }
 
   /// Keys [c0, c0 + cols) of key block `kb` of `it`.
   std::pair<Value, Value> keyBlock(const Item &it, Value kb) {
     Value c0 = k.mul(k.add(it.firstBlock, kb), k.index(s2Inner));
-    return {c0, k.min(k.index(s2Inner), k.sub(k.index(g.seqKV), c0))};
+    return {c0, k.min(k.index(s2Inner), k.sub(it.seqKV, c0))};
   }
 
   //===--- Cube side ------------------------------------------------------===//
@@ -291,9 +381,8 @@ struct AttentionForwardLowering {
     Value pTile = cube({s1Inner, kCubeBlock}, element);
     Value oTile = cube({s1Inner, g.headDim}, f32);
     Value d = k.index(g.headDim), zero = k.index(0);
-    k.forEachItem(group, groups, items, [&](Value item) {
-      Item it = decode(item);
-      k.dma(headRows(query, true, it.b, it.n, it.r0, it.rows),
+    forEachItem(group, [&](const Item &it) {
+      k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
             rowsOf(qTile, zero, it.rows, zero, d));
       auto signalVectors = [&](int64_t flag) {
         for (int64_t v = 0; v < vectorsPerGroup; ++v)
@@ -306,8 +395,7 @@ struct AttentionForwardLowering {
         Value slot = k.rem(kb, k.index(2));
         forEachCubeBlock(cols, [&](Value cb, Value cc) {
           Value kRows = rowsOf(kTile, zero, cc, zero, d);
-          k.dma(headRows(key, false, it.b, it.kvHead, k.add(c0, cb), cc),
-                kRows);
+          k.dma(headRows(key, false, it, it.kvHead, k.add(c0, cb), cc), kRows);
           Value s = rowsOf(sTile, zero, it.rows, zero, cc);
           k.matmul(rowsOf(qTile, zero, it.rows, zero, d), kRows, s,
                    /*accumulate=*/false, /*transposeB=*/true);
@@ -326,7 +414,7 @@ struct AttentionForwardLowering {
           Value p = rowsOf(pTile, zero, it.rows, zero, cc);
           k.dma(slotTile(wsProbs, group, slot, zero, it.rows, cb, cc), p);
           Value vRows = rowsOf(kTile, zero, cc, zero, d);
-          k.dma(headRows(value, false, it.b, it.kvHead, k.add(c0, cb), cc),
+          k.dma(headRows(value, false, it, it.kvHead, k.add(c0, cb), cc),
                 vRows);
           // The first chunk starts the sum, the others add to it.
           k.ifThenElse(
@@ -359,8 +447,9 @@ struct AttentionForwardLowering {
   struct VectorBuffers {
     Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
     Value rowIndex;
-    /// Tiles of the optional inputs, and an f32 tile to widen them in.
-    Value maskTile, pseTile, dropTile, wide;
+    /// Tiles of the optional inputs, and an f32 tile to widen them in;
+    /// the prefix modes' "key past the prefix" tile.
+    Value maskTile, pseTile, dropTile, wide, prefixTile;
     /// Per own row: the output sum, the statistics, and scratch.
     Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
   };
@@ -395,6 +484,8 @@ struct AttentionForwardLowering {
       v.dropTile = tileOf(dropMask);
     if (pse || dropMask)
       v.wide = k.alloc({chunkRows, s2Inner}, f32);
+    if (hasPrefix())
+      v.prefixTile = k.alloc({chunkRows, s2Inner}, i8);
     return v;
   }
 
@@ -405,8 +496,7 @@ struct AttentionForwardLowering {
     double inf = std::numeric_limits<double>::infinity();
     k.vfill(buf.negInf, k.f32(-inf));
     Value zero = k.index(0);
-    k.forEachItem(group, groups, items, [&](Value item) {
-      Item it = decode(item);
+    forEachItem(group, [&](const Item &it) {
       // This task's rows of the item: [own0, own0 + own) within it.
       Value own0 = k.mul(part, k.index(rowsPerVector));
       Value own =
@@ -461,7 +551,7 @@ struct AttentionForwardLowering {
       addPse(buf, s, it, i0, rows, c0, cols);
     k.vbinaryScalar(dev::BinaryKind::mul, s,
                     k.f32(op.getScale().convertToDouble()), s);
-    maskOutsideBand(buf, s, i0, rows, c0, cols);
+    maskOutsideBand(buf, it, s, i0, rows, c0, cols);
     if (attenMask) {
       Value mask = rowsOf(buf.maskTile, zero, rows, zero, cols);
       k.dma(positionTile(attenMask, it, i0, rows, c0, cols), mask);
@@ -554,15 +644,15 @@ struct AttentionForwardLowering {
   }
 
   /// Sets to -inf the scores of `s` (query rows [i0, i0 + rows), keys
-  /// [c0, c0 + cols)) outside the band; skipped when the chunk lies inside.
-  void maskOutsideBand(const VectorBuffers &buf, Value s, Value i0, Value rows,
-                       Value c0, Value cols) {
+  /// [c0, c0 + cols)) that item `it`'s band (and prefix) leaves out;
+  /// skipped when the chunk lies inside the band.
+  void maskOutsideBand(const VectorBuffers &buf, const Item &it, Value s,
+                       Value i0, Value rows, Value c0, Value cols) {
     // Over the chunk j - i ranges over [c0 - (i0 + rows - 1), c0 + cols - 1
     // - i0].
     Value lowest = k.sub(c0, k.sub(k.add(i0, rows), k.index(1)));
     Value highest = k.sub(k.sub(k.add(c0, cols), k.index(1)), i0);
-    Value inside = k.andI(k.ge(lowest, k.index(band.low)),
-                          k.ge(k.index(band.high), highest));
+    Value inside = k.andI(k.ge(lowest, it.low), k.ge(it.high, highest));
     k.ifThenElse(
         inside, [] {},
         [&] {
@@ -570,16 +660,25 @@ struct AttentionForwardLowering {
           Value diff = rowsOf(buf.diff, zero, rows, zero, cols);
           Value below = rowsOf(buf.below, zero, rows, zero, cols);
           Value above = rowsOf(buf.above, zero, rows, zero, cols);
+          k.iota(diff, c0, /*dimension=*/1);
+          // Keys before the prefix end stay, whatever the band says.
+          Value beyondPrefix;
+          if (hasPrefix()) {
+            beyondPrefix = rowsOf(buf.prefixTile, zero, rows, zero, cols);
+            k.vcmpScalar(dev::ComparePredicate::ge, diff,
+                         k.convert(it.prefixEnd, i32), beyondPrefix);
+          }
           // diff[x, y] = (c0 + y) - (i0 + x).
-          k.iota(diff, k.sub(c0, i0), /*dimension=*/1);
           Value rowIndex = k.window(buf.rowIndex, {zero}, {rows});
-          k.iota(rowIndex, zero);
+          k.iota(rowIndex, i0);
           k.vbinaryBroadcast(dev::BinaryKind::sub, diff, rowIndex, diff, 0);
-          k.vcmpScalar(dev::ComparePredicate::lt, diff,
-                       k.constant(i32, clampToI32(band.low)), below);
-          k.vcmpScalar(dev::ComparePredicate::gt, diff,
-                       k.constant(i32, clampToI32(band.high)), above);
+          k.vcmpScalar(dev::ComparePredicate::lt, diff, k.convert(it.low, i32),
+                       below);
+          k.vcmpScalar(dev::ComparePredicate::gt, diff, k.convert(it.high, i32),
+                       above);
           k.vbinary(dev::BinaryKind::Or, below, above, below);
+          if (beyondPrefix)
+            k.vbinary(dev::BinaryKind::And, below, beyondPrefix, below);
           Value negInf = rowsOf(buf.negInf, zero, rows, zero, cols);
           k.vselect(below, negInf, s, s);
         });
@@ -605,7 +704,7 @@ struct AttentionForwardLowering {
     k.vfill(ones, k.f32(1));
     k.vselect(isZero, ones, l, divisor);
     k.vbinaryBroadcast(dev::BinaryKind::div, acc, divisor, acc, 0);
-    Value target = headRows(out, true, it.b, it.n, row, rows);
+    Value target = headRows(out, true, it, it.n, row, rows);
     if (element == f32) {
       k.dma(acc, target);
     } else {
@@ -617,7 +716,7 @@ struct AttentionForwardLowering {
     for (auto [source, result] : {std::pair{m, maxOut}, {l, sumOut}}) {
       k.vfill(stats, k.f32(0));
       k.vbinaryBroadcast(dev::BinaryKind::add, stats, source, stats, 0);
-      k.dma(stats, statisticsRows(result, it.b, it.n, row, rows));
+      k.dma(stats, statisticsRows(result, it, row, rows));
     }
   }
 
@@ -636,11 +735,12 @@ struct AttentionForwardLowering {
     wsScores = workspace(s2Inner, f32);
     wsProbs = workspace(s2Inner, element);
     wsOutput = workspace(g.headDim, f32);
+    batchTable = buildBatchTable();
     dev::MixedLaunchOp launch = k.mixedLaunch(
         groups, groups * vectorsPerGroup, [&](Value t) { buildCube(t); },
         [&](Value t) { buildVector(t); });
     recordTiling(launch);
-    for (Value ws : {wsScores, wsProbs, wsOutput})
+    for (Value ws : {wsScores, wsProbs, wsOutput, batchTable})
       b.create<memref::DeallocOp>(k.location(), ws);
   }
 
@@ -667,9 +767,6 @@ LogicalResult npu::buildFlashAttentionKernels(OpBuilder &b, Operation *op,
                                               const KernelOperands &io,
                                               const DeviceModel &device) {
   auto fa = cast<FlashAttentionOp>(op);
-  if (fa.getInputLayout() == AttentionLayout::TND || fa.getSparseMode() >= 5)
-    return fa.emitOpError("cannot be lowered to the device yet with layout "
-                          "TND or sparse_mode 5 to 8");
   FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
   if (failed(geometry))
     return failure();
