@@ -1,0 +1,162 @@
+//===- FlashAttentionBench.cpp - npu.flash_attention forward --------------===//
+//
+// The issue's shapes: B 1, N 8, D 128, S = S1 = S2.
+//  - Simulator, ascend910b, f16, S 1024 / 4096 (--sim-16k adds 16384), no
+//    mask and causal (sparse_mode 2): modelled time, cube utilisation
+//    (MACs over what 24 cube cores do at the f16 rate), IO efficiency and
+//    each pipe's busy share of the cores' time (the largest bounds it).
+//  - JIT on this machine, one thread, f32, S 1024 / 2048 / 4096:
+//    GFLOP/s (4 S^2 D per head: Q K^T and P V) and its fraction of this
+//    core's peak FMA rate, measured in the same run.
+// The peer (python3-torch's attention) is bench/flash_attention_peer.py,
+// run separately.
+//
+// Usage: npu-flash-attention-bench [--runs=3] [--sim-16k] [--no-sim]
+//          [--no-jit]
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchSupport.h"
+#include "npu/Conversion/Passes.h"
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Simulator/Simulator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace npu;
+
+static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
+                                    llvm::cl::init(3));
+static llvm::cl::opt<bool> sim16k("sim-16k",
+                                  llvm::cl::desc("also simulate S = 16384"));
+static llvm::cl::opt<bool> noSim("no-sim",
+                                 llvm::cl::desc("skip the simulator"));
+static llvm::cl::opt<bool> noJit("no-jit", llvm::cl::desc("skip the JIT"));
+
+namespace {
+
+constexpr int64_t kHeads = 8, kHeadDim = 128;
+
+llvm::raw_ostream &out() { return llvm::outs(); }
+
+/// The module of one forward attention, lowered for `device`.
+OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
+                                     const char *element, int64_t mode,
+                                     const char *device) {
+  std::string t = llvm::formatv("tensor<1x{0}x{1}x{2}x{3}>", kHeads, s,
+                                kHeadDim, element);
+  std::string stats = llvm::formatv("tensor<1x{0}x{1}x8xf32>", kHeads, s);
+  std::string source = llvm::formatv(
+      R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
+  %m, %s, %o = npu.flash_attention %q, %k, %v {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}) -> ({1}, {1}, {0})
+  return %m, %s, %o : {1}, {1}, {0}
+})mlir",
+      t, stats, kHeads, mode);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  PassManager pm(&ctx);
+  LowerGraphToDeviceOptions options;
+  options.device = device;
+  pm.addPass(createLowerGraphToDevice(options));
+  if (!module || failed(pm.run(*module)))
+    std::exit(1);
+  return module;
+}
+
+/// Random inputs and empty outputs for the lowered @fa.
+std::vector<HostArray> arguments(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>("fa");
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::vector<HostArray> args;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto memref = cast<MemRefType>(type);
+    HostArray a;
+    a.kind = *getElementKind(memref.getElementType());
+    a.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    unsigned bytes = getElementBytes(a.kind);
+    a.data.resize(memref.getNumElements() * bytes);
+    if (i < 3)
+      for (int64_t e = 0; e < memref.getNumElements(); ++e)
+        storeFloat(a.data.data() + e * bytes, a.kind, unit(rng));
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
+  OwningOpRef<ModuleOp> module = lowerAttention(ctx, s, "f16", mode,
+                                                "ascend910b");
+  std::vector<HostArray> args = arguments(*module);
+  sim::SimulationReport report;
+  auto func = module->lookupSymbol<func::FuncOp>("fa");
+  if (failed(sim::simulate(func, args, {}, report)))
+    std::exit(1);
+  DeviceModel device = cantFail(DeviceModel::getPreset("ascend910b"));
+  unsigned cores = device.getNumCores(dev::CoreKind::vector) +
+                   device.getNumCores(dev::CoreKind::cube);
+  std::string pipes;
+  for (unsigned p = 0; p < sim::kNumPipes; ++p)
+    pipes += llvm::formatv("{0}{1} {2:P0}", p ? ", " : "",
+                           sim::getPipeName(static_cast<sim::Pipe>(p)),
+                           report.pipeBusyCycles[p] / (cores * report.cycles))
+                 .str();
+  out() << "| sim ascend910b f16 S " << s << (mode ? " causal" : " no mask")
+        << " | " << llvm::format("%.1f", report.seconds * 1e6) << " us | "
+        << llvm::format("%.1f%%", 100 * report.cubeUtilization) << " | "
+        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " | "
+        << pipes << " |\n";
+}
+
+void benchJit(MLIRContext &ctx, int64_t s, double peak) {
+  OwningOpRef<ModuleOp> module = lowerAttention(ctx, s, "f32", 0, "mlu590");
+  std::vector<HostArray> args = arguments(*module);
+  auto kernel = jit::CompiledKernel::compile(*module, "fa");
+  if (failed(kernel))
+    std::exit(1);
+  double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
+  double gflops = 4.0 * kHeads * s * s * kHeadDim / t / 1e9;
+  out() << "| JIT f32 1 thread S " << s << " | "
+        << llvm::format("%.1f", t * 1e3) << " ms | "
+        << llvm::format("%.1f", gflops) << " GFLOP/s | "
+        << llvm::format("%.3f", gflops / peak) << " of FMA peak |\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "npu.flash_attention benchmark\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  if (!noSim) {
+    out() << "| simulator | modelled time | cube utilisation | IO efficiency "
+             "| pipe busy share |\n|---|---:|---:|---:|---|\n";
+    std::vector<int64_t> lengths = {1024, 4096};
+    if (sim16k)
+      lengths.push_back(16384);
+    for (int64_t s : lengths)
+      for (int64_t mode : {0, 2})
+        benchSimulator(ctx, s, mode);
+  }
+  if (!noJit) {
+    auto [avx2, avx512] = bench::peakFmaGFlops(runs);
+    double peak = std::max(avx2, avx512);
+    out() << "\n| JIT | time | rate | ratio |\n|---|---:|---:|---:|\n";
+    out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
+          << ") | | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.000 |\n";
+    for (int64_t s : {1024, 2048, 4096})
+      benchJit(ctx, s, peak);
+  }
+  return 0;
+}
