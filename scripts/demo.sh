@@ -93,3 +93,23 @@ for f in "$out"/pc-sim/*.npy; do
   cmp "$f" "$out/pc-grid/$(basename "$f")"
   echo "    $(basename "$f"): simulator, JIT and the grid strategy give identical bytes"
 done
+
+echo
+echo "== 6. FlashAttention forward (seed 004): causal GQA layer on ascend910b's cube and vector cores"
+att="$root/examples/attention.mlir"
+"$opt" "$att" --npu-lower-to-device=device=ascend910b -o "$out/attention-device.mlir"
+echo "  one mixed launch ($out/attention-device.mlir):"
+sed -n 's/.*npudev.mixed_launch cube(\([0-9]*\)).*/    cube tasks: \1/p; s/.*} vector(\([0-9]*\)).*/    vector tasks: \1/p' \
+  "$out/attention-device.mlir"
+sed -n 's/.*npudev.tiling = {\([^}]*\)}.*/    \1/p' "$out/attention-device.mlir"
+rm -rf "$out"/att-*
+echo "  simulator (random inputs, seed 1):"
+"$run" "$out/attention-device.mlir" --random-inputs=1 --report \
+  --output-dir="$out/att-sim" | sed 's/^/    /'
+echo "  JIT:"
+"$run" "$out/attention-device.mlir" --random-inputs=1 --mode=jit \
+  --output-dir="$out/att-jit"
+for f in "$out"/att-sim/*.npy; do
+  cmp "$f" "$out/att-jit/$(basename "$f")"
+  echo "    $(basename "$f"): simulator and JIT outputs are identical"
+done
