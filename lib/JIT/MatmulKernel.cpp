@@ -6,8 +6,11 @@
 // accumulating its K products in k order with one fused multiply-add each,
 // exactly as the simulator and the generic loop lowering do, so the result is
 // bit-identical to theirs. The AVX2/FMA path is taken when the host has it;
-// edges and other hosts use the scalar loop. Compute: 2 M N K flops; memory:
-// the B panel of 16 columns is reused by every 6-row tile.
+// edges and other hosts use the scalar loop. A B whose columns are not
+// contiguous (a transposed view: attention's Q K^T) is first copied into a
+// row-major buffer, which moves values, not products: the bits stay.
+// Compute: 2 M N K flops; memory: the B panel of 16 columns is reused by
+// every 6-row tile; the copy of a strided B is K N.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -152,11 +156,23 @@ void npu::jit::matmulF32(const MatrixF32 &a, const MatrixF32 &b, MatrixF32 &c,
                          bool accumulate) {
   int64_t m = c.sizes[0], n = c.sizes[1];
   int64_t cols = 0;
+  const MatrixF32 *rowMajorB = &b;
 #if defined(__x86_64__)
-  bool unitStride = b.strides[1] == 1 && c.strides[1] == 1;
-  if (hostHasFma() && unitStride) {
-    cols = vectorTiles(a, b, c, accumulate, n - n % kTileCols);
+  // The copy of a strided B, kept per thread across calls.
+  thread_local std::vector<float> packed;
+  MatrixF32 packedB;
+  if (hostHasFma() && c.strides[1] == 1 && b.strides[1] != 1 &&
+      n >= kTileCols) {
+    int64_t depth = b.sizes[0];
+    packed.resize(depth * n);
+    for (int64_t k = 0; k < depth; ++k)
+      for (int64_t j = 0; j < n; ++j)
+        packed[k * n + j] = b.at(k, j);
+    packedB = {packed.data(), packed.data(), 0, {depth, n}, {n, 1}};
+    rowMajorB = &packedB;
   }
+  if (hostHasFma() && rowMajorB->strides[1] == 1 && c.strides[1] == 1)
+    cols = vectorTiles(a, *rowMajorB, c, accumulate, n - n % kTileCols);
 #endif
-  scalarBlock(a, b, c, accumulate, 0, m, cols, n); // What is left.
+  scalarBlock(a, *rowMajorB, c, accumulate, 0, m, cols, n); // What is left.
 }
