@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages npu-mlir needs to build and test.
 # Idempotent: does nothing (and needs no network) when everything is present.
 #   scripts/install-deps.sh          what the build and `make check` need
-#   scripts/install-deps.sh --bench  also the benchmarks' peer (OpenBLAS)
+#   scripts/install-deps.sh --bench  also the benchmarks' peers (OpenBLAS;
+#                                    python3-torch for FlashAttention)
 set -euo pipefail
 
 PACKAGES=(
@@ -11,7 +12,7 @@ PACKAGES=(
   libgtest-dev python3
 )
 if [ "${1:-}" = "--bench" ]; then
-  PACKAGES+=(libopenblas0-pthread)
+  PACKAGES+=(libopenblas0-pthread python3-torch)
 fi
 
 missing=()
