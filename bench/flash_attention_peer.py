@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The peer of bench/FlashAttentionBench.cpp: attention in PyTorch on the CPU.
 
 softmax(Q K^T * scale) V, forward and backward through autograd, f32, one
@@ -10,7 +10,8 @@ the forward's size), best of --runs.
 Needs Debian's python3-torch (scripts/install-deps.sh --bench); not part
 of `make check`.
 
-Usage: python3 bench/flash_attention_peer.py [--runs 3]
+Usage: /usr/bin/python3 bench/flash_attention_peer.py [--runs 3]
+(Debian's interpreter: another python3 on the PATH lacks Debian's torch.)
 """
 
 import argparse
