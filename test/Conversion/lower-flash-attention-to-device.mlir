@@ -14,18 +14,22 @@
 // CHECK-LABEL: func.func @s1s2_f16_bnsd
 // ASC: npudev.mixed_launch cube(24) {
 // MLU: npudev.mixed_launch cube(16) {
+// Flags: a vector task's 0 (scores ready) and 1 (output ready); the
+// cube's flag v, one per vector task of the group.
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.set_flag 0 for vector
-// CHECK: npudev.wait_flag 1
+// CHECK: npudev.wait_flag 0
+// CHECK-NEXT: npudev.wait_flag 1
 // CHECK: npudev.matmul {{.*}} {accumulate}
-// CHECK: npudev.set_flag 2 for vector
+// CHECK: npudev.set_flag 1 for vector
 // ASC: } vector(48) {
 // MLU: } vector(32) {
 // CHECK: npudev.wait_flag 0
 // CHECK: npudev.vreduce <max>
 // CHECK: npudev.vunary <exp>
+// CHECK: npudev.set_flag 0 for cube
 // CHECK: npudev.set_flag 1 for cube
-// CHECK: npudev.wait_flag 2
+// CHECK: npudev.wait_flag 1
 // ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
 // MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
 func.func @s1s2_f16_bnsd(%q: tensor<1x8x4096x128xf16>) -> tensor<1x8x4096x128xf16> {
@@ -57,3 +61,26 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
   return %o : tensor<64x4x128xf32>
 }
 
+
+// -----
+
+// The backward: a zero tile for the cube's sums, then two mixed launches,
+// dK / dV over key blocks and dQ over query blocks, and the f16 outputs
+// rounded from their f32 sums. B N2 = 8 does not exceed the 24 AI cores
+// and the groups are large: FAG template s1s2_bn2gs1s2 (16000).
+// CHECK-LABEL: func.func @grad_f16_causal
+// CHECK: step = "zeros", strategy = "flash_attention_grad"
+// ASC: npudev.mixed_launch cube(24)
+// MLU: npudev.mixed_launch cube(16)
+// CHECK: npudev.matmul {{.*}} {transpose_b}
+// CHECK: npudev.matmul {{.*}} {accumulate, transpose_a}
+// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2"
+// CHECK: npudev.mixed_launch
+// CHECK: step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2"
+// CHECK: step = "round_dq"
+// CHECK: step = "round_dk"
+// CHECK: step = "round_dv"
+func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8xf32>) -> (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) {
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088, sparse_mode = 2} : (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x128xf16>) -> (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>)
+  return %dq, %dk, %dv : tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>
+}

@@ -56,6 +56,8 @@ struct Case {
   /// TND: the cumulative sequence lengths (batch is their count, seqQ and
   /// seqKV the longest); modes 5 and 6: the prefix per batch.
   std::vector<int64_t> cumQ, cumKV, prefix;
+  /// Check npu.flash_attention_grad instead of the forward.
+  bool grad = false;
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -142,6 +144,12 @@ std::string buildSource(const Case &c, double scale) {
                       array("prefix", c.prefix);
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
+  if (c.grad) {
+    args +=
+        ", %dy: " + q + ", %max: " + stats + ", %sum: " + stats + ", %o: " + q;
+    operands += ", %dy, %max, %sum, %o";
+    types += ", " + q + ", " + stats + ", " + stats + ", " + q;
+  }
   auto optional = [&](const char *keyword, const char *name,
                       const std::string &type) {
     args += std::string(", %") + name + ": " + type;
@@ -155,6 +163,21 @@ std::string buildSource(const Case &c, double scale) {
   if (c.keepProb < 1)
     optional("drop_mask", "drop",
              shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
+  if (c.grad) {
+    std::string results = q + ", " + kv + ", " + kv;
+    if (c.pse != Case::Pse::None)
+      results += ", " + shapeOf(pseShape(c), element);
+    return llvm::formatv(
+               R"mlir(func.func @fa({0}) -> ({1}) {{
+  %r:{9} = npu.flash_attention_grad {2} {{input_layout = #npu.attention_layout<{3}>, head_num = {4}, scale = {5}, sparse_mode = {6}, pre_tokens = {7}, next_tokens = {8}, keep_prob = {10}{11}} : ({12}) -> ({1})
+  return %r#0, %r#1, %r#2{13} : {1}
+})mlir",
+               args, results, operands, layoutName(c.layout), c.headsQ,
+               scaleText, c.mode, c.pre, c.next,
+               c.pse != Case::Pse::None ? 4 : 3, keepText, extra, types,
+               c.pse != Case::Pse::None ? ", %r#3" : "")
+        .str();
+  }
   return llvm::formatv(
              R"mlir(func.func @fa({0}) -> ({1}, {1}, {2}) {{
   %m, %s, %o = npu.flash_attention {3} {{input_layout = #npu.attention_layout<{4}>, head_num = {5}, scale = {6}, sparse_mode = {7}, pre_tokens = {8}, next_tokens = {9}, keep_prob = {10}{12}} : ({11}) -> ({1}, {1}, {2})
@@ -312,6 +335,8 @@ protected:
         x = uniform(rng) < 2 * c.keepProb - 1;
       inputs.back().data.assign(a.drop.begin(), a.drop.end());
     }
+    if (c.grad)
+      return checkGrad(c, a, inputs, rng);
     // The scale the op gets is the float64 one the reference uses.
     std::string source = buildSource(c, a.scale);
     OwningOpRef<ModuleOp> simModule = lower(source, c.device);
@@ -345,6 +370,57 @@ protected:
         EXPECT_NEAR(m, exact.max[row], 1e-5) << "row " << row;
         EXPECT_NEAR(s, exact.sum[row], 1e-4 * exact.sum[row]) << "row " << row;
       }
+  }
+
+  /// The gradients of `a` given the forward's statistics and output (from
+  /// the reference) and a random dY: both executors, the same bytes, and
+  /// near the float64 reference.
+  void checkGrad(const Case &c, ref::Attention &a,
+                 std::vector<HostArray> inputs, std::mt19937 &rng) {
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    ref::Forward f = ref::forward(a);
+    std::vector<double> dy(a.q.size()), out(a.q.size());
+    for (size_t i = 0; i < dy.size(); ++i) {
+      dy[i] = roundFloat(c.element, uniform(rng));
+      out[i] = roundFloat(c.element, f.out[i]);
+    }
+    std::vector<int64_t> statsShape =
+        c.layout == ref::Layout::TND
+            ? std::vector<int64_t>{c.cumQ.back(), c.headsQ, 8}
+            : std::vector<int64_t>{c.batch, c.headsQ, c.seqQ, 8};
+    auto copies = [](const std::vector<double> &rows) {
+      std::vector<double> eight;
+      for (double x : rows)
+        eight.insert(eight.end(), 8, x);
+      return eight;
+    };
+    std::vector<HostArray> extra = {
+        toArray(dy, tensorShape(c, true), c.element),
+        toArray(copies(f.max), statsShape, ElementKind::F32),
+        toArray(copies(f.sum), statsShape, ElementKind::F32),
+        toArray(out, tensorShape(c, true), c.element)};
+    inputs.insert(inputs.begin() + 3, extra.begin(), extra.end());
+    std::string source = buildSource(c, a.scale);
+    OwningOpRef<ModuleOp> simModule = lower(source, c.device);
+    OwningOpRef<ModuleOp> jitModule = lower(source, c.device);
+    ASSERT_TRUE(simModule && jitModule);
+    std::vector<HostArray> sim = run(*simModule, inputs, false, &lastReport);
+    std::vector<HostArray> jit = run(*jitModule, inputs, true);
+    ref::Gradients expected = ref::backward(a, dy);
+    const std::vector<double> *refs[] = {&expected.dq, &expected.dk,
+                                         &expected.dv, &expected.dpse};
+    const char *names[] = {"dq", "dk", "dv", "dpse"};
+    size_t results = c.pse != Case::Pse::None ? 4 : 3;
+    double tolerance = c.element == ElementKind::F32 ? 1e-4 : 5e-2;
+    for (size_t r = 0; r < results; ++r) {
+      size_t i = inputs.size() + r;
+      EXPECT_EQ(sim[i].data, jit[i].data) << names[r];
+      std::vector<double> got = fromArray(sim[i]);
+      double scale = 1;
+      for (double x : *refs[r])
+        scale = std::max(scale, std::abs(x));
+      EXPECT_LE(maxError(got, *refs[r]), tolerance * scale) << names[r];
+    }
   }
 
   MLIRContext ctx;
@@ -445,6 +521,49 @@ TEST_F(FlashAttentionTest, PrefixAndPackedSequences) {
   check(c);
   c.device = "ascend910b";
   check(c);
+}
+
+/// `c` as a backward case.
+Case backward(Case c) {
+  c.grad = true;
+  return c;
+}
+
+TEST_F(FlashAttentionTest, BackwardLayoutsAndModes) {
+  for (ref::Layout layout : {ref::Layout::BSH, ref::Layout::SBH,
+                             ref::Layout::BSND, ref::Layout::BNSD})
+    check(backward({layout, 2, 4, 2, 37, 53, 64}));
+  check(backward({ref::Layout::BNSD, 1, 2, 1, 45, 45, 64, 0, 7, 3}));
+  check(backward({ref::Layout::BNSD, 1, 2, 1, 45, 30, 64, 2}));
+  // S1 > S2 from the bottom right: rows that see no key.
+  check(backward({ref::Layout::BNSD, 1, 2, 2, 40, 24, 64, 3}));
+  check(backward({ref::Layout::BNSD, 1, 2, 1, 33, 50, 64, 4, 5, 2}));
+  Case prefix{ref::Layout::BNSD, 3, 2, 1, 20, 36, 64, 5};
+  prefix.prefix = {0, 25, 36};
+  check(backward(prefix));
+}
+
+TEST_F(FlashAttentionTest, BackwardInputsTypesAndDevices) {
+  Case c{ref::Layout::BNSD, 2, 2, 1, 24, 40, 64};
+  c.mask = Case::Mask::PerHead;
+  c.pse = Case::Pse::Full;
+  c.keepProb = 0.8;
+  check(backward(c));
+  // MQA and an odd head size; several key and query blocks.
+  check(backward({ref::Layout::BSND, 1, 4, 1, 150, 140, 72, 3}));
+  Case half{ref::Layout::BSND, 1, 4, 2, 40, 70, 64, 3};
+  half.element = ElementKind::F16;
+  check(backward(half));
+  half.element = ElementKind::BF16;
+  half.device = "ascend910b";
+  check(backward(half));
+  Case tnd{ref::Layout::TND, 4, 4, 2, 12, 12, 64, 8};
+  tnd.cumQ = {7, 7, 19, 24};
+  tnd.cumKV = {10, 14, 30, 35};
+  tnd.pre = 40;
+  tnd.next = 1;
+  check(backward(tnd));
+  check(backward({ref::Layout::BNSD, 0, 2, 1, 8, 8, 64}));
 }
 
 TEST_F(FlashAttentionTest, EmptyTensors) {

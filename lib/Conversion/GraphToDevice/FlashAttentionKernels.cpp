@@ -44,11 +44,19 @@ using namespace npu;
 namespace {
 
 constexpr int64_t kCubeBlock = 128;
-enum Flag : int64_t { kScoresReady = 0, kProbsReady = 1, kOutputReady = 2 };
+/// Cross-core flags. A vector task's: the cube's scores (and dP) are
+/// ready, its output is ready. The cube's: flag v, vector task v of the
+/// group has written its probabilities (one flag per vector task, so a
+/// task that runs a step ahead cannot stand in for one that lags).
+enum Flag : int64_t { kScoresReady = 0, kOutputReady = 1, kProbsReady = 0 };
 
-struct AttentionForwardLowering {
+/// The lowering of an attention op (OpT: npu.flash_attention, or
+/// npu.flash_attention_grad, whose lowering derives from this): sizes,
+/// views, work items and the vector side's score preparation are shared;
+/// the forward's kernel is built by build().
+template <typename OpT> struct AttentionLowering {
   KernelBuilder &k;
-  FlashAttentionOp op;
+  OpT op;
   AttentionGeometry g;
   AttentionDiagonals band;
   const DeviceModel &device;
@@ -70,14 +78,15 @@ struct AttentionForwardLowering {
     Value firstBlock, blocks;
   };
 
-  AttentionForwardLowering(KernelBuilder &k, FlashAttentionOp op,
-                           AttentionGeometry g, const KernelOperands &io,
-                           const DeviceModel &device)
+  /// `firstOptional`: the operand index of the first optional input.
+  AttentionLowering(KernelBuilder &k, OpT op, AttentionGeometry g,
+                    const KernelOperands &io, const DeviceModel &device,
+                    unsigned firstOptional = 3)
       : k(k), op(op), g(std::move(g)), device(device) {
     query = io.operands[0];
     key = io.operands[1];
     value = io.operands[2];
-    unsigned next = 3;
+    unsigned next = firstOptional;
     if (op.getAttenMask()) {
       Value mask = io.operands[next++];
       if (isAttentionMaskRead(op.getSparseMode(),
@@ -88,9 +97,11 @@ struct AttentionForwardLowering {
       pse = io.operands[next++];
     if (op.getDropMask())
       dropMask = io.operands[next++];
-    maxOut = io.results[0];
-    sumOut = io.results[1];
-    out = io.results[2];
+    if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+      maxOut = io.results[0];
+      sumOut = io.results[1];
+      out = io.results[2];
+    }
     MLIRContext *ctx = op.getContext();
     element = getElementTypeOrSelf(op.getQuery());
     f32 = Float32Type::get(ctx);
@@ -273,6 +284,8 @@ struct AttentionForwardLowering {
     kHigh,
     kPrefixEnd,
     kItemBase,
+    /// The same for items over key blocks (the backward's dK / dV).
+    kKeyItemBase,
     kNumBatchFields
   };
 
@@ -288,18 +301,21 @@ struct AttentionForwardLowering {
                         dev::MemorySpaceAttr::get(b.getContext(),
                                                   dev::MemorySpace::global)));
     AttentionBand band = getAttentionBand(op);
-    int64_t itemBase = 0;
+    int64_t itemBase = 0, keyItemBase = 0;
     for (int64_t batch = 0; batch < g.batch; ++batch) {
       int64_t seqQ = g.getSeqQ(batch), seqKV = g.getSeqKV(batch);
       AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
-      int64_t values[kNumBatchFields] = {g.startsQ[batch],  seqQ,
-                                         g.startsKV[batch], seqKV,
-                                         clampToI32(d.low), clampToI32(d.high),
-                                         d.prefixEnd,       itemBase % groups};
+      int64_t values[kNumBatchFields] = {
+          g.startsQ[batch],    seqQ,
+          g.startsKV[batch],   seqKV,
+          clampToI32(d.low),   clampToI32(d.high),
+          d.prefixEnd,         itemBase % groups,
+          keyItemBase % groups};
       for (int64_t f = 0; f < kNumBatchFields; ++f)
         k.store(k.constant(b.getI64Type(), values[f]), table,
                 {k.index(batch), k.index(f)});
       itemBase += g.headsQ * llvm::divideCeil(seqQ, s1Inner);
+      keyItemBase += g.headsKV * llvm::divideCeil(seqKV, s2Inner);
     }
     return table;
   }
@@ -308,19 +324,8 @@ struct AttentionForwardLowering {
   /// batch, then head, then query block) goes to group t mod groups.
   void forEachItem(Value group, function_ref<void(const Item &)> body) {
     k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
-      auto field = [&](BatchField f) {
-        return k.toIndex(k.load(batchTable, {b, k.index(f)}));
-      };
-      Item it;
-      it.b = b;
-      it.startQ = field(kStartQ);
-      it.seqQ = field(kSeqQ);
-      it.startKV = field(kStartKV);
-      it.seqKV = field(kSeqKV);
-      it.low = field(kLow);
-      it.high = field(kHigh);
-      it.prefixEnd = field(kPrefixEnd);
-      Value base = field(kItemBase);
+      Item it = readBatch(b);
+      Value base = k.toIndex(k.load(batchTable, {b, k.index(kItemBase)}));
       Value blocksQ =
           k.div(k.add(it.seqQ, k.index(s1Inner - 1)), k.index(s1Inner));
       Value count = k.mul(blocksQ, k.index(g.headsQ));
@@ -335,6 +340,23 @@ struct AttentionForwardLowering {
         body(it);
       });
     });
+  }
+
+  /// An item of batch `b` with its sequences and band read from the table.
+  Item readBatch(Value b) {
+    auto field = [&](BatchField f) {
+      return k.toIndex(k.load(batchTable, {b, k.index(f)}));
+    };
+    Item it;
+    it.b = b;
+    it.startQ = field(kStartQ);
+    it.seqQ = field(kSeqQ);
+    it.startKV = field(kStartKV);
+    it.seqKV = field(kSeqKV);
+    it.low = field(kLow);
+    it.high = field(kHigh);
+    it.prefixEnd = field(kPrefixEnd);
+    return it;
   }
 
   /// Rows [r0, r0 + rows) see keys [max(0, r0 + low), min(S2 - 1, r0 +
@@ -408,7 +430,7 @@ struct AttentionForwardLowering {
         std::tie(c0, cols) = keyBlock(it, kb);
         Value slot = k.rem(kb, k.index(2));
         for (int64_t v = 0; v < vectorsPerGroup; ++v)
-          k.waitFlag(kProbsReady);
+          k.waitFlag(kProbsReady + v);
         Value o = rowsOf(oTile, zero, it.rows, zero, d);
         forEachCubeBlock(cols, [&](Value cb, Value cc) {
           Value p = rowsOf(pTile, zero, it.rows, zero, cc);
@@ -512,7 +534,7 @@ struct AttentionForwardLowering {
         forEachChunk(own, [&](Value r, Value rows) {
           softmaxChunk(buf, it, group, slot, k.add(own0, r), r, rows, c0, cols);
         });
-        k.setFlag(kProbsReady, dev::CoreKind::cube, group);
+        signalCube(part, group);
         k.waitFlag(kOutputReady);
         forEachChunk(own, [&](Value r, Value rows) {
           Value o = rowsOf(buf.oChunk, zero, rows, zero, k.index(g.headDim));
@@ -531,6 +553,15 @@ struct AttentionForwardLowering {
     });
   }
 
+  /// Sets the cube's flag of vector task `part` of `group` (flag ids are
+  /// attributes: one guarded set_flag per part).
+  void signalCube(Value part, Value group) {
+    for (int64_t v = 0; v < vectorsPerGroup; ++v)
+      k.ifThenElse(
+          k.andI(k.ge(part, k.index(v)), k.lt(part, k.index(v + 1))),
+          [&] { k.setFlag(kProbsReady + v, dev::CoreKind::cube, group); });
+  }
+
   /// for (r = 0; r < own; r += chunkRows) body(r, min(chunkRows, own - r)).
   void forEachChunk(Value own, function_ref<void(Value, Value)> body) {
     k.forLoop(k.index(0), own, k.index(chunkRows), [&](Value r) {
@@ -547,16 +578,7 @@ struct AttentionForwardLowering {
     Value s = rowsOf(buf.scores, zero, rows, zero, cols);
     k.dma(slotTile(wsScores, group, slot, row, rows, zero, cols), s);
     Value i0 = k.add(it.r0, row);
-    if (pse)
-      addPse(buf, s, it, i0, rows, c0, cols);
-    k.vbinaryScalar(dev::BinaryKind::mul, s,
-                    k.f32(op.getScale().convertToDouble()), s);
-    maskOutsideBand(buf, it, s, i0, rows, c0, cols);
-    if (attenMask) {
-      Value mask = rowsOf(buf.maskTile, zero, rows, zero, cols);
-      k.dma(positionTile(attenMask, it, i0, rows, c0, cols), mask);
-      k.vselect(mask, rowsOf(buf.negInf, zero, rows, zero, cols), s, s);
-    }
+    prepareScores(buf, it, s, i0, rows, c0, cols);
     Value m = k.window(buf.rowMax, {r}, {rows});
     Value l = k.window(buf.rowSum, {r}, {rows});
     Value alpha = k.window(buf.alpha, {r}, {rows});
@@ -583,14 +605,8 @@ struct AttentionForwardLowering {
     k.vbinary(dev::BinaryKind::mul, l, alpha, l);
     k.vbinary(dev::BinaryKind::add, l, newMax, l);
     if (dropMask) {
-      // P' = P / keep_prob where kept, 0 where dropped.
-      Value drop = rowsOf(buf.dropTile, zero, rows, zero, cols);
-      Value keep = rowsOf(buf.wide, zero, rows, zero, cols);
-      k.dma(positionTile(dropMask, it, i0, rows, c0, cols), drop);
-      k.vcast(drop, keep);
-      k.vbinaryScalar(dev::BinaryKind::div, s,
-                      k.f32(op.getKeepProb().convertToDouble()), s);
-      k.vbinary(dev::BinaryKind::mul, s, keep, s);
+      Value keep = loadKeep(buf, it, i0, rows, c0, cols);
+      applyDropout(s, keep);
     }
     Value p = rowsOf(buf.probs, zero, rows, zero, cols);
     if (element == f32)
@@ -598,6 +614,42 @@ struct AttentionForwardLowering {
     else
       k.vcast(s, p);
     k.dma(p, slotTile(wsProbs, group, slot, row, rows, zero, cols));
+  }
+
+  /// The scores `s` of query rows [i0, i0 + rows) and keys [c0, c0 +
+  /// cols) as the softmax takes them: scale * (S + pse), -inf outside the
+  /// band and where atten_mask is 1.
+  void prepareScores(const VectorBuffers &buf, const Item &it, Value s,
+                     Value i0, Value rows, Value c0, Value cols) {
+    Value zero = k.index(0);
+    if (pse)
+      addPse(buf, s, it, i0, rows, c0, cols);
+    k.vbinaryScalar(dev::BinaryKind::mul, s,
+                    k.f32(op.getScale().convertToDouble()), s);
+    maskOutsideBand(buf, it, s, i0, rows, c0, cols);
+    if (attenMask) {
+      Value mask = rowsOf(buf.maskTile, zero, rows, zero, cols);
+      k.dma(positionTile(attenMask, it, i0, rows, c0, cols), mask);
+      k.vselect(mask, rowsOf(buf.negInf, zero, rows, zero, cols), s, s);
+    }
+  }
+
+  /// drop_mask's tile as f32 0 / 1, in buf.wide.
+  Value loadKeep(const VectorBuffers &buf, const Item &it, Value i0, Value rows,
+                 Value c0, Value cols) {
+    Value zero = k.index(0);
+    Value drop = rowsOf(buf.dropTile, zero, rows, zero, cols);
+    Value keep = rowsOf(buf.wide, zero, rows, zero, cols);
+    k.dma(positionTile(dropMask, it, i0, rows, c0, cols), drop);
+    k.vcast(drop, keep);
+    return keep;
+  }
+
+  /// x = x / keep_prob where kept, 0 where dropped.
+  void applyDropout(Value x, Value keep) {
+    k.vbinaryScalar(dev::BinaryKind::div, x,
+                    k.f32(op.getKeepProb().convertToDouble()), x);
+    k.vbinary(dev::BinaryKind::mul, x, keep, x);
   }
 
   /// The window of a [S1, S2] or [B | 1, N1 | 1, S1 | 1, S2] input at
@@ -761,17 +813,593 @@ struct AttentionForwardLowering {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+/// npu.flash_attention_grad as FlashAttention-2 computes it, in two mixed
+/// launches that share one step: for a block of query rows and a block of
+/// keys, the cube computes S = Q K^T and dP = dY V^T into the workspace
+/// (flag 0); the vector tasks recompute P = exp(prepared S - m) / l from
+/// the forward's statistics, take D = rowsum(dY * O), and write P' (P
+/// through the dropout) and dS = scale P (dP' - D) (flag 1); the cube
+/// then accumulates. Launch 1 takes (batch, key/value head, key block)
+/// items and accumulates dV += P'^T dY and dK += dS^T Q over every query
+/// head of the group and every query block the band reaches; launch 2
+/// takes (batch, query head, query block) items and accumulates
+/// dQ += dS K over the key blocks. Every output element is summed by one
+/// task in a fixed order, so the bytes do not depend on timing or
+/// threads. dpse (pse of the full shape) is written by launch 2's vector
+/// tasks, over a zero fill. Outputs of f16 / bf16 are summed in f32
+/// scratch and rounded by a last vector launch. As in the forward the
+/// cube issues step t + 1 before it consumes step t; its Q / dY (launch
+/// 1) or K / V (launch 2) tiles have two slots for that.
+struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
+  using Base = AttentionLowering<FlashAttentionGradOp>;
+  Value dy, statMax, statSum, attentionIn;
+  Value dq, dk, dv, dpse;
+  /// Where the cube's sums go: the outputs, or f32 scratch copies.
+  Value dqSum, dkSum, dvSum;
+  Value wsDp, wsDs, zeros;
+  /// pse's gradient is written only for a pse of the full shape.
+  bool fullPse = false;
+
+  AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
+                            AttentionGeometry g, const KernelOperands &io,
+                            const DeviceModel &device)
+      : Base(k, op, std::move(g), io, device, /*firstOptional=*/7) {
+    dy = io.operands[3];
+    statMax = io.operands[4];
+    statSum = io.operands[5];
+    attentionIn = io.operands[6];
+    dq = io.results[0];
+    dk = io.results[1];
+    dv = io.results[2];
+    if (pse)
+      dpse = io.results[3];
+  }
+
+  LogicalResult chooseGradSizes() {
+    if (failed(chooseSizes()))
+      return failure();
+    if (pse) {
+      ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
+      fullPse = shape[0] == g.batch && shape[2] == g.seqQ;
+      if (!fullPse)
+        return op.emitOpError("cannot be lowered to the device yet with a "
+                              "broadcast pse (its gradient sums over the "
+                              "broadcast axis)");
+    }
+    // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
+    // cube memory: Q, dY (two slots each), K, V (two slots in launch 2),
+    // S, P', dS, and two f32 sums.
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    int64_t block = kCubeBlock;
+    auto cubeBytes = [&](int64_t n) {
+      return n * d * eb * 8 + n * n * (4 + 2 * eb) + 2 * n * d * 4;
+    };
+    while (block > 8 && cubeBytes(block) > device.cubeBytes)
+      block /= 2;
+    s1Inner = std::min(block, std::max<int64_t>(g.seqQ, 1));
+    s2Inner = std::min(block, std::max<int64_t>(g.seqKV, 1));
+    rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
+    // Vector memory: the forward's buffers (allocVector) and, per chunk
+    // row, dP and P' (f32), dS (input type), dY and O rows with f32
+    // copies, three row statistics.
+    int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb +
+                                     (pse || dropMask ? 4 + eb : 0) +
+                                     (attenMask || dropMask ? 2 : 0) + 1) +
+                          d * (4 + 2 * eb + 8) + 64;
+    int64_t fixed = rowsPerVector * (d * 4 + 8 * 4);
+    chunkRows =
+        std::min(rowsPerVector, (device.vectorBytes - fixed) / perChunkRow);
+    if (chunkRows < 1)
+      return op.emitOpError("cannot be lowered: a block of ")
+             << s2Inner << " keys and head size " << g.headDim
+             << " does not fit the vector memory of device '" << device.name
+             << "'";
+    return success();
+  }
+
+  //===--- Host-side buffers and the launches around the main two -------===//
+
+  Value globalBuffer(ArrayRef<int64_t> shape, Type type) {
+    OpBuilder &b = k.builder();
+    return b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get(shape, type, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)));
+  }
+
+  /// `buffer` (global, contiguous) as one flat row.
+  Value flat(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    return k.builder().create<memref::CollapseShapeOp>(
+        k.location(), buffer, ArrayRef<ReassociationIndices>{all});
+  }
+
+  /// A vector launch over the elements of `target` in chunks: `body(from,
+  /// to, n)` with `from` / `to` windows of n elements.
+  void elementwiseLaunch(Value source, Value target, StringRef step,
+                         function_ref<void(Value, Value)> body) {
+    int64_t total = cast<MemRefType>(target.getType()).getNumElements();
+    if (total == 0)
+      return;
+    Value flatTarget = flat(target);
+    Value flatSource = source ? flat(source) : Value();
+    int64_t tasks = device.getNumCores(dev::CoreKind::vector);
+    int64_t chunk = device.vectorBytes / 16;
+    auto launch = k.launch(tasks, [&](Value tid) {
+      Value wide = k.alloc({chunk}, f32);
+      Value narrow = k.alloc({chunk}, getElementTypeOrSelf(target));
+      k.forLoop(k.mul(tid, k.index(chunk)), k.index(total),
+                k.index(tasks * chunk), [&](Value j) {
+                  Value n = k.min(k.index(chunk), k.sub(k.index(total), j));
+                  Value from = k.window(wide, {k.index(0)}, {n});
+                  Value to = k.window(narrow, {k.index(0)}, {n});
+                  if (flatSource)
+                    k.dma(k.window(flatSource, {j}, {n}), from);
+                  body(from, to);
+                  k.dma(to, k.window(flatTarget, {j}, {n}));
+                });
+    });
+    KernelBuilder::recordStep(launch, "flash_attention_grad", step, "chunk",
+                              chunk);
+  }
+
+  /// out = round(sum) for f16 / bf16 outputs.
+  void round(Value sum, Value out, StringRef step) {
+    elementwiseLaunch(sum, out, step,
+                      [&](Value from, Value to) { k.vcast(from, to); });
+  }
+
+  /// Sums in f32: the output itself, or a scratch copy.
+  Value sumBuffer(Value out) {
+    if (element == f32)
+      return out;
+    return globalBuffer(cast<MemRefType>(out.getType()).getShape(), f32);
+  }
+
+  void build() {
+    dqSum = sumBuffer(dq);
+    dkSum = sumBuffer(dk);
+    dvSum = sumBuffer(dv);
+    wsScores = workspace(s2Inner, f32);
+    wsDp = workspace(s2Inner, f32);
+    wsProbs = workspace(s2Inner, element);
+    wsDs = workspace(s2Inner, element);
+    batchTable = buildBatchTable();
+    // The cube cannot fill: its sums start from a zero tile in global
+    // memory.
+    int64_t rows = std::max(s1Inner, s2Inner);
+    zeros = globalBuffer({rows, g.headDim}, f32);
+    elementwiseLaunch(Value(), zeros, "zeros",
+                      [&](Value, Value to) { k.vfill(to, k.f32(0)); });
+    if (dpse)
+      elementwiseLaunch(Value(), dpse, "zero_dpse", [&](Value, Value to) {
+        k.vfill(to, k.convert(k.f32(0), element));
+      });
+    for (bool keys : {true, false}) {
+      dev::MixedLaunchOp launch = k.mixedLaunch(
+          groups, groups * vectorsPerGroup,
+          [&](Value t) { buildCube(t, keys); },
+          [&](Value t) { buildVector(t, keys); });
+      launch->setAttr("npudev.tiling", gradTiling(keys ? "dk_dv" : "dq"));
+    }
+    if (element != f32) {
+      round(dqSum, dq, "round_dq");
+      round(dkSum, dk, "round_dk");
+      round(dvSum, dv, "round_dv");
+    }
+    for (Value buffer : {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros})
+      k.builder().create<memref::DeallocOp>(k.location(), buffer);
+    for (auto [sum, out] : {std::pair{dqSum, dq}, {dkSum, dk}, {dvSum, dv}})
+      if (sum != out)
+        k.builder().create<memref::DeallocOp>(k.location(), sum);
+  }
+
+  Value workspace(int64_t cols, Type type) {
+    return globalBuffer({groups, 2, s1Inner, cols}, type);
+  }
+
+  DictionaryAttr gradTiling(StringRef step) {
+    Builder b(op.getContext());
+    attention::AttentionLimits limits = attention::getAttentionLimits(device);
+    attention::BackwardTemplate kind = attention::selectAttentionGradTemplate(
+        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim}, limits);
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("strategy", b.getStringAttr("flash_attention_grad")),
+         b.getNamedAttr("step", b.getStringAttr(step)),
+         b.getNamedAttr(
+             "template",
+             b.getStringAttr(attention::stringifyBackwardTemplate(kind))),
+         b.getNamedAttr("block", b.getI64IntegerAttr(s1Inner)),
+         b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
+  }
+
+  //===--- Steps ----------------------------------------------------------===//
+
+  /// One step: query rows [r0, r0 + rows) of head n, keys [c0, c0 + cols).
+  struct Step {
+    Item it;
+    Value r0, rows, c0, cols, slot;
+  };
+
+  /// Calls body(step t) for each step of the items of `group`: launch 1
+  /// (`keys`) over key blocks, each with every query head of its group and
+  /// every query block the band reaches; launch 2 over query blocks, each
+  /// with the key blocks it reaches. `prologue(it)` / `epilogue(it)` run
+  /// per item, and `count(it)` steps follow.
+  void forEachItemOf(
+      Value group, bool keys,
+      function_ref<void(Item &, Value steps, function_ref<Step(Value)>)> body) {
+    if (!keys) {
+      forEachItem(group, [&](const Item &item) {
+        Item it = item;
+        auto step = [&](Value t) {
+          Step s;
+          s.it = it;
+          s.r0 = it.r0;
+          s.rows = it.rows;
+          std::tie(s.c0, s.cols) = keyBlock(it, t);
+          s.slot = k.rem(t, k.index(2));
+          return s;
+        };
+        body(it, it.blocks, step);
+      });
+      return;
+    }
+    forEachKeyItem(group, [&](Item &it, Value c0, Value cols, Value qFirst,
+                              Value qBlocks) {
+      // Steps exist only when qBlocks > 0; the divisor stays positive
+      // for the step the cube decodes before its loop.
+      Value divisor = k.max(qBlocks, k.index(1));
+      auto step = [&](Value t) {
+        Step s;
+        s.it = it;
+        s.it.n =
+            k.add(k.mul(it.kvHead, k.index(g.getGroup())), k.div(t, divisor));
+        Value qb = k.add(qFirst, k.rem(t, divisor));
+        s.r0 = k.mul(qb, k.index(s1Inner));
+        s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
+        s.c0 = c0;
+        s.cols = cols;
+        s.slot = k.rem(t, k.index(2));
+        return s;
+      };
+      body(it, k.mul(qBlocks, k.index(g.getGroup())), step);
+    });
+  }
+
+  /// Items (batch, key/value head, key block) of `group`, with the query
+  /// blocks that reach the key block: rows [c0 - high, c0 + cols - 1 -
+  /// low], or every row when the block starts inside the prefix.
+  void
+  forEachKeyItem(Value group,
+                 function_ref<void(Item &, Value, Value, Value, Value)> body) {
+    k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
+      Item it = readBatch(b);
+      Value base = k.toIndex(k.load(batchTable, {b, k.index(kKeyItemBase)}));
+      Value blocksKV =
+          k.div(k.add(it.seqKV, k.index(s2Inner - 1)), k.index(s2Inner));
+      Value count = k.mul(blocksKV, k.index(g.headsKV));
+      Value first =
+          k.rem(k.sub(k.add(group, k.index(groups)), base), k.index(groups));
+      k.forLoop(first, count, k.index(groups), [&](Value local) {
+        it.kvHead = k.div(local, blocksKV);
+        it.n = k.mul(it.kvHead, k.index(g.getGroup()));
+        Value c0 = k.mul(k.rem(local, blocksKV), k.index(s2Inner));
+        Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
+        Value zero = k.index(0), one = k.index(1);
+        Value lo = k.max(zero, k.sub(c0, it.high));
+        Value hi = k.min(k.sub(it.seqQ, one),
+                         k.sub(k.sub(k.add(c0, cols), one), it.low));
+        if (hasPrefix()) {
+          Value inPrefix = k.lt(c0, it.prefixEnd);
+          lo = k.select(inPrefix, zero, lo);
+          hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
+        }
+        Value qFirst = k.div(lo, k.index(s1Inner));
+        Value qBlocks =
+            k.max(zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), qFirst));
+        qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
+        body(it, c0, cols, qFirst, qBlocks);
+      });
+    });
+  }
+
+  //===--- Cube side ------------------------------------------------------===//
+
+  void buildCube(Value group, bool keys) {
+    auto cube = [&](ArrayRef<int64_t> shape, Type type) {
+      return k.alloc(shape, type, dev::MemorySpace::cube);
+    };
+    int64_t d = g.headDim;
+    Value qTiles = cube({2, s1Inner, d}, element);
+    Value dyTiles = cube({2, s1Inner, d}, element);
+    Value kTiles = cube({2, s2Inner, d}, element);
+    Value vTiles = cube({2, s2Inner, d}, element);
+    Value sTile = cube({s1Inner, s2Inner}, f32);
+    Value pTile = cube({s1Inner, s2Inner}, element);
+    Value dsTile = cube({s1Inner, s2Inner}, element);
+    // Launch 1 sums dK and dV over its key block, launch 2 dQ over its
+    // query block.
+    Value sumA, sumB, sumQ;
+    if (keys) {
+      sumA = cube({s2Inner, d}, f32);
+      sumB = cube({s2Inner, d}, f32);
+    } else {
+      sumQ = cube({s1Inner, d}, f32);
+    }
+    Value zero = k.index(0), dIdx = k.index(d);
+    auto slotRows = [&](Value tiles, Value slot, Value rows) {
+      return k.window(tiles, {slot, zero, zero},
+                      {k.builder().getIndexAttr(1), rows, dIdx}, {0});
+    };
+    forEachItemOf(
+        group, keys,
+        [&](Item &it, Value steps, function_ref<Step(Value)> stepAt) {
+          // Fixed for the item: K, V (launch 1) or Q, dY (launch 2), in slot
+          // 0 of their tiles; the sums start at zero.
+          Step first = stepAt(zero);
+          if (keys) {
+            k.dma(headRows(key, false, it, it.kvHead, first.c0, first.cols),
+                  slotRows(kTiles, zero, first.cols));
+            k.dma(headRows(value, false, it, it.kvHead, first.c0, first.cols),
+                  slotRows(vTiles, zero, first.cols));
+            for (Value sum : {sumA, sumB})
+              k.dma(rowsOf(zeros, zero, first.cols, zero, dIdx),
+                    rowsOf(sum, zero, first.cols, zero, dIdx));
+          } else {
+            k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
+                  slotRows(qTiles, zero, it.rows));
+            k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
+                  slotRows(dyTiles, zero, it.rows));
+            k.dma(rowsOf(zeros, zero, it.rows, zero, dIdx),
+                  rowsOf(sumQ, zero, it.rows, zero, dIdx));
+          }
+          auto signalVectors = [&](int64_t flag) {
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.setFlag(
+                  flag, dev::CoreKind::vector,
+                  k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
+          };
+          // The tiles that vary by step, in the step's slot.
+          auto varying = [&](const Step &s) {
+            Value qs = keys ? s.slot : zero, ks = keys ? zero : s.slot;
+            return std::make_tuple(
+                slotRows(qTiles, qs, s.rows), slotRows(dyTiles, qs, s.rows),
+                slotRows(kTiles, ks, s.cols), slotRows(vTiles, ks, s.cols));
+          };
+          auto issue = [&](Value t) {
+            Step s = stepAt(t);
+            Value q, dyRows, kRows, vRows;
+            std::tie(q, dyRows, kRows, vRows) = varying(s);
+            if (keys) {
+              k.dma(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
+              k.dma(headRows(dy, true, s.it, s.it.n, s.r0, s.rows), dyRows);
+            } else {
+              k.dma(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
+                    kRows);
+              k.dma(headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
+                    vRows);
+            }
+            Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
+            k.matmul(q, kRows, sRows, /*accumulate=*/false,
+                     /*transposeB=*/true);
+            k.dma(sRows, slotTile(wsScores, group, s.slot, zero, s.rows, zero,
+                                  s.cols));
+            k.matmul(dyRows, vRows, sRows, /*accumulate=*/false,
+                     /*transposeB=*/true);
+            k.dma(sRows,
+                  slotTile(wsDp, group, s.slot, zero, s.rows, zero, s.cols));
+            signalVectors(kScoresReady);
+          };
+          auto consume = [&](Value t) {
+            Step s = stepAt(t);
+            Value q, dyRows, kRows, vRows;
+            std::tie(q, dyRows, kRows, vRows) = varying(s);
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.waitFlag(kProbsReady + v);
+            Value p = rowsOf(pTile, zero, s.rows, zero, s.cols);
+            Value ds = rowsOf(dsTile, zero, s.rows, zero, s.cols);
+            k.dma(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols),
+                  p);
+            k.dma(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols),
+                  ds);
+            if (keys) {
+              // dV += P'^T dY, dK += dS^T Q.
+              auto dvOp = k.builder().create<dev::MatmulOp>(
+                  k.location(), p, dyRows,
+                  rowsOf(sumB, zero, s.cols, zero, dIdx),
+                  /*accumulate=*/true);
+              dvOp.setTransposeA(true);
+              auto dkOp = k.builder().create<dev::MatmulOp>(
+                  k.location(), ds, q, rowsOf(sumA, zero, s.cols, zero, dIdx),
+                  /*accumulate=*/true);
+              dkOp.setTransposeA(true);
+            } else {
+              // dQ += dS K.
+              k.matmul(ds, kRows, rowsOf(sumQ, zero, s.rows, zero, dIdx),
+                       /*accumulate=*/true);
+            }
+          };
+          k.forLoop(zero, k.add(steps, k.index(1)), k.index(1), [&](Value t) {
+            k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
+            k.ifThenElse(k.ge(t, k.index(1)),
+                         [&] { consume(k.sub(t, k.index(1))); });
+          });
+          if (keys) {
+            k.dma(rowsOf(sumA, zero, first.cols, zero, dIdx),
+                  headRows(dkSum, false, it, it.kvHead, first.c0, first.cols));
+            k.dma(rowsOf(sumB, zero, first.cols, zero, dIdx),
+                  headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
+          } else {
+            k.dma(rowsOf(sumQ, zero, it.rows, zero, dIdx),
+                  headRows(dqSum, true, it, it.n, it.r0, it.rows));
+          }
+        });
+  }
+
+  //===--- Vector side ----------------------------------------------------===//
+
+  struct GradBuffers {
+    VectorBuffers base;
+    Value dp, dropped, ds, dyRows, outRows, dyWide, outWide, rowD;
+  };
+
+  void buildVector(Value task, bool keys) {
+    GradBuffers buf;
+    buf.base = allocVector();
+    buf.dp = k.alloc({chunkRows, s2Inner}, f32);
+    buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
+    buf.ds = k.alloc({chunkRows, s2Inner}, element);
+    buf.dyRows = k.alloc({chunkRows, g.headDim}, element);
+    buf.outRows = k.alloc({chunkRows, g.headDim}, element);
+    buf.dyWide = k.alloc({chunkRows, g.headDim}, f32);
+    buf.outWide = k.alloc({chunkRows, g.headDim}, f32);
+    buf.rowD = k.alloc({chunkRows}, f32);
+    Value group = k.div(task, k.index(vectorsPerGroup));
+    Value part = k.rem(task, k.index(vectorsPerGroup));
+    k.vfill(buf.base.negInf, k.f32(-std::numeric_limits<double>::infinity()));
+    Value zero = k.index(0);
+    forEachItemOf(group, keys,
+                  [&](Item &, Value steps, function_ref<Step(Value)> stepAt) {
+                    k.forLoop(zero, steps, k.index(1), [&](Value t) {
+                      Step s = stepAt(t);
+                      Value own0 = k.mul(part, k.index(rowsPerVector));
+                      Value own = k.max(zero, k.min(k.index(rowsPerVector),
+                                                    k.sub(s.rows, own0)));
+                      k.waitFlag(kScoresReady);
+                      forEachChunk(own, [&](Value r, Value rows) {
+                        gradChunk(buf, s, group, k.add(own0, r), rows, !keys);
+                      });
+                      signalCube(part, group);
+                    });
+                  });
+  }
+
+  /// Rows [row, row + rows) of step `s`'s block: P', dS (and dpse).
+  void gradChunk(const GradBuffers &buf, const Step &st, Value group, Value row,
+                 Value rows, bool writeDpse) {
+    const VectorBuffers &v = buf.base;
+    Value zero = k.index(0), cols = st.cols, d = k.index(g.headDim);
+    Value i0 = k.add(st.r0, row);
+    Value s = rowsOf(v.scores, zero, rows, zero, cols);
+    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, cols), s);
+    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    // P = exp(S - m) / l with the forward's statistics; a row that saw no
+    // key (m = -inf, l = 0) gets P = 0.
+    Value m = k.window(v.rowMax, {zero}, {rows});
+    Value l = k.window(v.rowSum, {zero}, {rows});
+    Value empty = k.window(v.empty, {zero}, {rows});
+    Value constant = k.window(v.constant, {zero}, {rows});
+    k.dma(statisticColumn(statMax, st.it, i0, rows), m);
+    k.dma(statisticColumn(statSum, st.it, i0, rows), l);
+    k.vcmpScalar(dev::ComparePredicate::eq, m,
+                 k.f32(-std::numeric_limits<double>::infinity()), empty);
+    k.vfill(constant, k.f32(0));
+    k.vselect(empty, constant, m, m);
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), empty);
+    k.vfill(constant, k.f32(1));
+    k.vselect(empty, constant, l, l);
+    k.vbinaryBroadcast(dev::BinaryKind::sub, s, m, s, 0);
+    k.vunary(dev::UnaryKind::exp, s, s);
+    k.vbinaryBroadcast(dev::BinaryKind::div, s, l, s, 0);
+    // D = rowsum(dY * O).
+    Value dyRows = rowsOf(buf.dyWide, zero, rows, zero, d);
+    Value outRows = rowsOf(buf.outWide, zero, rows, zero, d);
+    loadWide(headRows(dy, true, st.it, st.it.n, i0, rows),
+             rowsOf(buf.dyRows, zero, rows, zero, d), dyRows);
+    loadWide(headRows(attentionIn, true, st.it, st.it.n, i0, rows),
+             rowsOf(buf.outRows, zero, rows, zero, d), outRows);
+    k.vbinary(dev::BinaryKind::mul, dyRows, outRows, dyRows);
+    Value rowD = k.window(buf.rowD, {zero}, {rows});
+    k.vreduce(dev::ReduceKind::sum, dyRows, rowD);
+    // dP' (through the dropout) and P'.
+    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
+    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    Value dropped = s;
+    if (dropMask) {
+      Value keep = loadKeep(v, st.it, i0, rows, st.c0, cols);
+      applyDropout(dp, keep);
+      dropped = rowsOf(buf.dropped, zero, rows, zero, cols);
+      k.vbinary(dev::BinaryKind::mul, s, keep, dropped);
+      k.vbinaryScalar(dev::BinaryKind::div, dropped,
+                      k.f32(op.getKeepProb().convertToDouble()), dropped);
+    }
+    storeAs(dropped, rowsOf(v.probs, zero, rows, zero, cols),
+            slotTile(wsProbs, group, st.slot, row, rows, zero, cols));
+    // dS = scale P (dP' - D).
+    k.vbinaryBroadcast(dev::BinaryKind::sub, dp, rowD, dp, 0);
+    k.vbinary(dev::BinaryKind::mul, s, dp, dp);
+    k.vbinaryScalar(dev::BinaryKind::mul, dp,
+                    k.f32(op.getScale().convertToDouble()), dp);
+    Value ds = rowsOf(buf.ds, zero, rows, zero, cols);
+    storeAs(dp, ds, slotTile(wsDs, group, st.slot, row, rows, zero, cols));
+    if (writeDpse && dpse)
+      k.dma(element == f32 ? dp : ds,
+            positionTile(dpse, st.it, i0, rows, st.c0, cols));
+  }
+
+  /// Copies `source` into on-chip `narrow` and widens it into `wide`.
+  void loadWide(Value source, Value narrow, Value wide) {
+    if (element == f32) {
+      k.dma(source, wide);
+      return;
+    }
+    k.dma(source, narrow);
+    k.vcast(narrow, wide);
+  }
+
+  /// Writes f32 `x` to `target` in the input type (through `narrow`).
+  void storeAs(Value x, Value narrow, Value target) {
+    if (element == f32) {
+      k.dma(x, target);
+      return;
+    }
+    k.vcast(x, narrow);
+    k.dma(narrow, target);
+  }
+
+  /// Column 0 of softmax_max / softmax_sum for rows [i0, i0 + rows).
+  Value statisticColumn(Value stats, const Item &it, Value i0, Value rows) {
+    Value tile = statisticsRows(stats, it, i0, rows);
+    return k.window(tile, {k.index(0), k.index(0)},
+                    {rows, k.builder().getIndexAttr(1)}, {1});
+  }
+};
+
 } // namespace
 
 LogicalResult npu::buildFlashAttentionKernels(OpBuilder &b, Operation *op,
                                               const KernelOperands &io,
                                               const DeviceModel &device) {
+  if (auto grad = dyn_cast<FlashAttentionGradOp>(op)) {
+    FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
+    if (failed(geometry))
+      return failure();
+    KernelBuilder k(b, op->getLoc());
+    AttentionBackwardLowering lowering(k, grad, *geometry, io, device);
+    if (failed(lowering.chooseGradSizes()))
+      return failure();
+    if (geometry->batch * geometry->headsQ *
+            (geometry->seqQ + geometry->seqKV) ==
+        0)
+      return success();
+    lowering.build();
+    return success();
+  }
   auto fa = cast<FlashAttentionOp>(op);
   FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
   if (failed(geometry))
     return failure();
   KernelBuilder k(b, op->getLoc());
-  AttentionForwardLowering lowering(k, fa, *geometry, io, device);
+  AttentionLowering<FlashAttentionOp> lowering(k, fa, *geometry, io, device);
   if (failed(lowering.chooseSizes()))
     return failure();
   if (geometry->batch * geometry->headsQ * geometry->seqQ == 0)

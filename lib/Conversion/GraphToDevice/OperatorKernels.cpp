@@ -11,7 +11,8 @@ using namespace mlir;
 using namespace npu;
 
 bool npu::hasDeviceKernels(Operation *op) {
-  return isMoEOp(op) || isSparseConvOp(op) || isa<FlashAttentionOp>(op);
+  return isMoEOp(op) || isSparseConvOp(op) ||
+         isa<FlashAttentionOp, FlashAttentionGradOp>(op);
 }
 
 FailureOr<int64_t>
@@ -31,7 +32,7 @@ LogicalResult npu::buildDeviceKernels(OpBuilder &b, Operation *op,
     return buildGetIndicePairsKernels(b, op, io, device, options);
   if (isa<SparseConv3DOp>(op))
     return buildSparseConv3dKernels(b, op, io, device);
-  if (isa<FlashAttentionOp>(op))
+  if (isa<FlashAttentionOp, FlashAttentionGradOp>(op))
     return buildFlashAttentionKernels(b, op, io, device);
   return buildMoEKernels(b, op, io.operands, io.results.front(), device);
 }
