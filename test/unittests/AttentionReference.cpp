@@ -221,47 +221,69 @@ Forward npu::reference::forwardNaive(const Attention &a, ElementKind kind) {
   }
 }
 
-Gradients npu::reference::backward(const Attention &a,
-                                   const std::vector<double> &dy) {
+namespace {
+/// The gradients computed in T: every product and sum rounded to T (the
+/// sums are kept in doubles but each addition rounds).
+template <typename T>
+Gradients backwardIn(const Attention &a, const std::vector<double> &dy) {
   Gradients g;
   g.dq.assign(a.q.size(), 0);
   g.dk.assign(a.k.size(), 0);
   g.dv.assign(a.v.size(), 0);
   g.dpse.assign(a.pse.size(), 0);
+  auto add = [](double &sum, T x) { sum = double(T(sum) + x); };
   int64_t group = a.headsQ / a.headsKV;
   for (int64_t b = 0; b < a.batch; ++b)
     for (int64_t n = 0; n < a.headsQ; ++n)
       for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
-        Row<double> row = computeRow<double>(a, b, n, i);
+        Row<T> row = computeRow<T>(a, b, n, i);
         int64_t s2 = a.getSeqKV(b), kv = n / group;
-        std::vector<double> dp(s2, 0);
-        double rowDot = 0;
+        std::vector<T> dp(s2, T(0));
+        T rowDot = T(0);
         for (int64_t j = 0; j < s2; ++j) {
           if (row.p[j] == 0)
             continue;
-          double dDropped = 0;
+          T dDropped = T(0);
           for (int64_t d = 0; d < a.headDim; ++d) {
-            dDropped += dy[a.index(true, b, n, i, d)] *
-                        a.v[a.index(false, b, kv, j, d)];
-            g.dv[a.index(false, b, kv, j, d)] +=
-                row.dropped[j] * dy[a.index(true, b, n, i, d)];
+            T dyValue = T(dy[a.index(true, b, n, i, d)]);
+            dDropped += dyValue * T(a.v[a.index(false, b, kv, j, d)]);
+            add(g.dv[a.index(false, b, kv, j, d)], row.dropped[j] * dyValue);
           }
-          dp[j] = row.dropped[j] == 0 ? 0 : dDropped / a.keepProb;
+          dp[j] = row.dropped[j] == 0 ? T(0) : dDropped / T(a.keepProb);
           rowDot += row.p[j] * dp[j];
         }
         for (int64_t j = 0; j < s2; ++j) {
           if (row.p[j] == 0)
             continue;
-          double ds = row.p[j] * (dp[j] - rowDot) * a.scale;
+          T ds = row.p[j] * (dp[j] - rowDot) * T(a.scale);
           for (int64_t d = 0; d < a.headDim; ++d) {
-            g.dq[a.index(true, b, n, i, d)] +=
-                ds * a.k[a.index(false, b, kv, j, d)];
-            g.dk[a.index(false, b, kv, j, d)] +=
-                ds * a.q[a.index(true, b, n, i, d)];
+            add(g.dq[a.index(true, b, n, i, d)],
+                ds * T(a.k[a.index(false, b, kv, j, d)]));
+            add(g.dk[a.index(false, b, kv, j, d)],
+                ds * T(a.q[a.index(true, b, n, i, d)]));
           }
           if (!a.pse.empty())
-            g.dpse[a.pseIndex(b, n, i, j)] += ds;
+            add(g.dpse[a.pseIndex(b, n, i, j)], ds);
         }
       }
   return g;
+}
+} // namespace
+
+Gradients npu::reference::backward(const Attention &a,
+                                   const std::vector<double> &dy) {
+  return backwardIn<double>(a, dy);
+}
+
+Gradients npu::reference::backwardNaive(const Attention &a,
+                                        const std::vector<double> &dy,
+                                        ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+    return backwardIn<Rounded<ElementKind::F16>>(a, dy);
+  case ElementKind::BF16:
+    return backwardIn<Rounded<ElementKind::BF16>>(a, dy);
+  default:
+    return backwardIn<float>(a, dy);
+  }
 }

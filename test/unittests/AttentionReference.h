@@ -71,6 +71,9 @@ Forward forward(const Attention &a);
 Forward forwardNaive(const Attention &a, ElementKind kind);
 /// The gradients of sum(out * dy).
 Gradients backward(const Attention &a, const std::vector<double> &dy);
+/// The same computed naively in `kind` (f32, f16 or bf16).
+Gradients backwardNaive(const Attention &a, const std::vector<double> &dy,
+                        ElementKind kind);
 
 } // namespace npu::reference
 
