@@ -95,11 +95,11 @@ for f in "$out"/pc-sim/*.npy; do
 done
 
 echo
-echo "== 6. FlashAttention forward (seed 004): causal GQA layer on ascend910b's cube and vector cores"
+echo "== 6. FlashAttention (seed 004): a causal GQA layer, forward and backward, on ascend910b's cube and vector cores"
 att="$root/examples/attention.mlir"
 "$opt" "$att" --npu-lower-to-device=device=ascend910b -o "$out/attention-device.mlir"
-echo "  one mixed launch ($out/attention-device.mlir):"
-sed -n 's/.*npudev.mixed_launch cube(\([0-9]*\)).*/    cube tasks: \1/p; s/.*} vector(\([0-9]*\)).*/    vector tasks: \1/p' \
+echo "  kernels ($out/attention-device.mlir): mixed launches of cube and vector tasks, and vector launches"
+sed -n 's/.*npudev.mixed_launch cube(\([0-9]*\)).*/    mixed launch: \1 cube tasks/p; s/.*} vector(\([0-9]*\)).*/                  \1 vector tasks/p' \
   "$out/attention-device.mlir"
 sed -n 's/.*npudev.tiling = {\([^}]*\)}.*/    \1/p' "$out/attention-device.mlir"
 rm -rf "$out"/att-*
