@@ -5,9 +5,10 @@
 //    mask and causal (sparse_mode 2): modelled time, cube utilisation
 //    (MACs over what 24 cube cores do at the f16 rate), IO efficiency and
 //    each pipe's busy share of the cores' time (the largest bounds it).
-//  - JIT on this machine, one thread, f32, S 1024 / 2048 / 4096:
-//    GFLOP/s (4 S^2 D per head: Q K^T and P V) and its fraction of this
-//    core's peak FMA rate, measured in the same run.
+//  - JIT on this machine, one thread, f32, S 1024 / 2048 / 4096, forward
+//    and backward: GFLOP/s (forward 4 S^2 D per head: Q K^T and P V;
+//    backward 8 S^2 D: dV, dP, dQ, dK, as the peer script counts) and its
+//    fraction of this core's peak FMA rate, measured in the same run.
 // The peer (python3-torch's attention) is bench/flash_attention_peer.py,
 // run separately.
 //
@@ -48,19 +49,29 @@ constexpr int64_t kHeads = 8, kHeadDim = 128;
 
 llvm::raw_ostream &out() { return llvm::outs(); }
 
-/// The module of one forward attention, lowered for `device`.
+/// The module of one forward (or, with `grad`, backward) attention,
+/// lowered for `device`.
 OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
                                      const char *element, int64_t mode,
-                                     const char *device) {
+                                     const char *device, bool grad = false) {
   std::string t = llvm::formatv("tensor<1x{0}x{1}x{2}x{3}>", kHeads, s,
                                 kHeadDim, element);
   std::string stats = llvm::formatv("tensor<1x{0}x{1}x8xf32>", kHeads, s);
-  std::string source = llvm::formatv(
-      R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
+  std::string source =
+      grad ? llvm::formatv(
+                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}, %dy: {0}, %m: {1}, %s: {1}, %o: {0}) -> ({0}, {0}, {0}) {{
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %v, %dy, %m, %s, %o {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}, {0}, {1}, {1}, {0}) -> ({0}, {0}, {0})
+  return %dq, %dk, %dv : {0}, {0}, {0}
+})mlir",
+                 t, stats, kHeads, mode)
+                 .str()
+           : llvm::formatv(
+                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
   %m, %s, %o = npu.flash_attention %q, %k, %v {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}) -> ({1}, {1}, {0})
   return %m, %s, %o : {1}, {1}, {0}
 })mlir",
-      t, stats, kHeads, mode);
+                 t, stats, kHeads, mode)
+                 .str();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
@@ -84,9 +95,15 @@ std::vector<HostArray> arguments(ModuleOp module) {
     a.shape.assign(memref.getShape().begin(), memref.getShape().end());
     unsigned bytes = getElementBytes(a.kind);
     a.data.resize(memref.getNumElements() * bytes);
-    if (i < 3)
+    // Inputs (the three of the forward, the seven of the backward, whose
+    // statistics are then plausible: max near 0, sum near S).
+    bool output = func.getArgAttr(i, "npudev.output") != nullptr;
+    if (!output)
       for (int64_t e = 0; e < memref.getNumElements(); ++e)
-        storeFloat(a.data.data() + e * bytes, a.kind, unit(rng));
+        storeFloat(a.data.data() + e * bytes, a.kind,
+                   memref.getShape().back() == 8 && i == 5
+                       ? double(memref.getShape()[2])
+                       : unit(rng));
     args.push_back(std::move(a));
   }
   return args;
@@ -116,15 +133,17 @@ void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
         << pipes << " |\n";
 }
 
-void benchJit(MLIRContext &ctx, int64_t s, double peak) {
-  OwningOpRef<ModuleOp> module = lowerAttention(ctx, s, "f32", 0, "mlu590");
+void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
+  OwningOpRef<ModuleOp> module =
+      lowerAttention(ctx, s, "f32", 0, "mlu590", grad);
   std::vector<HostArray> args = arguments(*module);
   auto kernel = jit::CompiledKernel::compile(*module, "fa");
   if (failed(kernel))
     std::exit(1);
   double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
-  double gflops = 4.0 * kHeads * s * s * kHeadDim / t / 1e9;
-  out() << "| JIT f32 1 thread S " << s << " | "
+  double gflops = (grad ? 8.0 : 4.0) * kHeads * s * s * kHeadDim / t / 1e9;
+  out() << "| JIT f32 1 thread S " << s << (grad ? " backward" : " forward")
+        << " | "
         << llvm::format("%.1f", t * 1e3) << " ms | "
         << llvm::format("%.1f", gflops) << " GFLOP/s | "
         << llvm::format("%.3f", gflops / peak) << " of FMA peak |\n";
@@ -155,8 +174,9 @@ int main(int argc, char **argv) {
     out() << "\n| JIT | time | rate | ratio |\n|---|---:|---:|---:|\n";
     out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
           << ") | | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.000 |\n";
-    for (int64_t s : {1024, 2048, 4096})
-      benchJit(ctx, s, peak);
+    for (bool grad : {false, true})
+      for (int64_t s : {1024, 2048, 4096})
+        benchJit(ctx, s, peak, grad);
   }
   return 0;
 }
