@@ -320,26 +320,42 @@ template <typename OpT> struct AttentionLowering {
     return table;
   }
 
-  /// Calls body(item) for group `group`'s items: item t of all (batch by
-  /// batch, then head, then query block) goes to group t mod groups.
-  void forEachItem(Value group, function_ref<void(const Item &)> body) {
+  /// The items of all batches, batch by batch, then head, then block of
+  /// `blockSize` rows of the query (`alongKeys` false) or key sequence:
+  /// item t goes to group t mod groups. Calls body(it, local, blocks) for
+  /// `group`'s, `it` holding its batch's fields, `local` its index within
+  /// the batch and `blocks` the batch's blocks per head.
+  void forEachGroupItem(Value group, bool alongKeys,
+                        function_ref<void(Item &, Value, Value)> body) {
+    int64_t blockSize = alongKeys ? s2Inner : s1Inner;
+    int64_t heads = alongKeys ? g.headsKV : g.headsQ;
     k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
       Item it = readBatch(b);
-      Value base = k.toIndex(k.load(batchTable, {b, k.index(kItemBase)}));
-      Value blocksQ =
-          k.div(k.add(it.seqQ, k.index(s1Inner - 1)), k.index(s1Inner));
-      Value count = k.mul(blocksQ, k.index(g.headsQ));
+      Value base = k.toIndex(k.load(
+          batchTable, {b, k.index(alongKeys ? kKeyItemBase : kItemBase)}));
+      Value length = alongKeys ? it.seqKV : it.seqQ;
+      Value blocks =
+          k.div(k.add(length, k.index(blockSize - 1)), k.index(blockSize));
+      Value count = k.mul(blocks, k.index(heads));
       Value first =
           k.rem(k.sub(k.add(group, k.index(groups)), base), k.index(groups));
-      k.forLoop(first, count, k.index(groups), [&](Value local) {
-        it.n = k.div(local, blocksQ);
-        it.kvHead = k.div(it.n, k.index(g.getGroup()));
-        it.r0 = k.mul(k.rem(local, blocksQ), k.index(s1Inner));
-        it.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, it.r0));
-        reachedKeyBlocks(it);
-        body(it);
-      });
+      k.forLoop(first, count, k.index(groups),
+                [&](Value local) { body(it, local, blocks); });
     });
+  }
+
+  /// Calls body(item) for group `group`'s (batch, query head, query block)
+  /// items, with the key blocks their band reaches.
+  void forEachItem(Value group, function_ref<void(const Item &)> body) {
+    forEachGroupItem(group, /*alongKeys=*/false,
+                     [&](Item &it, Value local, Value blocksQ) {
+                       it.n = k.div(local, blocksQ);
+                       it.kvHead = k.div(it.n, k.index(g.getGroup()));
+                       it.r0 = k.mul(k.rem(local, blocksQ), k.index(s1Inner));
+                       it.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, it.r0));
+                       reachedKeyBlocks(it);
+                       body(it);
+                     });
   }
 
   /// An item of batch `b` with its sequences and band read from the table.
@@ -1081,35 +1097,27 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   void
   forEachKeyItem(Value group,
                  function_ref<void(Item &, Value, Value, Value, Value)> body) {
-    k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
-      Item it = readBatch(b);
-      Value base = k.toIndex(k.load(batchTable, {b, k.index(kKeyItemBase)}));
-      Value blocksKV =
-          k.div(k.add(it.seqKV, k.index(s2Inner - 1)), k.index(s2Inner));
-      Value count = k.mul(blocksKV, k.index(g.headsKV));
-      Value first =
-          k.rem(k.sub(k.add(group, k.index(groups)), base), k.index(groups));
-      k.forLoop(first, count, k.index(groups), [&](Value local) {
-        it.kvHead = k.div(local, blocksKV);
-        it.n = k.mul(it.kvHead, k.index(g.getGroup()));
-        Value c0 = k.mul(k.rem(local, blocksKV), k.index(s2Inner));
-        Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
-        Value zero = k.index(0), one = k.index(1);
-        Value lo = k.max(zero, k.sub(c0, it.high));
-        Value hi = k.min(k.sub(it.seqQ, one),
-                         k.sub(k.sub(k.add(c0, cols), one), it.low));
-        if (hasPrefix()) {
-          Value inPrefix = k.lt(c0, it.prefixEnd);
-          lo = k.select(inPrefix, zero, lo);
-          hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
-        }
-        Value qFirst = k.div(lo, k.index(s1Inner));
-        Value qBlocks =
-            k.max(zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), qFirst));
-        qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
-        body(it, c0, cols, qFirst, qBlocks);
-      });
-    });
+    forEachGroupItem(
+        group, /*alongKeys=*/true, [&](Item &it, Value local, Value blocksKV) {
+          it.kvHead = k.div(local, blocksKV);
+          it.n = k.mul(it.kvHead, k.index(g.getGroup()));
+          Value c0 = k.mul(k.rem(local, blocksKV), k.index(s2Inner));
+          Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
+          Value zero = k.index(0), one = k.index(1);
+          Value lo = k.max(zero, k.sub(c0, it.high));
+          Value hi = k.min(k.sub(it.seqQ, one),
+                           k.sub(k.sub(k.add(c0, cols), one), it.low));
+          if (hasPrefix()) {
+            Value inPrefix = k.lt(c0, it.prefixEnd);
+            lo = k.select(inPrefix, zero, lo);
+            hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
+          }
+          Value qFirst = k.div(lo, k.index(s1Inner));
+          Value qBlocks = k.max(
+              zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), qFirst));
+          qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
+          body(it, c0, cols, qFirst, qBlocks);
+        });
   }
 
   //===--- Cube side ------------------------------------------------------===//
