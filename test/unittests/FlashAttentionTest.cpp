@@ -304,10 +304,7 @@ protected:
         toArray(a.v, tensorShape(c, false), c.element)};
     auto bytes = [&](std::vector<uint8_t> &v, std::vector<int64_t> shape,
                      unsigned keepOneIn) {
-      int64_t count = 1;
-      for (int64_t d : shape)
-        count *= d;
-      v.resize(count);
+      v.resize(elements(shape));
       for (uint8_t &x : v)
         x = rng() % keepOneIn == 0;
       inputs.push_back(
@@ -322,10 +319,7 @@ protected:
     }
     if (c.pse != Case::Pse::None) {
       a.pseShape = pseShape(c);
-      int64_t count = 1;
-      for (int64_t d : a.pseShape)
-        count *= d;
-      fill(a.pse, count);
+      fill(a.pse, elements(a.pseShape));
       inputs.push_back(toArray(a.pse, a.pseShape, c.element));
     }
     if (c.keepProb < 1) {

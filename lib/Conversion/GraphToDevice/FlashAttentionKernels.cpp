@@ -289,17 +289,28 @@ template <typename OpT> struct AttentionLowering {
     kNumBatchFields
   };
 
+  /// A buffer in global memory, allocated before the launches.
+  Value globalBuffer(ArrayRef<int64_t> shape, Type type) {
+    OpBuilder &b = k.builder();
+    return b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get(shape, type, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)));
+  }
+
+  /// A two-slot workspace of [s1Inner, cols] tiles per group.
+  Value workspace(int64_t cols, Type type) {
+    return globalBuffer({groups, 2, s1Inner, cols}, type);
+  }
+
   /// Per batch: where its sequences start and how long they are, its band
   /// (AttentionDiagonals, clamped to i32) and the index of its first item
   /// modulo the groups. Filled before the launch; O(B) stores.
   Value buildBatchTable() {
     OpBuilder &b = k.builder();
-    auto table = b.create<memref::AllocOp>(
-        k.location(),
-        MemRefType::get({std::max<int64_t>(g.batch, 1), kNumBatchFields},
-                        b.getI64Type(), MemRefLayoutAttrInterface(),
-                        dev::MemorySpaceAttr::get(b.getContext(),
-                                                  dev::MemorySpace::global)));
+    Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
+                               b.getI64Type());
     AttentionBand band = getAttentionBand(op);
     int64_t itemBase = 0, keyItemBase = 0;
     for (int64_t batch = 0; batch < g.batch; ++batch) {
@@ -792,14 +803,6 @@ template <typename OpT> struct AttentionLowering {
 
   void build() {
     OpBuilder &b = k.builder();
-    auto workspace = [&](int64_t cols, Type type) {
-      return b.create<memref::AllocOp>(
-          k.location(),
-          MemRefType::get({groups, 2, s1Inner, cols}, type,
-                          MemRefLayoutAttrInterface(),
-                          dev::MemorySpaceAttr::get(b.getContext(),
-                                                    dev::MemorySpace::global)));
-    };
     wsScores = workspace(s2Inner, f32);
     wsProbs = workspace(s2Inner, element);
     wsOutput = workspace(g.headDim, f32);
@@ -857,8 +860,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Where the cube's sums go: the outputs, or f32 scratch copies.
   Value dqSum, dkSum, dvSum;
   Value wsDp, wsDs, zeros;
-  /// pse's gradient is written only for a pse of the full shape.
-  bool fullPse = false;
 
   AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
                             AttentionGeometry g, const KernelOperands &io,
@@ -880,8 +881,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       return failure();
     if (pse) {
       ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
-      fullPse = shape[0] == g.batch && shape[2] == g.seqQ;
-      if (!fullPse)
+      // pse's gradient is written only for a pse of the full shape.
+      if (shape[0] != g.batch || shape[2] != g.seqQ)
         return op.emitOpError("cannot be lowered to the device yet with a "
                               "broadcast pse (its gradient sums over the "
                               "broadcast axis)");
@@ -918,15 +919,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   }
 
   //===--- Host-side buffers and the launches around the main two -------===//
-
-  Value globalBuffer(ArrayRef<int64_t> shape, Type type) {
-    OpBuilder &b = k.builder();
-    return b.create<memref::AllocOp>(
-        k.location(),
-        MemRefType::get(shape, type, MemRefLayoutAttrInterface(),
-                        dev::MemorySpaceAttr::get(b.getContext(),
-                                                  dev::MemorySpace::global)));
-  }
 
   /// `buffer` (global, contiguous) as one flat row.
   Value flat(Value buffer) {
@@ -1016,10 +1008,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [sum, out] : {std::pair{dqSum, dq}, {dkSum, dk}, {dvSum, dv}})
       if (sum != out)
         k.builder().create<memref::DeallocOp>(k.location(), sum);
-  }
-
-  Value workspace(int64_t cols, Type type) {
-    return globalBuffer({groups, 2, s1Inner, cols}, type);
   }
 
   DictionaryAttr gradTiling(StringRef step) {
