@@ -67,20 +67,66 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // The backward: a zero tile for the cube's sums, then two mixed launches,
 // dK / dV over key blocks and dQ over query blocks, and the f16 outputs
 // rounded from their f32 sums. B N2 = 8 does not exceed the 24 AI cores
-// and the groups are large: FAG template s1s2_bn2gs1s2 (16000).
+// and the groups are large: FAG template s1s2_bn2gs1s2 (16000). Key
+// digits: UB0 S1 = 3, UB1 S2 = 4, Block S2 = 4, ImplMode 0, f16 = 0, BNSD
+// = 2, causal = 3, BIG_DOUBLE_BUFFER = 2. D = rowsum(dY O) first, on the
+// cube, one 1 x 128 by 128 x 1 product per row.
 // CHECK-LABEL: func.func @grad_f16_causal
 // CHECK: step = "zeros", strategy = "flash_attention_grad"
+// CHECK: npudev.launch tasks({{[0-9]+}}) on cube {{.*}}step = "row_dots", strategy = "flash_attention_grad"
+// CHECK: scf.for
+// CHECK: npudev.matmul {{.*}} {transpose_b} : memref<1x128xf16, {{.*}}>, memref<1x128xf16, {{.*}}>, memref<1x1xf32
 // ASC: npudev.mixed_launch cube(24)
 // MLU: npudev.mixed_launch cube(16)
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.matmul {{.*}} {accumulate, transpose_a}
-// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2"
+// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch
-// CHECK: step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2"
+// CHECK: step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: step = "round_dq"
 // CHECK: step = "round_dk"
 // CHECK: step = "round_dv"
 func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8xf32>) -> (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) {
   %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088, sparse_mode = 2} : (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x128xf16>) -> (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>)
   return %dq, %dk, %dv : tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>
+}
+
+// -----
+
+// Small scores, f32, SBH, an atten_mask and a pse shared by the query rows:
+// N2 G S1 S2 = 2 * 1 * 32 * 48 = 3072 < 8192, FAG template bn2gs1s2_b
+// (10000). Digits: B = 0, none = 9, B = 0, 0, f32 = 1, SBND = 1, all = 0,
+// 2, ND = 0, no dropout = 0, mask = 1, pse = 1. dpse of [B, N1, 1, S2] is summed
+// by the dK / dV launch's cube, ones^T dS, into dpse itself (f32).
+// CHECK-LABEL: func.func @grad_f32_pse_one_row
+// CHECK: step = "row_dots"
+// CHECK: step = "zero_dpse"
+// CHECK: step = "ones"
+// CHECK: npudev.mixed_launch
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate, transpose_a}
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate} : memref<1x?xf32
+// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "bn2gs1s2_b", tiling_key = "10000000110020110090"
+// CHECK-NOT: round_dpse
+// CHECK: return
+func.func @grad_f32_pse_one_row(%q: tensor<32x2x64xf32>, %k: tensor<48x2x64xf32>, %st: tensor<2x2x32x8xf32>, %mask: tensor<32x48xi1>, %pse: tensor<2x2x1x48xf32>) -> tensor<2x2x1x48xf32> {
+  %dq, %dk, %dv, %dpse = npu.flash_attention_grad %q, %k, %k, %q, %st, %st, %q mask %mask pse %pse {input_layout = #npu.attention_layout<SBH>, head_num = 2, scale = 0.125, sparse_mode = 1} : (tensor<32x2x64xf32>, tensor<48x2x64xf32>, tensor<48x2x64xf32>, tensor<32x2x64xf32>, tensor<2x2x32x8xf32>, tensor<2x2x32x8xf32>, tensor<32x2x64xf32>, tensor<32x48xi1>, tensor<2x2x1x48xf32>) -> (tensor<32x2x64xf32>, tensor<48x2x64xf32>, tensor<48x2x64xf32>, tensor<2x2x1x48xf32>)
+  return %dpse : tensor<2x2x1x48xf32>
+}
+
+// -----
+
+// A bf16 pse shared by the batches: summed in f32 scratch by the dQ
+// launch's vector tasks (read, add, write back), then rounded.
+// CHECK-LABEL: func.func @grad_bf16_pse_one_batch
+// CHECK: step = "zero_dpse"
+// CHECK-NOT: step = "ones"
+// CHECK: step = "dk_dv"
+// CHECK: npudev.mixed_launch
+// CHECK: npudev.vbinary <add>
+// CHECK: step = "dq"
+// CHECK: step = "round_dv"
+// CHECK: step = "round_dpse"
+func.func @grad_bf16_pse_one_batch(%q: tensor<2x2x40x64xbf16>, %st: tensor<2x2x40x8xf32>, %pse: tensor<1x2x40x40xbf16>) -> tensor<1x2x40x40xbf16> {
+  %dq, %dk, %dv, %dpse = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q pse %pse {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125} : (tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x8xf32>, tensor<2x2x40x8xf32>, tensor<2x2x40x64xbf16>, tensor<1x2x40x40xbf16>) -> (tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<1x2x40x40xbf16>)
+  return %dpse : tensor<1x2x40x40xbf16>
 }

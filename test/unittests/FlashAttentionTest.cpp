@@ -408,12 +408,27 @@ protected:
                                            &naive.dpse};
     const char *names[] = {"dq", "dk", "dv", "dpse"};
     size_t results = c.pse != Case::Pse::None ? 4 : 3;
+    // FlashAttention-2 takes D = rowsum(dY * O) (O(S) memory) where the
+    // softmax's own backward takes rowsum(P * dP'): in a row that sees
+    // few keys, dS = scale P (dP' - D) then carries D's rounding,
+    // eps * sum |dY O|, which the naive f32 implementation's error does
+    // not (its error shrinks with the other keys' P). dpse is dS itself, so
+    // its f32 error may exceed 2x the naive one by that much
+    // (docs/flash-attention.md has the figures); dq, dk, dv sum it away.
+    double dpseSlack = 0;
+    if (c.element == ElementKind::F32)
+      for (size_t row = 0; row * c.headDim < dy.size(); ++row) {
+        double dots = 0;
+        for (int64_t d = 0; d < c.headDim; ++d)
+          dots += std::abs(dy[row * c.headDim + d] * out[row * c.headDim + d]);
+        dpseSlack = std::max(dpseSlack, 2 * 0x1p-24 * std::abs(a.scale) * dots);
+      }
     for (size_t r = 0; r < results; ++r) {
       size_t i = inputs.size() + r;
       EXPECT_EQ(sim[i].data, jit[i].data) << names[r];
       double error = maxError(fromArray(sim[i]), *exacts[r]);
       double naiveError = maxError(*naives[r], *exacts[r]);
-      EXPECT_LE(error, 2 * naiveError)
+      EXPECT_LE(error, 2 * naiveError + (r == 3 ? dpseSlack : 0))
           << names[r] << ": naive " << getElementKindName(c.element)
           << " error " << naiveError;
     }
@@ -560,6 +575,41 @@ TEST_F(FlashAttentionTest, BackwardInputsTypesAndDevices) {
   tnd.next = 1;
   check(backward(tnd));
   check(backward({ref::Layout::BNSD, 0, 2, 1, 8, 8, 64}));
+}
+
+TEST_F(FlashAttentionTest, BackwardRowsWithFewKeys) {
+  // Causal from the bottom right with S1 > S2: row 11 (12, 13) sees one
+  // key (two, three). Where a row sees one key dS is exactly 0 (the cube's
+  // D and dP cancel); where it sees few, dpse carries D's f32 error (see
+  // checkGrad).
+  for (int64_t seqQ : {151, 152, 153}) {
+    Case c{ref::Layout::BSND, 2, 2, 1, seqQ, 140, 64, 3};
+    c.pse = Case::Pse::Full;
+    check(backward(c));
+  }
+}
+TEST_F(FlashAttentionTest, BackwardBroadcastPse) {
+  // dpse of a pse shared by every query row sums dS over the rows; of one
+  // shared by the batches, over the batches. Several query blocks (150 rows
+  // in blocks of 128 on mlu590, 64 rows per vector task), a causal band,
+  // and batches that see different prefixes.
+  for (Case::Pse pse :
+       {Case::Pse::Full, Case::Pse::OneRow, Case::Pse::OneBatch}) {
+    Case c{ref::Layout::BSND, 3, 2, 1, 150, 140, 64, 3};
+    c.pse = pse;
+    check(backward(c));
+    Case prefix{ref::Layout::BNSD, 3, 2, 1, 20, 36, 64, 5};
+    prefix.prefix = {0, 25, 36};
+    prefix.pse = pse;
+    prefix.element = ElementKind::F16;
+    check(backward(prefix));
+    Case split{ref::Layout::BSH, 2, 4, 2, 37, 53, 64, 0};
+    split.pse = pse;
+    split.element = ElementKind::BF16;
+    split.keepProb = 0.9;
+    split.device = "ascend910b";
+    check(backward(split));
+  }
 }
 
 TEST_F(FlashAttentionTest, EmptyTensors) {

@@ -123,17 +123,25 @@ TEST(FlashAttentionTiling, ForwardTemplates) {
 TEST(FlashAttentionTiling, BackwardTemplatesByPriority) {
   AttentionLimits l = ascend();
   // N2 * G * S1 * S2 = 1 * 2 * 32 * 32 = 2048 < 8192: priority 10000.
-  EXPECT_EQ(selectAttentionGradTemplate({2, 1, 2, 32, 32, 64}, l),
-            BackwardTemplate::BN2GS1S2_B);
+  BackwardTiling t = selectAttentionGradTemplate({2, 1, 2, 32, 32, 64}, l);
+  EXPECT_EQ(t.kind, BackwardTemplate::BN2GS1S2_B);
+  EXPECT_EQ(t.key.ub0, Axis::B);
+  EXPECT_EQ(t.key.ub1, Axis::None);
+  EXPECT_EQ(t.key.block, Axis::B);
   // N2 * G * S1 * S2 = 8192 is not < 8192; G * S1 * S2 = 2048: 11000.
-  EXPECT_EQ(selectAttentionGradTemplate({2, 4, 2, 32, 32, 64}, l),
-            BackwardTemplate::N2GS1S2_BN1);
+  t = selectAttentionGradTemplate({2, 4, 2, 32, 32, 64}, l);
+  EXPECT_EQ(t.kind, BackwardTemplate::N2GS1S2_BN1);
+  EXPECT_EQ(t.key.ub0, Axis::N2);
+  EXPECT_EQ(t.key.block, Axis::G);
   // B * N2 = 32 > 24 AI cores: 15000.
-  EXPECT_EQ(selectAttentionGradTemplate({8, 4, 1, 1024, 1024, 128}, l),
-            BackwardTemplate::S1S2_BN2);
+  t = selectAttentionGradTemplate({8, 4, 1, 1024, 1024, 128}, l);
+  EXPECT_EQ(t.kind, BackwardTemplate::S1S2_BN2);
+  EXPECT_EQ(t.key.ub1, Axis::S2);
+  EXPECT_EQ(t.key.block, Axis::N2);
   // B * N2 = 8: the fallback, 16000.
-  EXPECT_EQ(selectAttentionGradTemplate({1, 8, 1, 1024, 1024, 128}, l),
-            BackwardTemplate::S1S2_BN2GS1S2);
+  t = selectAttentionGradTemplate({1, 8, 1, 1024, 1024, 128}, l);
+  EXPECT_EQ(t.kind, BackwardTemplate::S1S2_BN2GS1S2);
+  EXPECT_EQ(t.key.block, Axis::S2);
   EXPECT_EQ(static_cast<int>(BackwardTemplate::S1S2_BN2GS1S2), 16000);
   EXPECT_EQ(stringifyBackwardTemplate(BackwardTemplate::N2GS1S2_BN1),
             "n2gs1s2_bn1");

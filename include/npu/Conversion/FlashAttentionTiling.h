@@ -134,12 +134,20 @@ enum class BackwardTemplate {
 };
 llvm::StringRef stringifyBackwardTemplate(BackwardTemplate t);
 
+/// A backward template and the key fields it decides: UB0 / UB1 the axes
+/// its name splits within a core (B; N2; S1 and S2), Block the innermost
+/// axis it splits across cores (B; G, of B N1 = B N2 G; N2; S2).
+struct BackwardTiling {
+  BackwardTemplate kind;
+  TilingKeyFields key;
+};
+
 /// The preferred backward template whose condition holds: UB on B, cores
 /// on B when N2*G*S1*S2 < vectorBlock; UB on N2, cores on B N1 when
 /// G*S1*S2 < vectorBlock; UB on S1 S2, cores on B N2 when B*N2 > the AI
 /// cores; else the fallback, cores on B N2 G S1 S2.
-BackwardTemplate selectAttentionGradTemplate(const AttentionShape &shape,
-                                             const AttentionLimits &limits);
+BackwardTiling selectAttentionGradTemplate(const AttentionShape &shape,
+                                           const AttentionLimits &limits);
 
 } // namespace attention
 } // namespace npu

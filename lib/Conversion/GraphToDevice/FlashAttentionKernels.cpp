@@ -68,6 +68,10 @@ template <typename OpT> struct AttentionLowering {
   int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
   int64_t rowsPerVector = 0, chunkRows = 0, items = 0;
   attention::ForwardTiling tiling;
+  /// Whether an item's group depends only on its place within its batch,
+  /// so that one group sees a (head, query block) for every batch, in
+  /// batch order (the backward's sum over a broadcast batch axis).
+  bool sameGroupAcrossBatches = false;
 
   /// One work item: (batch, query head, block of query rows).
   struct Item {
@@ -247,16 +251,19 @@ template <typename OpT> struct AttentionLowering {
     llvm_unreachable("unknown attention layout");
   }
 
-  /// softmax_max / softmax_sum rows [s0, s0 + rows) of item `it`'s head:
-  /// [rows, 8].
+  /// Rows [s0, s0 + rows) of item `it`'s head of per-row statistics
+  /// (softmax_max, softmax_sum: [B, N1, S1, W], [T1, N1, W] for TND, W = 8):
+  /// [rows, W].
   Value statisticsRows(Value stats, const Item &it, Value s0, Value rows) {
     OpBuilder &builder = k.builder();
-    OpFoldResult one = builder.getIndexAttr(1), eight = builder.getIndexAttr(8);
+    OpFoldResult one = builder.getIndexAttr(1),
+                 width = builder.getIndexAttr(
+                     cast<MemRefType>(stats.getType()).getShape().back());
     if (g.layout == AttentionLayout::TND)
       return k.window(stats, {k.add(it.startQ, s0), it.n, k.index(0)},
-                      {rows, one, eight}, {1});
+                      {rows, one, width}, {1});
     return k.window(stats, {it.b, it.n, s0, k.index(0)},
-                    {one, one, rows, eight}, {0, 1});
+                    {one, one, rows, width}, {0, 1});
   }
 
   /// Slot `slot` of group `group` of a workspace, rows [r0, r0 + rows),
@@ -320,7 +327,7 @@ template <typename OpT> struct AttentionLowering {
           g.startsQ[batch],    seqQ,
           g.startsKV[batch],   seqKV,
           clampToI32(d.low),   clampToI32(d.high),
-          d.prefixEnd,         itemBase % groups,
+          d.prefixEnd,         sameGroupAcrossBatches ? 0 : itemBase % groups,
           keyItemBase % groups};
       for (int64_t f = 0; f < kNumBatchFields; ++f)
         k.store(k.constant(b.getI64Type(), values[f]), table,
@@ -333,9 +340,11 @@ template <typename OpT> struct AttentionLowering {
 
   /// The items of all batches, batch by batch, then head, then block of
   /// `blockSize` rows of the query (`alongKeys` false) or key sequence:
-  /// item t goes to group t mod groups. Calls body(it, local, blocks) for
-  /// `group`'s, `it` holding its batch's fields, `local` its index within
-  /// the batch and `blocks` the batch's blocks per head.
+  /// item t goes to group t mod groups (query items with
+  /// sameGroupAcrossBatches: their index within the batch mod groups). Calls
+  /// body(it, local, blocks) for `group`'s, `it` holding its batch's fields,
+  /// `local` its index within the batch and `blocks` the batch's blocks per
+  /// head.
   void forEachGroupItem(Value group, bool alongKeys,
                         function_ref<void(Item &, Value, Value)> body) {
     int64_t blockSize = alongKeys ? s2Inner : s1Inner;
@@ -848,11 +857,15 @@ template <typename OpT> struct AttentionLowering {
 /// takes (batch, query head, query block) items and accumulates
 /// dQ += dS K over the key blocks. Every output element is summed by one
 /// task in a fixed order, so the bytes do not depend on timing or
-/// threads. dpse (pse of the full shape) is written by launch 2's vector
-/// tasks, over a zero fill. Outputs of f16 / bf16 are summed in f32
-/// scratch and rounded by a last vector launch. As in the forward the
-/// cube issues step t + 1 before it consumes step t; its Q / dY (launch
-/// 1) or K / V (launch 2) tiles have two slots for that.
+/// threads. dpse is written over a zero fill: for a pse of the full shape
+/// by launch 2's vector tasks; for one broadcast over the query rows
+/// ([B, N1, 1, S2]) summed by launch 1's cube as ones^T dS over the query
+/// blocks of each head; for one broadcast over the batch ([1, N1, S1, S2])
+/// added up by launch 2's vector tasks, each of which sees a (head, query
+/// block) for every batch in batch order. Outputs of f16 / bf16 are summed in
+/// f32 scratch and rounded by a last vector launch. As in the forward the cube
+/// issues step t + 1 before it consumes step t; its Q / dY (launch 1) or K / V
+/// (launch 2) tiles have two slots for that.
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
   Value dy, statMax, statSum, attentionIn;
@@ -860,6 +873,18 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Where the cube's sums go: the outputs, or f32 scratch copies.
   Value dqSum, dkSum, dvSum;
   Value wsDp, wsDs, zeros;
+  /// D = rowsum(dY * O) per query row, shaped as the statistics with one
+  /// column.
+  Value rowDots;
+  /// How dpse is formed from dS (see above), and where it is summed (dpse
+  /// itself, or an f32 scratch copy when it is a sum in f16 / bf16).
+  enum class PseGrad {
+    None,
+    Full,
+    SumRows,
+    SumBatches
+  } pseGrad = PseGrad::None;
+  Value dpseSum, ones;
 
   AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
                             AttentionGeometry g, const KernelOperands &io,
@@ -881,19 +906,21 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       return failure();
     if (pse) {
       ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
-      // pse's gradient is written only for a pse of the full shape.
-      if (shape[0] != g.batch || shape[2] != g.seqQ)
-        return op.emitOpError("cannot be lowered to the device yet with a "
-                              "broadcast pse (its gradient sums over the "
-                              "broadcast axis)");
+      // The verifier admits [B, N1, S1, S2], [B, N1, 1, S2], [1, N1, S1,
+      // S2]; a size that is both (B = 1 or S1 = 1) is the full shape.
+      pseGrad = shape[0] == g.batch && shape[2] == g.seqQ ? PseGrad::Full
+                : shape[2] == 1                           ? PseGrad::SumRows
+                                                          : PseGrad::SumBatches;
+      sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
     // cube memory: Q, dY (two slots each), K, V (two slots in launch 2),
-    // S, P', dS, and two f32 sums.
+    // S, P', dS, two f32 sums, and a row of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     int64_t block = kCubeBlock;
     auto cubeBytes = [&](int64_t n) {
-      return n * d * eb * 8 + n * n * (4 + 2 * eb) + 2 * n * d * 4;
+      return n * d * eb * 8 + n * n * (4 + 2 * eb) + 2 * n * d * 4 +
+             n * (eb + 4);
     };
     while (block > 8 && cubeBytes(block) > device.cubeBytes)
       block /= 2;
@@ -901,12 +928,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     s2Inner = std::min(block, std::max<int64_t>(g.seqKV, 1));
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
     // Vector memory: the forward's buffers (allocVector) and, per chunk
-    // row, dP and P' (f32), dS (input type), dY and O rows with f32
-    // copies, three row statistics.
+    // row, dP and P' (f32), dS (input type), three row statistics.
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb +
                                      (pse || dropMask ? 4 + eb : 0) +
                                      (attenMask || dropMask ? 2 : 0) + 1) +
-                          d * (4 + 2 * eb + 8) + 64;
+                          d * 4 + 64;
     int64_t fixed = rowsPerVector * (d * 4 + 8 * 4);
     chunkRows =
         std::min(rowsPerVector, (device.vectorBytes - fixed) / perChunkRow);
@@ -987,10 +1013,20 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     zeros = globalBuffer({rows, g.headDim}, f32);
     elementwiseLaunch(Value(), zeros, "zeros",
                       [&](Value, Value to) { k.vfill(to, k.f32(0)); });
-    if (dpse)
-      elementwiseLaunch(Value(), dpse, "zero_dpse", [&](Value, Value to) {
-        k.vfill(to, k.convert(k.f32(0), element));
+    buildRowDots();
+    if (dpse) {
+      dpseSum = pseGrad == PseGrad::Full ? dpse : sumBuffer(dpse);
+      Type sumType = getElementTypeOrSelf(dpseSum);
+      elementwiseLaunch(Value(), dpseSum, "zero_dpse", [&](Value, Value to) {
+        k.vfill(to, k.floatConstant(sumType, 0));
       });
+    }
+    if (pseGrad == PseGrad::SumRows) {
+      ones = globalBuffer({1, s1Inner}, element);
+      elementwiseLaunch(Value(), ones, "ones", [&](Value, Value to) {
+        k.vfill(to, k.floatConstant(element, 1));
+      });
+    }
     for (bool keys : {true, false}) {
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
@@ -998,29 +1034,77 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           [&](Value t) { buildVector(t, keys); });
       launch->setAttr("npudev.tiling", gradTiling(keys ? "dk_dv" : "dq"));
     }
-    if (element != f32) {
-      round(dqSum, dq, "round_dq");
-      round(dkSum, dk, "round_dk");
-      round(dvSum, dv, "round_dv");
-    }
-    for (Value buffer : {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros})
-      k.builder().create<memref::DeallocOp>(k.location(), buffer);
-    for (auto [sum, out] : {std::pair{dqSum, dq}, {dkSum, dk}, {dvSum, dv}})
+    // Sums in f32 scratch are rounded into their outputs.
+    std::tuple<Value, Value, StringRef> sums[] = {
+        {dqSum, dq, "round_dq"},
+        {dkSum, dk, "round_dk"},
+        {dvSum, dv, "round_dv"},
+        {dpseSum, dpse, "round_dpse"}};
+    for (auto [sum, out, step] : sums)
+      if (sum != out)
+        round(sum, out, step);
+    for (Value buffer :
+         {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros, rowDots, ones})
+      if (buffer)
+        k.builder().create<memref::DeallocOp>(k.location(), buffer);
+    for (auto [sum, out, step] : sums)
       if (sum != out)
         k.builder().create<memref::DeallocOp>(k.location(), sum);
   }
 
+  /// D_i = dY_i . O_i on the cube, one 1 x D by D x 1 product per row: the
+  /// same fused multiply-adds in the same order as dP_ij = dY_i . V_j, so
+  /// dP - D cancels exactly where O_i = V_j (a row that sees one key), as
+  /// the softmax's own backward does, and not merely to f32 rounding.
+  void buildRowDots() {
+    auto statsType = cast<MemRefType>(statMax.getType());
+    SmallVector<int64_t> shape(statsType.getShape());
+    shape.back() = 1;
+    rowDots = globalBuffer(shape, f32);
+    auto launch = k.launch(
+        groups,
+        [&](Value group) {
+          Value dyTile =
+              k.alloc({s1Inner, g.headDim}, element, dev::MemorySpace::cube);
+          Value outTile =
+              k.alloc({s1Inner, g.headDim}, element, dev::MemorySpace::cube);
+          Value dots = k.alloc({s1Inner, 1}, f32, dev::MemorySpace::cube);
+          Value zero = k.index(0), d = k.index(g.headDim);
+          OpFoldResult one = k.builder().getIndexAttr(1);
+          forEachItem(group, [&](const Item &it) {
+            k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
+                  rowsOf(dyTile, zero, it.rows, zero, d));
+            k.dma(headRows(attentionIn, true, it, it.n, it.r0, it.rows),
+                  rowsOf(outTile, zero, it.rows, zero, d));
+            k.forLoop(zero, it.rows, k.index(1), [&](Value r) {
+              k.matmul(k.window(dyTile, {r, zero}, {one, d}),
+                       k.window(outTile, {r, zero}, {one, d}),
+                       k.window(dots, {r, zero}, {one, one}),
+                       /*accumulate=*/false, /*transposeB=*/true);
+            });
+            k.dma(rowsOf(dots, zero, it.rows, zero, k.index(1)),
+                  statisticsRows(rowDots, it, it.r0, it.rows));
+          });
+        },
+        dev::CoreKind::cube);
+    KernelBuilder::recordStep(launch, "flash_attention_grad", "row_dots",
+                              "block", s1Inner);
+  }
+
   DictionaryAttr gradTiling(StringRef step) {
     Builder b(op.getContext());
-    attention::AttentionLimits limits = attention::getAttentionLimits(device);
-    attention::BackwardTemplate kind = attention::selectAttentionGradTemplate(
-        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim}, limits);
+    attention::BackwardTiling tiling = attention::selectAttentionGradTemplate(
+        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim},
+        attention::getAttentionLimits(device));
+    describeOp(tiling.key);
+    uint64_t key = attention::getTilingKey(tiling.key);
     return b.getDictionaryAttr(
         {b.getNamedAttr("strategy", b.getStringAttr("flash_attention_grad")),
          b.getNamedAttr("step", b.getStringAttr(step)),
-         b.getNamedAttr(
-             "template",
-             b.getStringAttr(attention::stringifyBackwardTemplate(kind))),
+         b.getNamedAttr("template",
+                        b.getStringAttr(
+                            attention::stringifyBackwardTemplate(tiling.kind))),
+         b.getNamedAttr("tiling_key", b.getStringAttr(std::to_string(key))),
          b.getNamedAttr("block", b.getI64IntegerAttr(s1Inner)),
          b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
   }
@@ -1031,6 +1115,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   struct Step {
     Item it;
     Value r0, rows, c0, cols, slot;
+    /// Launch 1: the step's query block among its head's `headBlocks`.
+    Value headBlock, headBlocks;
   };
 
   /// Calls body(step t) for each step of the items of `group`: launch 1
@@ -1067,8 +1153,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         s.it = it;
         s.it.n =
             k.add(k.mul(it.kvHead, k.index(g.getGroup())), k.div(t, divisor));
-        Value qb = k.add(qFirst, k.rem(t, divisor));
-        s.r0 = k.mul(qb, k.index(s1Inner));
+        s.headBlock = k.rem(t, divisor);
+        s.headBlocks = qBlocks;
+        s.r0 = k.mul(k.add(qFirst, s.headBlock), k.index(s1Inner));
         s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
         s.c0 = c0;
         s.cols = cols;
@@ -1124,14 +1211,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value dsTile = cube({s1Inner, s2Inner}, element);
     // Launch 1 sums dK and dV over its key block, launch 2 dQ over its
     // query block.
-    Value sumA, sumB, sumQ;
+    Value sumA, sumB, sumQ, onesRow, dpseRow;
+    Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
       sumA = cube({s2Inner, d}, f32);
       sumB = cube({s2Inner, d}, f32);
+      if (pseGrad == PseGrad::SumRows) {
+        onesRow = cube({1, s1Inner}, element);
+        dpseRow = cube({1, s2Inner}, f32);
+        k.dma(ones, onesRow);
+      }
     } else {
       sumQ = cube({s1Inner, d}, f32);
     }
-    Value zero = k.index(0), dIdx = k.index(d);
     auto slotRows = [&](Value tiles, Value slot, Value rows) {
       return k.window(tiles, {slot, zero, zero},
                       {k.builder().getIndexAttr(1), rows, dIdx}, {0});
@@ -1218,6 +1310,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   k.location(), ds, q, rowsOf(sumA, zero, s.cols, zero, dIdx),
                   /*accumulate=*/true);
               dkOp.setTransposeA(true);
+              if (dpseRow)
+                sumDpseRow(s, ds, onesRow, dpseRow);
             } else {
               // dQ += dS K.
               k.matmul(ds, kRows, rowsOf(sumQ, zero, s.rows, zero, dIdx),
@@ -1241,11 +1335,28 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         });
   }
 
+  /// dpse[b, n, 0, keys] = sum over the head's query blocks of ones^T dS,
+  /// summed in `row` and written after the head's last block.
+  void sumDpseRow(const Step &s, Value ds, Value onesRow, Value row) {
+    OpBuilder &b = k.builder();
+    Value zero = k.index(0);
+    Value ones = k.window(onesRow, {zero, zero}, {b.getIndexAttr(1), s.rows});
+    Value sum = k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols});
+    k.ifThenElse(
+        k.lt(s.headBlock, k.index(1)),
+        [&] { k.matmul(ones, ds, sum, /*accumulate=*/false); },
+        [&] { k.matmul(ones, ds, sum, /*accumulate=*/true); });
+    k.ifThenElse(k.ge(k.add(s.headBlock, k.index(1)), s.headBlocks), [&] {
+      k.dma(k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols}, {0}),
+            positionTile(dpseSum, s.it, zero, k.index(1), s.c0, s.cols));
+    });
+  }
+
   //===--- Vector side ----------------------------------------------------===//
 
   struct GradBuffers {
     VectorBuffers base;
-    Value dp, dropped, ds, dyRows, outRows, dyWide, outWide, rowD;
+    Value dp, dropped, ds, rowD;
   };
 
   void buildVector(Value task, bool keys) {
@@ -1254,10 +1365,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     buf.dp = k.alloc({chunkRows, s2Inner}, f32);
     buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
     buf.ds = k.alloc({chunkRows, s2Inner}, element);
-    buf.dyRows = k.alloc({chunkRows, g.headDim}, element);
-    buf.outRows = k.alloc({chunkRows, g.headDim}, element);
-    buf.dyWide = k.alloc({chunkRows, g.headDim}, f32);
-    buf.outWide = k.alloc({chunkRows, g.headDim}, f32);
     buf.rowD = k.alloc({chunkRows}, f32);
     Value group = k.div(task, k.index(vectorsPerGroup));
     Value part = k.rem(task, k.index(vectorsPerGroup));
@@ -1283,7 +1390,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   void gradChunk(const GradBuffers &buf, const Step &st, Value group, Value row,
                  Value rows, bool writeDpse) {
     const VectorBuffers &v = buf.base;
-    Value zero = k.index(0), cols = st.cols, d = k.index(g.headDim);
+    Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
     Value s = rowsOf(v.scores, zero, rows, zero, cols);
     k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, cols), s);
@@ -1306,16 +1413,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.vbinaryBroadcast(dev::BinaryKind::sub, s, m, s, 0);
     k.vunary(dev::UnaryKind::exp, s, s);
     k.vbinaryBroadcast(dev::BinaryKind::div, s, l, s, 0);
-    // D = rowsum(dY * O).
-    Value dyRows = rowsOf(buf.dyWide, zero, rows, zero, d);
-    Value outRows = rowsOf(buf.outWide, zero, rows, zero, d);
-    loadWide(headRows(dy, true, st.it, st.it.n, i0, rows),
-             rowsOf(buf.dyRows, zero, rows, zero, d), dyRows);
-    loadWide(headRows(attentionIn, true, st.it, st.it.n, i0, rows),
-             rowsOf(buf.outRows, zero, rows, zero, d), outRows);
-    k.vbinary(dev::BinaryKind::mul, dyRows, outRows, dyRows);
     Value rowD = k.window(buf.rowD, {zero}, {rows});
-    k.vreduce(dev::ReduceKind::sum, dyRows, rowD);
+    k.dma(statisticColumn(rowDots, st.it, i0, rows), rowD);
     // dP' (through the dropout) and P'.
     Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
     k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
@@ -1337,19 +1436,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                     k.f32(op.getScale().convertToDouble()), dp);
     Value ds = rowsOf(buf.ds, zero, rows, zero, cols);
     storeAs(dp, ds, slotTile(wsDs, group, st.slot, row, rows, zero, cols));
-    if (writeDpse && dpse)
-      k.dma(element == f32 ? dp : ds,
-            positionTile(dpse, st.it, i0, rows, st.c0, cols));
-  }
-
-  /// Copies `source` into on-chip `narrow` and widens it into `wide`.
-  void loadWide(Value source, Value narrow, Value wide) {
-    if (element == f32) {
-      k.dma(source, wide);
+    if (!writeDpse || pseGrad == PseGrad::None || pseGrad == PseGrad::SumRows)
       return;
+    Value target = positionTile(dpseSum, st.it, i0, rows, st.c0, cols);
+    if (pseGrad == PseGrad::Full) {
+      k.dma(element == f32 ? dp : ds, target);
+    } else {
+      // Summed over batches: this task saw the same rows of batches 0 .. b - 1
+      // before.
+      Value sum = rowsOf(buf.dropped, zero, rows, zero, cols);
+      k.dma(target, sum);
+      k.vbinary(dev::BinaryKind::add, sum, dp, sum);
+      k.dma(sum, target);
     }
-    k.dma(source, narrow);
-    k.vcast(narrow, wide);
   }
 
   /// Writes f32 `x` to `target` in the input type (through `narrow`).

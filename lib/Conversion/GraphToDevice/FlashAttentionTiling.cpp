@@ -147,16 +147,23 @@ llvm::StringRef attention::stringifyBackwardTemplate(BackwardTemplate t) {
   llvm_unreachable("unknown template");
 }
 
-BackwardTemplate
+BackwardTiling
 attention::selectAttentionGradTemplate(const AttentionShape &shape,
                                        const AttentionLimits &limits) {
+  auto make = [](BackwardTemplate kind, Axis ub0, Axis ub1, Axis block) {
+    BackwardTiling tiling{kind, {}};
+    tiling.key.ub0 = ub0;
+    tiling.key.ub1 = ub1;
+    tiling.key.block = block;
+    return tiling;
+  };
   int64_t scores = shape.s1 * shape.s2;
   // By priority, the smallest number first.
   if (shape.n2 * shape.g * scores < limits.vectorBlock)
-    return BackwardTemplate::BN2GS1S2_B;
+    return make(BackwardTemplate::BN2GS1S2_B, Axis::B, Axis::None, Axis::B);
   if (shape.g * scores < limits.vectorBlock)
-    return BackwardTemplate::N2GS1S2_BN1;
+    return make(BackwardTemplate::N2GS1S2_BN1, Axis::N2, Axis::None, Axis::G);
   if (shape.b * shape.n2 > limits.aiCores)
-    return BackwardTemplate::S1S2_BN2;
-  return BackwardTemplate::S1S2_BN2GS1S2;
+    return make(BackwardTemplate::S1S2_BN2, Axis::S1, Axis::S2, Axis::N2);
+  return make(BackwardTemplate::S1S2_BN2GS1S2, Axis::S1, Axis::S2, Axis::S2);
 }

@@ -16,6 +16,9 @@ Value KernelBuilder::i32(int64_t v) {
 Value KernelBuilder::f32(double v) {
   return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
 }
+Value KernelBuilder::floatConstant(Type type, double v) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, v));
+}
 Value KernelBuilder::add(Value x, Value y) {
   return b.create<arith::AddIOp>(loc, x, y);
 }

@@ -29,6 +29,8 @@ public:
   mlir::Value index(int64_t v);
   mlir::Value i32(int64_t v);
   mlir::Value f32(double v);
+  /// The floating-point constant `v` of type `type` (rounded to it).
+  mlir::Value floatConstant(mlir::Type type, double v);
   mlir::Value add(mlir::Value x, mlir::Value y);
   mlir::Value sub(mlir::Value x, mlir::Value y);
   mlir::Value mul(mlir::Value x, mlir::Value y);
