@@ -4,6 +4,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Dialect/Sparse/SparseDialect.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Transforms/Passes.h"
 
@@ -16,10 +17,10 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void npu::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<NPUDialect, dev::NPUDevDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect>();
+  registry.insert<NPUDialect, dev::NPUDevDialect, sparse::SparseDialect,
+                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   sim::registerSimulatorModels(registry);
 }
 

@@ -1,0 +1,224 @@
+//===- SparseOps.cpp - verifiers of the sparse iteration ops --------------===//
+//
+// Each rule of the format tree, of buffers over axes and of iterations has
+// one diagnostic naming the op, the axis (by its position in the op's
+// list) and the broken constraint.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Dialect/Sparse/SparseOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace npu::sparse;
+
+#define GET_OP_CLASSES
+#include "npu/Dialect/Sparse/SparseOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// AxisOp
+//===----------------------------------------------------------------------===//
+
+AxisOp AxisOp::getParentAxis() {
+  return getParent() ? getParent().getDefiningOp<AxisOp>() : AxisOp();
+}
+
+SmallVector<Value> AxisOp::getAncestors() {
+  SmallVector<Value> chain;
+  for (AxisOp a = getParentAxis(); a; a = a.getParentAxis())
+    chain.push_back(a.getResult());
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+/// Positions of `axis` in all, when known statically: a chain of fixed
+/// axes from the root.
+static std::optional<int64_t> getStaticPositions(AxisOp axis) {
+  switch (axis.getKind()) {
+  case AxisKind::dense_fixed:
+    return axis.getLengthValue();
+  case AxisKind::sparse_fixed:
+    if (AxisOp parent = axis.getParentAxis())
+      if (std::optional<int64_t> above = getStaticPositions(parent))
+        return *above * axis.getNnzColsValue();
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+LogicalResult AxisOp::verify() {
+  AxisKind kind = getKind();
+  StringRef name = stringifyAxisKind(kind);
+  auto need = [&](bool has, StringRef what) -> LogicalResult {
+    if (has)
+      return success();
+    return emitOpError() << "a " << name << " axis needs " << what;
+  };
+  auto forbid = [&](bool has, StringRef what) -> LogicalResult {
+    if (!has)
+      return success();
+    return emitOpError() << "a " << name << " axis has no " << what;
+  };
+  if (getLengthValue() < 0)
+    return emitOpError() << "length must be at least 0, got "
+                         << getLengthValue();
+  bool fixed = kind == AxisKind::dense_fixed;
+  if (failed(fixed ? forbid(bool(getParent()), "parent")
+                   : need(bool(getParent()), "a parent axis")))
+    return failure();
+  if (getParent() && !getParentAxis())
+    return emitOpError("parent must be defined by sparse.axis");
+  if (failed(isVariable() ? need(bool(getIndptr()), "indptr")
+                          : forbid(bool(getIndptr()), "indptr")))
+    return failure();
+  if (failed(isSparse() ? need(bool(getIndices()), "indices")
+                        : forbid(bool(getIndices()), "indices")))
+    return failure();
+  bool sparseFixed = kind == AxisKind::sparse_fixed;
+  if (failed(sparseFixed ? need(bool(getNnzCols()), "nnz_cols")
+                         : forbid(bool(getNnzCols()), "nnz_cols")))
+    return failure();
+  if (getSorted() && !isSparse())
+    return emitOpError() << "only a sparse axis can be sorted; this one is "
+                         << name;
+  if (sparseFixed) {
+    int64_t nnz = getNnzColsValue();
+    if (nnz < 0 || (getSorted() && nnz > getLengthValue()))
+      return emitOpError() << "nnz_cols must be in [0, "
+                           << (getSorted() ? "length" : "inf") << "], got "
+                           << nnz;
+  }
+  // Static sizes: indptr has a parent's positions plus one entries, a
+  // sparse-fixed axis's indices nnz_cols per parent position.
+  std::optional<int64_t> parentPositions;
+  if (AxisOp parent = getParentAxis())
+    parentPositions = getStaticPositions(parent);
+  if (!parentPositions)
+    return success();
+  auto checkSize = [&](Value array, StringRef what,
+                       int64_t expected) -> LogicalResult {
+    auto type = cast<MemRefType>(array.getType());
+    if (type.isDynamicDim(0) || type.getDimSize(0) == expected)
+      return success();
+    return emitOpError() << what << " must have " << expected
+                         << " entries for the parent's " << *parentPositions
+                         << " positions, got " << type.getDimSize(0);
+  };
+  if (getIndptr() &&
+      failed(checkSize(getIndptr(), "indptr", *parentPositions + 1)))
+    return failure();
+  if (sparseFixed && failed(checkSize(getIndices(), "indices",
+                                      *parentPositions * getNnzColsValue())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferOp::verify() {
+  auto type = cast<BufferType>(getResult().getType());
+  if (type.getRank() != getAxes().size())
+    return emitOpError() << "result has rank " << type.getRank() << " but "
+                         << getAxes().size() << " axes are given";
+  Type element = getData().getType().getElementType();
+  if (type.getElementType() != element)
+    return emitOpError() << "result element type " << type.getElementType()
+                         << " differs from the data's " << element;
+  SmallVector<AxisOp> axes;
+  for (auto [i, value] : llvm::enumerate(getAxes())) {
+    auto axis = value.getDefiningOp<AxisOp>();
+    if (!axis)
+      return emitOpError() << "axis #" << i << " is not defined by sparse.axis";
+    if (llvm::is_contained(axes, axis))
+      return emitOpError() << "axis #" << i << " appears twice";
+    // F(i - 1) must be the parent's position: the axes before are its
+    // ancestors, root first.
+    if (axis.getParent() &&
+        getAxes().take_front(i) != ValueRange(axis.getAncestors()))
+      return emitOpError()
+             << "axis #" << i << " (" << stringifyAxisKind(axis.getKind())
+             << ") must come right after its ancestors, root first: the axes "
+                "before it are not its ancestor chain";
+    axes.push_back(axis);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IterationOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `region`'s block takes `count` index arguments.
+static LogicalResult verifyCoordinates(IterationOp op, Region &region,
+                                       StringRef name, size_t count) {
+  Block &block = region.front();
+  if (block.getNumArguments() != count)
+    return op.emitOpError()
+           << name << " takes " << count << " coordinates, its block has "
+           << block.getNumArguments() << " arguments";
+  for (BlockArgument arg : block.getArguments())
+    if (!arg.getType().isIndex())
+      return op.emitOpError() << name << " argument #" << arg.getArgNumber()
+                              << " must be index, got " << arg.getType();
+  return success();
+}
+
+LogicalResult IterationOp::verifyRegions() {
+  if (getIteratorKinds().size() != getAxes().size())
+    return emitOpError() << getAxes().size() << " axes but "
+                         << getIteratorKinds().size() << " iterator kinds";
+  SmallVector<AxisOp> axes;
+  size_t spatial = 0;
+  for (auto [i, value] : llvm::enumerate(getAxes())) {
+    auto axis = value.getDefiningOp<AxisOp>();
+    if (!axis)
+      return emitOpError() << "axis #" << i << " is not defined by sparse.axis";
+    if (llvm::is_contained(axes, axis))
+      return emitOpError() << "axis #" << i << " is iterated twice";
+    StringRef name = stringifyAxisKind(axis.getKind());
+    AxisOp parent = axis.getParentAxis();
+    const auto *at = llvm::find(axes, parent);
+    if (parent && at == axes.end())
+      return emitOpError() << "axis #" << i << " (" << name
+                           << ") needs its parent iterated outside it";
+    bool isSpatial = getIteratorKind(i) == IteratorKind::spatial;
+    if (isSpatial && parent &&
+        getIteratorKind(at - axes.begin()) != IteratorKind::spatial)
+      return emitOpError() << "spatial axis #" << i << " (" << name
+                           << ") has a reduction parent";
+    spatial += isSpatial;
+    axes.push_back(axis);
+  }
+  if (failed(verifyCoordinates(*this, getBody(), "body", axes.size())))
+    return failure();
+  if (!getInit().empty() &&
+      failed(verifyCoordinates(*this, getInit(), "init", spatial)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp, StoreOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAccess(Operation *op, BufferType type,
+                                  size_t coords) {
+  if (type.getRank() == coords)
+    return success();
+  return op->emitOpError() << "takes " << type.getRank()
+                           << " coordinates for its buffer, got " << coords;
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getBuffer().getType(), getCoords().size());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getBuffer().getType(), getCoords().size());
+}
