@@ -4,6 +4,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Dialect/Sparse/Passes.h"
 #include "npu/Dialect/Sparse/SparseDialect.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Transforms/Passes.h"
@@ -27,4 +28,5 @@ void npu::registerAllDialects(mlir::DialectRegistry &registry) {
 void npu::registerAllPasses() {
   registerNPUPasses();
   registerNPUConversionPasses();
+  sparse::registerNPUSparsePasses();
 }

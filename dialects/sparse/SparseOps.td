@@ -166,4 +166,38 @@ def Sparse_StoreOp : Sparse_Op<"store", [MemoryEffects<[MemWrite]>,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Position-level access (after npu-sparse-lower-iterations)
+//===----------------------------------------------------------------------===//
+
+def Sparse_PosLoadOp : Sparse_Op<"pos_load", [MemoryEffects<[MemRead]>,
+    TypesMatchWith<"result is the buffer's element type", "buffer", "value",
+                   "::llvm::cast<BufferType>($_self).getElementType()">]> {
+  let summary = "reads a sparse buffer at positions";
+  let description = [{
+    Reads the element at `positions`, one per buffer axis, each the
+    position within its run under the previous ones (the dialect's F
+    rule). Produced by npu-sparse-lower-iterations from coordinates;
+    npu-sparse-lower-buffers turns it into a memref.load of the data.
+  }];
+  let arguments = (ins Sparse_BufferType:$buffer, Variadic<Index>:$positions);
+  let results = (outs AnyType:$value);
+  let assemblyFormat = [{
+    $buffer `[` $positions `]` attr-dict `:` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Sparse_PosStoreOp : Sparse_Op<"pos_store", [MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"value is the buffer's element type", "buffer", "value",
+                   "::llvm::cast<BufferType>($_self).getElementType()">]> {
+  let summary = "writes a sparse buffer at positions";
+  let arguments = (ins AnyType:$value, Sparse_BufferType:$buffer,
+                       Variadic<Index>:$positions);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $positions `]` attr-dict `:` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SPARSE_OPS_TD

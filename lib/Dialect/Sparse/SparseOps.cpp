@@ -212,7 +212,7 @@ static LogicalResult verifyAccess(Operation *op, BufferType type,
   if (type.getRank() == coords)
     return success();
   return op->emitOpError() << "takes " << type.getRank()
-                           << " coordinates for its buffer, got " << coords;
+                           << " indices for its buffer, got " << coords;
 }
 
 LogicalResult LoadOp::verify() {
@@ -221,4 +221,12 @@ LogicalResult LoadOp::verify() {
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getBuffer().getType(), getCoords().size());
+}
+
+LogicalResult PosLoadOp::verify() {
+  return verifyAccess(*this, getBuffer().getType(), getPositions().size());
+}
+
+LogicalResult PosStoreOp::verify() {
+  return verifyAccess(*this, getBuffer().getType(), getPositions().size());
 }

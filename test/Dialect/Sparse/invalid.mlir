@@ -266,7 +266,7 @@ func.func @access_rank(%a: memref<?xf32>) {
   %A = sparse.buffer %a [%i] : memref<?xf32> -> !sparse.buffer<1 x f32>
   sparse.iteration [%i] [#sparse.iterator<spatial>] do {
   ^bb0(%vi: index):
-    // expected-error @+1 {{'sparse.load' op takes 1 coordinates for its buffer, got 2}}
+    // expected-error @+1 {{'sparse.load' op takes 1 indices for its buffer, got 2}}
     %x = sparse.load %A[%vi, %vi] : !sparse.buffer<1 x f32>
   }
   return
@@ -279,8 +279,28 @@ func.func @store_rank(%a: memref<?xf32>, %v: f32) {
   %A = sparse.buffer %a [%i] : memref<?xf32> -> !sparse.buffer<1 x f32>
   sparse.iteration [%i] [#sparse.iterator<spatial>] do {
   ^bb0(%vi: index):
-    // expected-error @+1 {{'sparse.store' op takes 1 coordinates for its buffer, got 0}}
+    // expected-error @+1 {{'sparse.store' op takes 1 indices for its buffer, got 0}}
     sparse.store %v, %A[] : !sparse.buffer<1 x f32>
   }
+  return
+}
+
+// -----
+
+func.func @pos_access_rank(%a: memref<?xf32>, %p: index) {
+  %i = sparse.axis dense_fixed length 4
+  %A = sparse.buffer %a [%i] : memref<?xf32> -> !sparse.buffer<1 x f32>
+  // expected-error @+1 {{'sparse.pos_load' op takes 1 indices for its buffer, got 2}}
+  %x = sparse.pos_load %A[%p, %p] : !sparse.buffer<1 x f32>
+  return
+}
+
+// -----
+
+func.func @pos_store_rank(%a: memref<?xf32>, %x: f32) {
+  %i = sparse.axis dense_fixed length 4
+  %A = sparse.buffer %a [%i] : memref<?xf32> -> !sparse.buffer<1 x f32>
+  // expected-error @+1 {{'sparse.pos_store' op takes 1 indices for its buffer, got 0}}
+  sparse.pos_store %x, %A[] : !sparse.buffer<1 x f32>
   return
 }

@@ -1,0 +1,48 @@
+//===- Passes.td - sparse iteration lowering stages ---------*- tablegen -*-===//
+
+#ifndef NPU_SPARSE_PASSES_TD
+#define NPU_SPARSE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SparseLowerIterations
+    : Pass<"npu-sparse-lower-iterations", "mlir::func::FuncOp"> {
+  let summary = "Stage 1: sparse iterations to loops over positions";
+  let description = [{
+    Each `sparse.iteration` becomes a nest of `scf.for` loops over
+    positions, in the iteration's axis order: a dense-fixed axis runs over
+    its length, a sparse-fixed one over nnz_cols, a variable one over
+    `indptr[p + 1] - indptr[p]` under its parent's position p. A sparse
+    axis's coordinate is read as `indices[pos]`. The init region gets a
+    nest of its own over the spatial axes, before the main nest.
+
+    Each `sparse.load` / `sparse.store` becomes `sparse.pos_load` /
+    `sparse.pos_store`: a buffer axis that is the iterated axis of its
+    coordinate (under the same parent) takes the loop's position; a dense
+    axis takes the coordinate; any other sparse axis finds the
+    coordinate's position by a binary search (lower_bound) over its sorted
+    run, placed at the outermost loop whose values it uses and shared by
+    the accesses that need the same search. A coordinate not found reads
+    0; a store that would need a search is an error (a store cannot create
+    a nonzero), as is a search in an axis not declared `sorted`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def SparseLowerBuffers
+    : Pass<"npu-sparse-lower-buffers", "mlir::func::FuncOp"> {
+  let summary = "Stage 2: sparse buffers to their flat data memrefs";
+  let description = [{
+    Each `sparse.pos_load` / `sparse.pos_store` becomes a `memref.load` /
+    `memref.store` of the buffer's data at F(n - 1), the prefix rule:
+    F(i) = F(i - 1) * n_i + p_i for a fixed axis, indptr_i[F(i - 1)] + p_i
+    for a variable one. The sparse.buffer and sparse.axis ops go with their
+    last use. Runs after npu-sparse-lower-iterations.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+#endif // NPU_SPARSE_PASSES_TD

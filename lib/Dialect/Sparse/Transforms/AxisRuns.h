@@ -1,0 +1,35 @@
+//===- AxisRuns.h - positions of an axis under a prefix ---------*- C++ -*-===//
+//
+// The one place that knows where an axis's positions lie: both lowering
+// stages use it, the first for loop bounds and searches, the second for
+// the flat offset F of a buffer element.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H
+#define NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H
+
+#include "npu/Dialect/Sparse/SparseOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace npu::sparse {
+
+/// `array[i]` (index, i32 or i64 elements) as an index.
+mlir::Value loadIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value array,
+                      mlir::Value i);
+
+/// The positions of `axis` under `prefix`: its parent's position, or the
+/// flattened position F of the axes before it in a buffer; null for an
+/// axis at the front. They are [start, start + count): a fixed axis has
+/// count = length (dense) or nnz_cols (sparse) and start = prefix * count;
+/// a variable one the run [indptr[prefix], indptr[prefix + 1]).
+struct AxisRun {
+  mlir::Value start, count;
+};
+AxisRun getAxisRun(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
+                   mlir::Value prefix);
+
+} // namespace npu::sparse
+
+#endif // NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H

@@ -1,0 +1,346 @@
+//===- LowerIterations.cpp - sparse iterations to position loops ----------===//
+//
+// Stage 1 of the sparse lowering: coordinate space to position space.
+// Each sparse.iteration becomes an scf.for nest over positions, one loop
+// per axis in the iteration's order, each over its run under its parent's
+// position (AxisRuns); a sparse axis's coordinate is indices[global
+// position]. The init region gets its own nest over the spatial axes,
+// before the main one. The body is cloned into the innermost loop with
+// its arguments bound to the coordinates, and each access is rewritten to
+// positions: a buffer axis that is the iterated axis of its coordinate
+// (under an equally resolved parent) takes the loop's position, a dense
+// axis the coordinate, any other sparse axis the result of a lower_bound
+// over its sorted run. A search (and the flat prefix it needs) is placed
+// at the outermost loop whose values it uses, and shared there.
+//
+// Complexity: O(body ops x buffer rank) to rewrite. At run time a search
+// costs O(log run) each time the loop it is placed in iterates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AxisRuns.h"
+#include "npu/Dialect/Sparse/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace npu::sparse {
+#define GEN_PASS_DEF_SPARSELOWERITERATIONS
+#include "npu/Dialect/Sparse/Passes.h.inc"
+} // namespace npu::sparse
+
+using namespace mlir;
+using namespace npu::sparse;
+
+namespace {
+
+/// One loop of a nest, and inside it the axis's position within its run,
+/// its global position and its coordinate.
+struct Level {
+  AxisOp axis;
+  scf::ForOp loop;
+  Value local, global, coord;
+};
+
+/// The loop nest of one region (init or body) of an iteration.
+class Nest {
+public:
+  Nest(IterationOp op, OpBuilder &b) : op(op), b(b), loc(op.getLoc()) {}
+
+  /// Loops over the iteration's axes `axisIndices` at b's insertion point,
+  /// `region` cloned inside with its arguments bound to their coordinates,
+  /// and its accesses lowered to positions.
+  LogicalResult build(ArrayRef<unsigned> axisIndices, Region &region);
+
+private:
+  void buildLoop(AxisOp axis);
+  LogicalResult lowerAccess(Operation *access);
+  /// The coordinate's level if it is `axis`'s own iterated coordinate.
+  std::optional<unsigned> getOwnLevel(Value coord, AxisOp axis);
+  /// Where a value lives: -1 before the nest, a loop's index, or depth()
+  /// for a value the cloned body computes.
+  int getLevel(Value v);
+  int depth() const { return levels.size(); }
+  /// Puts b where code using values up to `level` runs least often.
+  void setInsertionPointFor(int level, Operation *access);
+  /// F(k) of `buffer` for `positions` (k + 1 of them), placed and shared.
+  Value getPrefixOffset(BufferOp buffer, ArrayRef<Value> positions,
+                        Operation *access);
+  /// The position of `coord` in `axis`'s run under `prefix`, and whether it
+  /// is there: lower_bound over the sorted indices.
+  std::pair<Value, Value> search(AxisOp axis, Value prefix, Value coord,
+                                 Operation *access);
+  Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+  IterationOp op;
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Level> levels;
+  /// The first cloned op (or the innermost yield): loop-level code goes
+  /// before it.
+  Operation *bodyStart = nullptr;
+  SmallVector<Operation *> cloned;
+  DenseMap<Value, int> known;
+  DenseMap<std::tuple<Operation *, Value, Value>, std::pair<Value, Value>>
+      searches;
+  DenseMap<std::pair<Value, Value>, Value> offsets;
+};
+
+void Nest::buildLoop(AxisOp axis) {
+  Value prefix;
+  if (AxisOp parent = axis.getParentAxis())
+    for (const Level &l : levels)
+      if (l.axis == parent)
+        prefix = l.global;
+  AxisRun run = getAxisRun(b, loc, axis, prefix);
+  auto loop = b.create<scf::ForOp>(loc, constant(0), run.count, constant(1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value local = loop.getInductionVar();
+  Value global = b.create<arith::AddIOp>(loc, run.start, local);
+  Value coord =
+      axis.isSparse() ? loadIndex(b, loc, axis.getIndices(), global) : local;
+  int level = depth();
+  levels.push_back({axis, loop, local, global, coord});
+  for (Value v : {local, global, coord})
+    known[v] = level;
+}
+
+LogicalResult Nest::build(ArrayRef<unsigned> axisIndices, Region &region) {
+  for (unsigned i : axisIndices)
+    buildLoop(op.getAxes()[i].getDefiningOp<AxisOp>());
+  Block &block = region.front();
+  IRMapping mapping;
+  for (auto [arg, level] : llvm::zip(block.getArguments(), levels))
+    mapping.map(arg, level.coord);
+  if (!levels.empty())
+    b.setInsertionPoint(levels.back().loop.getBody()->getTerminator());
+  for (Operation &inner : block.without_terminator())
+    cloned.push_back(b.clone(inner, mapping));
+  bodyStart = cloned.empty() ? &*b.getInsertionPoint() : cloned.front();
+  SmallVector<Operation *> accesses;
+  for (Operation *top : cloned)
+    top->walk([&](Operation *inner) {
+      if (isa<LoadOp, StoreOp>(inner))
+        accesses.push_back(inner);
+    });
+  for (Operation *access : accesses)
+    if (failed(lowerAccess(access)))
+      return failure();
+  // Erased only now: bodyStart may be one of them.
+  for (Operation *access : accesses)
+    access->erase();
+  return success();
+}
+
+int Nest::getLevel(Value v) {
+  if (auto it = known.find(v); it != known.end())
+    return it->second;
+  Operation *at = v.getDefiningOp();
+  if (!at)
+    at = v.getParentBlock()->getParentOp();
+  for (; at; at = at->getParentOp()) {
+    if (llvm::is_contained(cloned, at))
+      return depth();
+    if (!levels.empty() && at == levels.front().loop)
+      return depth() - 1;
+  }
+  return -1;
+}
+
+void Nest::setInsertionPointFor(int level, Operation *access) {
+  if (level >= depth())
+    b.setInsertionPoint(access);
+  else if (level == depth() - 1 || levels.empty())
+    b.setInsertionPoint(bodyStart);
+  else
+    b.setInsertionPoint(levels[level + 1].loop);
+}
+
+std::optional<unsigned> Nest::getOwnLevel(Value coord, AxisOp axis) {
+  for (auto [i, level] : llvm::enumerate(levels))
+    if (level.coord == coord && level.axis == axis)
+      return i;
+  return std::nullopt;
+}
+
+Value Nest::getPrefixOffset(BufferOp buffer, ArrayRef<Value> positions,
+                            Operation *access) {
+  Value offset;
+  for (auto [axis, position] : llvm::zip(buffer.getAxes(), positions)) {
+    auto key = std::make_pair(offset ? offset : axis, position);
+    if (Value done = offsets.lookup(key)) {
+      offset = done;
+      continue;
+    }
+    int level = std::max(offset ? getLevel(offset) : -1, getLevel(position));
+    OpBuilder::InsertionGuard guard(b);
+    setInsertionPointFor(level, access);
+    AxisRun run = getAxisRun(b, loc, axis.getDefiningOp<AxisOp>(), offset);
+    offset = b.create<arith::AddIOp>(loc, run.start, position);
+    known[offset] = level;
+    offsets[key] = offset;
+  }
+  return offset;
+}
+
+std::pair<Value, Value> Nest::search(AxisOp axis, Value prefix, Value coord,
+                                     Operation *access) {
+  auto key = std::make_tuple(axis.getOperation(), prefix, coord);
+  if (auto it = searches.find(key); it != searches.end())
+    return it->second;
+  int level = std::max(prefix ? getLevel(prefix) : -1, getLevel(coord));
+  OpBuilder::InsertionGuard guard(b);
+  setInsertionPointFor(level, access);
+  AxisRun run = getAxisRun(b, loc, axis, prefix);
+  Value end = b.create<arith::AddIOp>(loc, run.start, run.count);
+  Type index = b.getIndexType();
+  Value indices = axis.getIndices();
+  // lower_bound: the first position in [start, end) whose coordinate is
+  // not below `coord`.
+  auto loop = b.create<scf::WhileOp>(
+      loc, TypeRange{index, index}, ValueRange{run.start, end},
+      [&](OpBuilder &nb, Location l, ValueRange lohi) {
+        Value more = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult,
+                                              lohi[0], lohi[1]);
+        nb.create<scf::ConditionOp>(l, more, lohi);
+      },
+      [&](OpBuilder &nb, Location l, ValueRange lohi) {
+        Value sum = nb.create<arith::AddIOp>(l, lohi[0], lohi[1]);
+        Value mid = nb.create<arith::ShRUIOp>(
+            l, sum, nb.create<arith::ConstantIndexOp>(l, 1));
+        Value at = loadIndex(nb, l, indices, mid);
+        Value below =
+            nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, at, coord);
+        Value next = nb.create<arith::AddIOp>(
+            l, mid, nb.create<arith::ConstantIndexOp>(l, 1));
+        nb.create<scf::YieldOp>(
+            l, ValueRange{nb.create<arith::SelectOp>(l, below, next, lohi[0]),
+                          nb.create<arith::SelectOp>(l, below, lohi[1], mid)});
+      });
+  Value position = loop.getResult(0);
+  Value inRun =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, position, end);
+  // Only a position inside the run may be read (an empty run at the end
+  // of the indices has none).
+  auto check = b.create<scf::IfOp>(
+      loc, inRun,
+      [&](OpBuilder &nb, Location l) {
+        Value at = loadIndex(nb, l, indices, position);
+        nb.create<scf::YieldOp>(
+            l, ValueRange{nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                                   at, coord)});
+      },
+      [&](OpBuilder &nb, Location l) {
+        nb.create<scf::YieldOp>(
+            l, ValueRange{nb.create<arith::ConstantIntOp>(l, 0, 1)});
+      });
+  Value local = b.create<arith::SubIOp>(loc, position, run.start);
+  std::pair<Value, Value> result = {local, check.getResult(0)};
+  known[local] = known[result.second] = level;
+  if (level < depth())
+    searches[key] = result;
+  return result;
+}
+
+LogicalResult Nest::lowerAccess(Operation *access) {
+  auto load = dyn_cast<LoadOp>(access);
+  auto store = dyn_cast<StoreOp>(access);
+  Value bufferValue = load ? load.getBuffer() : store.getBuffer();
+  ValueRange coords = load ? load.getCoords() : store.getCoords();
+  auto buffer = bufferValue.getDefiningOp<BufferOp>();
+  if (!buffer)
+    return access->emitOpError("needs its buffer defined by sparse.buffer");
+  SmallVector<Value> positions;
+  Value found;
+  bool parentOwn = true;
+  for (auto [k, axisValue, coord] : llvm::enumerate(buffer.getAxes(), coords)) {
+    auto axis = axisValue.getDefiningOp<AxisOp>();
+    std::optional<unsigned> own = getOwnLevel(coord, axis);
+    bool isOwn = own && (!axis.getParent() || parentOwn);
+    parentOwn = isOwn;
+    if (!axis.isSparse()) {
+      positions.push_back(coord);
+      continue;
+    }
+    if (isOwn) {
+      positions.push_back(levels[*own].local);
+      continue;
+    }
+    StringRef kind = stringifyAxisKind(axis.getKind());
+    if (store)
+      return access->emitOpError()
+             << "stores at a coordinate of axis #" << k << " (" << kind
+             << ") of its buffer that is not that axis's own iterated "
+                "coordinate: a store cannot create a nonzero";
+    if (!axis.getSorted())
+      return access->emitOpError()
+             << "looks up a coordinate in axis #" << k << " (" << kind
+             << ") of its buffer, which is not declared sorted";
+    Value prefix = k ? getPrefixOffset(buffer, positions, access) : Value();
+    auto [local, here] = search(axis, prefix, coord, access);
+    positions.push_back(local);
+    if (found) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(access);
+      found = b.create<arith::AndIOp>(loc, found, here);
+    } else {
+      found = here;
+    }
+  }
+  b.setInsertionPoint(access);
+  Type element = cast<BufferType>(bufferValue.getType()).getElementType();
+  if (store) {
+    b.create<PosStoreOp>(loc, store.getValue(), bufferValue, positions);
+  } else if (!found) {
+    load.replaceAllUsesWith(
+        b.create<PosLoadOp>(loc, element, bufferValue, positions).getResult());
+  } else {
+    // A coordinate the sparse axis does not hold reads 0.
+    auto guarded = b.create<scf::IfOp>(
+        loc, found,
+        [&](OpBuilder &nb, Location l) {
+          nb.create<scf::YieldOp>(l, ValueRange{nb.create<PosLoadOp>(
+                                         l, element, bufferValue, positions)});
+        },
+        [&](OpBuilder &nb, Location l) {
+          nb.create<scf::YieldOp>(l, ValueRange{nb.create<arith::ConstantOp>(
+                                         l, nb.getZeroAttr(element))});
+        });
+    load.replaceAllUsesWith(guarded.getResult(0));
+  }
+  return success();
+}
+
+struct SparseLowerIterationsPass
+    : npu::sparse::impl::SparseLowerIterationsBase<SparseLowerIterationsPass> {
+  void runOnOperation() override {
+    SmallVector<IterationOp> iterations;
+    getOperation().walk([&](IterationOp op) { iterations.push_back(op); });
+    for (IterationOp op : iterations)
+      if (failed(lowerIteration(op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerIteration(IterationOp op) {
+    OpBuilder b(op);
+    SmallVector<unsigned> all, spatial;
+    for (unsigned i = 0, e = op.getAxes().size(); i < e; ++i) {
+      all.push_back(i);
+      if (op.getIteratorKind(i) == IteratorKind::spatial)
+        spatial.push_back(i);
+    }
+    if (!op.getInit().empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      if (failed(Nest(op, b).build(spatial, op.getInit())))
+        return failure();
+    }
+    if (failed(Nest(op, b).build(all, op.getBody())))
+      return failure();
+    op.erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,93 @@
+// Stage 1: sparse iterations to loops over positions.
+// RUN: npu-opt %s --split-input-file --npu-sparse-lower-iterations --canonicalize | FileCheck %s
+
+// CSR SpMM: rows over 4 positions, columns over indptr[i + 1] - indptr[i],
+// the column coordinate read as indices[pos]; A takes the loop's position
+// (its own axis), dense B the coordinate. The init nest over the spatial
+// axes (i, k) comes first.
+// CHECK-LABEL: func.func @csr_spmm
+// CHECK-SAME: (%[[PTR:[^:]*]]: memref<5xi32>, %[[IDX:[^:]*]]: memref<?xi32>
+// CHECK: scf.for %[[I0:.*]] = %c0 to %c4
+// CHECK-NEXT: scf.for %[[K0:.*]] = %c0 to %c8
+// CHECK-NEXT: sparse.pos_store %{{.*}}, %{{.*}}[%[[I0]], %[[K0]]]
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4
+// CHECK: %[[LO:.*]] = memref.load %[[PTR]][%[[I]]]
+// CHECK: %[[HI:.*]] = memref.load %[[PTR]]
+// CHECK: %[[N:.*]] = arith.subi
+// CHECK: scf.for %[[J:.*]] = %c0 to %[[N]]
+// CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[J]]
+// CHECK: %[[COL:.*]] = memref.load %[[IDX]][%[[POS]]]
+// CHECK: %[[C:.*]] = arith.index_cast %[[COL]]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8
+// CHECK: sparse.pos_load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: sparse.pos_load %{{.*}}[%[[C]], %[[K]]]
+// CHECK-NOT: scf.while
+func.func @csr_spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
+  ^bb0(%vi: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// M is another CSR matrix over the same rows: its column axis is not the
+// iterated one, so the position of column j in M's row i is found by a
+// lower_bound over M's sorted run. It uses only i and j, so it is placed
+// before the loop over k and shared by both loads; a column M lacks reads 0.
+// CHECK-LABEL: func.func @masked_by_other_pattern
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4
+// CHECK: scf.for %[[J:.*]] = %c0 to
+// CHECK: %[[COL:.*]] = arith.index_cast
+// CHECK: %[[START:.*]] = arith.index_cast
+// CHECK: %[[R:.*]]:2 = scf.while
+// CHECK: arith.cmpi ult
+// CHECK: scf.condition
+// CHECK: arith.shrui
+// CHECK: %[[FOUND:.*]] = scf.if
+// CHECK: arith.cmpi eq
+// CHECK: %[[LOCAL:.*]] = arith.subi %[[R]]#0, %[[START]]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8
+// CHECK: scf.if %[[FOUND]] -> (f32, f32)
+// CHECK-NEXT: sparse.pos_load %{{.*}}[%[[I]], %[[LOCAL]]]
+// CHECK-NEXT: sparse.pos_load %{{.*}}[%[[I]], %[[LOCAL]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ZERO]], %[[ZERO]]
+// CHECK-NOT: scf.while
+func.func @masked_by_other_pattern(%ap: memref<5xi32>, %ai: memref<?xi32>, %mp: memref<5xi32>, %mi: memref<?xi32>, %a: memref<?xf32>, %m: memref<?xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %ap : memref<5xi32> indices %ai : memref<?xi32>
+  %mj = sparse.axis sparse_variable parent %i length 6 indptr %mp : memref<5xi32> indices %mi : memref<?xi32> sorted
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %M = sparse.buffer %m [%i, %mj] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %M[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %M[%vi, %vj] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
