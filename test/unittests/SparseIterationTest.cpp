@@ -391,4 +391,228 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memr
   }
 }
 
+/// BSR SpMM with 2 x 3 blocks: out[i * 2 + bi, k] = sum over the blocks
+/// (i, j) and bj of A[i, j, bi, bj] B[j * 3 + bj, k].
+TEST_F(SparseIterationTest, BlockSparseSpMM) {
+  const char *source = R"(
+func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memref<$AVxf32>, %b: memref<$BVxf32>, %c: memref<$CVxf32>) {
+)"
+                       "@AXES@"
+                       R"(
+  %bi = sparse.axis dense_fixed length 2
+  %bj = sparse.axis dense_fixed length 3
+  %dj = sparse.axis dense_fixed length $C
+  %k = sparse.axis dense_fixed length $F
+  %A = sparse.buffer %a [%i, %j, %bi, %bj] : memref<$AVxf32> -> !sparse.buffer<4 x f32>
+  %B = sparse.buffer %b [%dj, %bj, %k] : memref<$BVxf32> -> !sparse.buffer<3 x f32>
+  %Cb = sparse.buffer %c [%i, %bi, %k] : memref<$CVxf32> -> !sparse.buffer<3 x f32>
+  sparse.iteration [%i, %bi, %j, %bj, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
+  ^bb0(%vi: index, %vbi: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %Cb[%vi, %vbi, %vk] : !sparse.buffer<3 x f32>
+  } do {
+  ^bb0(%vi: index, %vbi: index, %vj: index, %vbj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj, %vbi, %vbj] : !sparse.buffer<4 x f32>
+    %y = sparse.load %B[%vj, %vbj, %vk] : !sparse.buffer<3 x f32>
+    %acc = sparse.load %Cb[%vi, %vbi, %vk] : !sparse.buffer<3 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %Cb[%vi, %vbi, %vk] : !sparse.buffer<3 x f32>
+  }
+  return
+}
+)";
+  std::mt19937 rng(19);
+  for (auto [rows, cols, f] : {std::tuple{4, 5, 3}, {0, 2, 2}, {7, 3, 4}}) {
+    SCOPED_TRACE(testing::Message() << rows << "x" << cols << " blocks");
+    Csr m = randomCsr(rows, cols, 0.4, rng, true);
+    int64_t av = m.nnz() * 6, bv = cols * 3 * f, cv = rows * 2 * f;
+    std::vector<float> a = randomDense(av, rng, true);
+    std::vector<float> b = randomDense(bv, rng, true);
+    std::vector<HostArray> args = csrArgs(m);
+    args[2] = HostArray::fromValues(ElementKind::F32, a, {av});
+    args.push_back(HostArray::fromValues(ElementKind::F32, b, {bv}));
+    args.push_back(HostArray::fromValues(ElementKind::F32,
+                                         std::vector<float>(cv, NAN), {cv}));
+    std::string text = source;
+    text.replace(text.find("@AXES@"), 6, kCsrAxes);
+    auto values = sizes(m, f);
+    values.insert(values.end(), {{"AV", av}, {"BV", bv}, {"CV", cv}});
+    std::vector<float> got =
+        run(substitute(text, values), args)[4].getValues<float>();
+    // The dense [rows * 2, cols * 3] matrix times B.
+    std::vector<double> dense(rows * 2 * cols * 3, 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p)
+        for (int64_t x = 0; x < 2; ++x)
+          for (int64_t y = 0; y < 3; ++y)
+            dense[(r * 2 + x) * cols * 3 + m.indices[p] * 3 + y] =
+                a[(p * 2 + x) * 3 + y];
+    for (int64_t r = 0; r < rows * 2; ++r)
+      for (int64_t k = 0; k < f; ++k) {
+        double want = 0;
+        for (int64_t c = 0; c < cols * 3; ++c)
+          want += dense[r * cols * 3 + c] * b[c * f + k];
+        EXPECT_EQ(got[r * f + k], want) << "row " << r << " column " << k;
+      }
+  }
+}
+
+/// ELL SpMM: E slots per row, padding slots hold column 0 and value 0 (so
+/// the axis is not sorted); out[i, k] = sum_e A[i, e] B[col(i, e), k].
+TEST_F(SparseIterationTest, EllSpMM) {
+  const char *source = R"(
+func.func @kernel(%cols: memref<$RExi32>, %a: memref<$RExf32>, %b: memref<$CFxf32>, %c: memref<$RFxf32>) {
+  %i = sparse.axis dense_fixed length $R
+  %e = sparse.axis sparse_fixed parent %i length $C nnz_cols $E indices %cols : memref<$RExi32>
+  %dj = sparse.axis dense_fixed length $C
+  %k = sparse.axis dense_fixed length $F
+  %A = sparse.buffer %a [%i, %e] : memref<$RExf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<$CFxf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<$RFxf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %e, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
+  ^bb0(%vi: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %ve: index, %vk: index):
+    %x = sparse.load %A[%vi, %ve] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%ve, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+)";
+  std::mt19937 rng(23);
+  for (auto [rows, cols, f] : {std::tuple{8, 10, 3}, {0, 4, 2}, {5, 1, 6}}) {
+    SCOPED_TRACE(testing::Message() << rows << "x" << cols);
+    Csr m = randomCsr(rows, cols, 0.3, rng, true);
+    int64_t width = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      width = std::max<int64_t>(width, m.indptr[r + 1] - m.indptr[r]);
+    std::vector<int32_t> colsOf(rows * width, 0);
+    std::vector<float> a(rows * width, 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p) {
+        colsOf[r * width + p - m.indptr[r]] = m.indices[p];
+        a[r * width + p - m.indptr[r]] = m.values[p];
+      }
+    std::vector<float> b = randomDense(cols * f, rng, true);
+    std::vector<HostArray> args = {
+        HostArray::fromValues(ElementKind::I32, colsOf, {rows * width}),
+        HostArray::fromValues(ElementKind::F32, a, {rows * width}),
+        HostArray::fromValues(ElementKind::F32, b, {cols * f}),
+        HostArray::fromValues(ElementKind::F32,
+                              std::vector<float>(rows * f, NAN), {rows * f})};
+    auto values = sizes(m, f);
+    values.insert(values.end(), {{"RE", rows * width}, {"E", width}});
+    std::vector<float> got =
+        run(substitute(source, values), args)[3].getValues<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < f; ++k) {
+        double want = 0;
+        for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p)
+          want += double(m.values[p]) * b[m.indices[p] * f + k];
+        EXPECT_EQ(got[r * f + k], want) << "row " << r << " column " << k;
+      }
+  }
+}
+
+/// Seed 003's irregular batched matmul: batch t multiplies an n[t] x k[t]
+/// matrix by a k[t] x m[t] one. j, kk, l are dense-variable axes under
+/// the batch axis (their indptrs are prefix sums of n, m, k); each
+/// matrix's column axis hangs off its row axis with an indptr over its
+/// rows.
+TEST_F(SparseIterationTest, IrregularBatchedMatmul) {
+  const char *source = R"(
+func.func @kernel(%n: memref<$B1xi32>, %m: memref<$B1xi32>, %k: memref<$B1xi32>,
+    %aRows: memref<$AR1xi32>, %bRows: memref<$BR1xi32>, %cRows: memref<$AR1xi32>,
+    %a: memref<$AVxf32>, %b: memref<$BVxf32>, %c: memref<$CVxf32>) {
+  %i = sparse.axis dense_fixed length $B
+  %j = sparse.axis dense_variable parent %i length 64 indptr %n : memref<$B1xi32>
+  %kk = sparse.axis dense_variable parent %i length 64 indptr %m : memref<$B1xi32>
+  %l = sparse.axis dense_variable parent %i length 64 indptr %k : memref<$B1xi32>
+  %aj = sparse.axis dense_variable parent %j length 64 indptr %aRows : memref<$AR1xi32>
+  %bl = sparse.axis dense_variable parent %l length 64 indptr %bRows : memref<$BR1xi32>
+  %cj = sparse.axis dense_variable parent %j length 64 indptr %cRows : memref<$AR1xi32>
+  %A = sparse.buffer %a [%i, %j, %aj] : memref<$AVxf32> -> !sparse.buffer<3 x f32>
+  %B = sparse.buffer %b [%i, %l, %bl] : memref<$BVxf32> -> !sparse.buffer<3 x f32>
+  %C = sparse.buffer %c [%i, %j, %cj] : memref<$CVxf32> -> !sparse.buffer<3 x f32>
+  sparse.iteration [%i, %j, %kk, %l] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %C[%vi, %vj, %vk] : !sparse.buffer<3 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index, %vl: index):
+    %x = sparse.load %A[%vi, %vj, %vl] : !sparse.buffer<3 x f32>
+    %y = sparse.load %B[%vi, %vl, %vk] : !sparse.buffer<3 x f32>
+    %acc = sparse.load %C[%vi, %vj, %vk] : !sparse.buffer<3 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vj, %vk] : !sparse.buffer<3 x f32>
+  }
+  return
+}
+)";
+  std::mt19937 rng(29);
+  // n, m, k per batch; a batch of zero rows and one of zero depth.
+  std::vector<int32_t> n = {3, 0, 2, 4}, m = {2, 3, 5, 1}, k = {4, 2, 0, 3};
+  int64_t batches = n.size();
+  auto prefix = [](const std::vector<int32_t> &v) {
+    std::vector<int32_t> p = {0};
+    for (int32_t x : v)
+      p.push_back(p.back() + x);
+    return p;
+  };
+  // Row starts of A (n[t] rows of k[t]), B (k[t] rows of m[t]), C (n[t]
+  // rows of m[t]), and where each batch's matrices start.
+  std::vector<int32_t> aRows = {0}, bRows = {0}, cRows = {0};
+  std::vector<int64_t> aAt, bAt, cAt;
+  for (int64_t t = 0; t < batches; ++t) {
+    aAt.push_back(aRows.back());
+    cAt.push_back(cRows.back());
+    for (int32_t r = 0; r < n[t]; ++r) {
+      aRows.push_back(aRows.back() + k[t]);
+      cRows.push_back(cRows.back() + m[t]);
+    }
+    bAt.push_back(bRows.back());
+    for (int32_t r = 0; r < k[t]; ++r)
+      bRows.push_back(bRows.back() + m[t]);
+  }
+  std::vector<float> a = randomDense(aRows.back(), rng, true);
+  std::vector<float> b = randomDense(bRows.back(), rng, true);
+  int64_t cv = cRows.back();
+  std::vector<HostArray> args = {
+      HostArray::fromValues(ElementKind::I32, prefix(n), {batches + 1}),
+      HostArray::fromValues(ElementKind::I32, prefix(m), {batches + 1}),
+      HostArray::fromValues(ElementKind::I32, prefix(k), {batches + 1}),
+      HostArray::fromValues(ElementKind::I32, aRows, {int64_t(aRows.size())}),
+      HostArray::fromValues(ElementKind::I32, bRows, {int64_t(bRows.size())}),
+      HostArray::fromValues(ElementKind::I32, cRows, {int64_t(cRows.size())}),
+      HostArray::fromValues(ElementKind::F32, a, {int64_t(a.size())}),
+      HostArray::fromValues(ElementKind::F32, b, {int64_t(b.size())}),
+      HostArray::fromValues(ElementKind::F32, std::vector<float>(cv, NAN),
+                            {cv})};
+  std::string text = substitute(source, {{"B1", batches + 1},
+                                         {"B", batches},
+                                         {"AR1", int64_t(aRows.size())},
+                                         {"BR1", int64_t(bRows.size())},
+                                         {"AV", int64_t(a.size())},
+                                         {"BV", int64_t(b.size())},
+                                         {"CV", cv}});
+  std::vector<float> got = run(text, args)[8].getValues<float>();
+  for (int64_t t = 0; t < batches; ++t)
+    for (int32_t r = 0; r < n[t]; ++r)
+      for (int32_t c = 0; c < m[t]; ++c) {
+        double want = 0;
+        for (int32_t x = 0; x < k[t]; ++x)
+          want += double(a[aAt[t] + r * k[t] + x]) * b[bAt[t] + x * m[t] + c];
+        EXPECT_EQ(got[cAt[t] + r * m[t] + c], want)
+            << "batch " << t << " (" << r << ", " << c << ")";
+      }
+}
+
 } // namespace
