@@ -45,4 +45,28 @@ def SparseLowerBuffers
                            "mlir::memref::MemRefDialect"];
 }
 
+def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
+  let summary = "Stage 3: sparse iterations onto the device's cores";
+  let description = [{
+    Each sparse.iteration not yet in a launch becomes an `npudev.launch`
+    of `tasks` tasks on vector cores (0: the vector cores of the device the
+    function is compiled for, `npudev.device`, else mlu590), each running
+    it over a `range` of its first axis. When the second axis is a
+    variable child of the first, the rows are split by nonzeros: task t
+    starts at the first row r with indptr[r] - indptr[0] >= t * nnz / T
+    (a binary search over indptr), so a heavy row does not load one task
+    with many rows' work; otherwise by equal row counts. An iteration whose
+    first axis is a reduction or has a parent runs as one task. Runs before
+    npu-sparse-lower-iterations.
+  }];
+  let options = [
+    Option<"tasks", "tasks", "int64_t", /*default=*/"0",
+           "Tasks per launch; 0 takes the device's vector cores">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
 #endif // NPU_SPARSE_PASSES_TD

@@ -95,7 +95,8 @@ def Sparse_YieldOp : Sparse_Op<"yield", [Pure, Terminator,
 }
 
 def Sparse_IterationOp : Sparse_Op<"iteration", [
-    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects,
+    AttrSizedOperandSegments]> {
   let summary = "runs its body for every coordinate tuple of its axes";
   let description = [{
     The body's arguments are the coordinates of the axes, in order; each
@@ -107,6 +108,10 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
     initialised). An axis with a parent needs that parent iterated before
     it (its extent depends on the parent's position), and a spatial axis
     needs a spatial parent (init visits spatial tuples only).
+
+    `range(%begin, %end)` restricts the first axis, which must be spatial
+    and have no parent, to positions [begin, end): a task's share of the
+    rows when the iteration runs on several cores.
 
     ```mlir
     sparse.iteration [%rows, %cols] [#sparse.iterator<spatial>, #sparse.iterator<reduction>]
@@ -120,10 +125,14 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
     ```
   }];
   let arguments = (ins Variadic<Sparse_AxisType>:$axes,
-                       Sparse_IteratorKindArrayAttr:$iterator_kinds);
+                       Sparse_IteratorKindArrayAttr:$iterator_kinds,
+                       Optional<Index>:$range_begin,
+                       Optional<Index>:$range_end);
   let regions = (region AnyRegion:$init, SizedRegion<1>:$body);
   let assemblyFormat = [{
-    ` ` `[` $axes `]` $iterator_kinds (`init` $init^)? `do` $body attr-dict
+    ` ` `[` $axes `]` $iterator_kinds
+    (`range` `(` $range_begin^ `,` $range_end `)`)?
+    (`init` $init^)? `do` $body attr-dict
   }];
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{

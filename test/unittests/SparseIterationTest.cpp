@@ -9,12 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Dialect/Sparse/SparseOps.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
 #include "npu/Simulator/Simulator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -98,32 +101,40 @@ protected:
     ctx.loadAllAvailableDialects();
   }
 
-  /// Lowers `source` by the two stages and runs @kernel on `args` in both
-  /// executors; expects the same bytes and returns the simulator's.
+  /// Lowers `source` by the stages, on the host (1 and 2) and on the
+  /// device's tasks (3, 1 and 2), and runs @kernel on `args` in both
+  /// executors; expects the same bytes from all four and returns the first.
   std::vector<HostArray> run(const std::string &source,
                              const std::vector<HostArray> &args) {
-    std::vector<HostArray> results[2];
-    for (bool jit : {false, true}) {
+    std::vector<HostArray> results[4];
+    for (int variant = 0; variant < 4; ++variant) {
+      bool jit = variant % 2, onDevice = variant / 2;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
       EXPECT_TRUE(module) << source;
       if (!module)
         return args;
       PassManager pm(&ctx);
+      if (onDevice)
+        pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
       pm.addPass(createCanonicalizerPass());
       EXPECT_TRUE(succeeded(pm.run(*module)));
-      results[jit] = args;
+      results[variant] = args;
       if (jit) {
-        EXPECT_TRUE(succeeded(jit::runJit(*module, "kernel", results[jit])));
+        EXPECT_TRUE(
+            succeeded(jit::runJit(*module, "kernel", results[variant])));
       } else {
         auto func = module->lookupSymbol<func::FuncOp>("kernel");
         sim::SimulationReport report;
-        EXPECT_TRUE(succeeded(sim::simulate(func, results[jit], {}, report)));
+        EXPECT_TRUE(
+            succeeded(sim::simulate(func, results[variant], {}, report)));
       }
     }
-    for (size_t i = 0; i < args.size(); ++i)
-      EXPECT_EQ(results[0][i].data, results[1][i].data) << "argument " << i;
+    for (int variant = 1; variant < 4; ++variant)
+      for (size_t i = 0; i < args.size(); ++i)
+        EXPECT_EQ(results[0][i].data, results[variant][i].data)
+            << "argument " << i << ", variant " << variant;
     return results[0];
   }
 
@@ -613,6 +624,92 @@ func.func @kernel(%n: memref<$B1xi32>, %m: memref<$B1xi32>, %k: memref<$B1xi32>,
         EXPECT_EQ(got[cAt[t] + r * m[t] + c], want)
             << "batch " << t << " (" << r << ", " << c << ")";
       }
+}
+
+/// Stage 3 gives each of T tasks the rows from the first r with
+/// indptr[r] - indptr[0] >= t * nnz / T (task 0 from row 0, the last to the
+/// end). The test records, per row, the task that ran it: a store of
+/// npudev.task_id put into the body after stage 3.
+TEST_F(SparseIterationTest, RowsSplitByNonzeros) {
+  const char *source = R"(
+func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: memref<$Rxi32>) {
+)"
+                       "@AXES@"
+                       R"(
+  %O = sparse.buffer %owner [%i] : memref<$Rxi32> -> !sparse.buffer<1 x i32>
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index):
+  } do {
+  ^bb0(%vi: index, %vj: index):
+  }
+  return
+}
+)";
+  std::mt19937 rng(31);
+  constexpr int64_t kTasks = 4;
+  for (auto [rows, density] :
+       {std::tuple{40, 0.1}, {7, 0.5}, {3, 0.0}, {0, 0.5}}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows");
+    Csr m = randomCsr(rows, 60, density, rng, true);
+    std::string text = source;
+    text.replace(text.find("@AXES@"), 6, kCsrAxes);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(substitute(text, sizes(m, 1)), &ctx);
+    ASSERT_TRUE(module);
+    PassManager toDevice(&ctx);
+    sparse::SparseToDeviceOptions options;
+    options.tasks = kTasks;
+    toDevice.addNestedPass<func::FuncOp>(sparse::createSparseToDevice(options));
+    ASSERT_TRUE(succeeded(toDevice.run(*module)));
+    // owner[row] = the running task, from init (which sees every row).
+    sparse::IterationOp iteration;
+    module->walk([&](sparse::IterationOp op) { iteration = op; });
+    auto owner =
+        cast<func::FuncOp>(module->lookupSymbol("kernel")).getArgument(2);
+    sparse::BufferOp buffer;
+    module->walk([&](sparse::BufferOp op) {
+      if (op.getData() == owner)
+        buffer = op;
+    });
+    Block &init = iteration.getInit().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&init);
+    Location loc = iteration.getLoc();
+    Value task = b.create<dev::TaskIdOp>(loc, b.getIndexType());
+    Value value = b.create<arith::IndexCastOp>(loc, b.getI32Type(), task);
+    b.create<sparse::StoreOp>(loc, value, buffer.getResult(),
+                              ValueRange{init.getArgument(0)});
+    PassManager pm(&ctx);
+    pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
+    pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    std::vector<HostArray> args = {
+        HostArray::fromValues(ElementKind::I32, m.indptr, {rows + 1}),
+        HostArray::fromValues(ElementKind::I32, m.indices, {m.nnz()}),
+        HostArray::fromValues(ElementKind::I32, std::vector<int32_t>(rows, -1),
+                              {rows})};
+    sim::SimulationReport report;
+    ASSERT_TRUE(succeeded(sim::simulate(
+        cast<func::FuncOp>(module->lookupSymbol("kernel")), args, {}, report)));
+    std::vector<int32_t> got = args[2].getValues<int32_t>();
+    // The partition from its definition.
+    std::vector<int32_t> want(rows);
+    for (int64_t t = 0; t < kTasks; ++t) {
+      auto startOf = [&](int64_t task) -> int64_t {
+        if (task == 0)
+          return 0;
+        if (task == kTasks)
+          return rows;
+        int64_t target = task * m.nnz() / kTasks;
+        int64_t r = 0;
+        while (r <= rows && m.indptr[r] < target)
+          ++r;
+        return r;
+      };
+      for (int64_t r = startOf(t); r < startOf(t + 1); ++r)
+        want[r] = t;
+    }
+    EXPECT_EQ(got, want);
+  }
 }
 
 } // namespace

@@ -195,6 +195,12 @@ LogicalResult IterationOp::verifyRegions() {
     spatial += isSpatial;
     axes.push_back(axis);
   }
+  if (bool(getRangeBegin()) != bool(getRangeEnd()))
+    return emitOpError("range needs both a begin and an end");
+  if (getRangeBegin() && (axes.empty() || axes.front().getParent() ||
+                          getIteratorKind(0) != IteratorKind::spatial))
+    return emitOpError("range restricts the first axis, which must be "
+                       "spatial and have no parent");
   if (failed(verifyCoordinates(*this, getBody(), "body", axes.size())))
     return failure();
   if (!getInit().empty() &&

@@ -304,3 +304,27 @@ func.func @pos_store_rank(%a: memref<?xf32>, %x: f32) {
   sparse.pos_store %x, %A[] : !sparse.buffer<1 x f32>
   return
 }
+
+// -----
+
+func.func @range_on_reduction(%lo: index, %hi: index) {
+  %i = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{range restricts the first axis, which must be spatial and have no parent}}
+  sparse.iteration [%i] [#sparse.iterator<reduction>] range(%lo, %hi) do {
+  ^bb0(%vi: index):
+  }
+  return
+}
+
+// -----
+
+func.func @range_half(%lo: index) {
+  %i = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{range needs both a begin and an end}}
+  "sparse.iteration"(%i, %lo) <{iterator_kinds = [#sparse.iterator<spatial>], operandSegmentSizes = array<i32: 1, 1, 0>}> ({
+  }, {
+  ^bb0(%vi: index):
+    "sparse.yield"() : () -> ()
+  }) : (!sparse.axis, index) -> ()
+  return
+}

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace npu::sparse;
@@ -32,4 +33,29 @@ AxisRun npu::sparse::getAxisRun(OpBuilder &b, Location loc, AxisOp axis,
   Value start = prefix ? b.create<arith::MulIOp>(loc, prefix, count).getResult()
                        : constant(0);
   return {start, count};
+}
+
+Value npu::sparse::buildLowerBound(OpBuilder &b, Location loc, Value array,
+                                   Value lo, Value hi, Value value) {
+  Type index = b.getIndexType();
+  auto loop = b.create<scf::WhileOp>(
+      loc, TypeRange{index, index}, ValueRange{lo, hi},
+      [&](OpBuilder &nb, Location l, ValueRange range) {
+        Value more = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult,
+                                              range[0], range[1]);
+        nb.create<scf::ConditionOp>(l, more, range);
+      },
+      [&](OpBuilder &nb, Location l, ValueRange range) {
+        Value one = nb.create<arith::ConstantIndexOp>(l, 1);
+        Value sum = nb.create<arith::AddIOp>(l, range[0], range[1]);
+        Value mid = nb.create<arith::ShRUIOp>(l, sum, one);
+        Value at = loadIndex(nb, l, array, mid);
+        Value below =
+            nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, at, value);
+        Value next = nb.create<arith::AddIOp>(l, mid, one);
+        nb.create<scf::YieldOp>(
+            l, ValueRange{nb.create<arith::SelectOp>(l, below, next, range[0]),
+                          nb.create<arith::SelectOp>(l, below, range[1], mid)});
+      });
+  return loop.getResult(0);
 }

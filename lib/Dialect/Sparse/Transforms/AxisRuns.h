@@ -30,6 +30,12 @@ struct AxisRun {
 AxisRun getAxisRun(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
                    mlir::Value prefix);
 
+/// lower_bound: the first position in [lo, hi) whose entry of the sorted
+/// `array` is not below `value` (hi when there is none), by bisection.
+mlir::Value buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value array, mlir::Value lo, mlir::Value hi,
+                            mlir::Value value);
+
 } // namespace npu::sparse
 
 #endif // NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H

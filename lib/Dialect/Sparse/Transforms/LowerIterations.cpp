@@ -95,7 +95,13 @@ void Nest::buildLoop(AxisOp axis) {
       if (l.axis == parent)
         prefix = l.global;
   AxisRun run = getAxisRun(b, loc, axis, prefix);
-  auto loop = b.create<scf::ForOp>(loc, constant(0), run.count, constant(1));
+  // A task's share of the first axis (its run starts at 0).
+  Value begin = constant(0), end = run.count;
+  if (levels.empty() && op.getRangeBegin()) {
+    begin = op.getRangeBegin();
+    end = op.getRangeEnd();
+  }
+  auto loop = b.create<scf::ForOp>(loc, begin, end, constant(1));
   b.setInsertionPointToStart(loop.getBody());
   Value local = loop.getInductionVar();
   Value global = b.create<arith::AddIOp>(loc, run.start, local);
@@ -195,31 +201,8 @@ std::pair<Value, Value> Nest::search(AxisOp axis, Value prefix, Value coord,
   setInsertionPointFor(level, access);
   AxisRun run = getAxisRun(b, loc, axis, prefix);
   Value end = b.create<arith::AddIOp>(loc, run.start, run.count);
-  Type index = b.getIndexType();
   Value indices = axis.getIndices();
-  // lower_bound: the first position in [start, end) whose coordinate is
-  // not below `coord`.
-  auto loop = b.create<scf::WhileOp>(
-      loc, TypeRange{index, index}, ValueRange{run.start, end},
-      [&](OpBuilder &nb, Location l, ValueRange lohi) {
-        Value more = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult,
-                                              lohi[0], lohi[1]);
-        nb.create<scf::ConditionOp>(l, more, lohi);
-      },
-      [&](OpBuilder &nb, Location l, ValueRange lohi) {
-        Value sum = nb.create<arith::AddIOp>(l, lohi[0], lohi[1]);
-        Value mid = nb.create<arith::ShRUIOp>(
-            l, sum, nb.create<arith::ConstantIndexOp>(l, 1));
-        Value at = loadIndex(nb, l, indices, mid);
-        Value below =
-            nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, at, coord);
-        Value next = nb.create<arith::AddIOp>(
-            l, mid, nb.create<arith::ConstantIndexOp>(l, 1));
-        nb.create<scf::YieldOp>(
-            l, ValueRange{nb.create<arith::SelectOp>(l, below, next, lohi[0]),
-                          nb.create<arith::SelectOp>(l, below, lohi[1], mid)});
-      });
-  Value position = loop.getResult(0);
+  Value position = buildLowerBound(b, loc, indices, run.start, end, coord);
   Value inRun =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, position, end);
   // Only a position inside the run may be read (an empty run at the end

@@ -1,0 +1,114 @@
+//===- SparseToDevice.cpp - sparse iterations onto the device's cores -----===//
+//
+// Stage 3 of the sparse lowering, its first step: each iteration runs in an
+// npudev.launch, every task over a contiguous share of the first axis.
+// Shares are balanced by nonzeros when the second axis is a variable child
+// of the first: task t begins at lower_bound(indptr, indptr[0] + t * nnz /
+// T), the last ends at the last row, so empty rows at either end still get
+// their init. O(iterations); each task does two O(log rows) searches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AxisRuns.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/Sparse/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace npu::sparse {
+#define GEN_PASS_DEF_SPARSETODEVICE
+#include "npu/Dialect/Sparse/Passes.h.inc"
+} // namespace npu::sparse
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::sparse;
+
+namespace {
+
+/// The first row of task `task` of `tasks` over `rows` rows: by nonzeros
+/// of `indptr` when given, else by rows.
+Value buildShareStart(OpBuilder &b, Location loc, Value indptr, Value rows,
+                      Value task, int64_t tasks) {
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  };
+  Value count = constant(tasks);
+  if (!indptr) {
+    Value scaled = b.create<arith::MulIOp>(loc, task, rows);
+    return b.create<arith::DivUIOp>(loc, scaled, count);
+  }
+  Value base = loadIndex(b, loc, indptr, constant(0));
+  Value nnz =
+      b.create<arith::SubIOp>(loc, loadIndex(b, loc, indptr, rows), base);
+  Value share = b.create<arith::DivUIOp>(
+      loc, b.create<arith::MulIOp>(loc, task, nnz), count);
+  Value target = b.create<arith::AddIOp>(loc, base, share);
+  Value start =
+      buildLowerBound(b, loc, indptr, constant(0),
+                      b.create<arith::AddIOp>(loc, rows, constant(1)), target);
+  // Task 0 starts at row 0 even when leading rows are empty.
+  Value first =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, task, constant(0));
+  return b.create<arith::SelectOp>(loc, first, constant(0), start);
+}
+
+struct SparseToDevicePass
+    : npu::sparse::impl::SparseToDeviceBase<SparseToDevicePass> {
+  using SparseToDeviceBase::SparseToDeviceBase;
+
+  void runOnOperation() override {
+    FailureOr<DeviceModel> device = dev::lookupDevice(getOperation());
+    if (failed(device))
+      return signalPassFailure();
+    int64_t count = tasks > 0
+                        ? int64_t(tasks)
+                        : int64_t(device->getNumCores(dev::CoreKind::vector));
+    SmallVector<IterationOp> iterations;
+    getOperation().walk([&](IterationOp op) {
+      if (!op->getParentOfType<dev::LaunchOp>())
+        iterations.push_back(op);
+    });
+    for (IterationOp op : iterations)
+      placeOnDevice(op, count);
+  }
+
+  void placeOnDevice(IterationOp op, int64_t count) {
+    auto first = op.getAxes().front().getDefiningOp<AxisOp>();
+    bool split = !first.getParent() &&
+                 op.getIteratorKind(0) == IteratorKind::spatial &&
+                 !op.getRangeBegin();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto launch =
+        b.create<dev::LaunchOp>(loc, split ? count : 1, dev::CoreKind::vector);
+    op->moveBefore(launch.getBody().front().getTerminator());
+    if (!split)
+      return;
+    b.setInsertionPoint(op);
+    Value task = b.create<dev::TaskIdOp>(loc, b.getIndexType());
+    // Balance by the second axis's runs when it hangs off the first.
+    Value indptr;
+    if (op.getAxes().size() > 1) {
+      auto second = op.getAxes()[1].getDefiningOp<AxisOp>();
+      if (second.getParentAxis() == first && second.isVariable())
+        indptr = second.getIndptr();
+    }
+    Value rows = b.create<arith::ConstantIndexOp>(loc, first.getLengthValue());
+    Value begin = buildShareStart(b, loc, indptr, rows, task, count);
+    Value next = b.create<arith::AddIOp>(
+        loc, task, b.create<arith::ConstantIndexOp>(loc, 1));
+    Value last =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next,
+                                b.create<arith::ConstantIndexOp>(loc, count));
+    Value end = b.create<arith::SelectOp>(
+        loc, last, rows, buildShareStart(b, loc, indptr, rows, next, count));
+    op.getRangeBeginMutable().assign(begin);
+    op.getRangeEndMutable().assign(end);
+  }
+};
+
+} // namespace
