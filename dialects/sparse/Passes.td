@@ -69,4 +69,28 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
                            "npu::dev::NPUDevDialect"];
 }
 
+def SparseCheckFormats
+    : Pass<"npu-sparse-check-formats", "mlir::func::FuncOp"> {
+  let summary = "Checked mode: validate every axis's indptr and indices";
+  let description = [{
+    Adds, at the start of the function, two one-task launches that check
+    each `sparse.axis` against its definition and fail the kernel through
+    `npudev.report_rows`, naming the axis (its kind and its number among
+    the function's axes, from 0), the broken rule and the first offending
+    entry. The first launch checks the structure: indptr starts at 0,
+    never decreases, has the parent's positions plus one entries, ends at
+    the number of indices (sparse_variable), runs no longer than the
+    length (dense_variable), and a sparse_fixed axis has nnz_cols indices
+    per parent position. The second, which runs only if the first passed
+    (so it reads only entries that exist), checks the contents:
+    coordinates in [0, length), and strictly increasing within each run
+    where `sorted` is declared. Run before npu-sparse-to-device: the JIT
+    stops at a failed launch only before later launches.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
 #endif // NPU_SPARSE_PASSES_TD
