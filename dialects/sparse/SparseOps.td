@@ -109,9 +109,17 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
     it (its extent depends on the parent's position), and a spatial axis
     needs a spatial parent (init visits spatial tuples only).
 
-    `range(%begin, %end)` restricts the first axis, which must be spatial
-    and have no parent, to positions [begin, end): a task's share of the
-    rows when the iteration runs on several cores.
+    Two schedule requests, checked by the verifier and carried out by the
+    lowering: `loop_order` (a permutation of the axis numbers) nests the
+    loops in that order instead of the list's, and `fuse = [a, b]` runs
+    axis b and its parent a as one loop over b's positions under a's run
+    (the row of each position found by binary search in b's indptr), for
+    a and b adjacent in the loop order. Neither may put an axis before
+    its parent.
+
+    `range(%begin, %end)` restricts the outermost loop's axis, which must
+    be spatial and have no parent, to positions [begin, end): a task's
+    share of the rows when the iteration runs on several cores.
 
     ```mlir
     sparse.iteration [%rows, %cols] [#sparse.iterator<spatial>, #sparse.iterator<reduction>]
@@ -127,7 +135,9 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
   let arguments = (ins Variadic<Sparse_AxisType>:$axes,
                        Sparse_IteratorKindArrayAttr:$iterator_kinds,
                        Optional<Index>:$range_begin,
-                       Optional<Index>:$range_end);
+                       Optional<Index>:$range_end,
+                       OptionalAttr<DenseI64ArrayAttr>:$loop_order,
+                       OptionalAttr<DenseI64ArrayAttr>:$fuse);
   let regions = (region AnyRegion:$init, SizedRegion<1>:$body);
   let assemblyFormat = [{
     ` ` `[` $axes `]` $iterator_kinds
@@ -138,6 +148,13 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
   let extraClassDeclaration = [{
     IteratorKind getIteratorKind(unsigned i) {
       return ::llvm::cast<IteratorKindAttr>(getIteratorKinds()[i]).getValue();
+    }
+    /// The axis numbers from the outermost loop in: `loop_order`, or the
+    /// list's order.
+    ::llvm::SmallVector<unsigned> getLoopAxes();
+    /// The axis of loop `depth` (of getLoopAxes) as an op.
+    AxisOp getLoopAxis(unsigned depth) {
+      return getAxes()[getLoopAxes()[depth]].getDefiningOp<AxisOp>();
     }
   }];
 }

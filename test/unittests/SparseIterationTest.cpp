@@ -93,6 +93,35 @@ constexpr const char *kCsrAxes = R"(
   %j = sparse.axis sparse_variable parent %i length $C indptr %indptr : memref<$R1xi32> indices %indices : memref<$NNZxi32> sorted
 )";
 
+/// SpMM: out[i, k] = sum_j A[i, j] B[j, k], B dense [C, F]; @SCHEDULE@
+/// takes an iteration's schedule attributes.
+constexpr const char *kSpMM = R"(
+func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memref<$NNZxf32>, %b: memref<$CFxf32>, %c: memref<$RFxf32>) {
+)"
+                              "@AXES@"
+                              R"(
+  %dj = sparse.axis dense_fixed length $C
+  %k = sparse.axis dense_fixed length $F
+  %A = sparse.buffer %a [%i, %j] : memref<$NNZxf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<$CFxf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<$RFxf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
+  ^bb0(%vi: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } @SCHEDULE@
+  return
+}
+)";
+
 class SparseIterationTest : public ::testing::Test {
 protected:
   SparseIterationTest() {
@@ -146,6 +175,44 @@ protected:
             HostArray::fromValues(ElementKind::F32, m.values, {m.nnz()})};
   }
 
+  /// SpMM with `schedule` (attributes of its iteration) on random CSR
+  /// matrices, against the dense product.
+  void checkSpMM(const std::string &schedule) {
+    std::string source = kSpMM;
+    source.replace(source.find("@SCHEDULE@"), 10, schedule);
+    source.replace(source.find("@AXES@"), 6, kCsrAxes);
+    std::mt19937 rng(7);
+    for (auto [rows, cols, f, density] : {std::tuple{9, 13, 5, 0.3},
+                                          {1, 4, 3, 0.5},
+                                          {0, 5, 2, 0.5},
+                                          {17, 30, 8, 0.1}}) {
+      SCOPED_TRACE(testing::Message() << rows << "x" << cols << " F " << f);
+      for (bool integers : {true, false}) {
+        Csr m = randomCsr(rows, cols, density, rng, integers);
+        std::vector<float> b = randomDense(cols * f, rng, integers);
+        std::vector<HostArray> args = csrArgs(m);
+        args.push_back(HostArray::fromValues(ElementKind::F32, b, {cols * f}));
+        args.push_back(HostArray::fromValues(
+            ElementKind::F32, std::vector<float>(rows * f, NAN), {rows * f}));
+        std::vector<float> got =
+            run(substitute(source, sizes(m, f)), args)[4].getValues<float>();
+        // The dense product with A zero outside the pattern.
+        std::vector<double> dense(rows * cols, 0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p)
+            dense[r * cols + m.indices[p]] = m.values[p];
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t k = 0; k < f; ++k) {
+            double want = 0;
+            for (int64_t c = 0; c < cols; ++c)
+              want += dense[r * cols + c] * b[c * f + k];
+            EXPECT_NEAR(got[r * f + k], want, integers ? 0 : 1e-5)
+                << "row " << r << " column " << k;
+          }
+      }
+    }
+  }
+
   static std::vector<std::pair<std::string, int64_t>> sizes(const Csr &m,
                                                             int64_t f) {
     return {{"R1", m.rows + 1}, {"R", m.rows},     {"C", m.cols},
@@ -156,66 +223,16 @@ protected:
   MLIRContext ctx;
 };
 
-/// out[i, k] = sum_j A[i, j] B[j, k], B dense [C, F].
-TEST_F(SparseIterationTest, SpMM) {
-  const char *source = R"(
-func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memref<$NNZxf32>, %b: memref<$CFxf32>, %c: memref<$RFxf32>) {
-)"
-                       "@AXES@"
-                       R"(
-  %dj = sparse.axis dense_fixed length $C
-  %k = sparse.axis dense_fixed length $F
-  %A = sparse.buffer %a [%i, %j] : memref<$NNZxf32> -> !sparse.buffer<2 x f32>
-  %B = sparse.buffer %b [%dj, %k] : memref<$CFxf32> -> !sparse.buffer<2 x f32>
-  %C = sparse.buffer %c [%i, %k] : memref<$RFxf32> -> !sparse.buffer<2 x f32>
-  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
-  ^bb0(%vi: index, %vk: index):
-    %zero = arith.constant 0.0 : f32
-    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
-  } do {
-  ^bb0(%vi: index, %vj: index, %vk: index):
-    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
-    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
-    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
-  }
-  return
-}
-)";
-  std::mt19937 rng(7);
-  for (auto [rows, cols, f, density] : {std::tuple{9, 13, 5, 0.3},
-                                        {1, 4, 3, 0.5},
-                                        {0, 5, 2, 0.5},
-                                        {17, 30, 8, 0.1}}) {
-    SCOPED_TRACE(testing::Message() << rows << "x" << cols << " F " << f);
-    for (bool integers : {true, false}) {
-      Csr m = randomCsr(rows, cols, density, rng, integers);
-      std::vector<float> b = randomDense(cols * f, rng, integers);
-      std::vector<HostArray> args = csrArgs(m);
-      args.push_back(HostArray::fromValues(ElementKind::F32, b, {cols * f}));
-      args.push_back(HostArray::fromValues(
-          ElementKind::F32, std::vector<float>(rows * f, NAN), {rows * f}));
-      std::string text = source;
-      text.replace(text.find("@AXES@"), 6, kCsrAxes);
-      std::vector<float> got =
-          run(substitute(text, sizes(m, f)), args)[4].getValues<float>();
-      // The dense product with A zero outside the pattern.
-      std::vector<double> dense(rows * cols, 0);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p)
-          dense[r * cols + m.indices[p]] = m.values[p];
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t k = 0; k < f; ++k) {
-          double want = 0;
-          for (int64_t c = 0; c < cols; ++c)
-            want += dense[r * cols + c] * b[c * f + k];
-          EXPECT_NEAR(got[r * f + k], want, integers ? 0 : 1e-5)
-              << "row " << r << " column " << k;
-        }
-    }
-  }
+TEST_F(SparseIterationTest, SpMM) { checkSpMM(""); }
+
+/// Reordered and fused loops give the same bytes: each output element
+/// still sums over j in order.
+TEST_F(SparseIterationTest, SchedulesKeepTheResult) {
+  // k outside j; rows and their nonzeros as one loop; k outermost, then
+  // the fused rows and nonzeros.
+  checkSpMM("{loop_order = array<i64: 0, 2, 1>}");
+  checkSpMM("{fuse = array<i64: 0, 1>}");
+  checkSpMM("{loop_order = array<i64: 2, 0, 1>, fuse = array<i64: 0, 1>}");
 }
 
 /// out[i, j] = sum_k X[i, k] Y[j, k] where (i, j) is in the pattern.

@@ -169,10 +169,60 @@ static LogicalResult verifyCoordinates(IterationOp op, Region &region,
   return success();
 }
 
+SmallVector<unsigned> IterationOp::getLoopAxes() {
+  SmallVector<unsigned> order;
+  if (std::optional<ArrayRef<int64_t>> given = getLoopOrder())
+    for (int64_t i : *given)
+      order.push_back(i);
+  else
+    for (unsigned i = 0, e = getAxes().size(); i < e; ++i)
+      order.push_back(i);
+  return order;
+}
+
+/// `loop_order` is a permutation of the axis numbers.
+static LogicalResult verifyLoopOrder(IterationOp op) {
+  std::optional<ArrayRef<int64_t>> order = op.getLoopOrder();
+  if (!order)
+    return success();
+  size_t n = op.getAxes().size();
+  SmallVector<bool> seen(n, false);
+  for (int64_t i : *order) {
+    if (i < 0 || size_t(i) >= n || seen[i] || order->size() != n)
+      return op.emitOpError() << "loop_order must be a permutation of the " << n
+                              << " axis numbers";
+    seen[i] = true;
+  }
+  return success();
+}
+
+/// `fuse = [a, b]`: b's parent a, right before b in the loop order.
+static LogicalResult verifyFuse(IterationOp op, MutableArrayRef<AxisOp> axes,
+                                ArrayRef<unsigned> loops) {
+  std::optional<ArrayRef<int64_t>> fuse = op.getFuse();
+  if (!fuse)
+    return success();
+  if (fuse->size() != 2 || llvm::any_of(*fuse, [&](int64_t i) {
+        return i < 0 || size_t(i) >= axes.size();
+      }))
+    return op.emitOpError("fuse takes two axis numbers");
+  int64_t a = (*fuse)[0], b = (*fuse)[1];
+  if (axes[b].getParentAxis() != axes[a])
+    return op.emitOpError() << "fuses axis #" << b << " with axis #" << a
+                            << ", which is not its parent";
+  const auto *at = llvm::find(loops, unsigned(a));
+  if (at + 1 == loops.end() || at[1] != unsigned(b))
+    return op.emitOpError() << "fuses axes #" << a << " and #" << b
+                            << ", which are not adjacent loops in that order";
+  return success();
+}
+
 LogicalResult IterationOp::verifyRegions() {
   if (getIteratorKinds().size() != getAxes().size())
     return emitOpError() << getAxes().size() << " axes but "
                          << getIteratorKinds().size() << " iterator kinds";
+  if (failed(verifyLoopOrder(*this)))
+    return failure();
   SmallVector<AxisOp> axes;
   size_t spatial = 0;
   for (auto [i, value] : llvm::enumerate(getAxes())) {
@@ -181,10 +231,18 @@ LogicalResult IterationOp::verifyRegions() {
       return emitOpError() << "axis #" << i << " is not defined by sparse.axis";
     if (llvm::is_contained(axes, axis))
       return emitOpError() << "axis #" << i << " is iterated twice";
+    axes.push_back(axis);
+  }
+  // Dependencies, in the order the loops nest.
+  SmallVector<unsigned> loops = getLoopAxes();
+  for (auto [depth, i] : llvm::enumerate(loops)) {
+    AxisOp axis = axes[i];
     StringRef name = stringifyAxisKind(axis.getKind());
     AxisOp parent = axis.getParentAxis();
     const auto *at = llvm::find(axes, parent);
-    if (parent && at == axes.end())
+    if (parent && (at == axes.end() ||
+                   !llvm::is_contained(ArrayRef(loops).take_front(depth),
+                                       unsigned(at - axes.begin()))))
       return emitOpError() << "axis #" << i << " (" << name
                            << ") needs its parent iterated outside it";
     bool isSpatial = getIteratorKind(i) == IteratorKind::spatial;
@@ -193,14 +251,16 @@ LogicalResult IterationOp::verifyRegions() {
       return emitOpError() << "spatial axis #" << i << " (" << name
                            << ") has a reduction parent";
     spatial += isSpatial;
-    axes.push_back(axis);
   }
+  if (failed(verifyFuse(*this, axes, loops)))
+    return failure();
   if (bool(getRangeBegin()) != bool(getRangeEnd()))
     return emitOpError("range needs both a begin and an end");
-  if (getRangeBegin() && (axes.empty() || axes.front().getParent() ||
-                          getIteratorKind(0) != IteratorKind::spatial))
-    return emitOpError("range restricts the first axis, which must be "
-                       "spatial and have no parent");
+  if (getRangeBegin() &&
+      (axes.empty() || axes[loops.front()].getParent() ||
+       getIteratorKind(loops.front()) != IteratorKind::spatial))
+    return emitOpError("range restricts the outermost loop's axis, which "
+                       "must be spatial and have no parent");
   if (failed(verifyCoordinates(*this, getBody(), "body", axes.size())))
     return failure();
   if (!getInit().empty() &&

@@ -309,7 +309,7 @@ func.func @pos_store_rank(%a: memref<?xf32>, %x: f32) {
 
 func.func @range_on_reduction(%lo: index, %hi: index) {
   %i = sparse.axis dense_fixed length 4
-  // expected-error @+1 {{range restricts the first axis, which must be spatial and have no parent}}
+  // expected-error @+1 {{range restricts the outermost loop's axis, which must be spatial and have no parent}}
   sparse.iteration [%i] [#sparse.iterator<reduction>] range(%lo, %hi) do {
   ^bb0(%vi: index):
   }
@@ -326,5 +326,65 @@ func.func @range_half(%lo: index) {
   ^bb0(%vi: index):
     "sparse.yield"() : () -> ()
   }) : (!sparse.axis, index) -> ()
+  return
+}
+
+// -----
+
+func.func @loop_order_not_permutation() {
+  %i = sparse.axis dense_fixed length 4
+  %k = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{loop_order must be a permutation of the 2 axis numbers}}
+  sparse.iteration [%i, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vk: index):
+  } {loop_order = array<i64: 1, 1>}
+  return
+}
+
+// -----
+
+func.func @reorder_breaks_dependency(%p: memref<5xi32>, %c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 4 indptr %p : memref<5xi32> indices %c : memref<?xi32>
+  // expected-error @+1 {{axis #1 (sparse_variable) needs its parent iterated outside it}}
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index):
+  } {loop_order = array<i64: 1, 0>}
+  return
+}
+
+// -----
+
+func.func @fuse_not_parent(%p: memref<5xi32>, %c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %k = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{fuses axis #1 with axis #0, which is not its parent}}
+  sparse.iteration [%i, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vk: index):
+  } {fuse = array<i64: 0, 1>}
+  return
+}
+
+// -----
+
+func.func @fuse_not_adjacent(%p: memref<5xi32>, %c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 4 indptr %p : memref<5xi32> indices %c : memref<?xi32>
+  %k = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{fuses axes #0 and #1, which are not adjacent loops in that order}}
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+  } {loop_order = array<i64: 0, 2, 1>, fuse = array<i64: 0, 1>}
+  return
+}
+
+// -----
+
+func.func @fuse_arity() {
+  %i = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{fuse takes two axis numbers}}
+  sparse.iteration [%i] [#sparse.iterator<spatial>] do {
+  ^bb0(%vi: index):
+  } {fuse = array<i64: 0>}
   return
 }

@@ -91,3 +91,39 @@ func.func @masked_by_other_pattern(%ap: memref<5xi32>, %ai: memref<?xi32>, %mp: 
   }
   return
 }
+
+// -----
+
+// fuse = [0, 1]: one loop over the nonzeros, indptr[0] to indptr[4]; the
+// row of each found by binary search (the last r with indptr[r] <= pos),
+// its place in the row pos - indptr[row]. loop_order puts k outside.
+// CHECK-LABEL: func.func @fused_rows
+// CHECK-SAME: (%[[PTR:[^:]*]]: memref<5xi32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8
+// CHECK-DAG: memref.load %[[PTR]][%c0]
+// CHECK-DAG: memref.load %[[PTR]][%c4]
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %c1
+// CHECK-NEXT: %[[P1:.*]] = arith.addi %[[P]], %c1
+// CHECK-NEXT: %[[NEXT:.*]]:2 = scf.while
+// CHECK: %[[ROW:.*]] = arith.subi %[[NEXT]]#0, %c1
+// CHECK: %[[START:.*]] = memref.load %[[PTR]][%[[ROW]]]
+// CHECK: %[[S:.*]] = arith.index_cast %[[START]]
+// CHECK: %[[LOCAL:.*]] = arith.subi %[[P]], %[[S]]
+// CHECK: sparse.pos_load %{{.*}}[%[[ROW]], %[[LOCAL]]]
+// CHECK: sparse.pos_load %{{.*}}[%[[ROW]], %[[K]]]
+// CHECK-NOT: scf.for
+func.func @fused_rows(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %s = arith.addf %acc, %x : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } {loop_order = array<i64: 2, 0, 1>, fuse = array<i64: 0, 1>}
+  return
+}

@@ -36,11 +36,12 @@ using namespace npu::sparse;
 
 namespace {
 
-/// One loop of a nest, and inside it the axis's position within its run,
-/// its global position and its coordinate.
+/// One iterated axis of a nest and, inside its loop, its position within
+/// its run, its global position and its coordinate. Two fused axes share
+/// a loop.
 struct Level {
   AxisOp axis;
-  scf::ForOp loop;
+  unsigned loop;
   Value local, global, coord;
 };
 
@@ -49,20 +50,32 @@ class Nest {
 public:
   Nest(IterationOp op, OpBuilder &b) : op(op), b(b), loc(op.getLoc()) {}
 
-  /// Loops over the iteration's axes `axisIndices` at b's insertion point,
-  /// `region` cloned inside with its arguments bound to their coordinates,
-  /// and its accesses lowered to positions.
-  LogicalResult build(ArrayRef<unsigned> axisIndices, Region &region);
+  /// Loops over the iteration's axes `loopAxes` (outermost first; `fused`
+  /// runs the pair as one loop) at b's insertion point, `region` cloned
+  /// inside with its arguments bound to the coordinates of `argAxes`, and
+  /// its accesses lowered to positions.
+  LogicalResult build(ArrayRef<unsigned> loopAxes, ArrayRef<unsigned> argAxes,
+                      std::optional<std::pair<unsigned, unsigned>> fused,
+                      Region &region);
 
 private:
   void buildLoop(AxisOp axis);
+  /// One loop over `child`'s positions under `parent`'s run.
+  void buildFusedLoop(AxisOp parent, AxisOp child);
+  /// The global position of `axis`'s parent in the nest, or null.
+  Value getParentPosition(AxisOp axis);
+  /// Where `axis`'s positions under parent position `row` start.
+  Value getRunStart(AxisOp axis, Value row);
+  /// The first loop's bounds within `run`: the op's range, or the run.
+  std::pair<Value, Value> getOuterBounds(AxisRun run);
+  void addLevel(AxisOp axis, Value local, Value global, Value coord);
   LogicalResult lowerAccess(Operation *access);
   /// The coordinate's level if it is `axis`'s own iterated coordinate.
   std::optional<unsigned> getOwnLevel(Value coord, AxisOp axis);
   /// Where a value lives: -1 before the nest, a loop's index, or depth()
   /// for a value the cloned body computes.
   int getLevel(Value v);
-  int depth() const { return levels.size(); }
+  int depth() const { return loops.size(); }
   /// Puts b where code using values up to `level` runs least often.
   void setInsertionPointFor(int level, Operation *access);
   /// F(k) of `buffer` for `positions` (k + 1 of them), placed and shared.
@@ -78,6 +91,7 @@ private:
   OpBuilder &b;
   Location loc;
   SmallVector<Level> levels;
+  SmallVector<scf::ForOp> loops;
   /// The first cloned op (or the innermost yield): loop-level code goes
   /// before it.
   Operation *bodyStart = nullptr;
@@ -88,40 +102,105 @@ private:
   DenseMap<std::pair<Value, Value>, Value> offsets;
 };
 
-void Nest::buildLoop(AxisOp axis) {
-  Value prefix;
+Value Nest::getParentPosition(AxisOp axis) {
   if (AxisOp parent = axis.getParentAxis())
     for (const Level &l : levels)
       if (l.axis == parent)
-        prefix = l.global;
-  AxisRun run = getAxisRun(b, loc, axis, prefix);
-  // A task's share of the first axis (its run starts at 0).
-  Value begin = constant(0), end = run.count;
-  if (levels.empty() && op.getRangeBegin()) {
-    begin = op.getRangeBegin();
-    end = op.getRangeEnd();
-  }
+        return l.global;
+  return Value();
+}
+
+Value Nest::getRunStart(AxisOp axis, Value row) {
+  if (axis.isVariable())
+    return loadIndex(b, loc, axis.getIndptr(), row);
+  return b.create<arith::MulIOp>(loc, row, constant(axis.getNnzColsValue()));
+}
+
+std::pair<Value, Value> Nest::getOuterBounds(AxisRun run) {
+  // A task's share of the outermost axis (its run starts at 0).
+  if (loops.empty() && op.getRangeBegin())
+    return {op.getRangeBegin(), op.getRangeEnd()};
+  return {constant(0), run.count};
+}
+
+void Nest::addLevel(AxisOp axis, Value local, Value global, Value coord) {
+  int loop = depth() - 1;
+  levels.push_back({axis, unsigned(loop), local, global, coord});
+  for (Value v : {local, global, coord})
+    known[v] = loop;
+}
+
+void Nest::buildLoop(AxisOp axis) {
+  AxisRun run = getAxisRun(b, loc, axis, getParentPosition(axis));
+  auto [begin, end] = getOuterBounds(run);
   auto loop = b.create<scf::ForOp>(loc, begin, end, constant(1));
+  loops.push_back(loop);
   b.setInsertionPointToStart(loop.getBody());
   Value local = loop.getInductionVar();
   Value global = b.create<arith::AddIOp>(loc, run.start, local);
   Value coord =
       axis.isSparse() ? loadIndex(b, loc, axis.getIndices(), global) : local;
-  int level = depth();
-  levels.push_back({axis, loop, local, global, coord});
-  for (Value v : {local, global, coord})
-    known[v] = level;
+  addLevel(axis, local, global, coord);
 }
 
-LogicalResult Nest::build(ArrayRef<unsigned> axisIndices, Region &region) {
-  for (unsigned i : axisIndices)
-    buildLoop(op.getAxes()[i].getDefiningOp<AxisOp>());
+void Nest::buildFusedLoop(AxisOp parent, AxisOp child) {
+  AxisRun rows = getAxisRun(b, loc, parent, getParentPosition(parent));
+  auto [begin, end] = getOuterBounds(rows);
+  Value firstRow = b.create<arith::AddIOp>(loc, rows.start, begin);
+  Value endRow = b.create<arith::AddIOp>(loc, rows.start, end);
+  auto loop = b.create<scf::ForOp>(loc, getRunStart(child, firstRow),
+                                   getRunStart(child, endRow), constant(1));
+  loops.push_back(loop);
+  b.setInsertionPointToStart(loop.getBody());
+  Value position = loop.getInductionVar();
+  // The row holding `position`: the last r with start(r) <= position.
+  Value row;
+  if (child.isVariable()) {
+    Value one = constant(1);
+    Value next = buildLowerBound(b, loc, child.getIndptr(),
+                                 b.create<arith::AddIOp>(loc, firstRow, one),
+                                 b.create<arith::AddIOp>(loc, endRow, one),
+                                 b.create<arith::AddIOp>(loc, position, one));
+    row = b.create<arith::SubIOp>(loc, next, one);
+  } else {
+    row = b.create<arith::DivUIOp>(loc, position,
+                                   constant(child.getNnzColsValue()));
+  }
+  Value rowLocal = b.create<arith::SubIOp>(loc, row, rows.start);
+  Value rowCoord = parent.isSparse()
+                       ? loadIndex(b, loc, parent.getIndices(), row)
+                       : rowLocal;
+  addLevel(parent, rowLocal, row, rowCoord);
+  Value local = b.create<arith::SubIOp>(loc, position, getRunStart(child, row));
+  Value coord = child.isSparse()
+                    ? loadIndex(b, loc, child.getIndices(), position)
+                    : local;
+  addLevel(child, local, position, coord);
+}
+
+LogicalResult Nest::build(ArrayRef<unsigned> loopAxes,
+                          ArrayRef<unsigned> argAxes,
+                          std::optional<std::pair<unsigned, unsigned>> fused,
+                          Region &region) {
+  auto axisOf = [&](unsigned i) {
+    return op.getAxes()[i].getDefiningOp<AxisOp>();
+  };
+  for (size_t d = 0; d < loopAxes.size(); ++d) {
+    if (fused && loopAxes[d] == fused->first) {
+      buildFusedLoop(axisOf(fused->first), axisOf(fused->second));
+      ++d;
+      continue;
+    }
+    buildLoop(axisOf(loopAxes[d]));
+  }
   Block &block = region.front();
   IRMapping mapping;
-  for (auto [arg, level] : llvm::zip(block.getArguments(), levels))
-    mapping.map(arg, level.coord);
-  if (!levels.empty())
-    b.setInsertionPoint(levels.back().loop.getBody()->getTerminator());
+  for (auto [arg, i] : llvm::zip(block.getArguments(), argAxes))
+    for (const Level &level : levels)
+      if (level.axis == axisOf(i))
+        mapping.map(arg, level.coord);
+  if (!loops.empty())
+    b.setInsertionPoint(loops.back().getBody()->getTerminator());
   for (Operation &inner : block.without_terminator())
     cloned.push_back(b.clone(inner, mapping));
   bodyStart = cloned.empty() ? &*b.getInsertionPoint() : cloned.front();
@@ -149,7 +228,7 @@ int Nest::getLevel(Value v) {
   for (; at; at = at->getParentOp()) {
     if (llvm::is_contained(cloned, at))
       return depth();
-    if (!levels.empty() && at == levels.front().loop)
+    if (!loops.empty() && at == loops.front())
       return depth() - 1;
   }
   return -1;
@@ -158,10 +237,10 @@ int Nest::getLevel(Value v) {
 void Nest::setInsertionPointFor(int level, Operation *access) {
   if (level >= depth())
     b.setInsertionPoint(access);
-  else if (level == depth() - 1 || levels.empty())
+  else if (level == depth() - 1 || loops.empty())
     b.setInsertionPoint(bodyStart);
   else
-    b.setInsertionPoint(levels[level + 1].loop);
+    b.setInsertionPoint(loops[level + 1]);
 }
 
 std::optional<unsigned> Nest::getOwnLevel(Value coord, AxisOp axis) {
@@ -308,18 +387,25 @@ struct SparseLowerIterationsPass
 
   LogicalResult lowerIteration(IterationOp op) {
     OpBuilder b(op);
-    SmallVector<unsigned> all, spatial;
+    SmallVector<unsigned> loops = op.getLoopAxes(), all, spatial, spatialLoops;
     for (unsigned i = 0, e = op.getAxes().size(); i < e; ++i) {
       all.push_back(i);
       if (op.getIteratorKind(i) == IteratorKind::spatial)
         spatial.push_back(i);
     }
+    for (unsigned i : loops)
+      if (op.getIteratorKind(i) == IteratorKind::spatial)
+        spatialLoops.push_back(i);
+    std::optional<std::pair<unsigned, unsigned>> fused;
+    if (std::optional<ArrayRef<int64_t>> pair = op.getFuse())
+      fused = {unsigned((*pair)[0]), unsigned((*pair)[1])};
     if (!op.getInit().empty()) {
       OpBuilder::InsertionGuard guard(b);
-      if (failed(Nest(op, b).build(spatial, op.getInit())))
+      if (failed(Nest(op, b).build(spatialLoops, spatial, std::nullopt,
+                                   op.getInit())))
         return failure();
     }
-    if (failed(Nest(op, b).build(all, op.getBody())))
+    if (failed(Nest(op, b).build(loops, all, fused, op.getBody())))
       return failure();
     op.erase();
     return success();

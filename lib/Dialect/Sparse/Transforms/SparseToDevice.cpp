@@ -77,9 +77,10 @@ struct SparseToDevicePass
   }
 
   void placeOnDevice(IterationOp op, int64_t count) {
-    auto first = op.getAxes().front().getDefiningOp<AxisOp>();
+    SmallVector<unsigned> loops = op.getLoopAxes();
+    AxisOp first = op.getLoopAxis(0);
     bool split = !first.getParent() &&
-                 op.getIteratorKind(0) == IteratorKind::spatial &&
+                 op.getIteratorKind(loops.front()) == IteratorKind::spatial &&
                  !op.getRangeBegin();
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -92,8 +93,8 @@ struct SparseToDevicePass
     Value task = b.create<dev::TaskIdOp>(loc, b.getIndexType());
     // Balance by the second axis's runs when it hangs off the first.
     Value indptr;
-    if (op.getAxes().size() > 1) {
-      auto second = op.getAxes()[1].getDefiningOp<AxisOp>();
+    if (loops.size() > 1) {
+      AxisOp second = op.getLoopAxis(1);
       if (second.getParentAxis() == first && second.isVariable())
         indptr = second.getIndptr();
     }
