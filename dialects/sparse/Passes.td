@@ -45,6 +45,27 @@ def SparseLowerBuffers
                            "mlir::memref::MemRefDialect"];
 }
 
+def SparseDecompose : Pass<"npu-sparse-decompose", "mlir::func::FuncOp"> {
+  let summary = "Format decomposition: hybrid ELL + CSR by row length";
+  let description = [{
+    Each iteration with `hybrid_ell_width = E` over rows i and a
+    sparse_variable axis j under them becomes two: one over an ELL axis
+    (the first E positions of every row, padded with coordinate 0 and
+    value 0) and one over a CSR remainder (the positions past E), each a
+    kernel of its own; the second has no init, so reductions carry on
+    from the first, in the same order. Every buffer over [i, j] gets an
+    ELL and a remainder copy, filled by a one-task launch before the two
+    iterations. Buffers over j must be read-only in the iteration (the
+    parts are copies). Padding adds 0 times the operand at coordinate 0,
+    so that operand must be finite there. Runs before
+    npu-sparse-check-formats and npu-sparse-to-device.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
 def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
   let summary = "Stage 3: sparse iterations onto the device's cores";
   let description = [{

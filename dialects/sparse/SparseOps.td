@@ -115,7 +115,10 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
     axis b and its parent a as one loop over b's positions under a's run
     (the row of each position found by binary search in b's indptr), for
     a and b adjacent in the loop order. Neither may put an axis before
-    its parent.
+    its parent. `hybrid_ell_width = E` asks npu-sparse-decompose to split
+    the second loop's axis, a sparse_variable child of the first, into an
+    ELL part (the first E positions of each run, padded) and a CSR
+    remainder, one iteration over each.
 
     `range(%begin, %end)` restricts the outermost loop's axis, which must
     be spatial and have no parent, to positions [begin, end): a task's
@@ -137,7 +140,8 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
                        Optional<Index>:$range_begin,
                        Optional<Index>:$range_end,
                        OptionalAttr<DenseI64ArrayAttr>:$loop_order,
-                       OptionalAttr<DenseI64ArrayAttr>:$fuse);
+                       OptionalAttr<DenseI64ArrayAttr>:$fuse,
+                       OptionalAttr<I64Attr>:$hybrid_ell_width);
   let regions = (region AnyRegion:$init, SizedRegion<1>:$body);
   let assemblyFormat = [{
     ` ` `[` $axes `]` $iterator_kinds

@@ -144,6 +144,7 @@ protected:
       if (!module)
         return args;
       PassManager pm(&ctx);
+      pm.addNestedPass<func::FuncOp>(sparse::createSparseDecompose());
       if (onDevice)
         pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
@@ -233,6 +234,14 @@ TEST_F(SparseIterationTest, SchedulesKeepTheResult) {
   checkSpMM("{loop_order = array<i64: 0, 2, 1>}");
   checkSpMM("{fuse = array<i64: 0, 1>}");
   checkSpMM("{loop_order = array<i64: 2, 0, 1>, fuse = array<i64: 0, 1>}");
+}
+
+/// The hybrid split: an ELL kernel over each row's first E nonzeros, then
+/// a CSR kernel over the rest, adding in the same order: the same bytes
+/// as the CSR kernel (the padding adds 0 times a finite value).
+TEST_F(SparseIterationTest, HybridEllCsrSplit) {
+  for (int64_t width : {1, 2, 5})
+    checkSpMM("{hybrid_ell_width = " + std::to_string(width) + " : i64}");
 }
 
 /// out[i, j] = sum_k X[i, k] Y[j, k] where (i, j) is in the pattern.

@@ -254,6 +254,18 @@ LogicalResult IterationOp::verifyRegions() {
   }
   if (failed(verifyFuse(*this, axes, loops)))
     return failure();
+  if (std::optional<int64_t> width = getHybridEllWidth()) {
+    if (*width < 1)
+      return emitOpError() << "hybrid_ell_width must be at least 1, got "
+                           << *width;
+    if (loops.size() < 2 ||
+        axes[loops[1]].getKind() != AxisKind::sparse_variable ||
+        axes[loops[1]].getParentAxis() != axes[loops[0]] ||
+        axes[loops[0]].getParent() || getFuse())
+      return emitOpError("hybrid_ell_width splits the second loop's axis, "
+                         "which must be a sparse_variable child of the "
+                         "first, unfused, parentless loop axis");
+  }
   if (bool(getRangeBegin()) != bool(getRangeEnd()))
     return emitOpError("range needs both a begin and an end");
   if (getRangeBegin() &&

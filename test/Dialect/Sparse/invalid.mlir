@@ -388,3 +388,27 @@ func.func @fuse_arity() {
   } {fuse = array<i64: 0>}
   return
 }
+
+// -----
+
+func.func @hybrid_width(%p: memref<5xi32>, %c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 4 indptr %p : memref<5xi32> indices %c : memref<?xi32>
+  // expected-error @+1 {{hybrid_ell_width must be at least 1, got 0}}
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index):
+  } {hybrid_ell_width = 0 : i64}
+  return
+}
+
+// -----
+
+func.func @hybrid_axis(%c: memref<8xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_fixed parent %i length 4 nnz_cols 2 indices %c : memref<8xi32>
+  // expected-error @+1 {{hybrid_ell_width splits the second loop's axis, which must be a sparse_variable child of the first, unfused, parentless loop axis}}
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index):
+  } {hybrid_ell_width = 2 : i64}
+  return
+}

@@ -40,3 +40,15 @@ func.func @buffer_not_defined(%B: !sparse.buffer<1 x f32>) {
   }
   return
 }
+
+// -----
+
+func.func @undecomposed(%p: memref<5xi32>, %c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 4 indptr %p : memref<5xi32> indices %c : memref<?xi32>
+  // expected-error @+1 {{asks for a hybrid ELL + CSR split: run npu-sparse-decompose first}}
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index):
+  } {hybrid_ell_width = 2 : i64}
+  return
+}

@@ -386,6 +386,9 @@ struct SparseLowerIterationsPass
   }
 
   LogicalResult lowerIteration(IterationOp op) {
+    if (op.getHybridEllWidth())
+      return op.emitOpError("asks for a hybrid ELL + CSR split: run "
+                            "npu-sparse-decompose first");
     OpBuilder b(op);
     SmallVector<unsigned> loops = op.getLoopAxes(), all, spatial, spatialLoops;
     for (unsigned i = 0, e = op.getAxes().size(); i < e; ++i) {
