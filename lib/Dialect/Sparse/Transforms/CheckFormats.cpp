@@ -66,7 +66,18 @@ public:
     b.create<dev::ReportRowsOp>(loc, rows, b.getStringAttr(message));
   }
 
-  /// An entry as i64 (an index); 0 for an empty array's "last".
+  /// Fails the kernel with `message` ("{row}": `actual`) unless `actual`
+  /// equals `expected`.
+  void reportUnlessEqual(Value actual, Value expected, const Twine &message) {
+    Value differs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                            actual, expected);
+    report(
+        b.create<arith::SelectOp>(loc, differs, index(actual),
+                                  b.create<arith::ConstantIntOp>(loc, -1, 64)),
+        message);
+  }
+
+  /// The last entry of `array` as an index; 0 for an empty array.
   Value last(Value array) {
     Value n = count(array);
     Value empty =
@@ -140,25 +151,17 @@ void checkStructure(Checker &c, AxisOp axis, unsigned number) {
                               loadIndex(nb, l, indptr, before));
                         }),
              name + ": indptr decreases at entry {row}");
-    Value expected = b.create<arith::AddIOp>(
-        loc, c.positions(axis.getParentAxis()), c.constant(1));
-    Value wrongCount =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, n, expected);
-    c.report(
-        b.create<arith::SelectOp>(loc, wrongCount, c.index(n),
-                                  b.create<arith::ConstantIntOp>(loc, -1, 64)),
-        name + ": indptr has {row} entries, not the parent's "
-               "positions plus one");
+    c.reportUnlessEqual(
+        n,
+        b.create<arith::AddIOp>(loc, c.positions(axis.getParentAxis()),
+                                c.constant(1)),
+        name + ": indptr has {row} entries, not the parent's positions plus "
+               "one");
   }
-  if (axis.getKind() == AxisKind::sparse_variable) {
-    Value end = c.last(axis.getIndptr());
-    Value wrongEnd = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, end,
-                                             c.count(axis.getIndices()));
-    c.report(
-        b.create<arith::SelectOp>(loc, wrongEnd, c.index(end),
-                                  b.create<arith::ConstantIntOp>(loc, -1, 64)),
+  if (axis.getKind() == AxisKind::sparse_variable)
+    c.reportUnlessEqual(
+        c.last(axis.getIndptr()), c.count(axis.getIndices()),
         name + ": indptr ends at {row}, not at the number of indices");
-  }
   if (axis.getKind() == AxisKind::dense_variable) {
     Value indptr = axis.getIndptr();
     Value runs = b.create<arith::SubIOp>(
@@ -174,17 +177,10 @@ void checkStructure(Checker &c, AxisOp axis, unsigned number) {
              name + ": run {row} is longer than the axis length " +
                  Twine(axis.getLengthValue()));
   }
-  if (axis.getKind() == AxisKind::sparse_fixed) {
-    Value n = c.count(axis.getIndices());
-    Value expected = c.positions(axis);
-    Value wrongCount =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, n, expected);
-    c.report(
-        b.create<arith::SelectOp>(loc, wrongCount, c.index(n),
-                                  b.create<arith::ConstantIntOp>(loc, -1, 64)),
-        name + ": indices has {row} entries, not nnz_cols per parent "
-               "position");
-  }
+  if (axis.getKind() == AxisKind::sparse_fixed)
+    c.reportUnlessEqual(c.count(axis.getIndices()), c.positions(axis),
+                        name + ": indices has {row} entries, not nnz_cols "
+                               "per parent position");
 }
 
 void checkContents(Checker &c, AxisOp axis, unsigned number) {
