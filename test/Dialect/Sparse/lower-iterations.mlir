@@ -3,8 +3,9 @@
 
 // CSR SpMM: rows over 4 positions, columns over indptr[i + 1] - indptr[i],
 // the column coordinate read as indices[pos]; A takes the loop's position
-// (its own axis), dense B the coordinate. The init nest over the spatial
-// axes (i, k) comes first.
+// (its own axis), dense B the coordinate. A is not written, so its load
+// runs once per nonzero, outside the loop over k. The init nest over the
+// spatial axes (i, k) comes first.
 // CHECK-LABEL: func.func @csr_spmm
 // CHECK-SAME: (%[[PTR:[^:]*]]: memref<5xi32>, %[[IDX:[^:]*]]: memref<?xi32>
 // CHECK: scf.for %[[I0:.*]] = %c0 to %c4
@@ -18,8 +19,8 @@
 // CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[J]]
 // CHECK: %[[COL:.*]] = memref.load %[[IDX]][%[[POS]]]
 // CHECK: %[[C:.*]] = arith.index_cast %[[COL]]
-// CHECK: scf.for %[[K:.*]] = %c0 to %c8
 // CHECK: sparse.pos_load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8
 // CHECK: sparse.pos_load %{{.*}}[%[[C]], %[[K]]]
 // CHECK-NOT: scf.while
 func.func @csr_spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
@@ -51,7 +52,8 @@ func.func @csr_spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<
 // M is another CSR matrix over the same rows: its column axis is not the
 // iterated one, so the position of column j in M's row i is found by a
 // lower_bound over M's sorted run. It uses only i and j, so it is placed
-// before the loop over k and shared by both loads; a column M lacks reads 0.
+// before the loop over k, and so is the (guarded) load of M, shared by
+// both loads of the body; a column M lacks reads 0.
 // CHECK-LABEL: func.func @masked_by_other_pattern
 // CHECK: %[[ZERO:.*]] = arith.constant 0.0
 // CHECK: scf.for %[[I:.*]] = %c0 to %c4
@@ -65,12 +67,13 @@ func.func @csr_spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<
 // CHECK: %[[FOUND:.*]] = scf.if
 // CHECK: arith.cmpi eq
 // CHECK: %[[LOCAL:.*]] = arith.subi %[[R]]#0, %[[START]]
-// CHECK: scf.for %[[K:.*]] = %c0 to %c8
-// CHECK: scf.if %[[FOUND]] -> (f32, f32)
-// CHECK-NEXT: sparse.pos_load %{{.*}}[%[[I]], %[[LOCAL]]]
+// CHECK: %[[X:.*]] = scf.if %[[FOUND]] -> (f32)
 // CHECK-NEXT: sparse.pos_load %{{.*}}[%[[I]], %[[LOCAL]]]
 // CHECK: } else {
-// CHECK-NEXT: scf.yield %[[ZERO]], %[[ZERO]]
+// CHECK-NEXT: scf.yield %[[ZERO]]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c8
+// CHECK-NOT: sparse.pos_load %{{.*}}[%[[I]], %[[LOCAL]]]
+// CHECK: arith.mulf %[[X]], %[[X]]
 // CHECK-NOT: scf.while
 func.func @masked_by_other_pattern(%ap: memref<5xi32>, %ai: memref<?xi32>, %mp: memref<5xi32>, %mi: memref<?xi32>, %a: memref<?xf32>, %m: memref<?xf32>, %c: memref<32xf32>) {
   %i = sparse.axis dense_fixed length 4
@@ -125,5 +128,40 @@ func.func @fused_rows(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memre
     %s = arith.addf %acc, %x : f32
     sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
   } {loop_order = array<i64: 2, 0, 1>, fuse = array<i64: 0, 1>}
+  return
+}
+
+// -----
+
+// SDDMM: the reduction over k is innermost and the accumulator O[i, j] is
+// fixed outside it, so it is carried through the loop: one load before,
+// one store after, none inside.
+// CHECK-LABEL: func.func @sddmm_accumulator
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4
+// CHECK: scf.for %[[J:.*]] = %c0 to
+// CHECK: %[[INIT:.*]] = sparse.pos_load %[[O:.*]][%[[I]], %[[J]]]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c8 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK-NOT: sparse.pos_load %[[O]]
+// CHECK-NOT: sparse.pos_store
+// CHECK: %[[NEW:.*]] = arith.addf %[[ACC]]
+// CHECK-NEXT: scf.yield %[[NEW]]
+// CHECK: sparse.pos_store %[[SUM]], %[[O]][%[[I]], %[[J]]]
+func.func @sddmm_accumulator(%indptr: memref<5xi32>, %indices: memref<?xi32>, %out: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %O = sparse.buffer %out [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %a = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %b = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %O[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
   return
 }

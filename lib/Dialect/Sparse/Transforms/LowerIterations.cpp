@@ -11,7 +11,10 @@
 // (under an equally resolved parent) takes the loop's position, a dense
 // axis the coordinate, any other sparse axis the result of a lower_bound
 // over its sorted run. A search (and the flat prefix it needs) is placed
-// at the outermost loop whose values it uses, and shared there.
+// at the outermost loop whose values it uses, and shared there; so is a
+// load of a buffer the region does not write. An accumulator read and
+// written at positions fixed outside the innermost loop is carried through
+// it in a register.
 //
 // Complexity: O(body ops x buffer rank) to rewrite. At run time a search
 // costs O(log run) each time the loop it is placed in iterates.
@@ -69,6 +72,10 @@ private:
   /// The first loop's bounds within `run`: the op's range, or the run.
   std::pair<Value, Value> getOuterBounds(AxisRun run);
   void addLevel(AxisOp axis, Value local, Value global, Value coord);
+  /// Keeps in a register, across the innermost loop, an element the loop
+  /// reads and then writes at positions fixed outside it (a reduction's
+  /// accumulator): one load before the loop and one store after.
+  void promoteAccumulators();
   LogicalResult lowerAccess(Operation *access);
   /// The coordinate's level if it is `axis`'s own iterated coordinate.
   std::optional<unsigned> getOwnLevel(Value coord, AxisOp axis);
@@ -100,6 +107,12 @@ private:
   DenseMap<std::tuple<Operation *, Value, Value>, std::pair<Value, Value>>
       searches;
   DenseMap<std::pair<Value, Value>, Value> offsets;
+  /// The data of buffers the region writes: loads of any other buffer
+  /// may move out of inner loops (buffers over distinct data do not
+  /// overlap, docs/sparse-iteration.md).
+  DenseSet<Value> writtenData;
+  /// Loads moved out of inner loops, shared: (buffer, positions, value).
+  SmallVector<std::tuple<Value, SmallVector<Value>, Value>> hoistedLoads;
 };
 
 Value Nest::getParentPosition(AxisOp axis) {
@@ -209,6 +222,9 @@ LogicalResult Nest::build(ArrayRef<unsigned> loopAxes,
     top->walk([&](Operation *inner) {
       if (isa<LoadOp, StoreOp>(inner))
         accesses.push_back(inner);
+      if (auto store = dyn_cast<StoreOp>(inner))
+        if (auto buffer = store.getBuffer().getDefiningOp<BufferOp>())
+          writtenData.insert(buffer.getData());
     });
   for (Operation *access : accesses)
     if (failed(lowerAccess(access)))
@@ -216,7 +232,71 @@ LogicalResult Nest::build(ArrayRef<unsigned> loopAxes,
   // Erased only now: bodyStart may be one of them.
   for (Operation *access : accesses)
     access->erase();
+  promoteAccumulators();
   return success();
+}
+
+void Nest::promoteAccumulators() {
+  if (loops.empty())
+    return;
+  auto dataOf = [](Value buffer) {
+    return buffer.getDefiningOp<BufferOp>().getData();
+  };
+  SmallVector<PosStoreOp> stores;
+  for (Operation &inner : *loops.back().getBody())
+    if (auto store = dyn_cast<PosStoreOp>(inner))
+      stores.push_back(store);
+  for (PosStoreOp store : stores) {
+    scf::ForOp loop = loops.back();
+    Value data = dataOf(store.getBuffer());
+    // Positions fixed outside the loop; the only accesses to that data in
+    // the loop are this store and, before it at the top, loads of the same
+    // element.
+    if (llvm::any_of(store.getPositions(),
+                     [&](Value p) { return getLevel(p) >= depth() - 1; }))
+      continue;
+    SmallVector<PosLoadOp> loads;
+    bool alone = true;
+    loop.getBody()->walk([&](Operation *inner) {
+      Value buffer;
+      if (auto load = dyn_cast<PosLoadOp>(inner)) {
+        buffer = load.getBuffer();
+        if (dataOf(buffer) == data) {
+          bool same = load->getBlock() == loop.getBody() &&
+                      load->isBeforeInBlock(store) &&
+                      load.getBuffer() == store.getBuffer() &&
+                      load.getPositions() == store.getPositions();
+          alone &= same;
+          loads.push_back(load);
+        }
+      } else if (auto other = dyn_cast<PosStoreOp>(inner)) {
+        alone &= other == store || dataOf(other.getBuffer()) != data;
+      }
+    });
+    if (!alone)
+      continue;
+    IRRewriter rewriter(b.getContext());
+    rewriter.setInsertionPoint(loop);
+    Type element = store.getValue().getType();
+    Value initial = rewriter.create<PosLoadOp>(loc, element, store.getBuffer(),
+                                               store.getPositions());
+    Value stored = store.getValue();
+    auto promoted = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{stored};
+        }));
+    Value carried = promoted.getRegionIterArgs().back();
+    for (PosLoadOp load : loads) {
+      load.replaceAllUsesWith(carried);
+      load->erase();
+    }
+    rewriter.setInsertionPointAfter(promoted);
+    rewriter.create<PosStoreOp>(loc, promoted.getResults().back(),
+                                store.getBuffer(), store.getPositions());
+    store->erase();
+    loops.back() = promoted;
+  }
 }
 
 int Nest::getLevel(Value v) {
@@ -314,8 +394,7 @@ LogicalResult Nest::lowerAccess(Operation *access) {
   auto buffer = bufferValue.getDefiningOp<BufferOp>();
   if (!buffer)
     return access->emitOpError("needs its buffer defined by sparse.buffer");
-  SmallVector<Value> positions;
-  Value found;
+  SmallVector<Value> positions, founds;
   bool parentOwn = true;
   for (auto [k, axisValue, coord] : llvm::enumerate(buffer.getAxes(), coords)) {
     auto axis = axisValue.getDefiningOp<AxisOp>();
@@ -343,21 +422,38 @@ LogicalResult Nest::lowerAccess(Operation *access) {
     Value prefix = k ? getPrefixOffset(buffer, positions, access) : Value();
     auto [local, here] = search(axis, prefix, coord, access);
     positions.push_back(local);
-    if (found) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(access);
-      found = b.create<arith::AndIOp>(loc, found, here);
-    } else {
-      found = here;
-    }
+    founds.push_back(here);
   }
-  b.setInsertionPoint(access);
-  Type element = cast<BufferType>(bufferValue.getType()).getElementType();
   if (store) {
+    b.setInsertionPoint(access);
     b.create<PosStoreOp>(loc, store.getValue(), bufferValue, positions);
-  } else if (!found) {
-    load.replaceAllUsesWith(
-        b.create<PosLoadOp>(loc, element, bufferValue, positions).getResult());
+    return success();
+  }
+  // A load of a buffer the region does not write, unconditional in the
+  // innermost body, runs in the outermost loop its positions allow.
+  Operation *bodyOwner =
+      loops.empty() ? op->getParentOp() : loops.back().getOperation();
+  bool hoistable = !writtenData.contains(buffer.getData()) &&
+                   access->getParentOp() == bodyOwner;
+  int level = depth();
+  if (hoistable) {
+    level = -1;
+    for (Value v : llvm::concat<Value>(positions, founds))
+      level = std::max(level, getLevel(v));
+    for (auto &[shared, at, value] : hoistedLoads)
+      if (shared == bufferValue && at == positions) {
+        load.replaceAllUsesWith(value);
+        return success();
+      }
+  }
+  setInsertionPointFor(level, access);
+  Value found;
+  for (Value here : founds)
+    found = found ? b.create<arith::AndIOp>(loc, found, here) : here;
+  Type element = cast<BufferType>(bufferValue.getType()).getElementType();
+  Value result;
+  if (!found) {
+    result = b.create<PosLoadOp>(loc, element, bufferValue, positions);
   } else {
     // A coordinate the sparse axis does not hold reads 0.
     auto guarded = b.create<scf::IfOp>(
@@ -370,8 +466,12 @@ LogicalResult Nest::lowerAccess(Operation *access) {
           nb.create<scf::YieldOp>(l, ValueRange{nb.create<arith::ConstantOp>(
                                          l, nb.getZeroAttr(element))});
         });
-    load.replaceAllUsesWith(guarded.getResult(0));
+    result = guarded.getResult(0);
   }
+  load.replaceAllUsesWith(result);
+  if (level < depth())
+    hoistedLoads.push_back({bufferValue, positions, result});
+  known[result] = level;
   return success();
 }
 
