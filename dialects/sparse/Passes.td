@@ -56,9 +56,13 @@ def SparseDecompose : Pass<"npu-sparse-decompose", "mlir::func::FuncOp"> {
     from the first, in the same order. Every buffer over [i, j] gets an
     ELL and a remainder copy, filled by a one-task launch before the two
     iterations. Buffers over j must be read-only in the iteration (the
-    parts are copies). Padding adds 0 times the operand at coordinate 0,
-    so that operand must be finite there. Runs before
-    npu-sparse-check-formats and npu-sparse-to-device.
+    parts are copies), and the column axis must not be empty. The padded
+    slots run the body with coordinate 0 and value 0: right for sums of
+    products (SpMM: 0 times a finite operand adds nothing), wrong for a
+    body that is not (a maximum, say), which must not be split. Runs
+    after npu-sparse-check-formats (which checks the user's arrays; the
+    split's own are right by construction) and before
+    npu-sparse-to-device.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
@@ -105,8 +109,9 @@ def SparseCheckFormats
     per parent position. The second, which runs only if the first passed
     (so it reads only entries that exist), checks the contents:
     coordinates in [0, length), and strictly increasing within each run
-    where `sorted` is declared. Run before npu-sparse-to-device: the JIT
-    stops at a failed launch only before later launches.
+    where `sorted` is declared. Run it first, before npu-sparse-decompose
+    and npu-sparse-to-device: the JIT stops at a failed launch only
+    before later launches.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

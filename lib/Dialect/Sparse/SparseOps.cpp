@@ -187,8 +187,11 @@ static LogicalResult verifyLoopOrder(IterationOp op) {
     return success();
   size_t n = op.getAxes().size();
   SmallVector<bool> seen(n, false);
+  if (order->size() != n)
+    return op.emitOpError() << "loop_order must be a permutation of the "
+                            << n << " axis numbers";
   for (int64_t i : *order) {
-    if (i < 0 || size_t(i) >= n || seen[i] || order->size() != n)
+    if (i < 0 || size_t(i) >= n || seen[i])
       return op.emitOpError() << "loop_order must be a permutation of the " << n
                               << " axis numbers";
     seen[i] = true;
@@ -218,6 +221,8 @@ static LogicalResult verifyFuse(IterationOp op, MutableArrayRef<AxisOp> axes,
 }
 
 LogicalResult IterationOp::verifyRegions() {
+  if (getAxes().empty())
+    return emitOpError("iterates at least one axis");
   if (getIteratorKinds().size() != getAxes().size())
     return emitOpError() << getAxes().size() << " axes but "
                          << getIteratorKinds().size() << " iterator kinds";

@@ -10,6 +10,8 @@
 // CHECK: %[[RESTIDX:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
 // CHECK: %[[ELLVAL:.*]] = memref.alloc(%c12) : memref<?xf32>
 // CHECK: %[[RESTVAL:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[E:.*]] = sparse.axis sparse_fixed parent %[[I]] length 6 nnz_cols 3 indices %[[ELLIDX]] : memref<?xi32>
+// CHECK: %[[R:.*]] = sparse.axis sparse_variable parent %[[I]] length 6 indptr %[[RESTPTR]] : memref<?xi32> indices %[[RESTIDX]] : memref<?xi32> sorted
 // CHECK: npudev.launch tasks(1) on vector {
 // CHECK: scf.for
 // CHECK: scf.if
@@ -19,8 +21,6 @@
 // CHECK: memref.store %{{.*}}, %[[RESTPTR]]
 // CHECK: memref.store %{{.*}}, %[[RESTVAL]]
 // CHECK: }
-// CHECK: %[[E:.*]] = sparse.axis sparse_fixed parent %[[I]] length 6 nnz_cols 3 indices %[[ELLIDX]] : memref<?xi32>
-// CHECK: %[[R:.*]] = sparse.axis sparse_variable parent %[[I]] length 6 indptr %[[RESTPTR]] : memref<?xi32> indices %[[RESTIDX]] : memref<?xi32> sorted
 // CHECK: %[[AE:.*]] = sparse.buffer %[[ELLVAL]] [%[[I]], %[[E]]]
 // CHECK: %[[AR:.*]] = sparse.buffer %[[RESTVAL]] [%[[I]], %[[R]]]
 // CHECK: sparse.iteration [%[[I]], %[[E]], %{{.*}}] {{.*}} init {
@@ -79,6 +79,20 @@ func.func @blocked_buffer(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: m
   %A = sparse.buffer %a [%i, %j, %bi] : memref<?xf32> -> !sparse.buffer<3 x f32>
   sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
   ^bb0(%vi: index, %vj: index):
+  } {hybrid_ell_width = 2 : i64}
+  return
+}
+
+// -----
+
+func.func @no_columns(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 0 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32>
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  // expected-error @+1 {{cannot be split into ELL + CSR: its column axis has length 0, so there is no coordinate to pad with}}
+  sparse.iteration [%i, %j] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
   } {hybrid_ell_width = 2 : i64}
   return
 }

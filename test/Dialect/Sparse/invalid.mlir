@@ -412,3 +412,24 @@ func.func @hybrid_axis(%c: memref<8xi32>) {
   } {hybrid_ell_width = 2 : i64}
   return
 }
+
+// -----
+
+func.func @loop_order_empty() {
+  %i = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{loop_order must be a permutation of the 1 axis numbers}}
+  sparse.iteration [%i] [#sparse.iterator<spatial>] do {
+  ^bb0(%vi: index):
+  } {loop_order = array<i64>}
+  return
+}
+
+// -----
+
+func.func @no_axes() {
+  // expected-error @+1 {{iterates at least one axis}}
+  sparse.iteration [] [] do {
+  ^bb0:
+  }
+  return
+}

@@ -35,6 +35,19 @@ AxisRun npu::sparse::getAxisRun(OpBuilder &b, Location loc, AxisOp axis,
   return {start, count};
 }
 
+Value npu::sparse::getAxisRunStart(OpBuilder &b, Location loc, AxisOp axis,
+                                   Value prefix) {
+  if (axis.isVariable())
+    return loadIndex(b, loc, axis.getIndptr(), prefix);
+  if (!prefix)
+    return b.create<arith::ConstantIndexOp>(loc, 0);
+  int64_t count = axis.getKind() == AxisKind::sparse_fixed
+                      ? axis.getNnzColsValue()
+                      : axis.getLengthValue();
+  return b.create<arith::MulIOp>(loc, prefix,
+                                 b.create<arith::ConstantIndexOp>(loc, count));
+}
+
 Value npu::sparse::buildLowerBound(OpBuilder &b, Location loc, Value array,
                                    Value lo, Value hi, Value value) {
   Type index = b.getIndexType();

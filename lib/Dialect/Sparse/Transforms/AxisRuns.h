@@ -30,6 +30,11 @@ struct AxisRun {
 AxisRun getAxisRun(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
                    mlir::Value prefix);
 
+/// Only the start of that run: reads indptr[prefix] alone, so `prefix` may
+/// be one past the parent's last position (an offset's own rule).
+mlir::Value getAxisRunStart(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
+                            mlir::Value prefix);
+
 /// lower_bound: the first position in [lo, hi) whose entry of the sorted
 /// `array` is not below `value` (hi when there is none), by bisection.
 mlir::Value buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,

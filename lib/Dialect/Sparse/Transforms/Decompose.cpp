@@ -80,6 +80,10 @@ LogicalResult HybridSplit::run() {
       return buffer.original.emitOpError(
           "is over the axis npu-sparse-decompose splits; it can split "
           "buffers over exactly [rows, columns] only");
+  if (cols.getLengthValue() == 0)
+    return op.emitOpError("cannot be split into ELL + CSR: its column axis "
+                          "has length 0, so there is no coordinate to pad "
+                          "with");
   WalkResult stored = op.walk([&](StoreOp store) {
     for (SplitBuffer &buffer : buffers)
       if (store.getBuffer() == buffer.original.getResult()) {
@@ -104,10 +108,6 @@ LogicalResult HybridSplit::run() {
     buffer.ellValues = allocLike(buffer.original.getData(), slots);
     buffer.restValues = allocLike(buffer.original.getData(), nnz);
   }
-  auto launch = b.create<dev::LaunchOp>(loc, 1, dev::CoreKind::vector);
-  OpBuilder inside(launch.getBody().front().getTerminator());
-  buildCopies(inside, ellIndices, restIndptr, restIndices);
-
   // The two axes, buffers and iterations.
   auto ell = b.create<AxisOp>(loc, AxisType::get(b.getContext()),
                               AxisKind::sparse_fixed, rows.getResult(),
@@ -117,6 +117,11 @@ LogicalResult HybridSplit::run() {
                                AxisKind::sparse_variable, rows.getResult(),
                                cols.getLengthValue(), IntegerAttr(), restIndptr,
                                restIndices, cols.getSorted());
+  // The copies, after every axis (so that a later pass finds the axes
+  // defined before the first launch).
+  auto launch = b.create<dev::LaunchOp>(loc, 1, dev::CoreKind::vector);
+  OpBuilder inside(launch.getBody().front().getTerminator());
+  buildCopies(inside, ellIndices, restIndptr, restIndices);
   IRMapping toEll, toRest;
   toEll.map(colsValue, ell.getResult());
   toRest.map(colsValue, rest.getResult());

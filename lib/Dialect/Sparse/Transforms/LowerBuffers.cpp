@@ -2,8 +2,8 @@
 //
 // Stage 2 of the sparse lowering. Each position-level access becomes a
 // memref access of the buffer's data at F(n - 1), F(i) = start of axis
-// i's run under F(i - 1) plus p_i (AxisRuns). Then the buffers and axes,
-// now unused, are erased. O(accesses x rank).
+// i's run under F(i - 1) plus p_i (AxisRuns' getAxisRunStart). Then the buffers
+// and axes, now unused, are erased. O(accesses x rank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +28,8 @@ Value buildFlatOffset(OpBuilder &b, Location loc, BufferOp buffer,
                       ValueRange positions) {
   Value offset;
   for (auto [axis, position] : llvm::zip(buffer.getAxes(), positions)) {
-    AxisRun run = getAxisRun(b, loc, axis.getDefiningOp<AxisOp>(), offset);
-    offset = b.create<arith::AddIOp>(loc, run.start, position);
+    Value start = getAxisRunStart(b, loc, axis.getDefiningOp<AxisOp>(), offset);
+    offset = b.create<arith::AddIOp>(loc, start, position);
   }
   return offset ? offset : b.create<arith::ConstantIndexOp>(loc, 0);
 }

@@ -67,8 +67,6 @@ private:
   void buildFusedLoop(AxisOp parent, AxisOp child);
   /// The global position of `axis`'s parent in the nest, or null.
   Value getParentPosition(AxisOp axis);
-  /// Where `axis`'s positions under parent position `row` start.
-  Value getRunStart(AxisOp axis, Value row);
   /// The first loop's bounds within `run`: the op's range, or the run.
   std::pair<Value, Value> getOuterBounds(AxisRun run);
   void addLevel(AxisOp axis, Value local, Value global, Value coord);
@@ -89,9 +87,15 @@ private:
   Value getPrefixOffset(BufferOp buffer, ArrayRef<Value> positions,
                         Operation *access);
   /// The position of `coord` in `axis`'s run under `prefix`, and whether it
-  /// is there: lower_bound over the sorted indices.
+  /// is there: lower_bound over the sorted indices. With `guard` (the
+  /// earlier axes' searches found their coordinates) the search runs only
+  /// when it holds: otherwise `prefix` may lie past the parent's positions.
   std::pair<Value, Value> search(AxisOp axis, Value prefix, Value coord,
-                                 Operation *access);
+                                 Value guard, Operation *access);
+  /// The conjunction of `founds` (null for none), placed and shared.
+  Value getAllFound(ArrayRef<Value> founds, Operation *access);
+  /// The search itself, at b's insertion point.
+  std::pair<Value, Value> buildSearch(AxisOp axis, Value prefix, Value coord);
   Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
 
   IterationOp op;
@@ -104,9 +108,10 @@ private:
   Operation *bodyStart = nullptr;
   SmallVector<Operation *> cloned;
   DenseMap<Value, int> known;
-  DenseMap<std::tuple<Operation *, Value, Value>, std::pair<Value, Value>>
+  DenseMap<std::tuple<Operation *, Value, Value, Value>,
+           std::pair<Value, Value>>
       searches;
-  DenseMap<std::pair<Value, Value>, Value> offsets;
+  DenseMap<std::tuple<Value, Value, Value>, Value> offsets;
   /// The data of buffers the region writes: loads of any other buffer
   /// may move out of inner loops (buffers over distinct data do not
   /// overlap, docs/sparse-iteration.md).
@@ -121,12 +126,6 @@ Value Nest::getParentPosition(AxisOp axis) {
       if (l.axis == parent)
         return l.global;
   return Value();
-}
-
-Value Nest::getRunStart(AxisOp axis, Value row) {
-  if (axis.isVariable())
-    return loadIndex(b, loc, axis.getIndptr(), row);
-  return b.create<arith::MulIOp>(loc, row, constant(axis.getNnzColsValue()));
 }
 
 std::pair<Value, Value> Nest::getOuterBounds(AxisRun run) {
@@ -161,8 +160,9 @@ void Nest::buildFusedLoop(AxisOp parent, AxisOp child) {
   auto [begin, end] = getOuterBounds(rows);
   Value firstRow = b.create<arith::AddIOp>(loc, rows.start, begin);
   Value endRow = b.create<arith::AddIOp>(loc, rows.start, end);
-  auto loop = b.create<scf::ForOp>(loc, getRunStart(child, firstRow),
-                                   getRunStart(child, endRow), constant(1));
+  auto loop =
+      b.create<scf::ForOp>(loc, getAxisRunStart(b, loc, child, firstRow),
+                           getAxisRunStart(b, loc, child, endRow), constant(1));
   loops.push_back(loop);
   b.setInsertionPointToStart(loop.getBody());
   Value position = loop.getInductionVar();
@@ -184,7 +184,8 @@ void Nest::buildFusedLoop(AxisOp parent, AxisOp child) {
                        ? loadIndex(b, loc, parent.getIndices(), row)
                        : rowLocal;
   addLevel(parent, rowLocal, row, rowCoord);
-  Value local = b.create<arith::SubIOp>(loc, position, getRunStart(child, row));
+  Value local = b.create<arith::SubIOp>(loc, position,
+                                        getAxisRunStart(b, loc, child, row));
   Value coord = child.isSparse()
                     ? loadIndex(b, loc, child.getIndices(), position)
                     : local;
@@ -334,7 +335,7 @@ Value Nest::getPrefixOffset(BufferOp buffer, ArrayRef<Value> positions,
                             Operation *access) {
   Value offset;
   for (auto [axis, position] : llvm::zip(buffer.getAxes(), positions)) {
-    auto key = std::make_pair(offset ? offset : axis, position);
+    auto key = std::make_tuple(axis, offset, position);
     if (Value done = offsets.lookup(key)) {
       offset = done;
       continue;
@@ -342,22 +343,18 @@ Value Nest::getPrefixOffset(BufferOp buffer, ArrayRef<Value> positions,
     int level = std::max(offset ? getLevel(offset) : -1, getLevel(position));
     OpBuilder::InsertionGuard guard(b);
     setInsertionPointFor(level, access);
-    AxisRun run = getAxisRun(b, loc, axis.getDefiningOp<AxisOp>(), offset);
-    offset = b.create<arith::AddIOp>(loc, run.start, position);
+    Value start = getAxisRunStart(b, loc, axis.getDefiningOp<AxisOp>(), offset);
+    offset = b.create<arith::AddIOp>(loc, start, position);
     known[offset] = level;
-    offsets[key] = offset;
+    // Shared only from a loop level, where it dominates the whole body.
+    if (level < depth())
+      offsets[key] = offset;
   }
   return offset;
 }
 
-std::pair<Value, Value> Nest::search(AxisOp axis, Value prefix, Value coord,
-                                     Operation *access) {
-  auto key = std::make_tuple(axis.getOperation(), prefix, coord);
-  if (auto it = searches.find(key); it != searches.end())
-    return it->second;
-  int level = std::max(prefix ? getLevel(prefix) : -1, getLevel(coord));
-  OpBuilder::InsertionGuard guard(b);
-  setInsertionPointFor(level, access);
+std::pair<Value, Value> Nest::buildSearch(AxisOp axis, Value prefix,
+                                          Value coord) {
   AxisRun run = getAxisRun(b, loc, axis, prefix);
   Value end = b.create<arith::AddIOp>(loc, run.start, run.count);
   Value indices = axis.getIndices();
@@ -379,11 +376,57 @@ std::pair<Value, Value> Nest::search(AxisOp axis, Value prefix, Value coord,
             l, ValueRange{nb.create<arith::ConstantIntOp>(l, 0, 1)});
       });
   Value local = b.create<arith::SubIOp>(loc, position, run.start);
-  std::pair<Value, Value> result = {local, check.getResult(0)};
-  known[local] = known[result.second] = level;
+  return {local, check.getResult(0)};
+}
+
+std::pair<Value, Value> Nest::search(AxisOp axis, Value prefix, Value coord,
+                                     Value guard, Operation *access) {
+  auto key = std::make_tuple(axis.getOperation(), prefix, coord, guard);
+  if (auto it = searches.find(key); it != searches.end())
+    return it->second;
+  int level = std::max({prefix ? getLevel(prefix) : -1, getLevel(coord),
+                        guard ? getLevel(guard) : -1});
+  OpBuilder::InsertionGuard insertion(b);
+  setInsertionPointFor(level, access);
+  std::pair<Value, Value> result;
+  if (!guard) {
+    result = buildSearch(axis, prefix, coord);
+  } else {
+    auto guarded = b.create<scf::IfOp>(
+        loc, TypeRange{b.getIndexType(), b.getI1Type()}, guard,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inThen(b);
+      b.setInsertionPointToStart(guarded.thenBlock());
+      auto [local, here] = buildSearch(axis, prefix, coord);
+      b.create<scf::YieldOp>(loc, ValueRange{local, here});
+      b.setInsertionPointToStart(guarded.elseBlock());
+      b.create<scf::YieldOp>(
+          loc,
+          ValueRange{constant(0), b.create<arith::ConstantIntOp>(loc, 0, 1)});
+    }
+    result = {guarded.getResult(0), guarded.getResult(1)};
+  }
+  known[result.first] = known[result.second] = level;
   if (level < depth())
     searches[key] = result;
   return result;
+}
+
+Value Nest::getAllFound(ArrayRef<Value> founds, Operation *access) {
+  Value all;
+  for (Value here : founds) {
+    if (!all) {
+      all = here;
+      continue;
+    }
+    int level = std::max(getLevel(all), getLevel(here));
+    OpBuilder::InsertionGuard insertion(b);
+    setInsertionPointFor(level, access);
+    all = b.create<arith::AndIOp>(loc, all, here);
+    known[all] = level;
+  }
+  return all;
 }
 
 LogicalResult Nest::lowerAccess(Operation *access) {
@@ -420,7 +463,8 @@ LogicalResult Nest::lowerAccess(Operation *access) {
              << "looks up a coordinate in axis #" << k << " (" << kind
              << ") of its buffer, which is not declared sorted";
     Value prefix = k ? getPrefixOffset(buffer, positions, access) : Value();
-    auto [local, here] = search(axis, prefix, coord, access);
+    Value guard = getAllFound(founds, access);
+    auto [local, here] = search(axis, prefix, coord, guard, access);
     positions.push_back(local);
     founds.push_back(here);
   }
@@ -447,9 +491,7 @@ LogicalResult Nest::lowerAccess(Operation *access) {
       }
   }
   setInsertionPointFor(level, access);
-  Value found;
-  for (Value here : founds)
-    found = found ? b.create<arith::AndIOp>(loc, found, here) : here;
+  Value found = getAllFound(founds, access);
   Type element = cast<BufferType>(bufferValue.getType()).getElementType();
   Value result;
   if (!found) {
