@@ -5,10 +5,14 @@
 // nonzeros. For feature sizes 32, 128 and 512, SpMM (out = A B) and SDDMM
 // (out[i, j] = X[i] . Y[j] on A's pattern) written in the sparse dialect,
 // lowered by stages 1 and 2 and compiled by the JIT (one thread), against
-// a plain C++ CSR loop (g++ -O3) on the same data; both as GFLOP/s (2 nnz
-// F) and as a fraction of this machine's FMA peak measured in the same
-// run. Then the simulator's SpMM at F = 128 on mlu590, through stage 3
-// (rows over 48 tasks by nonzeros): modelled time and IO efficiency.
+// a plain C++ CSR loop (g++ -O3) and against upstream MLIR 19's
+// sparsifier (linalg SpMM / sampled SDDMM on a CSR tensor assembled from
+// the same arrays, mlir-opt-19 --sparsifier, then mlir-translate-19,
+// opt-19 -O3 and llc-19 for this CPU into a shared object the bench
+// loads); all as GFLOP/s (2 nnz F) and as a fraction of this machine's FMA
+// peak measured in the same run. Then the simulator's SpMM at F = 128 on
+// mlu590, through stage 3 (rows over 48 tasks by nonzeros): modelled time and
+// IO efficiency.
 //
 // Usage: npu-sparse-bench [--runs=3] [--no-sim]
 //
@@ -32,8 +36,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fstream>
 #include <random>
 #include <set>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace npu;
@@ -216,6 +224,154 @@ void sddmmLoop(const Csr &m, int64_t f, const float *x, const float *y,
     }
 }
 
+/// A memref descriptor as MLIR's C interface passes it.
+template <int N> struct MemRef {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[N];
+  int64_t strides[N];
+};
+
+template <typename T> MemRef<1> vectorRef(std::vector<T> &v) {
+  return {v.data(), v.data(), 0, {int64_t(v.size())}, {1}};
+}
+MemRef<2> matrixRef(std::vector<float> &v, int64_t rows, int64_t cols) {
+  return {v.data(), v.data(), 0, {rows, cols}, {cols, 1}};
+}
+
+/// The sparsifier's kernel: its C interface, taking (result, indptr,
+/// indices, values, and the two dense operands).
+using SparsifierKernel = void (*)(void *, void *, void *, void *, void *,
+                                  void *);
+
+std::string sparsifierSource(const std::string &kernel, const Csr &m,
+                             int64_t f) {
+  std::string text = R"(
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 32, crdWidth = 32 }>
+)";
+  if (kernel == "spmm")
+    text += R"(
+func.func @spmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf32>, %y: tensor<C0xF0xf32>, %x: tensor<R0xF0xf32> {bufferization.writable = true}) -> tensor<R0xF0xf32> attributes {llvm.emit_c_interface} {
+  %a = sparse_tensor.assemble (%pos, %crd), %val : (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32> to tensor<R0xC0xf32, #CSR>
+  %r = linalg.matmul ins(%a, %y : tensor<R0xC0xf32, #CSR>, tensor<C0xF0xf32>) outs(%x : tensor<R0xF0xf32>) -> tensor<R0xF0xf32>
+  return %r : tensor<R0xF0xf32>
+}
+)";
+  else
+    text += R"(
+#trait = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+func.func @sddmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf32>, %x: tensor<R0xF0xf32>, %y: tensor<C0xF0xf32>) -> tensor<NNZxf32> attributes {llvm.emit_c_interface} {
+  %s = sparse_tensor.assemble (%pos, %crd), %val : (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32> to tensor<R0xC0xf32, #CSR>
+  %r = linalg.generic #trait ins(%x, %y : tensor<R0xF0xf32>, tensor<C0xF0xf32>) outs(%s : tensor<R0xC0xf32, #CSR>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %u = sparse_tensor.unary %o : f32 to f32
+      present = {
+      ^bb0(%p: f32):
+        %m = arith.mulf %a, %b : f32
+        sparse_tensor.yield %m : f32
+      }
+      absent = {}
+    %sum = sparse_tensor.reduce %o, %u, %zero : f32 {
+    ^bb0(%p: f32, %q: f32):
+      %add = arith.addf %p, %q : f32
+      sparse_tensor.yield %add : f32
+    }
+    linalg.yield %sum : f32
+  } -> tensor<R0xC0xf32, #CSR>
+  %op, %oc, %ov, %lp, %lc, %lv = sparse_tensor.disassemble %r : tensor<R0xC0xf32, #CSR> out_lvls(%pos, %crd : tensor<R1xi32>, tensor<NNZxi32>) out_vals(%val : tensor<NNZxf32>) -> (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32>, (i32, i32), i32
+  return %ov : tensor<NNZxf32>
+}
+)";
+  auto replaceAll = [&](const std::string &key, int64_t value) {
+    for (size_t at; (at = text.find(key)) != std::string::npos;)
+      text.replace(at, key.size(), std::to_string(value));
+  };
+  replaceAll("R1", m.rows + 1);
+  replaceAll("NNZ", m.nnz());
+  replaceAll("R0", m.rows);
+  replaceAll("C0", m.cols);
+  replaceAll("F0", f);
+  return text;
+}
+
+/// Builds `kernel` with the upstream tools into a shared object and loads
+/// it; null (naming the failed step on stderr) when a tool fails.
+SparsifierKernel buildSparsifierKernel(const std::string &kernel, const Csr &m,
+                                       int64_t f) {
+  std::string dir = "/tmp/npu-sparse-bench-" + std::to_string(getpid());
+  std::string base = dir + "/" + kernel + std::to_string(f) + m.name;
+  std::string lib = "/usr/lib/llvm-19/lib";
+  if (std::system(("mkdir -p " + dir).c_str()) != 0)
+    return nullptr;
+  std::ofstream(base + ".mlir") << sparsifierSource(kernel, m, f);
+  std::string steps[] = {
+      "mlir-opt-19 " + base +
+          ".mlir --sparsifier=enable-runtime-library=false -o " + base +
+          ".llvm.mlir",
+      "mlir-translate-19 --mlir-to-llvmir " + base + ".llvm.mlir -o " + base +
+          ".ll",
+      "opt-19 -O3 -mcpu=native " + base + ".ll -o " + base + ".bc",
+      "llc-19 -O3 -mcpu=native -relocation-model=pic -filetype=obj " + base +
+          ".bc -o " + base + ".o",
+      "cc -shared " + base + ".o -o " + base + ".so -L" + lib +
+          " -lmlir_c_runner_utils -Wl,-rpath," + lib};
+  for (const std::string &step : steps)
+    if (std::system(step.c_str()) != 0) {
+      llvm::errs() << "sparsifier peer: failed: " << step << "\n";
+      return nullptr;
+    }
+  void *handle = dlopen((base + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return nullptr;
+  return reinterpret_cast<SparsifierKernel>(
+      dlsym(handle, ("_mlir_ciface_" + kernel).c_str()));
+}
+
+/// Seconds per run of the sparsifier's kernel on `m` with `x` and `y`,
+/// after checking its result against `want` (the loop's).
+double timeSparsifier(SparsifierKernel fn, const std::string &kernel,
+                      const Csr &m, int64_t f, std::vector<float> x,
+                      std::vector<float> y, const std::vector<float> &want) {
+  std::vector<int32_t> indptr = m.indptr, indices = m.indices;
+  std::vector<float> values = m.values;
+  MemRef<1> ptrRef = vectorRef(indptr), idxRef = vectorRef(indices);
+  std::vector<float> got;
+  // Only the first call copies the result out, for the check.
+  auto call = [&](bool keep) {
+    bool spmm = kernel == "spmm";
+    // SpMM adds into x, SDDMM into the values: both start at 0.
+    std::fill(spmm ? x.begin() : values.begin(), spmm ? x.end() : values.end(),
+              0.0f);
+    MemRef<1> valRef = vectorRef(values);
+    MemRef<2> xRef = matrixRef(x, m.rows, f), yRef = matrixRef(y, m.cols, f);
+    MemRef<2> out2;
+    MemRef<1> out1;
+    if (spmm)
+      fn(&out2, &ptrRef, &idxRef, &valRef, &yRef, &xRef);
+    else
+      fn(&out1, &ptrRef, &idxRef, &valRef, &xRef, &yRef);
+    void *allocated = spmm ? out2.allocated : out1.allocated;
+    auto *data = static_cast<float *>(spmm ? out2.aligned : out1.aligned);
+    if (keep)
+      got.assign(data, data + (spmm ? m.rows * f : m.nnz()));
+    if (allocated != x.data() && allocated != values.data())
+      std::free(allocated);
+  };
+  call(true);
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    worst = std::max(worst, double(std::abs(got[i] - want[i])));
+  if (worst > 1e-3)
+    llvm::errs() << "sparsifier peer: " << kernel << " differs from the loop "
+                 << "by " << worst << "\n";
+  return bench::bestOf(runs, [&] { call(false); });
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -235,7 +391,8 @@ int main(int argc, char **argv) {
   matrices.push_back(rmat(100000, 1000000, rng));
   matrices.push_back(uniform(100000, matrices.front().nnz(), rng));
   out << "| kernel, matrix (nnz), F | JIT | of peak | C++ loop | JIT / C++ "
-         "|\n|---|---:|---:|---:|---:|\n";
+         "| sparsifier | JIT / sparsifier |\n"
+         "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const Csr &m : matrices)
     for (std::string kernel : {"spmm", "sddmm"})
       for (int64_t f : {32, 128, 512}) {
@@ -264,7 +421,16 @@ int main(int argc, char **argv) {
             << " GFLOP/s | "
             << llvm::format("%.3f", flops / jitTime / 1e9 / peak) << " | "
             << llvm::format("%.2f", flops / loopTime / 1e9) << " GFLOP/s | "
-            << llvm::format("%.2f", loopTime / jitTime) << "x |\n";
+            << llvm::format("%.2f", loopTime / jitTime) << "x | ";
+        if (SparsifierKernel fn = buildSparsifierKernel(kernel, m, f)) {
+          double peerTime = timeSparsifier(
+              fn, kernel, m, f, args[3].getValues<float>(),
+              args[4].getValues<float>(), kernel == "spmm" ? x : a);
+          out << llvm::format("%.2f", flops / peerTime / 1e9) << " GFLOP/s | "
+              << llvm::format("%.2f", peerTime / jitTime) << "x |\n";
+        } else {
+          out << "not built | |\n";
+        }
       }
   if (noSim)
     return 0;
