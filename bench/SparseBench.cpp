@@ -14,7 +14,7 @@
 // mlu590, through stage 3 (rows over 48 tasks by nonzeros): modelled time and
 // IO efficiency.
 //
-// Usage: npu-sparse-bench [--runs=3] [--no-sim]
+// Usage: npu-sparse-bench [--runs=3] [--no-sim] [--no-jit]
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +50,8 @@ static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
                                     llvm::cl::init(3));
 static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator figure"));
+static llvm::cl::opt<bool> noHost("no-jit",
+                                  llvm::cl::desc("skip the host figures"));
 
 namespace {
 
@@ -393,7 +395,7 @@ int main(int argc, char **argv) {
   out << "| kernel, matrix (nnz), F | JIT | of peak | C++ loop | JIT / C++ "
          "| sparsifier | JIT / sparsifier |\n"
          "|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const Csr &m : matrices)
+  for (const Csr &m : noHost ? ArrayRef<Csr>() : ArrayRef<Csr>(matrices))
     for (std::string kernel : {"spmm", "sddmm"})
       for (int64_t f : {32, 128, 512}) {
         OwningOpRef<ModuleOp> module = lower(ctx, source(kernel, m, f), false);
