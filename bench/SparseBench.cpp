@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <random>
@@ -107,6 +108,19 @@ Csr uniform(int64_t n, int64_t nnz, std::mt19937 &rng) {
   return toCsr("uniform", n, n, {cells.begin(), cells.end()}, rng);
 }
 
+/// `text` with the sizes of `m` and `f` features in place of R1 (rows + 1),
+/// NNZ, RF, CF (rows and columns times f), R0, C0 and F0, longest first.
+std::string withSizes(std::string text, const Csr &m, int64_t f) {
+  std::pair<const char *, int64_t> sizes[] = {
+      {"R1", m.rows + 1}, {"NNZ", m.nnz()}, {"RF", m.rows * f},
+      {"CF", m.cols * f}, {"R0", m.rows},   {"C0", m.cols},
+      {"F0", f}};
+  for (auto [key, value] : sizes)
+    for (size_t at; (at = text.find(key)) != std::string::npos;)
+      text.replace(at, std::strlen(key), std::to_string(value));
+  return text;
+}
+
 /// The sparse-dialect source of `kernel` ("spmm" or "sddmm") for `m` and
 /// `f` features.
 std::string source(const std::string &kernel, const Csr &m, int64_t f) {
@@ -158,18 +172,7 @@ func.func @kernel(%indptr: memref<R1xi32>, %indices: memref<NNZxi32>, %a: memref
   return
 }
 )";
-  auto replaceAll = [&](const std::string &key, int64_t value) {
-    for (size_t at; (at = text.find(key)) != std::string::npos;)
-      text.replace(at, key.size(), std::to_string(value));
-  };
-  replaceAll("R1", m.rows + 1);
-  replaceAll("NNZ", m.nnz());
-  replaceAll("RF", m.rows * f);
-  replaceAll("CF", m.cols * f);
-  replaceAll("R0", m.rows);
-  replaceAll("C0", m.cols);
-  replaceAll("F0", f);
-  return text;
+  return withSizes(text, m, f);
 }
 
 /// `text` lowered by the given stages.
@@ -289,16 +292,7 @@ func.func @sddmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf
   return %ov : tensor<NNZxf32>
 }
 )";
-  auto replaceAll = [&](const std::string &key, int64_t value) {
-    for (size_t at; (at = text.find(key)) != std::string::npos;)
-      text.replace(at, key.size(), std::to_string(value));
-  };
-  replaceAll("R1", m.rows + 1);
-  replaceAll("NNZ", m.nnz());
-  replaceAll("R0", m.rows);
-  replaceAll("C0", m.cols);
-  replaceAll("F0", f);
-  return text;
+  return withSizes(text, m, f);
 }
 
 /// Builds `kernel` with the upstream tools into a shared object and loads

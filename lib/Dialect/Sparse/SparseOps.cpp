@@ -188,8 +188,8 @@ static LogicalResult verifyLoopOrder(IterationOp op) {
   size_t n = op.getAxes().size();
   SmallVector<bool> seen(n, false);
   if (order->size() != n)
-    return op.emitOpError() << "loop_order must be a permutation of the "
-                            << n << " axis numbers";
+    return op.emitOpError() << "loop_order must be a permutation of the " << n
+                            << " axis numbers";
   for (int64_t i : *order) {
     if (i < 0 || size_t(i) >= n || seen[i])
       return op.emitOpError() << "loop_order must be a permutation of the " << n
