@@ -295,11 +295,16 @@ func.func @sddmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf
   return withSizes(text, m, f);
 }
 
+/// Where the peer's files go; removed at exit.
+std::string getPeerDir() {
+  return "/tmp/npu-sparse-bench-" + std::to_string(getpid());
+}
+
 /// Builds `kernel` with the upstream tools into a shared object and loads
 /// it; null (naming the failed step on stderr) when a tool fails.
 SparsifierKernel buildSparsifierKernel(const std::string &kernel, const Csr &m,
                                        int64_t f) {
-  std::string dir = "/tmp/npu-sparse-bench-" + std::to_string(getpid());
+  std::string dir = getPeerDir();
   std::string base = dir + "/" + kernel + std::to_string(f) + m.name;
   std::string lib = "/usr/lib/llvm-19/lib";
   if (std::system(("mkdir -p " + dir).c_str()) != 0)
@@ -428,6 +433,7 @@ int main(int argc, char **argv) {
           out << "not built | |\n";
         }
       }
+  (void)std::system(("rm -rf " + getPeerDir()).c_str());
   if (noSim)
     return 0;
   const Csr &m = matrices.front();
