@@ -47,7 +47,7 @@ run="$build/bin/npu-run"
 moe="$root/examples/moe.mlir"
 "$opt" "$moe" --npu-lower-to-device=device=mlu590 -o "$out/moe-device.mlir"
 echo "  kernels for mlu590 ($out/moe-device.mlir):"
-sed -n 's/.*npudev.launch tasks(\([0-9]*\)) attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \2/p' \
+sed -n 's/.*npudev.launch tasks(\([0-9]*\))\( on [a-z]*\)\{0,1\} attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \3/p' \
   "$out/moe-device.mlir"
 rm -rf "$out/moe-sim" "$out/moe-jit"
 echo "  simulator (random inputs, seed 1):"
@@ -71,7 +71,7 @@ for strategy in auto grid; do
     -o "$out/point-cloud-$strategy.mlir"
 done
 echo "  kernels for mlu590, strategy auto ($out/point-cloud-auto.mlir):"
-sed -n 's/.*npudev.launch tasks(\([0-9]*\)) attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \2/p' \
+sed -n 's/.*npudev.launch tasks(\([0-9]*\))\( on [a-z]*\)\{0,1\} attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \3/p' \
   "$out/point-cloud-auto.mlir"
 rm -rf "$out"/pc-*
 echo "  simulator (features and weights random, seed 1):"

@@ -44,7 +44,7 @@ def NPUDev_LaunchOp : NPUDev_Op<"launch", [
       DefaultValuedAttr<NPUDev_CoreKindAttr,
                         "::npu::dev::CoreKind::unified">:$cores);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`tasks` `(` $tasks `)` (`on` $cores^)? "
+  let assemblyFormat = "`tasks` `(` $tasks `)` (`on` `` $cores^)? "
                        "attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
