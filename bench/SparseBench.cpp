@@ -183,6 +183,8 @@ OwningOpRef<ModuleOp> lower(MLIRContext &ctx, const std::string &text,
   if (onDevice)
     pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
   pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
+  if (onDevice)
+    pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
   pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
   pm.addPass(createCanonicalizerPass());
   if (!module || failed(pm.run(*module)))

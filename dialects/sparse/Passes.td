@@ -94,6 +94,29 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
                            "npu::dev::NPUDevDialect"];
 }
 
+def SparseTileDenseAxis
+    : Pass<"npu-sparse-tile", "mlir::func::FuncOp"> {
+  let summary = "Stage 3: innermost dense loops as DMA'd tiles and vector ops";
+  let description = [{
+    Runs between npu-sparse-lower-iterations and npu-sparse-lower-buffers,
+    on the loops inside launches. An innermost loop over a dense axis of K
+    positions whose body reads and writes buffers only along that axis
+    (their last axis, every other position fixed outside the loop) and
+    computes with f32 add, sub, mul, div, maximum and minimum becomes a
+    loop over chunks of K: each chunk DMAs the buffers' slices into vector
+    memory, runs one vector op per arithmetic op (a value fixed outside
+    the loop filled into a tile), and DMAs the written slices back. The
+    chunk is the largest that gives each of the loop's values its own
+    tile within the device's vector memory. Loops that do not match stay
+    as they are. The results are the same bits: each element is computed
+    by the same operations in the same order.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
 def SparseCheckFormats
     : Pass<"npu-sparse-check-formats", "mlir::func::FuncOp"> {
   let summary = "Checked mode: validate every axis's indptr and indices";

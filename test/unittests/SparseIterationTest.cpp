@@ -132,7 +132,8 @@ protected:
   }
 
   /// Lowers `source` by the stages, on the host (1 and 2) and on the
-  /// device's tasks (3, 1 and 2), and runs @kernel on `args` in both
+  /// device's tasks (3, 1, 3's tiles and 2), and runs @kernel on `args` in
+  /// both
   /// executors; expects the same bytes from all four and returns the first.
   std::vector<HostArray> run(const std::string &source,
                              const std::vector<HostArray> &args) {
@@ -148,6 +149,8 @@ protected:
       if (onDevice)
         pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
+      if (onDevice)
+        pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
       pm.addPass(createCanonicalizerPass());
       EXPECT_TRUE(succeeded(pm.run(*module)));

@@ -5,10 +5,12 @@
 // CSR rows split by nonzeros: task t starts at lower_bound(indptr,
 // indptr[0] + t * nnz / T), task 0 at row 0, the last ends at the last
 // row. mlu590 has 48 vector cores.
+// The kernel's arrays move to global memory, where the device reads them.
 // CHECK-LABEL: func.func @csr_rows
+// CHECK-SAME: (%{{.*}}: memref<5xi32, #npudev.space<global>>, %{{.*}}: memref<?xi32, #npudev.space<global>>
 // CHECK: npudev.launch tasks(48) on vector {
 // CHECK: %[[T:.*]] = npudev.task_id
-// CHECK: memref.load %[[PTR:.*]][%{{.*}}] : memref<5xi32>
+// CHECK: memref.load %[[PTR:.*]][%{{.*}}] : memref<5xi32, #npudev.space<global>>
 // CHECK: arith.muli %[[T]]
 // CHECK: scf.while
 // CHECK: %[[BEGIN:.*]] = arith.select %{{.*}}, %c0{{.*}}, %{{.*}}#0 : index

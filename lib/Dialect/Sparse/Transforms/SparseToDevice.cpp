@@ -74,6 +74,26 @@ struct SparseToDevicePass
     });
     for (IterationOp op : iterations)
       placeOnDevice(op, count);
+    if (!iterations.empty())
+      placeArraysInGlobalMemory();
+  }
+
+  /// The kernel's array arguments live in the device's global memory,
+  /// where its DMAs read and write them.
+  void placeArraysInGlobalMemory() {
+    func::FuncOp func = getOperation();
+    auto global = dev::MemorySpaceAttr::get(func.getContext(),
+                                            dev::MemorySpace::global);
+    SmallVector<Type> inputs;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (type && !type.getMemorySpace())
+        arg.setType(MemRefType::get(type.getShape(), type.getElementType(),
+                                    type.getLayout(), global));
+      inputs.push_back(arg.getType());
+    }
+    func.setFunctionType(FunctionType::get(func.getContext(), inputs,
+                                           func.getResultTypes()));
   }
 
   void placeOnDevice(IterationOp op, int64_t count) {
