@@ -82,8 +82,8 @@ struct SparseToDevicePass
   /// where its DMAs read and write them.
   void placeArraysInGlobalMemory() {
     func::FuncOp func = getOperation();
-    auto global = dev::MemorySpaceAttr::get(func.getContext(),
-                                            dev::MemorySpace::global);
+    auto global =
+        dev::MemorySpaceAttr::get(func.getContext(), dev::MemorySpace::global);
     SmallVector<Type> inputs;
     for (BlockArgument arg : func.getArguments()) {
       auto type = dyn_cast<MemRefType>(arg.getType());
@@ -92,8 +92,8 @@ struct SparseToDevicePass
                                     type.getLayout(), global));
       inputs.push_back(arg.getType());
     }
-    func.setFunctionType(FunctionType::get(func.getContext(), inputs,
-                                           func.getResultTypes()));
+    func.setFunctionType(
+        FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
   }
 
   void placeOnDevice(IterationOp op, int64_t count) {
