@@ -6,6 +6,22 @@ build="${1:-$root/build}"
 opt="$build/bin/npu-opt"
 example="$root/examples/cnn.mlir"
 
+# The launches of a lowered module and the choices each records.
+list_launches() {
+  sed -n 's/.*npudev.launch tasks(\([0-9]*\))\( on [a-z]*\)\{0,1\} attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \3/p' "$1"
+}
+
+# Every .npy of directory $1 equals its namesake in each directory of $2
+# (space-separated); prints "NAME: $3" for each (set -e stops on a difference).
+same_bytes() {
+  for f in "$1"/*.npy; do
+    for other in $2; do
+      cmp "$f" "$other/$(basename "$f")"
+    done
+    echo "    $(basename "$f"): $3"
+  done
+}
+
 echo "== 1. The example network ($example) parses and verifies"
 "$opt" "$example" > /dev/null
 echo "ok"
@@ -47,8 +63,7 @@ run="$build/bin/npu-run"
 moe="$root/examples/moe.mlir"
 "$opt" "$moe" --npu-lower-to-device=device=mlu590 -o "$out/moe-device.mlir"
 echo "  kernels for mlu590 ($out/moe-device.mlir):"
-sed -n 's/.*npudev.launch tasks(\([0-9]*\))\( on [a-z]*\)\{0,1\} attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \3/p' \
-  "$out/moe-device.mlir"
+list_launches "$out/moe-device.mlir"
 rm -rf "$out/moe-sim" "$out/moe-jit"
 echo "  simulator (random inputs, seed 1):"
 "$run" "$out/moe-device.mlir" --random-inputs=1 --report \
@@ -56,10 +71,8 @@ echo "  simulator (random inputs, seed 1):"
 echo "  JIT:"
 "$run" "$out/moe-device.mlir" --random-inputs=1 --mode=jit \
   --output-dir="$out/moe-jit"
-for f in "$out"/moe-sim/*.npy; do
-  cmp "$f" "$out/moe-jit/$(basename "$f")"
-  echo "    $(basename "$f"): simulator and JIT outputs are identical"
-done
+same_bytes "$out/moe-sim" "$out/moe-jit" \
+  "simulator and JIT outputs are identical"
 
 echo
 echo "== 5. Point cloud (seed 000): get_indice_pairs (subm, stride 2) and sparse_conv3d"
@@ -71,8 +84,7 @@ for strategy in auto grid; do
     -o "$out/point-cloud-$strategy.mlir"
 done
 echo "  kernels for mlu590, strategy auto ($out/point-cloud-auto.mlir):"
-sed -n 's/.*npudev.launch tasks(\([0-9]*\))\( on [a-z]*\)\{0,1\} attributes {npudev.tiling = {\(.*\)}}.*/    \1 tasks: \3/p' \
-  "$out/point-cloud-auto.mlir"
+list_launches "$out/point-cloud-auto.mlir"
 rm -rf "$out"/pc-*
 echo "  simulator (features and weights random, seed 1):"
 "$run" "$out/point-cloud-auto.mlir" --input="$out/point-cloud-sites.npy" \
@@ -88,11 +100,8 @@ data = open(sys.argv[1], "rb").read()
 header = struct.unpack("<H", data[8:10])[0]
 print("    downsampled sites (num_act_out): %d" % ((len(data) - 10 - header) // 16))
 PY
-for f in "$out"/pc-sim/*.npy; do
-  cmp "$f" "$out/pc-jit/$(basename "$f")"
-  cmp "$f" "$out/pc-grid/$(basename "$f")"
-  echo "    $(basename "$f"): simulator, JIT and the grid strategy give identical bytes"
-done
+same_bytes "$out/pc-sim" "$out/pc-jit $out/pc-grid" \
+  "simulator, JIT and the grid strategy give identical bytes"
 
 echo
 echo "== 6. FlashAttention (seed 004): a causal GQA layer, forward and backward, on ascend910b's cube and vector cores"
@@ -109,10 +118,8 @@ echo "  simulator (random inputs, seed 1):"
 echo "  JIT:"
 "$run" "$out/attention-device.mlir" --random-inputs=1 --mode=jit \
   --output-dir="$out/att-jit"
-for f in "$out"/att-sim/*.npy; do
-  cmp "$f" "$out/att-jit/$(basename "$f")"
-  echo "    $(basename "$f"): simulator and JIT outputs are identical"
-done
+same_bytes "$out/att-sim" "$out/att-jit" \
+  "simulator and JIT outputs are identical"
 
 echo
 echo "== 7. Sparse iteration (seed 003): SpMM and the row softmax of a power-law CSR matrix"
@@ -134,9 +141,7 @@ for entry in spmm softmax; do
     | grep -E '^(cycles|time|io efficiency)' | sed 's/^/    /'
   "$run" "$out/sparse-device.mlir" --entry=$entry "${csr[@]}" --random-inputs=1 \
     --mode=jit --output-dir="$out/sp-jit-$entry"
-  for f in "$out/sp-sim-$entry"/*.npy; do
-    cmp "$f" "$out/sp-jit-$entry/$(basename "$f")"
-  done
+  same_bytes "$out/sp-sim-$entry" "$out/sp-jit-$entry" "" > /dev/null
   echo "    simulator and JIT outputs are identical"
 done
 echo "  (SpMM moves feature rows by DMA; indptr, indices and values are still read element by element)"

@@ -16,23 +16,22 @@ Value npu::sparse::loadIndex(OpBuilder &b, Location loc, Value array, Value i) {
   return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
 }
 
+/// Positions per parent position of a fixed axis: its length (dense) or
+/// nnz_cols (sparse).
+static int64_t getFixedCount(AxisOp axis) {
+  return axis.getKind() == AxisKind::sparse_fixed ? axis.getNnzColsValue()
+                                                  : axis.getLengthValue();
+}
+
 AxisRun npu::sparse::getAxisRun(OpBuilder &b, Location loc, AxisOp axis,
                                 Value prefix) {
-  auto constant = [&](int64_t v) -> Value {
-    return b.create<arith::ConstantIndexOp>(loc, v);
-  };
-  if (axis.isVariable()) {
-    Value start = loadIndex(b, loc, axis.getIndptr(), prefix);
-    Value next = b.create<arith::AddIOp>(loc, prefix, constant(1));
-    Value end = loadIndex(b, loc, axis.getIndptr(), next);
-    return {start, b.create<arith::SubIOp>(loc, end, start)};
-  }
-  Value count = constant(axis.getKind() == AxisKind::sparse_fixed
-                             ? axis.getNnzColsValue()
-                             : axis.getLengthValue());
-  Value start = prefix ? b.create<arith::MulIOp>(loc, prefix, count).getResult()
-                       : constant(0);
-  return {start, count};
+  Value start = getAxisRunStart(b, loc, axis, prefix);
+  if (!axis.isVariable())
+    return {start, b.create<arith::ConstantIndexOp>(loc, getFixedCount(axis))};
+  Value next = b.create<arith::AddIOp>(
+      loc, prefix, b.create<arith::ConstantIndexOp>(loc, 1));
+  Value end = loadIndex(b, loc, axis.getIndptr(), next);
+  return {start, b.create<arith::SubIOp>(loc, end, start)};
 }
 
 Value npu::sparse::getAxisRunStart(OpBuilder &b, Location loc, AxisOp axis,
@@ -41,11 +40,8 @@ Value npu::sparse::getAxisRunStart(OpBuilder &b, Location loc, AxisOp axis,
     return loadIndex(b, loc, axis.getIndptr(), prefix);
   if (!prefix)
     return b.create<arith::ConstantIndexOp>(loc, 0);
-  int64_t count = axis.getKind() == AxisKind::sparse_fixed
-                      ? axis.getNnzColsValue()
-                      : axis.getLengthValue();
-  return b.create<arith::MulIOp>(loc, prefix,
-                                 b.create<arith::ConstantIndexOp>(loc, count));
+  return b.create<arith::MulIOp>(
+      loc, prefix, b.create<arith::ConstantIndexOp>(loc, getFixedCount(axis)));
 }
 
 Value npu::sparse::buildLowerBound(OpBuilder &b, Location loc, Value array,
