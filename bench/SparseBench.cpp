@@ -183,8 +183,10 @@ OwningOpRef<ModuleOp> lower(MLIRContext &ctx, const std::string &text,
   if (onDevice)
     pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
   pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
-  if (onDevice)
+  if (onDevice) {
     pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
+    pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns());
+  }
   pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
   pm.addPass(createCanonicalizerPass());
   if (!module || failed(pm.run(*module)))
@@ -450,5 +452,6 @@ int main(int argc, char **argv) {
       << llvm::format("%.1f", report.seconds * 1e6) << " us modelled, IO "
       << "efficiency " << llvm::format("%.1f%%", report.ioEfficiency * 100)
       << "\n";
+  report.print(out, cantFail(DeviceModel::getPreset("mlu590")));
   return 0;
 }

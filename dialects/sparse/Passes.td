@@ -77,10 +77,11 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
     of `tasks` tasks on vector cores (0: the vector cores of the device the
     function is compiled for, `npudev.device`, else mlu590), each running
     it over a `range` of its first axis. When the second axis is a
-    variable child of the first, the rows are split by nonzeros: task t
-    starts at the first row r with indptr[r] - indptr[0] >= t * nnz / T
-    (a binary search over indptr), so a heavy row does not load one task
-    with many rows' work; otherwise by equal row counts. An iteration whose
+    variable child of the first, the rows are split by work, a row
+    weighing its nonzeros plus one: task t starts at the first row r with
+    indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (a binary search over
+    indptr), so neither a heavy row nor a crowd of light ones loads one
+    task with many rows' work; otherwise by equal row counts. An iteration whose
     first axis is a reduction or has a parent runs as one task. Runs before
     npu-sparse-lower-iterations.
   }];
@@ -111,6 +112,33 @@ def SparseTileDenseAxis
     as they are. The results are the same bits: each element is computed
     by the same operations in the same order.
   }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseStageRuns : Pass<"npu-sparse-stage-runs", "mlir::func::FuncOp"> {
+  let summary = "Stage 3: runs of read-only arrays read by a loop staged on chip";
+  let description = [{
+    Runs after npu-sparse-tile, before npu-sparse-lower-buffers, on the
+    loops inside launches. A loop over q in [lb, ub) with step 1 whose body
+    reads a read-only global array at q + c on every iteration (c fixed
+    outside the loop: indptr[i] and indptr[i + 1] in a row loop, the
+    indices and a CSR buffer's values in a loop over a row's nonzeros)
+    runs in chunks of `chunk` positions: each chunk starts one DMA per
+    such run into vector memory, waits for them together, and runs the
+    body on the staged copies. A read at q + c under a condition or in an
+    inner loop is staged too when the body reads q + c unconditionally
+    (so only elements that exist are copied). An array is read-only when
+    nothing in the launch writes it; a loop whose copies would not fit in
+    the vector memory beside the launch's other buffers stays as it is.
+    The results are the same bits.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", /*default=*/"256",
+           "Positions staged per chunk">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",

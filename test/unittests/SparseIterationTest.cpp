@@ -149,8 +149,11 @@ protected:
       if (onDevice)
         pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
-      if (onDevice)
+      if (onDevice) {
         pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
+        // Chunks of 3 positions: rows and runs cross chunk boundaries.
+        pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns({3}));
+      }
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
       pm.addPass(createCanonicalizerPass());
       EXPECT_TRUE(succeeded(pm.run(*module)));
@@ -750,10 +753,10 @@ func.func @kernel(%pa: memref<3xi32>, %pm: memref<3xi32>, %kap: memref<4xi32>, %
 }
 
 /// Stage 3 gives each of T tasks the rows from the first r with
-/// indptr[r] - indptr[0] >= t * nnz / T (task 0 from row 0, the last to the
-/// end). The test records, per row, the task that ran it: a store of
+/// indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (task 0 from row 0,
+/// the last to the end): a row weighs its nonzeros plus one. The test records, per row, the task that ran it: a store of
 /// npudev.task_id put into the body after stage 3.
-TEST_F(SparseIterationTest, RowsSplitByNonzeros) {
+TEST_F(SparseIterationTest, RowsSplitByWork) {
   const char *source = R"(
 func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: memref<$Rxi32>) {
 )"
@@ -822,9 +825,10 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
           return 0;
         if (task == kTasks)
           return rows;
-        int64_t target = task * m.nnz() / kTasks;
+        // A row weighs its nonzeros plus one.
+        int64_t target = task * (m.nnz() + rows) / kTasks;
         int64_t r = 0;
-        while (r <= rows && m.indptr[r] < target)
+        while (r <= rows && m.indptr[r] + r < target)
           ++r;
         return r;
       };

@@ -44,8 +44,31 @@ Value npu::sparse::getAxisRunStart(OpBuilder &b, Location loc, AxisOp axis,
       loc, prefix, b.create<arith::ConstantIndexOp>(loc, getFixedCount(axis)));
 }
 
+Value npu::sparse::getBufferRunStart(OpBuilder &b, Location loc,
+                                     BufferOp buffer, ValueRange leading) {
+  Value offset;
+  for (auto [axis, position] : llvm::zip(buffer.getAxes(), leading)) {
+    Value start = getAxisRunStart(b, loc, axis.getDefiningOp<AxisOp>(), offset);
+    offset = b.create<arith::AddIOp>(loc, start, position);
+  }
+  return getAxisRunStart(
+      b, loc, buffer.getAxes().back().getDefiningOp<AxisOp>(), offset);
+}
+
 Value npu::sparse::buildLowerBound(OpBuilder &b, Location loc, Value array,
                                    Value lo, Value hi, Value value) {
+  return buildLowerBound(
+      b, loc,
+      [&](OpBuilder &nb, Location l, Value at) {
+        return loadIndex(nb, l, array, at);
+      },
+      lo, hi, value);
+}
+
+Value npu::sparse::buildLowerBound(
+    OpBuilder &b, Location loc,
+    function_ref<Value(OpBuilder &, Location, Value)> keyAt, Value lo, Value hi,
+    Value value) {
   Type index = b.getIndexType();
   auto loop = b.create<scf::WhileOp>(
       loc, TypeRange{index, index}, ValueRange{lo, hi},
@@ -58,7 +81,7 @@ Value npu::sparse::buildLowerBound(OpBuilder &b, Location loc, Value array,
         Value one = nb.create<arith::ConstantIndexOp>(l, 1);
         Value sum = nb.create<arith::AddIOp>(l, range[0], range[1]);
         Value mid = nb.create<arith::ShRUIOp>(l, sum, one);
-        Value at = loadIndex(nb, l, array, mid);
+        Value at = keyAt(nb, l, mid);
         Value below =
             nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, at, value);
         Value next = nb.create<arith::AddIOp>(l, mid, one);

@@ -35,8 +35,23 @@ AxisRun getAxisRun(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
 mlir::Value getAxisRunStart(mlir::OpBuilder &b, mlir::Location loc, AxisOp axis,
                             mlir::Value prefix);
 
-/// lower_bound: the first position in [lo, hi) whose entry of the sorted
-/// `array` is not below `value` (hi when there is none), by bisection.
+/// The flat offset F of the first element of the run of the buffer's last
+/// axis under `leading`, the positions along every axis but the last: F of
+/// (leading..., 0). The elements (leading..., p) lie at that offset plus p.
+mlir::Value getBufferRunStart(mlir::OpBuilder &b, mlir::Location loc,
+                              BufferOp buffer, mlir::ValueRange leading);
+
+/// lower_bound: the first position in [lo, hi) whose key is not below
+/// `value` (hi when there is none), by bisection; the keys, which
+/// `keyAt(position)` builds, never decrease.
+mlir::Value buildLowerBound(
+    mlir::OpBuilder &b, mlir::Location loc,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value)>
+        keyAt,
+    mlir::Value lo, mlir::Value hi, mlir::Value value);
+
+/// lower_bound over the entries of the sorted `array`.
 mlir::Value buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value array, mlir::Value lo, mlir::Value hi,
                             mlir::Value value);

@@ -2,8 +2,8 @@
 //
 // Stage 2 of the sparse lowering. Each position-level access becomes a
 // memref access of the buffer's data at F(n - 1), F(i) = start of axis
-// i's run under F(i - 1) plus p_i (AxisRuns' getAxisRunStart). Then the buffers
-// and axes, now unused, are erased. O(accesses x rank).
+// i's run under F(i - 1) plus p_i (AxisRuns' getBufferRunStart). Then the
+// buffers and axes, now unused, are erased. O(accesses x rank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,12 +26,10 @@ namespace {
 /// The flat offset of `positions` in `buffer`'s data.
 Value buildFlatOffset(OpBuilder &b, Location loc, BufferOp buffer,
                       ValueRange positions) {
-  Value offset;
-  for (auto [axis, position] : llvm::zip(buffer.getAxes(), positions)) {
-    Value start = getAxisRunStart(b, loc, axis.getDefiningOp<AxisOp>(), offset);
-    offset = b.create<arith::AddIOp>(loc, start, position);
-  }
-  return offset ? offset : b.create<arith::ConstantIndexOp>(loc, 0);
+  if (positions.empty())
+    return b.create<arith::ConstantIndexOp>(loc, 0);
+  Value start = getBufferRunStart(b, loc, buffer, positions.drop_back());
+  return b.create<arith::AddIOp>(loc, start, positions.back());
 }
 
 struct SparseLowerBuffersPass

@@ -2,9 +2,11 @@
 //
 // Stage 3 of the sparse lowering, its first step: each iteration runs in an
 // npudev.launch, every task over a contiguous share of the first axis.
-// Shares are balanced by nonzeros when the second axis is a variable child
-// of the first: task t begins at lower_bound(indptr, indptr[0] + t * nnz /
-// T), the last ends at the last row, so empty rows at either end still get
+// Shares are balanced by work when the second axis is a variable child of
+// the first: a row costs its nonzeros plus one (its init, its output and
+// its bounds cost something even when it is empty), so task t begins at
+// the first row r with (indptr[r] - indptr[0]) + r >= t * (nnz + rows) /
+// T; the last ends at the last row, so empty rows at either end still get
 // their init. O(iterations); each task does two O(log rows) searches.
 //
 //===----------------------------------------------------------------------===//
@@ -30,7 +32,7 @@ using namespace npu::sparse;
 namespace {
 
 /// The first row of task `task` of `tasks` over `rows` rows: by nonzeros
-/// of `indptr` when given, else by rows.
+/// plus rows of `indptr` when given, else by rows.
 Value buildShareStart(OpBuilder &b, Location loc, Value indptr, Value rows,
                       Value task, int64_t tasks) {
   auto constant = [&](int64_t v) -> Value {
@@ -41,15 +43,20 @@ Value buildShareStart(OpBuilder &b, Location loc, Value indptr, Value rows,
     Value scaled = b.create<arith::MulIOp>(loc, task, rows);
     return b.create<arith::DivUIOp>(loc, scaled, count);
   }
+  // Work before row r: indptr[r] - indptr[0] + r, never decreasing.
   Value base = loadIndex(b, loc, indptr, constant(0));
-  Value nnz =
-      b.create<arith::SubIOp>(loc, loadIndex(b, loc, indptr, rows), base);
+  Value work = b.create<arith::AddIOp>(
+      loc, b.create<arith::SubIOp>(loc, loadIndex(b, loc, indptr, rows), base),
+      rows);
   Value share = b.create<arith::DivUIOp>(
-      loc, b.create<arith::MulIOp>(loc, task, nnz), count);
+      loc, b.create<arith::MulIOp>(loc, task, work), count);
   Value target = b.create<arith::AddIOp>(loc, base, share);
-  Value start =
-      buildLowerBound(b, loc, indptr, constant(0),
-                      b.create<arith::AddIOp>(loc, rows, constant(1)), target);
+  Value start = buildLowerBound(
+      b, loc,
+      [&](OpBuilder &nb, Location l, Value row) -> Value {
+        return nb.create<arith::AddIOp>(l, loadIndex(nb, l, indptr, row), row);
+      },
+      constant(0), b.create<arith::AddIOp>(loc, rows, constant(1)), target);
   // Task 0 starts at row 0 even when leading rows are empty.
   Value first =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, task, constant(0));

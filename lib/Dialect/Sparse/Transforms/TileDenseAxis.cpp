@@ -52,6 +52,12 @@ std::optional<dev::BinaryKind> getVectorKind(Operation *op) {
   return std::nullopt;
 }
 
+/// The commutative ops: a fixed left operand can become the scalar.
+bool isCommutative(dev::BinaryKind kind) {
+  return kind == dev::BinaryKind::add || kind == dev::BinaryKind::mul ||
+         kind == dev::BinaryKind::max || kind == dev::BinaryKind::min;
+}
+
 class LoopTiler {
 public:
   LoopTiler(scf::ForOp loop, int64_t vectorBytes)
@@ -64,12 +70,27 @@ public:
 private:
   Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   /// The buffer's data and the start of the access's slice, F(prefix) * K.
-  std::pair<Value, Value> getSlice(Value buffer, ValueRange positions);
+  std::pair<Value, Value> getSlice(Value buffer, ValueRange positions) {
+    return {buffer.getDefiningOp<BufferOp>().getData(),
+            getBufferRunStart(b, loc, buffer.getDefiningOp<BufferOp>(),
+                              positions.drop_back())};
+  }
   Value window(Value memref, Value offset, Value size) {
     return b.create<memref::SubViewOp>(loc, memref, OpFoldResult(offset),
                                        OpFoldResult(size),
                                        OpFoldResult(b.getIndexAttr(1)));
   }
+  Value allocTile(MemRefType type) {
+    // Once per task, at the top of the launch, not per iteration of the
+    // loops around (each alloc lives to the end of its block).
+    OpBuilder::InsertionGuard guard(b);
+    auto launch = loop->getParentOfType<dev::LaunchOp>();
+    b.setInsertionPointToStart(&launch.getBody().front());
+    return b.create<dev::AllocOp>(loc, type);
+  }
+  void findPromotedSlice(int64_t chunk);
+  void promoteSlice(MemRefType tileType);
+  void emitVectorOp(Operation *op, Value n, MemRefType tileType);
 
   scf::ForOp loop;
   OpBuilder b;
@@ -78,6 +99,15 @@ private:
   int64_t extent = 0;
   /// The body's values that vary along the loop, in program order.
   SmallVector<Value> perPosition;
+  /// Stored values fixed along the loop (an init's constant).
+  SmallVector<Value> fixedStored;
+  DenseMap<Value, Value> tileOf;
+  /// The slice kept on chip across the loop around (an accumulator row):
+  /// its accesses, in body order, and the one tile it lives in.
+  SmallVector<Operation *> promoted;
+  Value promotedTile;
+  /// A value fixed along the loop, filled in for a non-commutative op.
+  Value fixedTile;
 };
 
 bool LoopTiler::matches() {
@@ -88,11 +118,15 @@ bool LoopTiler::matches() {
       !loop.getInitArgs().empty())
     return false;
   extent = *upper;
-  // Stage 1 leaves index arithmetic nothing uses.
+  // Stage 1 leaves index arithmetic nothing uses, and constants (an init's
+  // zero) in the body: fixed values, so they go before the loop.
   for (Operation &op :
-       llvm::make_early_inc_range(llvm::reverse(*loop.getBody())))
+       llvm::make_early_inc_range(llvm::reverse(*loop.getBody()))) {
     if (isOpTriviallyDead(&op))
       op.erase();
+    else if (op.hasTrait<OpTrait::ConstantLike>())
+      op.moveBefore(loop);
+  }
   Value k = loop.getInductionVar();
   auto outside = [&](Value v) {
     return !loop->isAncestor(v.getParentBlock()->getParentOp());
@@ -115,9 +149,13 @@ bool LoopTiler::matches() {
         return false;
       perPosition.push_back(load.getResult());
     } else if (auto store = dyn_cast<PosStoreOp>(op)) {
+      Value value = store.getValue();
       if (!alongK(store.getBuffer(), store.getPositions()) ||
-          !llvm::is_contained(perPosition, store.getValue()))
+          !(llvm::is_contained(perPosition, value) ||
+            (outside(value) && value.getType().isF32())))
         return false;
+      if (outside(value) && !llvm::is_contained(fixedStored, value))
+        fixedStored.push_back(value);
     } else if (getVectorKind(&op) && op.getResult(0).getType().isF32()) {
       if (llvm::none_of(op.getOperands(), [&](Value v) {
             return llvm::is_contained(perPosition, v);
@@ -131,45 +169,142 @@ bool LoopTiler::matches() {
       return false;
     }
   }
-  return !perPosition.empty();
+  return !perPosition.empty() || !fixedStored.empty();
 }
 
-std::pair<Value, Value> LoopTiler::getSlice(Value buffer,
-                                            ValueRange positions) {
-  auto def = buffer.getDefiningOp<BufferOp>();
-  Value offset;
-  for (auto [axis, position] :
-       llvm::zip(def.getAxes().drop_back(), positions.drop_back())) {
-    Value start = getAxisRunStart(b, loc, axis.getDefiningOp<AxisOp>(), offset);
-    offset = b.create<arith::AddIOp>(loc, start, position);
+/// The accesses of one buffer, at the same positions fixed outside the
+/// loop around this one, which nothing else in that loop touches (buffers
+/// over different data do not overlap), can stay in one tile across it:
+/// one DMA in before it, one out after. A store must store a value the
+/// body computes, after every read of the old contents, so that the op
+/// computing it can write the tile in place.
+void LoopTiler::findPromotedSlice(int64_t chunk) {
+  auto around = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (!around || chunk != extent)
+    return;
+  auto fixedAround = [&](Value v) {
+    return !around->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (!isa<PosLoadOp, PosStoreOp>(op))
+      continue;
+    bool isLoad = isa<PosLoadOp>(op);
+    Value buffer = op.getOperand(isLoad ? 0 : 1);
+    ValueRange positions = op.getOperands().drop_front(isLoad ? 1 : 2);
+    Value data = buffer.getDefiningOp<BufferOp>().getData();
+    SmallVector<Operation *> accesses;
+    bool onlyHere = true;
+    for (Operation *user : data.getUsers()) {
+      if (!isa<BufferOp>(user))
+        continue;
+      for (Operation *access : user->getUsers()) {
+        if (!around->isAncestor(access))
+          continue;
+        onlyHere &=
+            isa<PosLoadOp, PosStoreOp>(access) &&
+            access->getBlock() == loop.getBody() &&
+            access->getOperand(isa<PosLoadOp>(access) ? 0 : 1) == buffer &&
+            access->getOperands().drop_front(isa<PosLoadOp>(access) ? 1 : 2) ==
+                positions;
+        accesses.push_back(access);
+      }
+    }
+    if (!onlyHere || !llvm::all_of(positions.drop_back(), fixedAround) ||
+        llvm::any_of(data.getUsers(),
+                     [&](Operation *u) { return around->isAncestor(u); }))
+      continue;
+    llvm::sort(accesses, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    auto stores = llvm::make_filter_range(
+        accesses, [](Operation *a) { return isa<PosStoreOp>(a); });
+    int64_t numStores = std::distance(stores.begin(), stores.end());
+    if (numStores > 1)
+      continue;
+    if (numStores == 1) {
+      auto store = cast<PosStoreOp>(*stores.begin());
+      Operation *def = store.getValue().getDefiningOp();
+      if (!def || def->getBlock() != loop.getBody() || isa<PosLoadOp>(def))
+        continue;
+      // Every read of the old contents comes no later than `def`.
+      bool readsBefore = llvm::all_of(accesses, [&](Operation *a) {
+        auto load = dyn_cast<PosLoadOp>(a);
+        return !load || llvm::all_of(load->getUsers(), [&](Operation *u) {
+          return u == def || u->isBeforeInBlock(def);
+        });
+      });
+      if (!readsBefore)
+        continue;
+    }
+    promoted = std::move(accesses);
+    return;
   }
-  Value base =
-      offset
-          ? b.create<arith::MulIOp>(loc, offset, constant(extent)).getResult()
-          : constant(0);
-  return {def.getData(), base};
+}
+
+void LoopTiler::promoteSlice(MemRefType tileType) {
+  promotedTile = allocTile(tileType);
+  Operation *first = promoted.front();
+  bool isLoad = isa<PosLoadOp>(first);
+  Value buffer = first->getOperand(isLoad ? 0 : 1);
+  ValueRange positions = first->getOperands().drop_front(isLoad ? 1 : 2);
+  auto around = cast<scf::ForOp>(loop->getParentOp());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(around);
+  auto [data, base] = getSlice(buffer, positions);
+  Value slice = window(data, base, constant(extent));
+  // In even when only written: a loop that runs zero times writes back
+  // what was there.
+  b.create<dev::DmaOp>(loc, slice, promotedTile);
+  for (Operation *access : promoted) {
+    if (auto load = dyn_cast<PosLoadOp>(access))
+      tileOf[load.getResult()] = promotedTile;
+    else
+      tileOf[cast<PosStoreOp>(access).getValue()] = promotedTile;
+  }
+  if (llvm::any_of(promoted, [](Operation *a) { return isa<PosStoreOp>(a); })) {
+    b.setInsertionPointAfter(around);
+    b.create<dev::DmaOp>(loc, promotedTile, slice);
+  }
+}
+
+/// One vector op for an arithmetic op: a fixed right operand (or left, for
+/// a commutative op) as its scalar, else filled into a tile.
+void LoopTiler::emitVectorOp(Operation *op, Value n, MemRefType tileType) {
+  Value zero = constant(0);
+  auto part = [&](Value tile) { return window(tile, zero, n); };
+  dev::BinaryKind kind = *getVectorKind(op);
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Value out = part(tileOf[op->getResult(0)]);
+  if (!tileOf.count(lhs) && isCommutative(kind))
+    std::swap(lhs, rhs);
+  if (!tileOf.count(rhs)) {
+    b.create<dev::VBinaryScalarOp>(loc, kind, part(tileOf[lhs]), rhs, out);
+    return;
+  }
+  Value left = tileOf.lookup(lhs);
+  if (!left) {
+    if (!fixedTile)
+      fixedTile = allocTile(tileType);
+    b.create<dev::VFillOp>(loc, lhs, part(fixedTile));
+    left = fixedTile;
+  }
+  b.create<dev::VBinaryOp>(loc, kind, part(left), part(tileOf[rhs]), out);
 }
 
 void LoopTiler::rewrite() {
   // One tile per value and one for a fixed operand, of T f32 each, in half
   // the vector memory (other loops of the launch get tiles too).
-  int64_t tiles = perPosition.size() + 1;
+  int64_t tiles = perPosition.size() + fixedStored.size() + 1;
   int64_t chunk = std::clamp<int64_t>(vectorBytes / 2 / (4 * tiles), 1, extent);
   auto tileType = MemRefType::get(
       {chunk}, b.getF32Type(), MemRefLayoutAttrInterface(),
       dev::MemorySpaceAttr::get(b.getContext(), dev::MemorySpace::vector));
-  // Allocated once per task, at the top of the launch, not per iteration
-  // of the loops around (each alloc lives to the end of its block).
-  DenseMap<Value, Value> tileOf;
-  Value fixed;
-  {
-    OpBuilder::InsertionGuard guard(b);
-    auto launch = loop->getParentOfType<dev::LaunchOp>();
-    b.setInsertionPointToStart(&launch.getBody().front());
-    for (Value v : perPosition)
-      tileOf[v] = b.create<dev::AllocOp>(loc, tileType);
-    fixed = b.create<dev::AllocOp>(loc, tileType);
-  }
+  findPromotedSlice(chunk);
+  if (!promoted.empty())
+    promoteSlice(tileType);
+  for (Value v : llvm::concat<Value>(perPosition, fixedStored))
+    if (!tileOf.count(v))
+      tileOf[v] = allocTile(tileType);
   auto chunks =
       b.create<scf::ForOp>(loc, constant(0), constant(extent), constant(chunk));
   b.setInsertionPointToStart(chunks.getBody());
@@ -178,7 +313,11 @@ void LoopTiler::rewrite() {
       loc, constant(chunk), b.create<arith::SubIOp>(loc, constant(extent), c0));
   Value zero = constant(0);
   auto part = [&](Value tile) { return window(tile, zero, n); };
+  for (Value v : fixedStored)
+    b.create<dev::VFillOp>(loc, v, part(tileOf[v]));
   for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::is_contained(promoted, &op))
+      continue;
     if (auto load = dyn_cast<PosLoadOp>(op)) {
       auto [data, base] = getSlice(load.getBuffer(), load.getPositions());
       b.create<dev::DmaOp>(
@@ -190,18 +329,7 @@ void LoopTiler::rewrite() {
           loc, part(tileOf[store.getValue()]),
           window(data, b.create<arith::AddIOp>(loc, base, c0), n));
     } else {
-      SmallVector<Value, 2> operands;
-      for (Value v : op.getOperands()) {
-        if (Value tile = tileOf.lookup(v)) {
-          operands.push_back(part(tile));
-          continue;
-        }
-        // Fixed along the loop: the same value in every lane.
-        b.create<dev::VFillOp>(loc, v, part(fixed));
-        operands.push_back(part(fixed));
-      }
-      b.create<dev::VBinaryOp>(loc, *getVectorKind(&op), operands[0],
-                               operands[1], part(tileOf[op.getResult(0)]));
+      emitVectorOp(&op, n, tileType);
     }
   }
   loop.erase();

@@ -1,0 +1,331 @@
+//===- StageRuns.cpp - runs of read-only arrays staged on chip ------------===//
+//
+// Stage 3 of the sparse lowering, its third step. Inside a launch, a loop
+// q in [lb, ub) step 1 whose body reads a read-only global array at q + c
+// on every iteration (c fixed outside the loop) reads a contiguous run of
+// it: the loop becomes a loop over chunks of C positions, each of which
+// starts one DMA per run into a vector-memory copy (their latencies
+// overlap), waits for them, and runs the old body on positions [0, m) of
+// the copies. A scalar read of global memory costs the device's global
+// latency; of the copy, a cycle. Loops are visited innermost first, so a
+// row loop stages indptr around a nonzero loop that stages indices and
+// values. O(ops in the loop) per loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AxisRuns.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/Sparse/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace npu::sparse {
+#define GEN_PASS_DEF_SPARSESTAGERUNS
+#include "npu/Dialect/Sparse/Passes.h.inc"
+} // namespace npu::sparse
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::sparse;
+
+namespace {
+
+/// The memref a view is a view of, through subviews and casts.
+Value getRootMemRef(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The memrefs something in `launch` may write: targets of write effects
+/// (a buffer's data for a store to the buffer), and every memref operand of
+/// an op whose effects are unknown.
+DenseSet<Value> getWrittenMemRefs(dev::LaunchOp launch) {
+  DenseSet<Value> written;
+  auto addRoot = [&](Value v) {
+    if (auto buffer = v.getDefiningOp<BufferOp>())
+      v = buffer.getData();
+    written.insert(getRootMemRef(v));
+  };
+  launch.getBody().walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType, BufferType>(operand.getType()))
+          addRoot(operand);
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances)
+      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue())
+        addRoot(effect.getValue());
+  });
+  return written;
+}
+
+/// c in an index q + c: a value fixed outside the loop (or none) plus a
+/// constant.
+struct Offset {
+  Value fixed;
+  int64_t constant = 0;
+  bool operator==(const Offset &o) const {
+    return fixed == o.fixed && constant == o.constant;
+  }
+};
+
+/// A run of one array that the loop reads at q + c: from a memref.load of
+/// `array` at q + `offset`, or from the position loads of `buffer` at
+/// (`leading`..., q).
+struct Run {
+  Value array;
+  Offset offset;
+  Value buffer;
+  SmallVector<Value> leading;
+  SmallVector<Operation *> reads;
+  bool unconditional = false;
+  Value copy;
+};
+
+class LoopStager {
+public:
+  LoopStager(scf::ForOp loop, const DenseSet<Value> &written)
+      : loop(loop), written(written) {}
+
+  /// Finds the runs to stage; false when there are none.
+  bool analyze();
+  /// Bytes of vector memory the copies take at `chunk` positions each.
+  int64_t getCopyBytes(int64_t chunk) const;
+  void rewrite(int64_t chunk);
+
+private:
+  bool isStageable(Value array) const;
+  std::optional<Offset> matchOffset(Value index);
+  void addRead(Operation *read, Value array, Offset offset, Value buffer,
+               ValueRange leading);
+
+  scf::ForOp loop;
+  const DenseSet<Value> &written;
+  SmallVector<Run> runs;
+};
+
+bool LoopStager::isStageable(Value array) const {
+  auto type = dyn_cast<MemRefType>(array.getType());
+  auto space =
+      type ? dyn_cast_or_null<dev::MemorySpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  return space && space.getValue() == dev::MemorySpace::global &&
+         type.getRank() == 1 && type.getLayout().isIdentity() &&
+         type.getElementType().isIntOrFloat() &&
+         !loop->isAncestor(array.getParentBlock()->getParentOp()) &&
+         !written.contains(getRootMemRef(array));
+}
+
+/// `index` as q + c, through sums with constants (stage 1 puts them inside
+/// the loop: the 1 of indptr[i + 1]) and at most one value fixed outside.
+std::optional<Offset> LoopStager::matchOffset(Value index) {
+  if (index == loop.getInductionVar())
+    return Offset();
+  auto add = index.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  for (auto [self, other] : {std::pair(add.getLhs(), add.getRhs()),
+                             std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<Offset> offset = matchOffset(self);
+    if (!offset)
+      continue;
+    if (std::optional<int64_t> c = getConstantIntValue(other)) {
+      offset->constant += *c;
+      return offset;
+    }
+    if (!offset->fixed &&
+        !loop->isAncestor(other.getParentBlock()->getParentOp())) {
+      offset->fixed = other;
+      return offset;
+    }
+  }
+  return std::nullopt;
+}
+
+void LoopStager::addRead(Operation *read, Value array, Offset offset,
+                         Value buffer, ValueRange leading) {
+  Run *run = llvm::find_if(runs, [&](const Run &r) {
+    return r.array == array && r.offset == offset && r.buffer == buffer &&
+           ValueRange(r.leading) == leading;
+  });
+  if (run == runs.end()) {
+    runs.push_back({array, offset, buffer, llvm::to_vector(leading)});
+    run = &runs.back();
+  }
+  run->reads.push_back(read);
+  run->unconditional |= read->getBlock() == loop.getBody();
+}
+
+bool LoopStager::analyze() {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step != 1)
+    return false;
+  Value q = loop.getInductionVar();
+  auto outside = [&](Value v) {
+    return !loop->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (load.getIndices().size() != 1 || !isStageable(load.getMemRef()))
+        return;
+      if (std::optional<Offset> offset = matchOffset(load.getIndices()[0]))
+        addRead(load, load.getMemRef(), *offset, Value(), {});
+    } else if (auto load = dyn_cast<PosLoadOp>(op)) {
+      ValueRange positions = load.getPositions();
+      auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
+      if (buffer && positions.back() == q &&
+          llvm::all_of(positions.drop_back(), outside) &&
+          isStageable(buffer.getData()))
+        addRead(load, buffer.getData(), Offset(), load.getBuffer(),
+                positions.drop_back());
+    }
+  });
+  // Only runs read on every iteration: their elements exist.
+  llvm::erase_if(runs, [](const Run &r) { return !r.unconditional; });
+  return !runs.empty();
+}
+
+int64_t LoopStager::getCopyBytes(int64_t chunk) const {
+  int64_t bytes = 0;
+  for (const Run &run : runs)
+    bytes +=
+        chunk *
+        llvm::divideCeil(
+            cast<MemRefType>(run.array.getType()).getElementTypeBitWidth(), 8);
+  return bytes;
+}
+
+void LoopStager::rewrite(int64_t chunk) {
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  auto launch = loop->getParentOfType<dev::LaunchOp>();
+  auto space =
+      dev::MemorySpaceAttr::get(loop.getContext(), dev::MemorySpace::vector);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  for (Run &run : runs) {
+    auto type = cast<MemRefType>(run.array.getType());
+    run.copy = rewriter.create<dev::AllocOp>(
+        loc, MemRefType::get({chunk}, type.getElementType(),
+                             MemRefLayoutAttrInterface(), space));
+  }
+  // Where each run starts, for q = 0.
+  rewriter.setInsertionPoint(loop);
+  auto index = [&](int64_t v) {
+    return rewriter.create<arith::ConstantIndexOp>(loc, v).getResult();
+  };
+  SmallVector<Value> bases;
+  for (Run &run : runs) {
+    if (run.buffer) {
+      bases.push_back(getBufferRunStart(
+          rewriter, loc, run.buffer.getDefiningOp<BufferOp>(), run.leading));
+      continue;
+    }
+    Value base = index(run.offset.constant);
+    if (run.offset.fixed)
+      base = rewriter.create<arith::AddIOp>(loc, run.offset.fixed, base);
+    bases.push_back(base);
+  }
+  auto window = [&](Value memref, Value offset, Value size) {
+    return rewriter.create<memref::SubViewOp>(
+        loc, memref, OpFoldResult(offset), OpFoldResult(size),
+        OpFoldResult(rewriter.getIndexAttr(1)));
+  };
+  Value upper = loop.getUpperBound();
+  auto chunks = rewriter.create<scf::ForOp>(loc, loop.getLowerBound(), upper,
+                                            index(chunk), loop.getInitArgs());
+  rewriter.setInsertionPointToStart(chunks.getBody());
+  Value c0 = chunks.getInductionVar();
+  Value m = rewriter.create<arith::MinUIOp>(
+      loc, index(chunk), rewriter.create<arith::SubIOp>(loc, upper, c0));
+  SmallVector<Value> tokens;
+  for (auto [run, base] : llvm::zip(runs, bases)) {
+    Value start = rewriter.create<arith::AddIOp>(loc, base, c0);
+    tokens.push_back(rewriter.create<dev::DmaStartOp>(
+        loc, dev::TokenType::get(loop.getContext()),
+        window(run.array, start, m), window(run.copy, index(0), m)));
+  }
+  for (Value token : tokens)
+    rewriter.create<dev::WaitOp>(loc, token);
+  auto positions = rewriter.create<scf::ForOp>(loc, index(0), m, index(1),
+                                               chunks.getRegionIterArgs());
+  // Without iter_args, the builder gave the loop its yield already.
+  if (!positions.getResults().empty())
+    rewriter.create<scf::YieldOp>(loc, positions.getResults());
+  // The old body, on q = c0 + q'.
+  Block *body = positions.getBody();
+  if (!body->empty())
+    rewriter.eraseOp(body->getTerminator());
+  rewriter.setInsertionPointToStart(body);
+  Value q =
+      rewriter.create<arith::AddIOp>(loc, c0, positions.getInductionVar());
+  SmallVector<Value> arguments = {q};
+  llvm::append_range(arguments, positions.getRegionIterArgs());
+  rewriter.mergeBlocks(loop.getBody(), body, arguments);
+  for (Run &run : runs)
+    for (Operation *read : run.reads) {
+      rewriter.setInsertionPoint(read);
+      rewriter.replaceOpWithNewOp<memref::LoadOp>(
+          read, run.copy, ValueRange{positions.getInductionVar()});
+    }
+  rewriter.replaceOp(loop, chunks.getResults());
+}
+
+/// Bytes of vector memory the launch's allocations take.
+int64_t getAllocatedBytes(dev::LaunchOp launch) {
+  int64_t bytes = 0;
+  launch.getBody().walk([&](dev::AllocOp alloc) {
+    auto type = cast<MemRefType>(alloc.getType());
+    auto space = dyn_cast_or_null<dev::MemorySpaceAttr>(type.getMemorySpace());
+    if (space && space.getValue() == dev::MemorySpace::vector)
+      bytes += type.getNumElements() *
+               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  });
+  return bytes;
+}
+
+struct SparseStageRunsPass
+    : npu::sparse::impl::SparseStageRunsBase<SparseStageRunsPass> {
+  using SparseStageRunsBase::SparseStageRunsBase;
+
+  void runOnOperation() override {
+    if (chunk < 1) {
+      getOperation().emitError("npu-sparse-stage-runs: chunk must be at "
+                               "least 1, got ")
+          << static_cast<int64_t>(chunk);
+      return signalPassFailure();
+    }
+    FailureOr<DeviceModel> device = dev::lookupDevice(getOperation());
+    if (failed(device))
+      return signalPassFailure();
+    SmallVector<dev::LaunchOp> launches;
+    getOperation().walk([&](dev::LaunchOp l) { launches.push_back(l); });
+    for (dev::LaunchOp launch : launches) {
+      DenseSet<Value> written = getWrittenMemRefs(launch);
+      // Post-order: inner loops first.
+      SmallVector<scf::ForOp> loops;
+      launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops) {
+        LoopStager stager(loop, written);
+        if (stager.analyze() &&
+            getAllocatedBytes(launch) + stager.getCopyBytes(chunk) <=
+                device->vectorBytes)
+          stager.rewrite(chunk);
+      }
+    }
+  }
+};
+
+} // namespace
