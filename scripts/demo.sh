@@ -144,4 +144,4 @@ for entry in spmm softmax; do
   same_bytes "$out/sp-sim-$entry" "$out/sp-jit-$entry" "" > /dev/null
   echo "    simulator and JIT outputs are identical"
 done
-echo "  (SpMM moves feature rows by DMA; indptr, indices and values are still read element by element)"
+echo "  (feature rows move by DMA; indptr, indices and values are staged on chip in runs; the copies are still synchronous)"

@@ -754,8 +754,9 @@ func.func @kernel(%pa: memref<3xi32>, %pm: memref<3xi32>, %kap: memref<4xi32>, %
 
 /// Stage 3 gives each of T tasks the rows from the first r with
 /// indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (task 0 from row 0,
-/// the last to the end): a row weighs its nonzeros plus one. The test records, per row, the task that ran it: a store of
-/// npudev.task_id put into the body after stage 3.
+/// the last to the end): a row weighs its nonzeros plus one. The test records,
+/// per row, the task that ran it: a store of npudev.task_id put into the body
+/// after stage 3.
 TEST_F(SparseIterationTest, RowsSplitByWork) {
   const char *source = R"(
 func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: memref<$Rxi32>) {
@@ -844,12 +845,15 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
 /// rule and the first offending entry; valid inputs still run.
 class SparseCheckedModeTest : public SparseIterationTest {
 protected:
-  /// Runs @kernel checked, on the device path; the error text ("" if it
-  /// ran) of the simulator, after checking the JIT's is the same.
+  /// Runs @kernel checked, on the device path, with and without the
+  /// checks' reads staged on chip (in runs of 3); the error text ("" if it
+  /// ran) of the simulator, after checking the JIT's and the staged
+  /// lowering's are the same.
   std::string runChecked(const std::string &source,
                          std::vector<HostArray> args) {
-    std::string errors[2];
-    for (bool jit : {false, true}) {
+    std::string errors[4];
+    for (int variant = 0; variant < 4; ++variant) {
+      bool jit = variant % 2, staged = variant / 2;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
       EXPECT_TRUE(module) << source;
       if (!module)
@@ -859,10 +863,12 @@ protected:
       pm.addNestedPass<func::FuncOp>(sparse::createSparseDecompose());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
+      if (staged)
+        pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns({3}));
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
       EXPECT_TRUE(succeeded(pm.run(*module)));
       ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-        errors[jit] += d.str();
+        errors[variant] += d.str();
         return success();
       });
       std::vector<HostArray> copy = args;
@@ -874,10 +880,12 @@ protected:
                             copy, {}, report);
       }
     }
-    // The JIT says which function it could not run first.
-    StringRef jitError = errors[1];
-    jitError.consume_front("cannot run 'kernel': ");
-    EXPECT_EQ(errors[0], jitError.str());
+    for (int variant = 1; variant < 4; ++variant) {
+      // The JIT says which function it could not run first.
+      StringRef error = errors[variant];
+      error.consume_front("cannot run 'kernel': ");
+      EXPECT_EQ(errors[0], error.str()) << "variant " << variant;
+    }
     return errors[0];
   }
 

@@ -122,6 +122,33 @@ func.func @carried(%a: memref<16xf32, #npudev.space<global>>, %o: memref<1xf32, 
 
 // -----
 
+// a[q - 1] and a[q] for q in [1, n): two runs, the first starting one
+// before the chunk (the checked mode reads indptr this way).
+// CHECK-LABEL: func.func @previous
+// CHECK: scf.for %[[C0:.*]] = %c1 to %{{.*}} step %c2
+// CHECK: %[[PREV:.*]] = arith.addi %[[C0]], %c-1
+// CHECK: memref.subview %arg0[%[[PREV]]]
+// CHECK: npudev.dma_start
+// CHECK: memref.subview %arg0[%[[C0]]]
+// CHECK: npudev.dma_start
+// CHECK-NOT: memref.load %arg0
+func.func @previous(%a: memref<16xi32, #npudev.space<global>>, %o: memref<16xi1, #npudev.space<global>>, %n: index) {
+  npudev.launch tasks(1) on vector {
+    %c1 = arith.constant 1 : index
+    scf.for %q = %c1 to %n step %c1 {
+      %p = arith.subi %q, %c1 : index
+      %x = memref.load %a[%p] : memref<16xi32, #npudev.space<global>>
+      %y = memref.load %a[%q] : memref<16xi32, #npudev.space<global>>
+      %up = arith.cmpi sle, %x, %y : i32
+      memref.store %up, %o[%q] : memref<16xi1, #npudev.space<global>>
+    }
+    npudev.end
+  }
+  return
+}
+
+// -----
+
 // Copies that would not fit in the vector memory: the loop stays.
 // RUN: npu-opt %s --split-input-file --npu-sparse-stage-runs=chunk=1000000 | FileCheck %s --check-prefix=LARGE
 // LARGE-LABEL: func.func @carried

@@ -44,12 +44,12 @@ mlir::Value getBufferRunStart(mlir::OpBuilder &b, mlir::Location loc,
 /// lower_bound: the first position in [lo, hi) whose key is not below
 /// `value` (hi when there is none), by bisection; the keys, which
 /// `keyAt(position)` builds, never decrease.
-mlir::Value buildLowerBound(
-    mlir::OpBuilder &b, mlir::Location loc,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                   mlir::Value)>
-        keyAt,
-    mlir::Value lo, mlir::Value hi, mlir::Value value);
+mlir::Value
+buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,
+                llvm::function_ref<mlir::Value(mlir::OpBuilder &,
+                                               mlir::Location, mlir::Value)>
+                    keyAt,
+                mlir::Value lo, mlir::Value hi, mlir::Value value);
 
 /// lower_bound over the entries of the sorted `array`.
 mlir::Value buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,

@@ -129,11 +129,21 @@ bool LoopStager::isStageable(Value array) const {
          !written.contains(getRootMemRef(array));
 }
 
-/// `index` as q + c, through sums with constants (stage 1 puts them inside
-/// the loop: the 1 of indptr[i + 1]) and at most one value fixed outside.
+/// `index` as q + c, through sums and differences with constants (stage 1 puts
+/// them inside the loop: the 1 of indptr[i + 1]) and at most one value fixed
+/// outside.
 std::optional<Offset> LoopStager::matchOffset(Value index) {
   if (index == loop.getInductionVar())
     return Offset();
+  // q - c: the checked mode compares each entry with the one before.
+  if (auto sub = index.getDefiningOp<arith::SubIOp>()) {
+    std::optional<Offset> offset = matchOffset(sub.getLhs());
+    std::optional<int64_t> c = getConstantIntValue(sub.getRhs());
+    if (!offset || !c)
+      return std::nullopt;
+    offset->constant -= *c;
+    return offset;
+  }
   auto add = index.getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
