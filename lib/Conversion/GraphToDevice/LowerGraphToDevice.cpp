@@ -55,8 +55,9 @@ MemRefType getRowCountType(MLIRContext *ctx) {
 bool usesGraphOps(func::FuncOp func) {
   return func
       .walk([](Operation *op) {
-        return isa<NPUDialect>(op->getDialect()) ? WalkResult::interrupt()
-                                                 : WalkResult::advance();
+        return isa_and_nonnull<NPUDialect>(op->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -143,7 +144,8 @@ private:
         continue;
       }
       for (OpResult result : op.getResults()) {
-        if (!hasDynamicRows(result) || !isa<NPUDialect>(op.getDialect()))
+        if (!hasDynamicRows(result) ||
+            !isa_and_nonnull<NPUDialect>(op.getDialect()))
           continue;
         FailureOr<int64_t> bound =
             getResultRowBound(&op, result.getResultNumber(), indexBound);
