@@ -176,8 +176,13 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
                           "function has results");
   auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel());
   kernel->entry = entry.str();
-  for (Type type : func.getArgumentTypes())
-    kernel->isMemRef.push_back(isa<MemRefType>(type));
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    std::optional<ArgumentSpec> spec = ArgumentSpec::get(type);
+    if (!spec)
+      return func.emitError("argument #")
+             << i << " has type " << type << ", which the JIT cannot pass";
+    kernel->arguments.push_back(std::move(*spec));
+  }
   for (Operation *report : dev::getRowReports(func))
     kernel->reportMessages.push_back(
         cast<dev::ReportRowsOp>(report).getMessage().str());
@@ -230,16 +235,24 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
 CompiledKernel::~CompiledKernel() { releaseWorkspaceCache(); }
 
 llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
-  if (args.size() != isMemRef.size())
+  if (args.size() != arguments.size())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "'" + entry + "' takes " + std::to_string(isMemRef.size()) +
+        "'" + entry + "' takes " + std::to_string(arguments.size()) +
             " arguments, got " + std::to_string(args.size()));
+  // The compiled code trusts its descriptors: a short array would be
+  // overrun, data of another type misread.
+  for (auto [i, array] : llvm::enumerate(args)) {
+    std::string mismatch = arguments[i].describeMismatch(array, i);
+    if (!mismatch.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), mismatch);
+  }
   // invokePacked takes a pointer to each argument; a memref argument of the
   // C interface is itself a pointer to its descriptor.
   std::vector<PackedArgument> packed;
   for (auto [i, array] : llvm::enumerate(args))
-    packed.push_back(isMemRef[i] ? packMemRef(array) : packScalar(array));
+    packed.push_back(arguments[i].isMemRef ? packMemRef(array)
+                                           : packScalar(array));
   // The status of the reports (ReportLowering.cpp): nothing fired yet.
   HostArray status;
   if (!reportMessages.empty()) {
@@ -254,7 +267,7 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   SmallVector<void *> invokeArgs;
   for (size_t i = 0; i < packed.size(); ++i) {
     descriptorPointers[i] = packed[i].address();
-    bool memref = i >= args.size() || isMemRef[i];
+    bool memref = i >= args.size() || arguments[i].isMemRef;
     invokeArgs.push_back(memref ? &descriptorPointers[i] : packed[i].address());
   }
   if (llvm::Error error =
@@ -287,10 +300,13 @@ LogicalResult npu::jit::runJit(ModuleOp module, StringRef entry,
       CompiledKernel::compile(module, entry, options);
   if (failed(kernel))
     return failure();
-  if (llvm::Error error = (*kernel)->run(args))
+  if (llvm::Error error = (*kernel)->run(args)) {
     // At the location only: by now the module is lowered to LLVM, and
     // printing it under the error would bury the message.
-    return emitError(module.getLoc(), "cannot run '")
+    Operation *function = module.lookupSymbol(entry);
+    return emitError(function ? function->getLoc() : module.getLoc(),
+                     "cannot run '")
            << entry << "': " << llvm::toString(std::move(error));
+  }
   return success();
 }

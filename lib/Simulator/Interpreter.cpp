@@ -135,46 +135,29 @@ LogicalResult Interpreter::bindArguments(func::FuncOp func,
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     HostArray &host = args[i];
     Type type = arg.getType();
-    auto memref = dyn_cast<MemRefType>(type);
-    Type element = memref ? memref.getElementType() : type;
-    std::optional<ElementKind> kind = getElementKind(element);
-    if (!kind || *kind != host.kind)
+    std::optional<ArgumentSpec> spec = ArgumentSpec::get(type);
+    if (!spec)
       return func.emitError("argument #")
-             << i << " has element type " << element
-             << " that the given data does not match";
+             << i << " has type " << type << ", which cannot be simulated";
+    std::string mismatch = spec->describeMismatch(host, i);
+    if (!mismatch.empty())
+      return func.emitError(mismatch);
+    ElementKind kind = spec->kind;
     RtValue &slot = slots[entry->arguments[i]];
+    auto memref = dyn_cast<MemRefType>(type);
     if (!memref) {
-      if (host.getNumElements() != 1 ||
-          host.data.size() != getElementBytes(*kind))
-        return func.emitError("argument #") << i << " is a scalar";
-      if (isFloat(*kind))
-        slot.f = loadFloat(host.data.data(), *kind);
+      if (isFloat(kind))
+        slot.f = loadFloat(host.data.data(), kind);
       else
-        slot.i = wrapToBits(loadInt(host.data.data(), *kind),
+        slot.i = wrapToBits(loadInt(host.data.data(), kind),
                             slotBits[entry->arguments[i]]);
       continue;
     }
-    ArrayRef<int64_t> shape = memref.getShape();
-    bool shapeOk = shape.size() == host.shape.size();
-    for (size_t d = 0; shapeOk && d < shape.size(); ++d)
-      shapeOk = ShapedType::isDynamic(shape[d]) || shape[d] == host.shape[d];
-    if (!shapeOk)
-      return func.emitError("argument #")
-             << i << " has shape " << formatShape(host.shape)
-             << " but the function takes " << type;
-    if (!memref.getLayout().isIdentity())
-      return func.emitError("argument #")
-             << i << " must have the identity layout, got " << type;
     FailureOr<MemRefView> view =
         allocate(func, memref, host.shape, /*withStorage=*/false);
     if (failed(view))
       return failure();
     Buffer &buffer = *view->buffer;
-    int64_t expectedBytes = buffer.numElements * getElementBytes(*kind);
-    if (static_cast<int64_t>(host.data.size()) != expectedBytes)
-      return func.emitError("argument #")
-             << i << " has " << host.data.size() << " bytes of data for "
-             << expectedBytes << " bytes of " << type;
     // The buffer borrows the host's bytes (run() gives them back), so
     // arguments are neither copied in nor out.
     buffer.bytes.swap(host.data);

@@ -41,7 +41,8 @@ public:
   ~CompiledKernel();
 
   /// Runs the kernel on `args` (one per argument; memrefs are passed by
-  /// reference, so results land in them).
+  /// reference, so results land in them), after checking each against its
+  /// argument's type as the simulator does, with the same messages.
   llvm::Error run(llvm::MutableArrayRef<HostArray> args);
 
 private:
@@ -51,7 +52,7 @@ private:
 
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string entry;
-  llvm::SmallVector<bool> isMemRef;
+  llvm::SmallVector<ArgumentSpec> arguments;
   /// The messages of the kernel's npudev.report_rows, in program order;
   /// the compiled function takes their status buffer last.
   std::vector<std::string> reportMessages;

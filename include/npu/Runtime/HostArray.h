@@ -14,8 +14,13 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstring>
-
+#include <optional>
+#include <string>
 #include <vector>
+
+namespace mlir {
+class Type;
+} // namespace mlir
 
 namespace npu {
 
@@ -49,6 +54,27 @@ struct HostArray {
       std::memcpy(v.data(), data.data(), v.size() * sizeof(T));
     return v;
   }
+};
+
+/// What a kernel argument accepts, kept apart from its mlir::Type so that a
+/// compiled kernel can check its arguments after its context is gone.
+struct ArgumentSpec {
+  bool isMemRef = false;
+  ElementKind kind = ElementKind::F32;
+  /// Per dimension, ShapedType::kDynamic for a dynamic one.
+  llvm::SmallVector<int64_t, 4> shape;
+  bool identityLayout = true;
+  /// The type as MLIR prints it, for messages.
+  std::string typeText;
+
+  /// The spec of a memref or scalar argument of `type`; std::nullopt when
+  /// the executors cannot store its elements.
+  static std::optional<ArgumentSpec> get(mlir::Type type);
+
+  /// Why `array` cannot be argument #`index` of this spec, as a message
+  /// naming the argument, what it takes and what it was given; "" when it
+  /// fits.
+  std::string describeMismatch(const HostArray &array, unsigned index) const;
 };
 
 } // namespace npu
