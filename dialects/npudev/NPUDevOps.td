@@ -23,7 +23,9 @@ def NPUDev_LaunchOp : NPUDev_Op<"launch", [
     `tasks` tasks run the body; inside, `npudev.task_id` is the task's index
     in `[0, tasks)` and `npudev.task_dim` is `tasks`. `task_type` says how
     tasks occupy the device: `block` one core, `unionN` N clusters at once
-    (the simulator gives consecutive tasks to consecutive cores).
+    (the simulator gives consecutive tasks to consecutive cores). A launch
+    has at most 2^20 (1,048,576) tasks: more is a bound on the work an
+    input can ask for, not a device limit, and the verifier rejects it.
 
     `on` says which cores run the tasks: `unified` (the default) cores
     with both a vector and a matrix unit, as every core of mlu590; `vector`

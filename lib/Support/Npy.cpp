@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -154,11 +155,18 @@ llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
     return shape.takeError();
   array.shape = *shape;
 
-  uint64_t count = 1;
-  for (int64_t d : array.shape)
-    count *= d;
+  // Checked: a header's shape may announce more than 2^64 bytes, which
+  // would wrap to a small count and let a short file through.
+  uint64_t expected = getNpyElementBytes(array.type);
+  for (int64_t d : array.shape) {
+    bool overflow = false;
+    expected =
+        llvm::SaturatingMultiply(expected, static_cast<uint64_t>(d), &overflow);
+    if (overflow)
+      return npyError("shape " + *shapeText +
+                      " announces more bytes than fit in 64 bits");
+  }
   StringRef data = bytes.drop_front(headerStart + headerLength);
-  uint64_t expected = count * getNpyElementBytes(array.type);
   if (data.size() != expected)
     return npyError("data holds " + llvm::Twine(data.size()) +
                     " bytes, the header announces " + llvm::Twine(expected));

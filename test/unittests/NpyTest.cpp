@@ -98,6 +98,12 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
       "npy: malformed shape dimension 'x'");
   EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01\x00\xff\x00", 10)),
             "npy: truncated header");
+  // 2^62 f4 elements are 2^64 bytes, which wrapped to 0 (issue #13).
+  EXPECT_EQ(errorOf(makeFile("{'descr': '<f4', 'fortran_order': False, "
+                             "'shape': (4611686018427387904,), }",
+                             "")),
+            "npy: shape (4611686018427387904,) announces more bytes than fit "
+            "in 64 bits");
 }
 
 } // namespace

@@ -142,6 +142,10 @@ static LogicalResult verifyOnChipMemory(Operation *launch, Region &body,
 }
 
 LogicalResult LaunchOp::verify() {
+  if (getTasks() > kMaxLaunchTasks)
+    return emitOpError("has ")
+           << getTasks() << " tasks, more than the limit of "
+           << kMaxLaunchTasks;
   FailureOr<DeviceModel> device = lookupDevice(*this);
   if (failed(device))
     return failure();
@@ -254,6 +258,9 @@ LogicalResult AllocOp::verify() {
     return emitOpError("on-chip buffers have a static size, got ") << type;
   if (!type.getLayout().isIdentity())
     return emitOpError("on-chip buffers are contiguous, got ") << type;
+  if (!getStaticByteSize(type))
+    return emitOpError("buffer ")
+           << type << " has more bytes than fit in a 64-bit count";
   // Both executors store exactly these; an i4 buffer, say, would have no
   // agreed layout in memory.
   if (!getElementKind(type.getElementType()))

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace npu::dev;
@@ -39,6 +40,14 @@ Type npu::dev::getAccumulatorType(Type element) {
   return element;
 }
 
+std::optional<int64_t> npu::dev::getStaticByteSize(MemRefType type) {
+  int64_t bytes = getElementBytes(type.getElementType());
+  for (int64_t d : type.getShape())
+    if (ShapedType::isDynamic(d) || d < 0 || llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 /// The on-chip space and static size of a buffer `op` allocates, if any.
 static std::optional<std::pair<MemorySpace, int64_t>>
 getOnChipAllocation(Operation &op) {
@@ -50,8 +59,7 @@ getOnChipAllocation(Operation &op) {
   std::optional<MemorySpace> space = getMemorySpace(type);
   if (!space || *space == MemorySpace::global)
     return std::nullopt;
-  return std::make_pair(*space, type.getNumElements() *
-                                    getElementBytes(type.getElementType()));
+  return std::make_pair(*space, getStaticByteSize(type).value_or(INT64_MAX));
 }
 
 static void accumulatePeaks(Block &block, OnChipPeaks &live,
@@ -60,7 +68,8 @@ static void accumulatePeaks(Block &block, OnChipPeaks &live,
   for (Operation &op : block) {
     if (auto allocation = getOnChipAllocation(op)) {
       unsigned s = static_cast<unsigned>(allocation->first);
-      live[s] += allocation->second;
+      if (llvm::AddOverflow(live[s], allocation->second, live[s]))
+        live[s] = INT64_MAX;
       peak[s] = std::max(peak[s], live[s]);
     }
     for (Region &region : op.getRegions())

@@ -183,6 +183,16 @@ func.func @alloc_strided() {
 
 // -----
 
+// 2^62 f32 are 2^64 bytes: the count once wrapped to 0 and passed the
+// capacity check (issue #13).
+func.func @alloc_bytes_overflow() {
+  // expected-error @+1 {{'npudev.alloc' op buffer 'memref<4611686018427387904xf32, #npudev.space<vector>>' has more bytes than fit in a 64-bit count}}
+  %0 = npudev.alloc : memref<4611686018427387904xf32, #npudev.space<vector>>
+  return
+}
+
+// -----
+
 func.func @dma_shape(%g: memref<16xf32, #npudev.space<global>>) {
   %b = npudev.alloc : memref<8xf32, #npudev.space<vector>>
   // expected-error @+1 {{'npudev.dma' op copies between shapes 'memref<16xf32, #npudev.space<global>>' and 'memref<8xf32, #npudev.space<vector>>'; they must be equal}}
@@ -449,5 +459,25 @@ func.func @matmul_global(%g: memref<16x16xf16, #npudev.space<global>>) {
   %c = npudev.alloc : memref<16x16xf32, #npudev.space<vector>>
   // expected-error @+1 {{'npudev.matmul' op operand #0 must be memref in an on-chip space (vector, cube or shared)}}
   npudev.matmul %g, %b, %c : memref<16x16xf16, #npudev.space<global>>, memref<16x16xf16, #npudev.space<cube>>, memref<16x16xf32, #npudev.space<vector>>
+  return
+}
+
+// -----
+
+// A launch of 2^32 - 1 tasks ran for hours in the simulator (issue #13).
+func.func @launch_too_many_tasks() {
+  // expected-error @+1 {{'npudev.launch' op has 4294967295 tasks, more than the limit of 1048576}}
+  npudev.launch tasks(4294967295) {
+    npudev.end
+  }
+  return
+}
+
+// -----
+
+func.func @launch_most_tasks() {
+  npudev.launch tasks(1048576) {
+    npudev.end
+  }
   return
 }

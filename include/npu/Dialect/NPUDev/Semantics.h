@@ -36,6 +36,14 @@ BinaryKind getReductionCombiner(ReduceKind kind);
 /// the devices modelled), else `element` itself.
 mlir::Type getAccumulatorType(mlir::Type element);
 
+/// The most tasks an npudev.launch may have (its verifier's bound on the
+/// work one input can ask of the executors).
+inline constexpr int64_t kMaxLaunchTasks = int64_t(1) << 20;
+
+/// Bytes of a statically shaped memref type, or std::nullopt when they do
+/// not fit in int64_t (a shape from input may announce that many).
+std::optional<int64_t> getStaticByteSize(mlir::MemRefType type);
+
 /// Peak bytes of on-chip buffers live at once, per memory space (indexed by
 /// MemorySpace; global stays 0).
 using OnChipPeaks = std::array<int64_t, 4>;
@@ -43,7 +51,8 @@ using OnChipPeaks = std::array<int64_t, 4>;
 /// The on-chip buffers a block holds at once, per space: every statically
 /// shaped npudev.alloc, memref.alloc or memref.alloca in an on-chip space
 /// lives from its op to the end of its block; nested blocks are walked
-/// with what their parents hold. O(ops).
+/// with what their parents hold. Counts saturate at INT64_MAX, which
+/// exceeds every device. O(ops).
 OnChipPeaks getOnChipPeaks(mlir::Block &block);
 
 /// Where npudev.report_rows puts the row in its message.
