@@ -11,6 +11,7 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -74,13 +75,23 @@ LogicalResult npu::detail::checkSameElementType(std::optional<Location> loc,
 
 /// Extent of a sliding-window output dimension: kDynamic when the input is
 /// dynamic, std::nullopt when the dilated window does not fit in the padded
-/// input. An empty input gives an empty output.
+/// input. An empty input gives an empty output. Sets `overflow` when the
+/// padded input or the dilated window does not fit in 64 bits (attributes
+/// come from input files).
 static std::optional<int64_t> windowedSize(int64_t in, int64_t kernel,
                                            int64_t stride, int64_t low,
-                                           int64_t high, int64_t dilation) {
+                                           int64_t high, int64_t dilation,
+                                           bool &overflow) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  int64_t span = in + low + high - dilation * (kernel - 1) - 1;
+  int64_t padded, window, span;
+  overflow = llvm::AddOverflow(in, low, padded) ||
+             llvm::AddOverflow(padded, high, padded) ||
+             llvm::MulOverflow(dilation, kernel - 1, window) ||
+             llvm::SubOverflow(padded, window, span);
+  if (overflow)
+    return std::nullopt;
+  span -= 1;
   if (span < 0)
     return in == 0 ? std::optional<int64_t>(0) : std::nullopt;
   return span / stride + 1;
@@ -97,9 +108,16 @@ inferWindowedDims(std::optional<Location> loc, StringRef opName,
     if (!ShapedType::isDynamic(k) && k <= 0)
       return emitShapeError(loc, opName, "kernel extent ", k,
                             " of spatial dimension ", i, " must be positive");
+    bool overflow = false;
     std::optional<int64_t> size =
         windowedSize(input[i + 1], k, strides[i], padding[2 * i],
-                     padding[2 * i + 1], dilations[i]);
+                     padding[2 * i + 1], dilations[i], overflow);
+    if (overflow)
+      return emitShapeError(loc, opName, "spatial dimension ", i, " of size ",
+                            input[i + 1], " padded by (", padding[2 * i], ", ",
+                            padding[2 * i + 1], ") with kernel extent ", k,
+                            " and dilation ", dilations[i],
+                            " has extents that do not fit in 64 bits");
     if (!size)
       return emitShapeError(loc, opName, "spatial dimension ", i, " of size ",
                             input[i + 1], " padded by (", padding[2 * i], ", ",
@@ -157,9 +175,12 @@ LogicalResult npu::detail::inferConvType(
   if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
     return emitShapeError(loc, opName, "output channels (", outChannels,
                           ") must be divisible by groups (", groups, ")");
-  int64_t filterChannels = fil.back();
+  int64_t filterChannels = fil.back(), product = 0;
+  // A product past 64 bits cannot equal a static channel count.
   if (!ShapedType::isDynamic(filterChannels) &&
-      isStaticAndNot(filterChannels * groups, channels))
+      (llvm::MulOverflow(filterChannels, groups, product)
+           ? !ShapedType::isDynamic(channels)
+           : isStaticAndNot(product, channels)))
     return emitShapeError(loc, opName, "filter input channels (",
                           filterChannels, ") times groups (", groups,
                           ") must equal input channels (", channels, ")");

@@ -97,6 +97,32 @@ func.func @conv_filter_channels(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x8xf32
 
 // -----
 
+// 4 x 2^62 wrapped to 0, which equalled the empty input's channels
+// (issue #13).
+func.func @conv_filter_channels_overflow(%x: tensor<1x8x8x0xf32>, %w: tensor<0x3x3x4xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op filter input channels (4) times groups (4611686018427387904) must equal input channels (0)}}
+  %0 = npu.conv2d %x, %w {groups = 4611686018427387904} : (tensor<1x8x8x0xf32>, tensor<0x3x3x4xf32>) -> tensor<1x6x6x0xf32>
+  return
+}
+
+// -----
+
+func.func @conv_padding_overflow(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op spatial dimension 0 of size 8 padded by (9223372036854775807, 0) with kernel extent 3 and dilation 1 has extents that do not fit in 64 bits}}
+  %0 = npu.conv2d %x, %w {padding = array<i64: 9223372036854775807, 0, 0, 0>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilation_overflow(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>) {
+  // expected-error @+1 {{'npu.conv2d' op spatial dimension 1 of size 8 padded by (0, 0) with kernel extent 3 and dilation 4611686018427387904 has extents that do not fit in 64 bits}}
+  %0 = npu.conv2d %x, %w {dilations = array<i64: 1, 4611686018427387904>} : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
 func.func @conv_bias(%x: tensor<1x8x8x16xf32>, %w: tensor<4x3x3x16xf32>, %b: tensor<5xf32>) {
   // expected-error @+1 {{'npu.conv2d' op bias must have shape [4], got [5]}}
   %0 = npu.conv2d %x, %w, %b : (tensor<1x8x8x16xf32>, tensor<4x3x3x16xf32>, tensor<5xf32>) -> tensor<1x6x6x4xf32>
