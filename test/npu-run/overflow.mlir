@@ -5,6 +5,10 @@
 // RUN: not npu-run %s --entry=floordivsi --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
 // RUN: not npu-run %s --entry=divsi --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
 // RUN: not npu-run %s --entry=remsi --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DIV
+// RUN: not npu-run %s --entry=huge_argument --random-inputs=1 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not npu-run %s --entry=wrapping_argument --random-inputs=1 --mode=jit 2>&1 | FileCheck %s --check-prefix=WRAP
+// HUGE: npu-run: argument #0 ('memref<1099511627776xf32, #npudev.space<global>>') needs 4398046511104 bytes, more than the global memory of device 'mlu590' (51539607552 bytes)
+// WRAP: npu-run: argument #0 ('memref<4611686018427387904xf32, #npudev.space<global>>') needs more bytes than fit in 64 bits, more than the global memory of device 'mlu590' (51539607552 bytes)
 // STRIDE: error: 'memref.subview' op window of 2 elements at offset 0 with stride 4611686018427387905 exceeds dimension 0 of size 16
 // DIV: error: 'arith.{{(ceildivsi|floordivsi|divsi|remsi)}}' op divides the most negative integer by -1, which overflows
 
@@ -68,5 +72,15 @@ func.func @remsi(%y: memref<1xi64, #npudev.space<global>> {npudev.output}) {
     memref.store %q, %y[%c0] : memref<1xi64, #npudev.space<global>>
     npudev.end
   }
+  return
+}
+
+// Random data for these once ended in std::length_error or "LLVM ERROR:
+// out of memory".
+func.func @huge_argument(%x: memref<1099511627776xf32, #npudev.space<global>>) {
+  return
+}
+
+func.func @wrapping_argument(%x: memref<4611686018427387904xf32, #npudev.space<global>>) {
   return
 }

@@ -20,6 +20,7 @@
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Execution.h"
@@ -137,8 +138,9 @@ static HostArray convertFloats(const HostArray &array, ElementKind kind) {
 }
 
 /// Random data for an argument of `type`: floats uniform in [-1, 1),
-/// integers uniform in [0, 16).
+/// integers uniform in [0, 16). At most the device's global memory.
 static FailureOr<HostArray> randomArgument(Type type, unsigned index,
+                                           const DeviceModel &device,
                                            std::mt19937_64 &rng) {
   auto memref = dyn_cast<MemRefType>(type);
   Type element = memref ? memref.getElementType() : type;
@@ -153,6 +155,20 @@ static FailureOr<HostArray> randomArgument(Type type, unsigned index,
     if (!memref.hasStaticShape()) {
       fail("argument #" + llvm::Twine(index) +
            " has a dynamic shape: give it with --input");
+      return failure();
+    }
+    std::optional<int64_t> size = dev::getStaticByteSize(memref);
+    if (!size || *size > device.globalBytes) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "argument #" << index << " ('" << type << "') needs ";
+      if (size)
+        os << *size << " bytes";
+      else
+        os << "more bytes than fit in 64 bits";
+      os << ", more than the global memory of device '" << device.name << "' ("
+         << device.globalBytes << " bytes)";
+      fail(message);
       return failure();
     }
     array.shape.assign(memref.getShape().begin(), memref.getShape().end());
@@ -350,7 +366,7 @@ int main(int argc, char **argv) {
     FailureOr<HostArray> arg =
         i < inputs.size() ? readArgument(inputs[i], i, type)
         : randomSeed.getNumOccurrences()
-            ? randomArgument(type, i, rng)
+            ? randomArgument(type, i, *device, rng)
             : (fail("argument #" + llvm::Twine(i) +
                     " has no data: give --input or --random-inputs"),
                FailureOr<HostArray>(failure()));
