@@ -12,6 +12,10 @@
 // EMPTY: error: {{(cannot run 'double': )?}}argument #0 has shape [0] but the function takes 'memref<64xf32, #npudev.space<global>>'
 // KIND: error: {{(cannot run 'double': )?}}argument #0 has element type 'f32' but the data is 'i32'
 
+// An --input with no argument to take it was once ignored.
+// RUN: not npu-run %s --input=%S/Inputs/f32-4.npy --input=%S/Inputs/f32-4.npy 2>&1 | FileCheck %s --check-prefix=EXTRA
+// EXTRA: npu-run: 2 --input files for 'double', which takes 1 argument
+
 // A dynamic dimension takes any length, 0 included: the result is empty.
 // RUN: npu-run %s --entry=double_any --input=%S/Inputs/f32-0.npy --random-inputs=0 --print-outputs | FileCheck %s --check-prefix=ANY
 // RUN: npu-run %s --entry=double_any --input=%S/Inputs/f32-0.npy --random-inputs=0 --print-outputs --mode=jit | FileCheck %s --check-prefix=ANY

@@ -360,6 +360,11 @@ int main(int argc, char **argv) {
     return fail(entry.empty() ? "no function with a body"
                               : "no function named '" + entry + "'");
 
+  if (inputs.size() > func.getNumArguments())
+    return fail(llvm::Twine(inputs.size()) + " --input files for '" +
+                func.getSymName() + "', which takes " +
+                llvm::Twine(func.getNumArguments()) +
+                (func.getNumArguments() == 1 ? " argument" : " arguments"));
   std::mt19937_64 rng(randomSeed);
   SmallVector<HostArray> args;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
