@@ -16,6 +16,7 @@
 #include "AxisRuns.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Dialect/Sparse/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -293,19 +294,6 @@ void LoopStager::rewrite(int64_t chunk) {
   rewriter.replaceOp(loop, chunks.getResults());
 }
 
-/// Bytes of vector memory the launch's allocations take.
-int64_t getAllocatedBytes(dev::LaunchOp launch) {
-  int64_t bytes = 0;
-  launch.getBody().walk([&](dev::AllocOp alloc) {
-    auto type = cast<MemRefType>(alloc.getType());
-    auto space = dyn_cast_or_null<dev::MemorySpaceAttr>(type.getMemorySpace());
-    if (space && space.getValue() == dev::MemorySpace::vector)
-      bytes += type.getNumElements() *
-               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-  });
-  return bytes;
-}
-
 struct SparseStageRunsPass
     : npu::sparse::impl::SparseStageRunsBase<SparseStageRunsPass> {
   using SparseStageRunsBase::SparseStageRunsBase;
@@ -324,15 +312,21 @@ struct SparseStageRunsPass
     getOperation().walk([&](dev::LaunchOp l) { launches.push_back(l); });
     for (dev::LaunchOp launch : launches) {
       DenseSet<Value> written = getWrittenMemRefs(launch);
+      // The copies live at the top of the launch, through its whole body:
+      // the launch verifier's peak plus theirs.
+      int64_t used = dev::getOnChipPeaks(
+          launch.getBody()
+              .front())[static_cast<unsigned>(dev::MemorySpace::vector)];
       // Post-order: inner loops first.
       SmallVector<scf::ForOp> loops;
       launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops) {
         LoopStager stager(loop, written);
-        if (stager.analyze() &&
-            getAllocatedBytes(launch) + stager.getCopyBytes(chunk) <=
-                device->vectorBytes)
-          stager.rewrite(chunk);
+        if (!stager.analyze() ||
+            used + stager.getCopyBytes(chunk) > device->vectorBytes)
+          continue;
+        stager.rewrite(chunk);
+        used += stager.getCopyBytes(chunk);
       }
     }
   }

@@ -52,6 +52,14 @@ std::optional<dev::BinaryKind> getVectorKind(Operation *op) {
   return std::nullopt;
 }
 
+/// The buffer and positions of a sparse.pos_load or sparse.pos_store.
+std::pair<Value, ValueRange> getAccessed(Operation *access) {
+  if (auto load = dyn_cast<PosLoadOp>(access))
+    return {load.getBuffer(), load.getPositions()};
+  auto store = cast<PosStoreOp>(access);
+  return {store.getBuffer(), store.getPositions()};
+}
+
 /// The commutative ops: a fixed left operand can become the scalar.
 bool isCommutative(dev::BinaryKind kind) {
   return kind == dev::BinaryKind::add || kind == dev::BinaryKind::mul ||
@@ -188,9 +196,7 @@ void LoopTiler::findPromotedSlice(int64_t chunk) {
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (!isa<PosLoadOp, PosStoreOp>(op))
       continue;
-    bool isLoad = isa<PosLoadOp>(op);
-    Value buffer = op.getOperand(isLoad ? 0 : 1);
-    ValueRange positions = op.getOperands().drop_front(isLoad ? 1 : 2);
+    auto [buffer, positions] = getAccessed(&op);
     Value data = buffer.getDefiningOp<BufferOp>().getData();
     SmallVector<Operation *> accesses;
     bool onlyHere = true;
@@ -200,12 +206,13 @@ void LoopTiler::findPromotedSlice(int64_t chunk) {
       for (Operation *access : user->getUsers()) {
         if (!around->isAncestor(access))
           continue;
-        onlyHere &=
-            isa<PosLoadOp, PosStoreOp>(access) &&
-            access->getBlock() == loop.getBody() &&
-            access->getOperand(isa<PosLoadOp>(access) ? 0 : 1) == buffer &&
-            access->getOperands().drop_front(isa<PosLoadOp>(access) ? 1 : 2) ==
-                positions;
+        bool same = isa<PosLoadOp, PosStoreOp>(access) &&
+                    access->getBlock() == loop.getBody();
+        if (same) {
+          auto [otherBuffer, otherPositions] = getAccessed(access);
+          same = otherBuffer == buffer && otherPositions == positions;
+        }
+        onlyHere &= same;
         accesses.push_back(access);
       }
     }
@@ -244,9 +251,7 @@ void LoopTiler::findPromotedSlice(int64_t chunk) {
 void LoopTiler::promoteSlice(MemRefType tileType) {
   promotedTile = allocTile(tileType);
   Operation *first = promoted.front();
-  bool isLoad = isa<PosLoadOp>(first);
-  Value buffer = first->getOperand(isLoad ? 0 : 1);
-  ValueRange positions = first->getOperands().drop_front(isLoad ? 1 : 2);
+  auto [buffer, positions] = getAccessed(first);
   auto around = cast<scf::ForOp>(loop->getParentOp());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(around);
