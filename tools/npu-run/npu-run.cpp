@@ -8,8 +8,9 @@
 // --device that disagrees is an error), else --device, else mlu590. A module
 // that still holds npu graph ops is first lowered to device kernels for it
 // (npu-lower-to-device). Arguments take, in order, the --input
-// files, then generated data when
-// --random-inputs is given. Outputs are the arguments marked `npudev.output`
+// files, then generated data when --random-inputs is given (npu-run says
+// which); the result buffers of a graph-level function start as zeros and
+// need no data. Outputs are the arguments marked `npudev.output`
 // (all memref arguments when none is), written as DIR/argN.npy; an output
 // marked `npudev.rows = N` (a data-dependent row count) is cut to the rows
 // argument N holds.
@@ -137,11 +138,10 @@ static HostArray convertFloats(const HostArray &array, ElementKind kind) {
   return out;
 }
 
-/// Random data for an argument of `type`: floats uniform in [-1, 1),
-/// integers uniform in [0, 16). At most the device's global memory.
-static FailureOr<HostArray> randomArgument(Type type, unsigned index,
-                                           const DeviceModel &device,
-                                           std::mt19937_64 &rng) {
+/// A zero-filled array for an argument of `type`, at most the device's
+/// global memory.
+static FailureOr<HostArray> allocateArgument(Type type, unsigned index,
+                                             const DeviceModel &device) {
   auto memref = dyn_cast<MemRefType>(type);
   Type element = memref ? memref.getElementType() : type;
   std::optional<ElementKind> kind = getElementKind(element);
@@ -173,15 +173,26 @@ static FailureOr<HostArray> randomArgument(Type type, unsigned index,
     }
     array.shape.assign(memref.getShape().begin(), memref.getShape().end());
   }
-  unsigned bytes = getElementBytes(*kind);
-  array.data.resize(array.getNumElements() * bytes);
-  for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
+  array.data.resize(array.getNumElements() * getElementBytes(*kind));
+  return array;
+}
+
+/// Random data for an argument of `type`: floats uniform in [-1, 1),
+/// integers uniform in [0, 16).
+static FailureOr<HostArray> randomArgument(Type type, unsigned index,
+                                           const DeviceModel &device,
+                                           std::mt19937_64 &rng) {
+  FailureOr<HostArray> array = allocateArgument(type, index, device);
+  if (failed(array))
+    return failure();
+  unsigned bytes = getElementBytes(array->kind);
+  for (int64_t i = 0, e = array->getNumElements(); i < e; ++i) {
     uint64_t r = rng();
-    uint8_t *p = array.data.data() + i * bytes;
-    if (isFloat(*kind))
-      storeFloat(p, *kind, double(r >> 11) * 0x1.0p-52 - 1.0);
+    uint8_t *p = array->data.data() + i * bytes;
+    if (isFloat(array->kind))
+      storeFloat(p, array->kind, double(r >> 11) * 0x1.0p-52 - 1.0);
     else
-      storeInt(p, *kind, static_cast<int64_t>(r % 16));
+      storeInt(p, array->kind, static_cast<int64_t>(r % 16));
   }
   return array;
 }
@@ -272,6 +283,43 @@ static LogicalResult trimDynamicOutputs(func::FuncOp func,
   return success();
 }
 
+/// The run's arguments in order: the --input files, then zeros for the
+/// results of a graph-level function (arguments from `numDataArgs` on),
+/// then random data when --random-inputs is given. Which arguments are
+/// random is printed, so made-up data is never silent.
+static FailureOr<SmallVector<HostArray>>
+gatherArguments(func::FuncOp func, unsigned numDataArgs,
+                const DeviceModel &device) {
+  std::mt19937_64 rng(randomSeed);
+  SmallVector<HostArray> args;
+  SmallVector<unsigned> randomArgs;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    FailureOr<HostArray> arg = failure();
+    if (i < inputs.size()) {
+      arg = readArgument(inputs[i], i, type);
+    } else if (i >= numDataArgs) {
+      arg = allocateArgument(type, i, device);
+    } else if (randomSeed.getNumOccurrences()) {
+      arg = randomArgument(type, i, device, rng);
+      randomArgs.push_back(i);
+    } else {
+      fail("argument #" + llvm::Twine(i) + " of '" + func.getSymName() +
+           "' has no data: give it with --input, or use --random-inputs");
+    }
+    if (failed(arg))
+      return failure();
+    args.push_back(std::move(*arg));
+  }
+  if (!randomArgs.empty()) {
+    llvm::errs() << "npu-run: random data (seed " << randomSeed << ") for "
+                 << (randomArgs.size() == 1 ? "argument " : "arguments ");
+    llvm::interleaveComma(randomArgs, llvm::errs(),
+                          [](unsigned i) { llvm::errs() << "#" << i; });
+    llvm::errs() << "\n";
+  }
+  return args;
+}
+
 static func::FuncOp findEntry(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && (entry.empty() || func.getSymName() == entry))
@@ -353,32 +401,27 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   FailureOr<DeviceModel> device = selectDevice(*module);
-  if (failed(device) || failed(lowerGraphOps(*module)))
+  if (failed(device))
     return 1;
   func::FuncOp func = findEntry(*module);
   if (!func)
     return fail(entry.empty() ? "no function with a body"
                               : "no function named '" + entry + "'");
+  // Lowering a graph-level function appends its results (and their row
+  // counts) as arguments: those start as zeros and need no data.
+  unsigned numDataArgs = func.getNumArguments();
+  if (failed(lowerGraphOps(*module)))
+    return 1;
 
   if (inputs.size() > func.getNumArguments())
     return fail(llvm::Twine(inputs.size()) + " --input files for '" +
                 func.getSymName() + "', which takes " +
                 llvm::Twine(func.getNumArguments()) +
                 (func.getNumArguments() == 1 ? " argument" : " arguments"));
-  std::mt19937_64 rng(randomSeed);
-  SmallVector<HostArray> args;
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    FailureOr<HostArray> arg =
-        i < inputs.size() ? readArgument(inputs[i], i, type)
-        : randomSeed.getNumOccurrences()
-            ? randomArgument(type, i, *device, rng)
-            : (fail("argument #" + llvm::Twine(i) +
-                    " has no data: give --input or --random-inputs"),
-               FailureOr<HostArray>(failure()));
-    if (failed(arg))
-      return 1;
-    args.push_back(std::move(*arg));
-  }
+  FailureOr<SmallVector<HostArray>> args =
+      gatherArguments(func, numDataArgs, *device);
+  if (failed(args))
+    return 1;
 
   if (mode == Mode::Jit && (printReport || !tracePath.empty()))
     return fail("--report and --trace need --mode=sim");
@@ -390,32 +433,32 @@ int main(int argc, char **argv) {
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
   LogicalResult ran = mode == Mode::Jit
-                          ? jit::runJit(*module, func.getSymName().str(), args,
+                          ? jit::runJit(*module, func.getSymName().str(), *args,
                                         jit::JitOptions{3, jitThreads})
-                          : sim::simulate(func, args, options, report, &trace);
+                          : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;
 
-  if (failed(trimDynamicOutputs(func, rowCountArgs, args)))
+  if (failed(trimDynamicOutputs(func, rowCountArgs, *args)))
     return 1;
   for (auto [i, isOutput] : llvm::enumerate(outputs)) {
     if (!isOutput)
       continue;
     if (printOutputs)
-      printArray(llvm::outs(), i, args[i]);
+      printArray(llvm::outs(), i, (*args)[i]);
     if (outputDir.empty())
       continue;
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
-    std::optional<NpyDType> npyType = npyOfKind(args[i].kind);
+    std::optional<NpyDType> npyType = npyOfKind((*args)[i].kind);
     if (!npyType)
       return fail("argument #" + llvm::Twine(i) +
                   " has an element type .npy output does not support");
     SmallString<128> path(outputDir);
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
-    HostArray stored = *kindOfNpy(*npyType) == args[i].kind
-                           ? args[i]
-                           : convertFloats(args[i], *kindOfNpy(*npyType));
+    HostArray stored = *kindOfNpy(*npyType) == (*args)[i].kind
+                           ? (*args)[i]
+                           : convertFloats((*args)[i], *kindOfNpy(*npyType));
     NpyArray npy{*npyType, stored.shape, stored.data};
     if (llvm::Error e = writeNpy(path, npy))
       return fail(llvm::toString(std::move(e)));

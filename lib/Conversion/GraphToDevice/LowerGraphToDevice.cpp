@@ -52,7 +52,14 @@ MemRefType getRowCountType(MLIRContext *ctx) {
   return getGlobalMemRefType(ctx, {1}, IntegerType::get(ctx, 64));
 }
 
-bool usesGraphOps(func::FuncOp func) {
+/// Whether `func` is graph-level: it uses npu ops, or takes or returns
+/// tensors (a function that only passes tensors through still needs device
+/// buffers to run).
+bool isGraphLevel(func::FuncOp func) {
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  if (llvm::any_of(func.getArgumentTypes(), isTensor) ||
+      llvm::any_of(func.getResultTypes(), isTensor))
+    return true;
   return func
       .walk([](Operation *op) {
         return isa_and_nonnull<NPUDialect>(op->getDialect())
@@ -398,7 +405,7 @@ struct LowerGraphToDevicePass
     }
     bool lowered = false;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || !usesGraphOps(func))
+      if (func.isExternal() || !isGraphLevel(func))
         continue;
       if (failed(GraphLowering(func, *model, kernelOptions).run()))
         return signalPassFailure();
