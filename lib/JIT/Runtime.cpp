@@ -18,6 +18,7 @@
 #include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/JIT/WorkspaceAllocator.h"
 #include "npu/Runtime/ConcurrentTasks.h"
+#include "npu/Runtime/ElementKind.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
@@ -39,20 +40,42 @@ template <typename T> struct Row {
   T &at(int64_t i) { return aligned[offset + i * stride]; }
 };
 
-template <typename T> std::vector<T> read(Row<T> *row) {
-  std::vector<T> values(row->size);
+/// How the runtime sorts elements stored as T: as themselves, except the
+/// 16-bit floats, which are sorted as the doubles they hold and stored back
+/// exactly (as the simulator sorts every float).
+template <typename T> struct SortKey {
+  using type = T;
+  static T load(T v) { return v; }
+  static T store(T v) { return v; }
+};
+template <ElementKind Kind> struct SortKey<Float16Bits<Kind>> {
+  using type = double;
+  static double load(Float16Bits<Kind> v) {
+    return loadFloat(reinterpret_cast<const uint8_t *>(&v.bits), Kind);
+  }
+  static Float16Bits<Kind> store(double v) {
+    Float16Bits<Kind> stored;
+    storeFloat(reinterpret_cast<uint8_t *>(&stored.bits), Kind, v);
+    return stored;
+  }
+};
+template <typename T> using SortKeyType = typename SortKey<T>::type;
+
+template <typename T> std::vector<SortKeyType<T>> read(Row<T> *row) {
+  std::vector<SortKeyType<T>> values(row->size);
   for (int64_t i = 0; i < row->size; ++i)
-    values[i] = row->at(i);
+    values[i] = SortKey<T>::load(row->at(i));
   return values;
 }
 
-template <typename T> void write(Row<T> *row, const std::vector<T> &values) {
+template <typename T>
+void write(Row<T> *row, const std::vector<SortKeyType<T>> &values) {
   for (size_t i = 0; i < values.size(); ++i)
-    row->at(i) = values[i];
+    row->at(i) = SortKey<T>::store(values[i]);
 }
 
 template <typename T> void sortRow(Row<T> *in, Row<T> *out) {
-  std::vector<T> values = read(in);
+  std::vector<SortKeyType<T>> values = read(in);
   sortValues(values);
   write(out, values);
 }
@@ -60,7 +83,7 @@ template <typename T> void sortRow(Row<T> *in, Row<T> *out) {
 template <typename K, typename V>
 void sortPairsRow(Row<K> *keys, Row<K> *out, Row<V> *values,
                   Row<V> *outValues) {
-  std::vector<K> k = read(keys);
+  std::vector<SortKeyType<K>> k = read(keys);
   std::vector<V> v = read(values);
   sortPairs(k, v);
   write(out, k);
@@ -71,10 +94,10 @@ void sortPairsRow(Row<K> *keys, Row<K> *out, Row<V> *values,
 template <typename K, typename V>
 void mergeRows(Row<K> *a, Row<K> *b, Row<K> *out, Row<V> *va, Row<V> *vb,
                Row<V> *vout) {
-  std::vector<K> ka = read(a), kb = read(b);
+  std::vector<SortKeyType<K>> ka = read(a), kb = read(b);
   int64_t n = 0;
   mergeRuns(ka, kb, [&](bool fromB, size_t i) {
-    out->at(n) = fromB ? kb[i] : ka[i];
+    out->at(n) = SortKey<K>::store(fromB ? kb[i] : ka[i]);
     if (vout)
       vout->at(n) = fromB ? vb->at(i) : va->at(i);
     ++n;
@@ -82,7 +105,7 @@ void mergeRows(Row<K> *a, Row<K> *b, Row<K> *out, Row<V> *va, Row<V> *vb,
 }
 
 template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
-  std::vector<T> values = read(in);
+  std::vector<SortKeyType<T>> values = read(in);
   uniqueValues(values);
   write(out, values);
   return values.size();

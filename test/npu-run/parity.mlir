@@ -14,6 +14,9 @@
 // RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/sim
 // RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/jit --mode=jit
 // RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=carried_token --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=carried_token --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
 // RUN: npu-run %s --entry=floats --random-inputs=7 --print-outputs | FileCheck %s
 // The outputs are not trivially equal (say, all zero):
 // CHECK: arg1 [16, 8] = [{{-?[0-9.]+}}, {{-?[0-9.]+}}
@@ -197,5 +200,40 @@ func.func @control(%x: !gk, %out: !gk {npudev.output}) {
   %w = memref.load %slot[%c0] : memref<1xi32>
   memref.store %w, %out[%c0, %c0] : !gk
   memref.dealloc %host : memref<4x8xi32>
+  return
+}
+
+// Double buffering with the next row's copy carried as a loop token: the
+// JIT drops the token (its copies complete at once), the simulator
+// overlaps the copy with the add.
+func.func @carried_token(%x: !gk, %out: !gk {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  npudev.launch tasks(1) {
+    %acc = npudev.alloc : !vk
+    %row = npudev.alloc : !vk
+    %zero = arith.constant 0 : i32
+    npudev.vfill %zero, %acc : i32, !vk
+    %first = memref.subview %x[%c0, 0] [1, 8] [1, 1] : !gk to !gkrow
+    %t0 = npudev.dma_start %first, %row : !gkrow to !vk
+    %t = scf.for %i = %c0 to %c4 step %c1 iter_args(%tok = %t0) -> (!npudev.token) {
+      npudev.wait %tok
+      npudev.vbinary <add> %acc, %row, %acc : !vk, !vk, !vk
+      %i1 = arith.addi %i, %c1 : index
+      %more = arith.cmpi slt, %i1, %c4 : index
+      %next = scf.if %more -> (!npudev.token) {
+        %src = memref.subview %x[%i1, 0] [1, 8] [1, 1] : !gk to !gkrow
+        %n = npudev.dma_start %src, %row : !gkrow to !vk
+        scf.yield %n : !npudev.token
+      } else {
+        %dst = memref.subview %out[%c0, 0] [1, 8] [1, 1] : !gk to !gkrow
+        %n = npudev.dma_start %acc, %dst : !vk to !gkrow
+        scf.yield %n : !npudev.token
+      }
+      scf.yield %next : !npudev.token
+    }
+    npudev.wait %t
+  }
   return
 }

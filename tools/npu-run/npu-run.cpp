@@ -379,6 +379,9 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics point at the source line; the op's generic form adds
+  // nothing a user can act on (a launch prints as its whole body).
+  context.printOpOnDiagnostic(false);
   if (listSimulatedOps) {
     context.loadAllAvailableDialects();
     std::vector<std::string> names;

@@ -52,6 +52,13 @@ int64_t loadInt(const uint8_t *p, ElementKind kind);
 double loadFloat(const uint8_t *p, ElementKind kind);
 void storeInt(uint8_t *p, ElementKind kind, int64_t value);
 void storeFloat(uint8_t *p, ElementKind kind, double value);
+
+/// A 16-bit float element (F16 or BF16) as stored: its bits, for code that
+/// moves such elements without a native type.
+template <ElementKind Kind> struct Float16Bits {
+  static_assert(Kind == ElementKind::F16 || Kind == ElementKind::BF16);
+  uint16_t bits;
+};
 /// Rounds `value` to what an element of `kind` holds (float: to nearest
 /// representable; integer: wraps to the width, sign-extended).
 double roundFloat(ElementKind kind, double value);

@@ -23,10 +23,12 @@ using namespace npu::dev::loops;
 
 namespace {
 
-/// Copies complete at once in the JIT: there is nothing to wait for.
-struct EraseWaitAll : OpRewritePattern<WaitAllOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(WaitAllOp op,
+/// Copies (and async bodies) complete at once in the JIT: there is nothing
+/// to wait for. Once the waits are gone, the scf canonicalizations drop the
+/// loop-carried tokens, and the token producers are left without users.
+template <typename WaitOpT> struct EraseWait : OpRewritePattern<WaitOpT> {
+  using OpRewritePattern<WaitOpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(WaitOpT op,
                                 PatternRewriter &rewriter) const override {
     rewriter.eraseOp(op);
     return success();
@@ -82,18 +84,14 @@ struct LowerDma : OpRewritePattern<DmaOp> {
   }
 };
 
-/// An asynchronous copy completes at once; its waits have nothing to wait
-/// for.
+/// An asynchronous copy completes at once: a copy, once its token is no
+/// longer used (EraseWait).
 struct LowerDmaStart : OpRewritePattern<DmaStartOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DmaStartOp op,
                                 PatternRewriter &rewriter) const override {
-    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
-      if (!isa<WaitOp>(user))
-        return rewriter.notifyMatchFailure(
-            op, "token used by something other than npudev.wait");
-      rewriter.eraseOp(user);
-    }
+    if (failed(requireUnusedToken(op, rewriter)))
+      return failure();
     buildDmaCopy(rewriter, op.getLoc(), op.getSource(), op.getTarget());
     rewriter.eraseOp(op);
     return success();
@@ -128,6 +126,7 @@ struct LowerDmaScatter : OpRewritePattern<DmaScatterOp> {
 } // namespace
 
 void npu::dev::populateDmaLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<EraseWaitAll, LowerAlloc, LowerDma, LowerDmaStart,
-               LowerDmaGather, LowerDmaScatter>(patterns.getContext());
+  patterns.add<EraseWait<WaitOp>, EraseWait<WaitAllOp>, LowerAlloc, LowerDma,
+               LowerDmaStart, LowerDmaGather, LowerDmaScatter>(
+      patterns.getContext());
 }

@@ -247,6 +247,16 @@ void buildRowScan(
       /*drop=*/1);
 }
 
+LogicalResult requireUnusedToken(Operation *op, PatternRewriter &rewriter) {
+  if (op->use_empty())
+    return success();
+  Operation *user = *op->getUsers().begin();
+  return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+    diag << "its token is still used by '" << user->getName()
+         << "', which the JIT cannot drop";
+  });
+}
+
 MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank, Type element) {
   SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
   return MemRefType::get(

@@ -77,6 +77,13 @@ void buildIndexedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rows,
                       mlir::Value indices, mlir::Value dense, IndexedCopy kind,
                       bool negativeSkips = false);
 
+//===--- Tokens -----------------------------------------------------------===//
+/// Fails the match, naming the user, while `op`'s token is still used: the
+/// JIT runs `op` synchronously once the waits and the scf ops carrying the
+/// token have let it go.
+mlir::LogicalResult requireUnusedToken(mlir::Operation *op,
+                                       mlir::PatternRewriter &rewriter);
+
 //===--- Runtime calls ----------------------------------------------------===//
 /// A memref of `rank` and `element` with a fully dynamic strided layout:
 /// what the runtime's functions take.

@@ -33,9 +33,25 @@ void npu::dev::populateDeviceToLoopsPatterns(RewritePatternSet &patterns) {
   populateMatmulLoweringPatterns(patterns);
   populateSortLoweringPatterns(patterns);
   populateMixedLaunchLoweringPatterns(patterns);
+  // Drop the tokens loops and branches carry once their waits are gone.
+  scf::ForOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+  scf::IfOp::getCanonicalizationPatterns(patterns, patterns.getContext());
 }
 
 namespace {
+/// Keeps the last reason a pattern gave for not matching at each location,
+/// so an op left over names why its pattern refused it.
+struct MatchFailureRecorder : RewriterBase::Listener {
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
+    Diagnostic reason(loc, DiagnosticSeverity::Remark);
+    reasonCallback(reason);
+    reasons[loc] = reason.str();
+  }
+  llvm::DenseMap<Location, std::string> reasons;
+};
+
 struct LowerDeviceToLoopsPass
     : public npu::impl::LowerDeviceToLoopsBase<LowerDeviceToLoopsPass> {
   void runOnOperation() override {
@@ -44,15 +60,24 @@ struct LowerDeviceToLoopsPass
     outlineMixedLaunches(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
+    MatchFailureRecorder recorder;
+    GreedyRewriteConfig config;
+    config.listener = &recorder;
+    if (failed(
+            applyPatternsAndFoldGreedily(module, std::move(patterns), config)))
       return signalPassFailure();
-    WalkResult left = module.walk([](Operation *op) {
+    bool left = false;
+    module.walk([&](Operation *op) {
       if (!isa_and_nonnull<NPUDevDialect>(op->getDialect()))
-        return WalkResult::advance();
-      op->emitOpError("cannot be lowered for the JIT");
-      return WalkResult::interrupt();
+        return;
+      InFlightDiagnostic diag =
+          op->emitOpError("cannot be lowered for the JIT");
+      auto reason = recorder.reasons.find(op->getLoc());
+      if (reason != recorder.reasons.end())
+        diag << ": " << reason->second;
+      left = true;
     });
-    if (left.wasInterrupted())
+    if (left)
       return signalPassFailure();
     stripMemorySpaces(module);
   }

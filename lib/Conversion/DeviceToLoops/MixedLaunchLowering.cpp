@@ -133,18 +133,14 @@ struct LowerWaitFlag : OpRewritePattern<WaitFlagOp> {
   }
 };
 
-/// The body runs where it stands; the token's waits have nothing to wait
-/// for.
+/// The body runs where it stands, once its token is no longer used
+/// (EraseWait).
 struct InlineAsync : OpRewritePattern<AsyncOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AsyncOp op,
                                 PatternRewriter &rewriter) const override {
-    for (Operation *user : op->getUsers())
-      if (!isa<WaitOp>(user))
-        return rewriter.notifyMatchFailure(
-            op, "token used by something other than npudev.wait");
-    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
-      rewriter.eraseOp(user);
+    if (failed(requireUnusedToken(op, rewriter)))
+      return failure();
     Block &body = op.getBody().front();
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, op);
