@@ -113,8 +113,10 @@ parseShape(StringRef text) {
 }
 
 llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
-  if (!bytes.starts_with(StringRef(kMagic, 6)) || bytes.size() < 10)
+  if (!bytes.starts_with(StringRef(kMagic, 6)))
     return npyError("not a .npy file (bad magic)");
+  if (bytes.size() < 10)
+    return npyError("truncated header");
   uint8_t major = bytes[6];
   size_t headerLength, headerStart;
   if (major == 1) {
@@ -128,7 +130,10 @@ llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
                    (size_t(uint8_t(bytes[11])) << 24);
     headerStart = 12;
   } else {
-    return npyError("unsupported format version " + llvm::Twine(major));
+    return npyError("unsupported format version " +
+                    llvm::Twine(unsigned(major)) + "." +
+                    llvm::Twine(unsigned(uint8_t(bytes[7]))) +
+                    " (versions 1.0 to 3.0 are read)");
   }
   if (headerStart + headerLength > bytes.size())
     return npyError("truncated header");
@@ -180,7 +185,8 @@ llvm::Expected<NpyArray> npu::readNpy(StringRef path) {
                                   /*RequiresNullTerminator=*/false);
   if (!file)
     return llvm::createStringError(file.getError(),
-                                   "cannot read '" + path + "'");
+                                   "cannot read '" + path +
+                                       "': " + file.getError().message());
   llvm::Expected<NpyArray> array = parseNpy((*file)->getBuffer());
   if (!array)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -98,12 +98,28 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
       "npy: malformed shape dimension 'x'");
   EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01\x00\xff\x00", 10)),
             "npy: truncated header");
+  // The magic alone is a truncated file, not a bad magic; a version is
+  // printed as numbers, not as its raw bytes (issue #13).
+  EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01", 7)),
+            "npy: truncated header");
+  EXPECT_EQ(errorOf(std::string("\x93NUMPY\x07\x00\x00\x00", 10)),
+            "npy: unsupported format version 7.0 (versions 1.0 to 3.0 are "
+            "read)");
   // 2^62 f4 elements are 2^64 bytes, which wrapped to 0 (issue #13).
   EXPECT_EQ(errorOf(makeFile("{'descr': '<f4', 'fortran_order': False, "
                              "'shape': (4611686018427387904,), }",
                              "")),
             "npy: shape (4611686018427387904,) announces more bytes than fit "
             "in 64 bits");
+}
+
+TEST(NpyTest, NamesTheSystemsReasonForAnUnreadableFile) {
+  llvm::Expected<NpyArray> missing = readNpy("/nonexistent/dir/x.npy");
+  ASSERT_FALSE(!!missing);
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "cannot read '/nonexistent/dir/x.npy': " +
+                std::make_error_code(std::errc::no_such_file_or_directory)
+                    .message());
 }
 
 } // namespace
