@@ -19,18 +19,20 @@ static std::string formatDims(llvm::ArrayRef<int64_t> shape) {
 }
 
 std::optional<ArgumentSpec> ArgumentSpec::get(mlir::Type type) {
-  auto memref = llvm::dyn_cast<mlir::MemRefType>(type);
+  auto array = llvm::dyn_cast<mlir::ShapedType>(type);
+  if (array && !array.hasRank())
+    return std::nullopt;
   std::optional<ElementKind> kind =
-      getElementKind(memref ? memref.getElementType() : type);
+      getElementKind(array ? array.getElementType() : type);
   if (!kind)
     return std::nullopt;
   ArgumentSpec spec;
-  spec.isMemRef = static_cast<bool>(memref);
+  spec.isMemRef = static_cast<bool>(array);
   spec.kind = *kind;
-  if (memref) {
-    spec.shape.assign(memref.getShape().begin(), memref.getShape().end());
+  if (array)
+    spec.shape.assign(array.getShape().begin(), array.getShape().end());
+  if (auto memref = llvm::dyn_cast<mlir::MemRefType>(type))
     spec.identityLayout = memref.getLayout().isIdentity();
-  }
   llvm::raw_string_ostream os(spec.typeText);
   type.print(os);
   return spec;

@@ -29,3 +29,13 @@ func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @swap(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   return %y, %x : tensor<4xf32>, tensor<4xf32>
 }
+
+// A graph-level argument's mismatch names the tensor type the user wrote,
+// not the memref it is lowered to.
+// RUN: not npu-run %s --entry=id64 --input=%S/Inputs/f32-4.npy 2>&1 | FileCheck %s --check-prefix=TENSOR
+// RUN: not npu-run %s --entry=id64 --input=%S/Inputs/i32-64.npy 2>&1 | FileCheck %s --check-prefix=TENSOR-KIND
+// TENSOR: npu-run: argument #0 has shape [4] but the function takes 'tensor<64xf32>'
+// TENSOR-KIND: npu-run: argument #0 has element type 'f32' but the data is 'i32'
+func.func @id64(%x: tensor<64xf32>) -> tensor<64xf32> {
+  return %x : tensor<64xf32>
+}

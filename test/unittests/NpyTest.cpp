@@ -100,8 +100,7 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
             "npy: truncated header");
   // The magic alone is a truncated file, not a bad magic; a version is
   // printed as numbers, not as its raw bytes (issue #13).
-  EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01", 7)),
-            "npy: truncated header");
+  EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01", 7)), "npy: truncated header");
   EXPECT_EQ(errorOf(std::string("\x93NUMPY\x07\x00\x00\x00", 10)),
             "npy: unsupported format version 7.0 (versions 1.0 to 3.0 are "
             "read)");
@@ -116,10 +115,10 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
 TEST(NpyTest, NamesTheSystemsReasonForAnUnreadableFile) {
   llvm::Expected<NpyArray> missing = readNpy("/nonexistent/dir/x.npy");
   ASSERT_FALSE(!!missing);
-  EXPECT_EQ(llvm::toString(missing.takeError()),
-            "cannot read '/nonexistent/dir/x.npy': " +
-                std::make_error_code(std::errc::no_such_file_or_directory)
-                    .message());
+  EXPECT_EQ(
+      llvm::toString(missing.takeError()),
+      "cannot read '/nonexistent/dir/x.npy': " +
+          std::make_error_code(std::errc::no_such_file_or_directory).message());
 }
 
 } // namespace

@@ -283,13 +283,29 @@ static LogicalResult trimDynamicOutputs(func::FuncOp func,
   return success();
 }
 
+/// Checks argument `index` against the type the user wrote (a tensor, for
+/// a graph-level function), so a mismatch names that type rather than the
+/// lowered memref's.
+static LogicalResult checkDeclaredType(const HostArray &array, unsigned index,
+                                       Type declared) {
+  if (!isa<TensorType>(declared))
+    return success();
+  std::optional<ArgumentSpec> spec = ArgumentSpec::get(declared);
+  std::string mismatch = spec ? spec->describeMismatch(array, index) : "";
+  if (mismatch.empty())
+    return success();
+  fail(mismatch);
+  return failure();
+}
+
 /// The run's arguments in order: the --input files, then zeros for the
-/// results of a graph-level function (arguments from `numDataArgs` on),
+/// results of a graph-level function (arguments past `declaredTypes`),
 /// then random data when --random-inputs is given. Which arguments are
 /// random is printed, so made-up data is never silent.
 static FailureOr<SmallVector<HostArray>>
-gatherArguments(func::FuncOp func, unsigned numDataArgs,
+gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
                 const DeviceModel &device) {
+  unsigned numDataArgs = declaredTypes.size();
   std::mt19937_64 rng(randomSeed);
   SmallVector<HostArray> args;
   SmallVector<unsigned> randomArgs;
@@ -297,6 +313,9 @@ gatherArguments(func::FuncOp func, unsigned numDataArgs,
     FailureOr<HostArray> arg = failure();
     if (i < inputs.size()) {
       arg = readArgument(inputs[i], i, type);
+      if (succeeded(arg) && i < numDataArgs &&
+          failed(checkDeclaredType(*arg, i, declaredTypes[i])))
+        return failure();
     } else if (i >= numDataArgs) {
       arg = allocateArgument(type, i, device);
     } else if (randomSeed.getNumOccurrences()) {
@@ -412,7 +431,7 @@ int main(int argc, char **argv) {
                               : "no function named '" + entry + "'");
   // Lowering a graph-level function appends its results (and their row
   // counts) as arguments: those start as zeros and need no data.
-  unsigned numDataArgs = func.getNumArguments();
+  SmallVector<Type> declaredTypes(func.getArgumentTypes());
   if (failed(lowerGraphOps(*module)))
     return 1;
 
@@ -422,7 +441,7 @@ int main(int argc, char **argv) {
                 llvm::Twine(func.getNumArguments()) +
                 (func.getNumArguments() == 1 ? " argument" : " arguments"));
   FailureOr<SmallVector<HostArray>> args =
-      gatherArguments(func, numDataArgs, *device);
+      gatherArguments(func, declaredTypes, *device);
   if (failed(args))
     return 1;
 

@@ -67,8 +67,9 @@ struct ArgumentSpec {
   /// The type as MLIR prints it, for messages.
   std::string typeText;
 
-  /// The spec of a memref or scalar argument of `type`; std::nullopt when
-  /// the executors cannot store its elements.
+  /// The spec of a memref, ranked tensor (a graph-level function's
+  /// argument, before lowering) or scalar argument of `type`; std::nullopt
+  /// when the executors cannot store its elements.
   static std::optional<ArgumentSpec> get(mlir::Type type);
 
   /// Why `array` cannot be argument #`index` of this spec, as a message
