@@ -87,13 +87,15 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
   let dependentDialects = ["::npu::NPUDialect"];
 }
 
-def VerifyLayout : Pass<"npu-verify-layout", "mlir::func::FuncOp"> {
+def VerifyLayout : Pass<"npu-verify-layout", "mlir::ModuleOp"> {
   let summary = "Report every producer/consumer layout conflict";
   let description = [{
     Checks that every tensor with a layout carries a `#npu.layout`, that
     each op with a fixed mode produces that layout, and that every operand
     is stored in the layout its consumer needs. Each conflict is an error at
     the consumer with a note at the producer. Run after npu-layout-align.
+    A module pass so that every function is checked and reported even after
+    one fails (a function pass stops at the first failing function).
   }];
   let options = [NPU_GraphIOModeOption];
 }

@@ -89,8 +89,8 @@ private:
       auto tensor = cast<RankedTensorType>(type);
       it->second = {costKind == ConversionCostKind::Count
                         ? 1
-                        : getConversionBytes(tensor).value_or(1),
-                    getAlignedPaddingBytes(tensor).value_or(0)};
+                        : getConversionBytes(tensor),
+                    getAlignedPaddingBytes(tensor)};
     }
     return it->second;
   }
@@ -251,7 +251,8 @@ private:
                                    : ChannelNormDirection::to_nalign,
         value);
     ++changes.channelNorms;
-    changes.bytesConverted += getConversionBytes(type).value_or(0);
+    changes.bytesConverted += getConversionBytes(type);
+    changes.dynamicShapes |= !type.hasStaticShape();
     return conversion;
   }
 
@@ -314,7 +315,10 @@ struct LayoutAlignToNPUPass
     if (printStatistics)
       func.emitRemark() << "npu-layout-align: " << changes.channelNorms
                         << " channel_norm(s) inserted, "
-                        << changes.bytesConverted << " bytes converted";
+                        << changes.bytesConverted << " bytes converted"
+                        << (changes.dynamicShapes
+                                ? " (each dynamic dimension counted as 1)"
+                                : "");
   }
 };
 } // namespace

@@ -1,14 +1,16 @@
 //===- VerifyLayout.cpp - report layout conflicts -------------------------===//
 //
-// One walk over the function: every tensor with a layout must carry a
-// #npu.layout, fixed-mode ops must produce their mode, and every operand
-// must be stored as its consumer needs it. O(ops + uses).
+// One walk over each function of the module: every tensor with a layout must
+// carry a #npu.layout, fixed-mode ops must produce their mode, and every
+// operand must be stored as its consumer needs it. O(ops + uses).
 //
 //===----------------------------------------------------------------------===//
 
 #include "npu/Dialect/NPU/NPUInterfaces.h"
 #include "npu/Transforms/LayoutAlign.h"
 #include "npu/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 namespace npu {
 #define GEN_PASS_DEF_VERIFYLAYOUT
@@ -110,7 +112,10 @@ struct VerifyLayoutPass : public npu::impl::VerifyLayoutBase<VerifyLayoutPass> {
   using VerifyLayoutBase::VerifyLayoutBase;
 
   void runOnOperation() override {
-    if (failed(verifyLayouts(getOperation(), graphIOMode)))
+    bool ok = true;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      ok &= succeeded(verifyLayouts(func, graphIOMode));
+    if (!ok)
       signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -54,3 +54,19 @@ func.func @undecided(%x: tensor<2x64xf32, #npu.layout<nalign>>) -> tensor<2x64xf
 func.func @undecided_input(%x: tensor<2x64xf32>) {
   return
 }
+
+// -----
+
+// Every function is checked even after one fails (issue #13: without
+// threads the pass stopped at the first failing function).
+// RUN: npu-opt %s --split-input-file --verify-diagnostics --npu-verify-layout --mlir-disable-threading
+func.func @first_of_two(%x: tensor<2x64xf32, #npu.layout<align>>) -> tensor<2x64xf32, #npu.layout<nalign>> {
+  // expected-error @+1 {{'npu.transpose' op result #0 must be stored align}}
+  %0 = npu.transpose %x, [0, 1] : tensor<2x64xf32, #npu.layout<align>> -> tensor<2x64xf32, #npu.layout<nalign>>
+  return %0 : tensor<2x64xf32, #npu.layout<nalign>>
+}
+func.func @second_of_two(%x: tensor<2x64xf32, #npu.layout<align>>) -> tensor<2x64xf32, #npu.layout<nalign>> {
+  // expected-error @+1 {{'npu.transpose' op result #0 must be stored align}}
+  %0 = npu.transpose %x, [0, 1] : tensor<2x64xf32, #npu.layout<align>> -> tensor<2x64xf32, #npu.layout<nalign>>
+  return %0 : tensor<2x64xf32, #npu.layout<nalign>>
+}

@@ -195,7 +195,7 @@ int64_t priceOfConversions(ModuleOp module, ConversionCostKind kind) {
   module.walk([&](ChannelNormOp op) {
     price += kind == ConversionCostKind::Count
                  ? 1
-                 : *getConversionBytes(op.getInput().getType());
+                 : getConversionBytes(op.getInput().getType());
   });
   return price;
 }
@@ -230,7 +230,7 @@ protected:
     options.strategy = strategy;
     options.costKind = cost;
     pm.addNestedPass<func::FuncOp>(createLayoutAlignToNPU(options));
-    pm.addNestedPass<func::FuncOp>(createVerifyLayout());
+    pm.addPass(createVerifyLayout());
     if (failed(pm.run(module)) || failed(verify(module)))
       return errors.empty() ? std::string("failed") : errors;
     return std::nullopt;

@@ -67,7 +67,10 @@ mlir::FailureOr<LayoutGraph> buildLayoutGraph(mlir::func::FuncOp func,
 /// What applyLayout changed.
 struct LayoutChanges {
   int64_t channelNorms = 0;
+  /// Priced as getConversionBytes prices.
   int64_t bytesConverted = 0;
+  /// Whether a converted tensor has a dynamic dimension (counted as 1).
+  bool dynamicShapes = false;
 };
 
 /// Writes `modes` (one per node of `graph`) into `func`: `#npu.layout`

@@ -126,31 +126,36 @@ static std::optional<int64_t> computeStorageBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
-/// The storage sizes of `type` without and with channel alignment.
-static std::optional<std::pair<int64_t, int64_t>>
-getDenseAndAlignedBytes(RankedTensorType type) {
-  std::optional<int64_t> dense = computeStorageBytes(
-      type.getShape(), type.getElementType(), /*aligned=*/false);
-  std::optional<int64_t> aligned =
-      canBeStoredAligned(type.getRank())
-          ? computeStorageBytes(type.getShape(), type.getElementType(),
-                                /*aligned=*/true)
-          : dense;
-  if (!dense || !aligned)
-    return std::nullopt;
-  return std::make_pair(*dense, *aligned);
+/// The storage sizes of `type` without and with channel alignment, as
+/// priced: each dynamic dimension counted as 1, an element without a fixed
+/// width (index) as 8 bytes, each size capped at kMaxPricedBytes. Never 0
+/// for a non-empty tensor, so a dynamic tensor is never free to convert.
+static std::pair<int64_t, int64_t> getPricedBytes(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t &d : shape)
+    if (ShapedType::isDynamic(d))
+      d = 1;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat())
+    element = IntegerType::get(type.getContext(), 64);
+  auto priced = [&](bool aligned) {
+    return std::min(
+        computeStorageBytes(shape, element, aligned).value_or(kMaxPricedBytes),
+        kMaxPricedBytes);
+  };
+  int64_t dense = priced(/*aligned=*/false);
+  return {dense, canBeStoredAligned(type.getRank()) ? priced(/*aligned=*/true)
+                                                    : dense};
 }
 
-std::optional<int64_t> npu::getConversionBytes(RankedTensorType type) {
-  if (auto sizes = getDenseAndAlignedBytes(type))
-    return sizes->first + sizes->second;
-  return std::nullopt;
+int64_t npu::getConversionBytes(RankedTensorType type) {
+  auto [dense, aligned] = getPricedBytes(type);
+  return dense + aligned;
 }
 
-std::optional<int64_t> npu::getAlignedPaddingBytes(RankedTensorType type) {
-  if (auto sizes = getDenseAndAlignedBytes(type))
-    return sizes->second - sizes->first;
-  return std::nullopt;
+int64_t npu::getAlignedPaddingBytes(RankedTensorType type) {
+  auto [dense, aligned] = getPricedBytes(type);
+  return aligned - dense;
 }
 
 std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {

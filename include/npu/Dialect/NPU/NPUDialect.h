@@ -47,13 +47,20 @@ bool canBeStoredAligned(int64_t rank);
 /// element types without a fixed width.
 std::optional<int64_t> getStorageSizeInBytes(mlir::RankedTensorType type);
 
+/// The largest size the layout pass prices a tensor at (256 TiB): no device
+/// holds more, and sums over a graph's values stay far from overflow.
+inline constexpr int64_t kMaxPricedBytes = int64_t(1) << 48;
+
 /// Returns the bytes a channel_norm of `type` moves: the value read in one
-/// layout plus the value written in the other.
-std::optional<int64_t> getConversionBytes(mlir::RankedTensorType type);
+/// layout plus the value written in the other. A price, never unknown: each
+/// dynamic dimension counts as 1 (the cost per unit of it), an element
+/// without a fixed width as 8 bytes, and the size is capped at
+/// kMaxPricedBytes.
+int64_t getConversionBytes(mlir::RankedTensorType type);
 
 /// Returns the bytes the aligned form of `type` occupies beyond the dense
-/// form.
-std::optional<int64_t> getAlignedPaddingBytes(mlir::RankedTensorType type);
+/// form, priced as getConversionBytes prices.
+int64_t getAlignedPaddingBytes(mlir::RankedTensorType type);
 
 } // namespace npu
 
