@@ -82,4 +82,32 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
   ];
 }
 
+def GuardMemoryAccesses : Pass<"npu-guard-memory-accesses", "mlir::ModuleOp"> {
+  let summary = "Bounds-check every memory access of lowered kernels (the "
+                "JIT's checked mode)";
+  let description = [{
+    Runs on the output of npu-lower-device-to-loops. Every `memref.load`,
+    `memref.store` and `memref.atomic_rmw` runs only when each index is
+    within its dimension; the views upstream MLIR knows how to check
+    (`memref.subview`, `expand_shape`, `collapse_shape`, `reinterpret_cast`,
+    `cast`) get upstream's runtime verification (the
+    RuntimeVerifiableOpInterface, as `--generate-runtime-verification`),
+    whose `cf.assert`s are turned into records instead of aborts. A failed
+    check writes its site, and for an index the dimension, the index and
+    the size, into the global `@npu_checked_status` (memref<4xi64>: the
+    first failure wins, by an atomic compare); from then on every access,
+    copy and runtime call is skipped (a load reads 0), so the kernel ends
+    without touching memory out of bounds. The module gets
+    `npudev.checked_sites`, one [location, op, reason] triple per site, which
+    the JIT reads to report the failure as the simulator does, e.g.
+    `'memref.load' op index 64 is out of bounds for dimension 0 of size 64`.
+    An op lowered from an npudev op whose location is a NameLoc carrying
+    that op's name is reported under that name.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // NPU_CONVERSION_PASSES_TD

@@ -14,6 +14,7 @@
 #include "npu/JIT/Jit.h"
 #include "Runtime.h"
 #include "npu/Conversion/Passes.h"
+#include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/JIT/WorkspaceAllocator.h"
@@ -40,6 +41,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -73,7 +75,14 @@ struct MathToLibmWherePossible
 
 void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
                                         const JitOptions &options) {
+  // Checked: the accesses written in the kernel are guarded before the
+  // lowering (which erases dead loads, out-of-bounds ones too), those it
+  // creates after.
+  if (options.checked)
+    pm.addPass(createGuardMemoryAccesses());
   pm.addPass(createLowerDeviceToLoops());
+  if (options.checked)
+    pm.addPass(createGuardMemoryAccesses());
   if (options.threads > 1) {
     // Tasks (the scf.parallel of each launch) run on the async runtime's
     // thread pool, one task per work item.
@@ -186,6 +195,14 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   for (Operation *report : dev::getRowReports(func))
     kernel->reportMessages.push_back(
         cast<dev::ReportRowsOp>(report).getMessage().str());
+  // A check names the npudev op an access was lowered from.
+  if (options.checked)
+    module.walk([](Operation *op) {
+      if (isa<dev::NPUDevDialect>(op->getDialect()))
+        op->setLoc(NameLoc::get(
+            StringAttr::get(op->getContext(), op->getName().getStringRef()),
+            op->getLoc()));
+    });
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
   // Argument annotations (npudev.output) mean nothing to LLVM.
@@ -193,6 +210,15 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
     func.setArgAttrs(i, DictionaryAttr::get(module.getContext()));
   if (failed(lowerToLLVMDialect(module, options)))
     return failure();
+  if (auto sites = module->getAttrOfType<ArrayAttr>("npudev.checked_sites")) {
+    for (auto site : sites.getAsRange<ArrayAttr>()) {
+      auto text = site.getAsValueRange<StringAttr>();
+      auto it = text.begin();
+      kernel->checkSites.push_back(
+          {(*it).str(), (*std::next(it)).str(), (*std::next(it, 2)).str()});
+    }
+    module->removeAttr("npudev.checked_sites");
+  }
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -228,6 +254,13 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
     return module.emitError("cannot JIT the kernel: ")
            << llvm::toString(engine.takeError());
   (*engine)->registerSymbols(getRuntimeSymbols);
+  if (!kernel->checkSites.empty()) {
+    llvm::Expected<void *> status = (*engine)->lookup("npu_checked_status");
+    if (!status)
+      return module.emitError("checked mode: ")
+             << llvm::toString(status.takeError());
+    kernel->checkStatus = static_cast<int64_t *>(*status);
+  }
   kernel->engine = std::move(*engine);
   return kernel;
 }
@@ -263,6 +296,8 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
         ElementKind::I64, clear, {static_cast<int64_t>(clear.size())});
     packed.push_back(packMemRef(status));
   }
+  if (checkStatus)
+    std::fill(checkStatus, checkStatus + 4, 0);
   std::vector<void *> descriptorPointers(packed.size());
   SmallVector<void *> invokeArgs;
   for (size_t i = 0; i < packed.size(); ++i) {
@@ -276,7 +311,24 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
   std::string mixedError = takeMixedLaunchError();
   if (!mixedError.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), mixedError);
+  if (llvm::Error error = checkBounds())
+    return error;
   return checkReports(status);
+}
+
+llvm::Error CompiledKernel::checkBounds() const {
+  if (!checkStatus || checkStatus[0] == 0)
+    return llvm::Error::success();
+  const auto &[location, op, reason] = checkSites[checkStatus[0] - 1];
+  std::string message =
+      (location.empty() ? "" : location + ": ") + "'" + op + "' op " +
+      (reason.empty()
+           ? llvm::formatv("index {0} is out of bounds for "
+                           "dimension {1} of size {2}",
+                           checkStatus[2], checkStatus[1], checkStatus[3])
+                 .str()
+           : reason);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 llvm::Error CompiledKernel::checkReports(const HostArray &status) const {

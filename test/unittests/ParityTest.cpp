@@ -9,6 +9,7 @@
 // computed by walking the kernels, not declared, so a new op without a
 // parity kernel fails EveryModelledOpIsCovered.
 //
+// Every kernel also runs in the JIT's checked mode, with the same bytes.
 // Also: every kernel round-trips through the printer and parser, every
 // arith op is simulated (the JIT lowers them all), and the math
 // ops the simulator does not model are the ones the JIT cannot lower either.
@@ -285,13 +286,24 @@ protected:
     ASSERT_TRUE(func);
     std::vector<HostArray> simArgs =
         randomArguments(func, kernel.lo, kernel.hi, 7);
-    std::vector<HostArray> jitArgs = simArgs;
+    std::vector<HostArray> jitArgs = simArgs, checkedArgs = simArgs;
     sim::SimulationReport report;
     // The device the module names (mlu590 when it names none).
     ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, {}, report)));
     ASSERT_TRUE(succeeded(jit::runJit(*jitModule, kernel.function, jitArgs)));
     for (size_t i = 0; i < simArgs.size(); ++i)
       EXPECT_EQ(simArgs[i].data, jitArgs[i].data) << "argument #" << i;
+    // The checked mode's guards change nothing in a kernel that stays in
+    // bounds.
+    OwningOpRef<ModuleOp> checkedModule =
+        parseSourceString<ModuleOp>(kernel.source, &ctx);
+    jit::JitOptions checked;
+    checked.checked = true;
+    ASSERT_TRUE(succeeded(
+        jit::runJit(*checkedModule, kernel.function, checkedArgs, checked)));
+    for (size_t i = 0; i < simArgs.size(); ++i)
+      EXPECT_EQ(simArgs[i].data, checkedArgs[i].data)
+          << "argument #" << i << ", checked";
   }
 
   MLIRContext ctx;

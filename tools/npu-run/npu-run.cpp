@@ -80,6 +80,10 @@ cl::opt<int32_t> jitThreads(
     "jit-threads",
     cl::desc("host threads running the tasks in --mode=jit (default 1)"),
     cl::init(1));
+cl::opt<bool> checkedJit(
+    "checked",
+    cl::desc("with --mode=jit, bounds-check every memory access and fail "
+             "as the simulator does (which always checks)"));
 cl::opt<std::string> tracePath("trace",
                                cl::desc("write a Chrome trace-event JSON"));
 cl::opt<bool> listSimulatedOps(
@@ -454,10 +458,11 @@ int main(int argc, char **argv) {
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
-  LogicalResult ran = mode == Mode::Jit
-                          ? jit::runJit(*module, func.getSymName().str(), *args,
-                                        jit::JitOptions{3, jitThreads})
-                          : sim::simulate(func, *args, options, report, &trace);
+  LogicalResult ran =
+      mode == Mode::Jit
+          ? jit::runJit(*module, func.getSymName().str(), *args,
+                        jit::JitOptions{3, jitThreads, checkedJit})
+          : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;
 

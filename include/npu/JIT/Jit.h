@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
+
 namespace mlir {
 class ExecutionEngine;
 class OpPassManager;
@@ -28,6 +30,10 @@ struct JitOptions {
   /// Host threads running a launch's tasks; 1 runs them in order on the
   /// calling thread.
   int32_t threads = 1;
+  /// Bounds-check every memory access (npu-guard-memory-accesses): a run
+  /// that would go out of bounds fails, naming the op, the index and the
+  /// dimension, as the simulator does.
+  bool checked = false;
 };
 
 /// A kernel compiled to native code, to run any number of times.
@@ -56,6 +62,15 @@ private:
   /// The messages of the kernel's npudev.report_rows, in program order;
   /// the compiled function takes their status buffer last.
   std::vector<std::string> reportMessages;
+  /// In checked mode, the error of the failed check the status records.
+  llvm::Error checkBounds() const;
+
+  /// In checked mode, per check site: its location, the op it names and
+  /// the reason ("" for an index, whose details the status holds).
+  std::vector<std::array<std::string, 3>> checkSites;
+  /// In checked mode, the kernel's @npu_checked_status: the failed site
+  /// (from 1; 0 when none failed), then dimension, index and size.
+  int64_t *checkStatus = nullptr;
 };
 
 /// Compiles `module`'s `entry` and runs it once on `args` (one per argument;
