@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopBuilders.h"
 #include "npu/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,6 +32,7 @@ namespace npu {
 } // namespace npu
 
 using namespace mlir;
+using namespace npu::dev::loops;
 
 namespace {
 
@@ -80,6 +82,12 @@ std::pair<std::string, std::string> parseUpstreamMessage(StringRef message) {
     }
   }
   return {op, reason};
+}
+
+/// The negation of the i1 `flag`.
+Value buildNot(OpBuilder &b, Location loc, Value flag) {
+  return b.create<arith::XOrIOp>(loc, flag,
+                                 b.create<arith::ConstantIntOp>(loc, 1, 1));
 }
 
 class AccessGuard {
@@ -171,8 +179,8 @@ private:
   /// `details` (dimension, index, size) after it.
   void buildRecord(OpBuilder &b, Location loc, Value site, ValueRange details) {
     Value status = getStatus(b, loc);
-    Value zero = b.create<arith::ConstantIntOp>(loc, 0, 64);
-    Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value zero = zeroOf(b, loc, b.getI64Type());
+    Value c0 = indexConst(b, loc, 0);
     auto swap = b.create<memref::GenericAtomicRMWOp>(loc, status, c0);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -190,19 +198,18 @@ private:
     b.create<scf::IfOp>(loc, won, [&](OpBuilder &b, Location loc) {
       for (auto [i, value] : llvm::enumerate(details))
         markChecked(b.create<memref::StoreOp>(
-            loc, value, status,
-            ValueRange{b.create<arith::ConstantIndexOp>(loc, i + 1)}));
+            loc, value, status, ValueRange{indexConst(b, loc, i + 1)}));
       b.create<scf::YieldOp>(loc);
     });
   }
 
   /// Whether nothing has failed so far.
   Value buildNothingFailed(OpBuilder &b, Location loc) {
-    Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value c0 = indexConst(b, loc, 0);
     Value first =
         markChecked(b.create<memref::LoadOp>(loc, getStatus(b, loc), c0));
     return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, first,
-                                   b.create<arith::ConstantIntOp>(loc, 0, 64));
+                                   zeroOf(b, loc, b.getI64Type()));
   }
 
   /// Upstream aborts on a failed assert; here the failure is recorded and
@@ -212,8 +219,7 @@ private:
     Location loc = op.getLoc();
     auto [verified, reason] = parseUpstreamMessage(op.getMsg());
     Value site = addSite(b, op, sourceOpName(op, verified), reason);
-    Value failed = b.create<arith::XOrIOp>(
-        loc, op.getArg(), b.create<arith::ConstantIntOp>(loc, 1, 1));
+    Value failed = buildNot(b, loc, op.getArg());
     b.create<scf::IfOp>(loc, failed, [&](OpBuilder &b, Location loc) {
       buildRecord(b, loc, site, {});
       b.create<scf::YieldOp>(loc);
@@ -244,8 +250,7 @@ private:
           onSkip(b);
           SmallVector<Value> zeros;
           for (Type type : op->getResultTypes())
-            zeros.push_back(
-                b.create<arith::ConstantOp>(loc, b.getZeroAttr(type)));
+            zeros.push_back(zeroOf(b, loc, type));
           b.create<scf::YieldOp>(loc, zeros);
         });
     op->replaceAllUsesWith(guard.getResults());
@@ -272,8 +277,7 @@ private:
     SmallVector<Value> indexList(indices);
     runOnlyIf(op, go, [&](OpBuilder &b) {
       for (auto [d, index] : llvm::enumerate(indexList)) {
-        Value out = b.create<arith::XOrIOp>(
-            loc, inBounds[d], b.create<arith::ConstantIntOp>(loc, 1, 1));
+        Value out = buildNot(b, loc, inBounds[d]);
         b.create<scf::IfOp>(loc, out, [&](OpBuilder &b, Location loc) {
           auto asI64 = [&](Value v) -> Value {
             return b.create<arith::IndexCastOp>(loc, b.getI64Type(), v);
