@@ -5,6 +5,8 @@ BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 CMAKE      ?= cmake
 JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+SANITIZE_BUILD_DIR ?= build-sanitize
 
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere
 # (CI) still hits the cache filled by an earlier build.
@@ -12,7 +14,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all deps configure build check demo docs bench format clean
+.PHONY: all deps configure build check sanitize-configure check-sanitize fuzz demo docs bench format clean
 
 all: build
 
@@ -20,7 +22,8 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
-	$(CMAKE) -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	$(CMAKE) -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  $(CMAKE_ARGS)
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -32,6 +35,29 @@ check: build
 	@$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target check-npu; \
 	  status=$$?; python3 scripts/lit-summary.py $(BUILD_DIR)/lit-results.json; \
 	  exit $$status
+
+# The whole suite again, built by clang-19 with AddressSanitizer (leaks
+# included) and UndefinedBehaviorSanitizer in its own build directory. The
+# same build carries libFuzzer's coverage instrumentation, so `make fuzz`
+# needs no build of its own.
+SANITIZE_CMAKE_ARGS = -DCMAKE_C_COMPILER=clang-19 \
+  -DCMAKE_CXX_COMPILER=clang++-19 -DNPU_SANITIZERS=address,undefined \
+  -DNPU_ENABLE_FUZZERS=ON
+FUZZ_SECONDS ?= 60
+
+sanitize-configure:
+	@bash scripts/install-deps.sh --sanitize
+	@$(CMAKE) -G Ninja -S . -B $(SANITIZE_BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(SANITIZE_CMAKE_ARGS) > /dev/null
+
+check-sanitize: sanitize-configure
+	@$(MAKE) --no-print-directory check BUILD_DIR=$(SANITIZE_BUILD_DIR)
+
+# Each fuzz target for FUZZ_SECONDS, from a seed corpus made of test/.
+fuzz: sanitize-configure
+	$(CMAKE) --build $(SANITIZE_BUILD_DIR) -j $(JOBS) \
+	  --target npu-opt-fuzzer npu-input-fuzzer
+	@python3 scripts/fuzz.py $(SANITIZE_BUILD_DIR) $(FUZZ_SECONDS)
 
 demo: build
 	$(CMAKE) --build $(BUILD_DIR) --target npu-demo
@@ -48,4 +74,4 @@ format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_BUILD_DIR)

@@ -37,6 +37,12 @@ endfunction()
 function(add_npu_library name)
   add_mlir_library(${ARGV} DISABLE_INSTALL)
   target_include_directories(${name} INTERFACE $<INSTALL_INTERFACE:include>)
+  if(NPU_SANITIZERS)
+    target_compile_options(${name} INTERFACE
+      "$<INSTALL_INTERFACE:${NPU_SANITIZER_FLAGS}>")
+    target_link_options(${name} INTERFACE
+      "$<INSTALL_INTERFACE:-fsanitize=${NPU_SANITIZERS}>")
+  endif()
   add_npu_library_install(${name})
 endfunction()
 

@@ -4,6 +4,8 @@
 #   scripts/install-deps.sh          what the build and `make check` need
 #   scripts/install-deps.sh --bench  also the benchmarks' peers (OpenBLAS;
 #                                    python3-torch for FlashAttention)
+#   scripts/install-deps.sh --sanitize  also clang-19 and its sanitizer and
+#                                    libFuzzer runtimes (check-sanitize, fuzz)
 set -euo pipefail
 
 PACKAGES=(
@@ -11,9 +13,10 @@ PACKAGES=(
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev python3
 )
-if [ "${1:-}" = "--bench" ]; then
-  PACKAGES+=(libopenblas0-pthread python3-torch)
-fi
+case "${1:-}" in
+  --bench) PACKAGES+=(libopenblas0-pthread python3-torch) ;;
+  --sanitize) PACKAGES+=(clang-19 libclang-rt-19-dev) ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

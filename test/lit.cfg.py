@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -26,6 +27,10 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CCACHE_DIR",
                                      "CCACHE_BASEDIR", "CCACHE_NOHASHDIR",
                                      "CCACHE_MAXSIZE"])
 llvm_config.use_default_substitutions()
+
+sys.path.insert(0, os.path.dirname(__file__))
+import sanitizers  # noqa: E402
+sanitizers.configure(config, config.npu_sanitizers)
 # `not` and `count` at the start of a RUN line are found on PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

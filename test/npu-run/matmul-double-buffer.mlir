@@ -88,5 +88,7 @@ func.func @matmul(%out: !c) {
     npudev.matmul %a1, %b1, %acc {accumulate} : !atile, !btile, !ctile
     npudev.dma %acc, %out : !ctile to !c
   }
+  memref.dealloc %A : !a
+  memref.dealloc %B : !b
   return
 }

@@ -46,5 +46,7 @@ func.func @vadd(%out: !global) {
       npudev.dma %bx, %zs : !tile to !window
     }
   }
+  memref.dealloc %x : !global
+  memref.dealloc %y : !global
   return
 }

@@ -168,12 +168,13 @@ LogicalResult MixedLaunchOp::verify() {
       return failure();
   // Every task may wait for any other, so all of them hold a core at once.
   if (!device->hasSplitCores()) {
+    // Both counts are positive int64 values: their sum fits in uint64.
+    uint64_t tasks = getCubeTasks() + getVectorTasks();
     int64_t cores = device->getNumCores();
-    if (getCubeTasks() + getVectorTasks() > cores)
+    if (tasks > static_cast<uint64_t>(cores))
       return emitOpError("runs ")
-             << getCubeTasks() + getVectorTasks()
-             << " tasks at once, but device '" << device->name << "' has "
-             << cores << " cores";
+             << tasks << " tasks at once, but device '" << device->name
+             << "' has " << cores << " cores";
     return success();
   }
   for (CoreKind kind : {CoreKind::cube, CoreKind::vector})
