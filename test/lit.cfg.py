@@ -36,4 +36,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.npu_tools_dir, config.llvm_tools_dir]
 tools = ["npu-opt", "npu-run"]
+if config.npu_fuzzers:
+    config.available_features.add("fuzzers")
+    tools += ["npu-opt-fuzzer", "npu-input-fuzzer"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -11,11 +11,14 @@
 
 #include "npu/InitAll.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -49,6 +52,33 @@ constexpr const char *kPipelines[] = {
 };
 
 constexpr unsigned kInputsPerContext = 4096;
+
+/// MLIR 19's parser turns `array<i1: 1>` (an integer literal first, not
+/// `true`) into an attribute without data, and printing it, as a verifier's
+/// diagnostic does, reads a null pointer; mlir-opt-19 crashes the same way
+/// (llvm/circt#9374). The fix belongs upstream, so such inputs are skipped
+/// rather than reported again and again.
+bool hasMisparsedBoolArray(ModuleOp module) {
+  bool found = false;
+  AttrTypeWalker walker;
+  walker.addWalk([&](DenseBoolArrayAttr array) {
+    if (array.getRawData().size() != static_cast<size_t>(array.size()))
+      found = true;
+  });
+  module->walk([&](Operation *op) {
+    walker.walk(op->getAttrDictionary());
+    if (Attribute properties = op->getPropertiesAsAttribute())
+      walker.walk(properties);
+    walker.walk(op->getLoc());
+    for (Type type : op->getResultTypes())
+      walker.walk(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          walker.walk(argument.getType());
+  });
+  return found;
+}
 
 struct FuzzState {
   explicit FuzzState(const DialectRegistry &registry)
@@ -90,11 +120,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (inputsSeen++ % kInputsPerContext == 0)
     state = std::make_unique<FuzzState>(*registry);
   // The lexer relies on a terminating NUL, as a file read by npu-opt has;
-  // libFuzzer's buffer ends without one. The parser verifies what it read.
+  // libFuzzer's buffer ends without one.
   std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      text, ParserConfig(&state->context), "fuzz-input");
-  if (module)
+      text, ParserConfig(&state->context, /*verifyAfterParse=*/false),
+      "fuzz-input");
+  if (module && !hasMisparsedBoolArray(*module) && succeeded(verify(*module)))
     state->runPipelines(*module);
   return 0;
 }
