@@ -5,7 +5,6 @@ BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 CMAKE      ?= cmake
 JOBS       ?= $(shell nproc)
-CMAKE_ARGS ?=
 SANITIZE_BUILD_DIR ?= build-sanitize
 
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere
@@ -22,8 +21,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
-	$(CMAKE) -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  $(CMAKE_ARGS)
+	$(CMAKE) -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
 configure: deps $(BUILD_DIR)/build.ninja
 

@@ -21,6 +21,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "test"))
+import sanitizers  # noqa: E402  (the lit suites' sanitizer options)
 TARGETS = ["npu-opt-fuzzer", "npu-input-fuzzer"]
 OP_NAME = re.compile(rb"\b(?:npu|npudev|sparse|arith|memref|scf|func|tensor|"
                      rb"math)\.[a-z_0-9]+")
@@ -101,9 +103,8 @@ def run_target(build, target, seconds):
     if names:
         write_dict(os.path.join(work, "ops.dict"), names)
         args.append("-dict=" + os.path.join(work, "ops.dict"))
-    env = dict(os.environ,
-               ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1",
-               UBSAN_OPTIONS="print_stacktrace=1")
+    env = dict(os.environ, ASAN_OPTIONS=sanitizers.ASAN_OPTIONS,
+               UBSAN_OPTIONS=sanitizers.UBSAN_OPTIONS)
     log_path = os.path.join(work, "log.txt")
     with open(log_path, "wb") as log:
         status = subprocess.call(args + [corpus, seeds], env=env,
