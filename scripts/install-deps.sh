@@ -6,16 +6,22 @@
 #                                    python3-torch for FlashAttention)
 #   scripts/install-deps.sh --sanitize  also clang-19 and its sanitizer and
 #                                    libFuzzer runtimes (check-sanitize, fuzz)
+#   scripts/install-deps.sh --onnx-export  also python3-onnx, python3-torch
+#                                    and python3-torchvision, for the scripts
+#                                    that write ONNX models (never needed by
+#                                    the build or `make check`)
 set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build ccache g++ lld-19
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev python3
+  libonnx-dev libprotobuf-dev
 )
 case "${1:-}" in
   --bench) PACKAGES+=(libopenblas0-pthread python3-torch) ;;
   --sanitize) PACKAGES+=(clang-19 libclang-rt-19-dev) ;;
+  --onnx-export) PACKAGES+=(python3-onnx python3-torch python3-torchvision) ;;
 esac
 
 missing=()

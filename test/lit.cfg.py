@@ -35,7 +35,7 @@ sanitizers.configure(config, config.npu_sanitizers)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.npu_tools_dir, config.llvm_tools_dir]
-tools = ["npu-opt", "npu-run"]
+tools = ["npu-opt", "npu-run", "npu-import-onnx"]
 if config.npu_fuzzers:
     config.available_features.add("fuzzers")
     tools += ["npu-opt-fuzzer", "npu-input-fuzzer"]

@@ -43,6 +43,11 @@ def NPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getAlignModeAttrName() {
       return "npu.align_mode";
     }
+    /// Module attribute naming the ONNX model an imported module came from
+    /// (producer and opset; npu-import-onnx writes it).
+    static constexpr ::llvm::StringLiteral getONNXSourceAttrName() {
+      return "npu.onnx_source";
+    }
   }];
 }
 
@@ -93,6 +98,49 @@ def NPU_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 }
 
 def NPU_ReduceKindAttr : EnumAttr<NPU_Dialect, NPU_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// How npu.resize computes its output: the ONNX Resize attributes mode,
+// coordinate_transformation_mode and nearest_mode.
+def NPU_ResizeMode : I32EnumAttr<"ResizeMode", "resize interpolation", [
+      I32EnumAttrCase<"nearest", 0>,
+      I32EnumAttrCase<"linear", 1>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+def NPU_ResizeModeAttr : EnumAttr<NPU_Dialect, NPU_ResizeMode, "resize_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPU_ResizeCoordinateMode : I32EnumAttr<"ResizeCoordinateMode",
+    "how resize maps output coordinates to input coordinates", [
+      I32EnumAttrCase<"half_pixel", 0>,
+      I32EnumAttrCase<"pytorch_half_pixel", 1>,
+      I32EnumAttrCase<"align_corners", 2>,
+      I32EnumAttrCase<"asymmetric", 3>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+def NPU_ResizeCoordinateModeAttr
+    : EnumAttr<NPU_Dialect, NPU_ResizeCoordinateMode, "resize_coordinate_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def NPU_ResizeNearestMode : I32EnumAttr<"ResizeNearestMode",
+    "how nearest-neighbour resize rounds input coordinates", [
+      I32EnumAttrCase<"round_prefer_floor", 0>,
+      I32EnumAttrCase<"round_prefer_ceil", 1>,
+      I32EnumAttrCase<"floor", 2>,
+      I32EnumAttrCase<"ceil", 3>
+    ]> {
+  let cppNamespace = "::npu";
+  let genSpecializedAttr = 0;
+}
+def NPU_ResizeNearestModeAttr
+    : EnumAttr<NPU_Dialect, NPU_ResizeNearestMode, "resize_nearest_mode"> {
   let assemblyFormat = "`<` $value `>`";
 }
 

@@ -37,6 +37,74 @@ def NPU_ScatterOp : NPU_GraphOp<"scatter", [NPU_RequiresAlignedLayout]> {
   let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
 }
 
+def NPU_ScatterNDOp
+    : NPU_GraphOp<"scatter_nd", [NPU_RequiresAlignedLayout]> {
+  let summary = "scatter of slices of updates into data at index tuples";
+  let description = [{
+    ONNX ScatterND semantics (no reduction): `indices` is `[..., k]` with
+    `k <= rank(data)`, each row an index tuple into the leading `k`
+    dimensions of `data`; `updates` has shape `indices.shape[:-1] ++
+    data.shape[k:]`. `output = data`, then each slice `output[indices[j]]`
+    is replaced by `updates[j]`, in index order.
+  }];
+  let arguments = (ins NPU_Tensor:$data, NPU_IntTensor:$indices,
+                       NPU_Tensor:$updates);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_GatherOp : NPU_Op<"gather", [Pure,
+    DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
+    NPU_ShapeFunctionVerified, NPU_InferTypeOpAdaptor]> {
+  let summary = "gathers slices of data along one axis (ONNX Gather)";
+  let description = [{
+    `output[a..., i..., b...] = data[a..., indices[i...], b...]` with `a`
+    the dimensions before `axis`: the result shape is `data.shape[:axis] ++
+    indices.shape ++ data.shape[axis+1:]`. Negative indices count from the
+    end. AlignMode: gathering whole rows (any axis but the innermost) works
+    in either layout (BOTH); picking single channels out of the innermost
+    dimension produces dense data (NALIGN).
+  }];
+  let arguments = (ins NPU_Tensor:$data, NPU_IntTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_ExpandOp : NPU_GraphOp<"expand"> {
+  let summary = "broadcasts a tensor to a shape (ONNX Expand)";
+  let description = [{
+    The result shape is the numpy broadcast of the input's shape and
+    `shape` (so a dimension of `shape` may be 1 where the input's is not).
+  }];
+  let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def NPU_ResizeOp : NPU_GraphOp<"resize", [NPU_RequiresAlignedLayout]> {
+  let summary = "resizes the spatial dimensions of an [N, H, W, C] tensor";
+  let description = [{
+    ONNX Resize of H and W to `size`: each output pixel maps back to input
+    coordinates by `coordinate_mode` (x_in = (x_out + 0.5) / scale - 0.5 for
+    half_pixel; pytorch_half_pixel the same except 0 when the output extent
+    is 1; align_corners x_out * (in - 1) / (out - 1); asymmetric
+    x_out / scale) with `scale = out / in`; `nearest` then rounds by
+    `nearest_mode`, `linear` interpolates bilinearly between the four
+    neighbours (clamped at the edges). Like the pools, its kernel reads
+    aligned channels.
+  }];
+  let arguments = (ins NPU_FloatTensor:$input,
+      DenseI64ArrayAttr:$size,
+      NPU_ResizeModeAttr:$mode,
+      DefaultValuedAttr<NPU_ResizeCoordinateModeAttr,
+                        "::npu::ResizeCoordinateMode::half_pixel">:$coordinate_mode,
+      DefaultValuedAttr<NPU_ResizeNearestModeAttr,
+                        "::npu::ResizeNearestMode::round_prefer_floor">:$nearest_mode);
+  let results = (outs NPU_FloatTensor:$output);
+  let assemblyFormat = "$input $mode attr-dict `:` type($input) `->` type($output)";
+}
+
 def NPU_PadOp : NPU_GraphOp<"pad", [NPU_RequiresAlignedLayout]> {
   let summary = "pads a tensor with a constant";
   let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$pad_low,

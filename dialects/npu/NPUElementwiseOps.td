@@ -14,10 +14,11 @@ include "npu/NPUOpBase.td"
 // Unary
 //===----------------------------------------------------------------------===//
 
-class NPU_UnaryOp<string mnemonic, string math, Type tensor = NPU_Tensor>
+class NPU_UnaryOp<string mnemonic, string math, Type tensor = NPU_Tensor,
+                  dag extraArgs = (ins)>
     : NPU_GraphOp<mnemonic> {
   let summary = "elementwise " # math;
-  let arguments = (ins tensor:$input);
+  let arguments = !con((ins tensor:$input), extraArgs);
   let results = (outs tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let extraClassDefinition = [{
@@ -40,6 +41,20 @@ def NPU_TanhOp : NPU_UnaryOp<"tanh", "hyperbolic tangent", NPU_FloatTensor>;
 def NPU_SigmoidOp : NPU_UnaryOp<"sigmoid", "1 / (1 + e^-x)", NPU_FloatTensor>;
 def NPU_SqrtOp : NPU_UnaryOp<"sqrt", "square root", NPU_FloatTensor>;
 def NPU_RsqrtOp : NPU_UnaryOp<"rsqrt", "reciprocal square root", NPU_FloatTensor>;
+def NPU_ErfOp : NPU_UnaryOp<"erf", "Gauss error function", NPU_FloatTensor>;
+def NPU_HardSwishOp
+    : NPU_UnaryOp<"hard_swish", "x * max(0, min(1, x / 6 + 1 / 2))",
+                  NPU_FloatTensor>;
+def NPU_HardSigmoidOp
+    : NPU_UnaryOp<"hard_sigmoid", "max(0, min(1, alpha * x + beta))",
+                  NPU_FloatTensor, (ins DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+                                        DefaultValuedAttr<F64Attr, "0.5">:$beta)>;
+def NPU_ClipOp
+    : NPU_UnaryOp<"clip", "min(max(x, min), max) (relu6 is clip 0, 6)",
+                  NPU_Tensor, (ins F64Attr:$min, F64Attr:$max)> {
+  let hasVerifier = 1;
+}
+def NPU_NotOp : NPU_UnaryOp<"not", "logical negation", RankedTensorOf<[I1]>>;
 
 //===----------------------------------------------------------------------===//
 // Binary with numpy broadcasting
@@ -67,6 +82,26 @@ def NPU_MulOp : NPU_BinaryOp<"mul", "lhs * rhs">;
 def NPU_DivOp : NPU_BinaryOp<"div", "lhs / rhs">;
 def NPU_MaxOp : NPU_BinaryOp<"max", "max(lhs, rhs)">;
 def NPU_MinOp : NPU_BinaryOp<"min", "min(lhs, rhs)">;
+def NPU_PowOp : NPU_BinaryOp<"pow", "lhs ^ rhs">;
+
+def NPU_EqualOp : NPU_GraphOp<"equal"> {
+  let summary = "elementwise lhs == rhs with numpy broadcasting, as i1";
+  let arguments = (ins NPU_Tensor:$lhs, NPU_Tensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NPU_SelectOp : NPU_GraphOp<"select"> {
+  let summary = "elementwise cond ? lhs : rhs with numpy broadcasting";
+  let description = [{
+    ONNX Where: the three operands broadcast to one shape; the result has
+    the element type of `lhs` and `rhs`.
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$cond, NPU_Tensor:$lhs,
+                       NPU_Tensor:$rhs);
+  let results = (outs NPU_Tensor:$output);
+  let assemblyFormat = "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
 
 //===----------------------------------------------------------------------===//
 // Vector-scalar broadcast family (V_VS_*)

@@ -99,6 +99,15 @@ AlignMode SliceOp::getAlignMode() {
                                           : AlignMode::ALIGN);
 }
 
+/// Gathering whole rows keeps each row's storage as it is; picking single
+/// channels out of the innermost dimension writes them densely.
+AlignMode GatherOp::getAlignMode() {
+  int64_t rank = getData().getType().getRank();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  return detail::applyRankRule(*this, axis == rank - 1 ? AlignMode::NALIGN
+                                                       : AlignMode::BOTH);
+}
+
 /// A channel_norm produces its target layout, whatever its rank (the rank-1
 /// ones are removed by canonicalization).
 AlignMode ChannelNormOp::getAlignMode() { return getTargetMode(); }

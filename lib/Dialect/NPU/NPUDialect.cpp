@@ -4,6 +4,7 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -39,6 +40,12 @@ Operation *NPUDialect::materializeConstant(OpBuilder &builder, Attribute value,
 LogicalResult NPUDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().strref();
+  if (name == getONNXSourceAttrName()) {
+    if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a string on a builtin.module";
+    return success();
+  }
   if (name != getDevInfoAttrName() && name != getAlignModeAttrName())
     return op->emitError() << "unknown npu attribute '" << name << "'";
   auto mode = dyn_cast<AlignModeAttr>(attr.getValue());

@@ -206,6 +206,105 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// ScatterNDOp, GatherOp, ExpandOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType data = getTensorType(adaptor.getData());
+  RankedTensorType indices = getTensorType(adaptor.getIndices());
+  RankedTensorType updates = getTensorType(adaptor.getUpdates());
+  if (failed(checkSameElementType(loc, name, {data, updates})))
+    return failure();
+  int64_t depth = indices.getRank() ? indices.getShape().back() : 0;
+  if (indices.getRank() < 1 || isDynamic(depth) || depth < 1 ||
+      depth > data.getRank())
+    return emitShapeError(loc, name, "indices ",
+                          formatShape(indices.getShape()),
+                          " must have rank >= 1 and a static last dimension "
+                          "in [1, ",
+                          data.getRank(), "] (the rank of data)");
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(depth));
+  if (failed(verifyCompatibleShape(expected, updates.getShape())))
+    return emitShapeError(loc, name, "updates must have shape ",
+                          formatShape(expected),
+                          " (indices.shape[:-1] ++ "
+                          "data.shape[k:]), got ",
+                          formatShape(updates.getShape()));
+  types.push_back(stripLayout(data));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType data = getTensorType(adaptor.getData());
+  RankedTensorType indices = getTensorType(adaptor.getIndices());
+  FailureOr<int64_t> axis =
+      checkAxis(loc, getOperationName(), "axis", adaptor.getAxis(),
+                data.getRank(), /*allowNegative=*/true);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(data.getShape().take_front(*axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  types.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  ArrayRef<int64_t> target = adaptor.getShape();
+  if (failed(checkArrayAttr(loc, getOperationName(), "shape", target,
+                            target.size(), 0)))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(input.getShape(), target, shape))
+    return emitShapeError(
+        loc, getOperationName(), "input shape ", formatShape(input.getShape()),
+        " does not broadcast with 'shape' ", formatShape(target));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  if (input.getRank() != 4)
+    return emitShapeError(loc, name,
+                          "input must have rank 4 (N, H, W, C), got ",
+                          input.getRank());
+  ArrayRef<int64_t> size = adaptor.getSize();
+  if (failed(checkArrayAttr(loc, name, "size", size, 2, 0)))
+    return failure();
+  for (int d = 0; d < 2; ++d)
+    if (size[d] > 0 && input.getDimSize(1 + d) == 0)
+      return emitShapeError(loc, name,
+                            "cannot resize an empty spatial "
+                            "dimension ",
+                            d, " to ", size[d]);
+  SmallVector<int64_t> shape = {input.getDimSize(0), size[0], size[1],
+                                input.getDimSize(3)};
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // PadOp
 //===----------------------------------------------------------------------===//
 
@@ -356,6 +455,49 @@ LogicalResult ChannelNormOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ClipOp, EqualOp, SelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClipOp::verify() {
+  double low = getMin().convertToDouble(), high = getMax().convertToDouble();
+  if (!(low <= high))
+    return emitOpError("needs min <= max, got min = ")
+           << low << " and max = " << high;
+  return success();
+}
+
+LogicalResult EqualOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  if (failed(inferBroadcastType(loc, getOperationName(), adaptor.getLhs(),
+                                adaptor.getRhs(), types)))
+    return failure();
+  types.back() =
+      cast<RankedTensorType>(types.back()).clone(IntegerType::get(context, 1));
+  return success();
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  if (failed(inferBroadcastType(loc, name, adaptor.getLhs(), adaptor.getRhs(),
+                                types)))
+    return failure();
+  auto values = cast<RankedTensorType>(types.back());
+  ArrayRef<int64_t> cond = getTensorType(adaptor.getCond()).getShape();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(cond, values.getShape(), shape))
+    return emitShapeError(loc, name, "condition shape ", formatShape(cond),
+                          " does not broadcast with the values' shape ",
+                          formatShape(values.getShape()));
+  types.back() = values.clone(shape);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // SoftmaxOp, LayerNormOp
 //===----------------------------------------------------------------------===//
 
@@ -445,17 +587,17 @@ LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
       continue;
     RankedTensorType type = getTensorType(value);
     if (type.getRank() != 2)
-      return emitShapeError(loc, opName, what, " must have rank 2, got ",
-                            type);
+      return emitShapeError(loc, opName, what, " must have rank 2, got ", type);
     if (!sizesAgree(type.getDimSize(0), first))
-      return emitShapeError(
-          loc, opName, what, " has ", type.getDimSize(0), " rows, expected ",
-          first,
-          StringRef(what) == "dispatch" ? " (num_experts * capacity)"
-                                        : " (samples)");
+      return emitShapeError(loc, opName, what, " has ", type.getDimSize(0),
+                            " rows, expected ", first,
+                            StringRef(what) == "dispatch"
+                                ? " (num_experts * capacity)"
+                                : " (samples)");
     if (!sizesAgree(type.getDimSize(1), hidden))
-      return emitShapeError(loc, opName, "dispatch and input disagree on "
-                                         "hidden: ",
+      return emitShapeError(loc, opName,
+                            "dispatch and input disagree on "
+                            "hidden: ",
                             type.getDimSize(1), " vs ", hidden);
     if (isDynamic(hidden))
       hidden = type.getDimSize(1);

@@ -1,0 +1,758 @@
+//===- ConstantFolding.cpp - shape arithmetic evaluated at import ---------===//
+//
+// Exported transformers compute their reshapes, pads and masks at run time
+// from Shape: about two thirds of an exported Swin-T's nodes. With static
+// shapes all of it is known at import, so those nodes are evaluated here on
+// HostTensors (int64 or double elements, numpy broadcasting) and leave no op
+// behind. Each folder is linear in its output's size times its rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Model.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace npu::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+bool HostTensor::isFloat() const { return isFloatType(dtype); }
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+HostTensor HostTensor::zeros(int32_t dtype, ArrayRef<int64_t> shape) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.shape.assign(shape.begin(), shape.end());
+  int64_t n = std::max<int64_t>(t.numElements(), 0);
+  if (t.isFloat())
+    t.floats.assign(n, 0.0);
+  else
+    t.ints.assign(n, 0);
+  return t;
+}
+
+void HostTensor::set(int64_t i, double v) {
+  if (isFloat()) {
+    floats[i] = dtype == onnx::TensorProto::FLOAT
+                    ? static_cast<double>(static_cast<float>(v))
+                    : v;
+  } else if (dtype == onnx::TensorProto::BOOL) {
+    ints[i] = v != 0;
+  } else {
+    ints[i] = static_cast<int64_t>(v);
+  }
+}
+
+void HostTensor::setInt(int64_t i, int64_t v) {
+  if (isFloat())
+    set(i, static_cast<double>(v));
+  else
+    ints[i] = dtype == onnx::TensorProto::BOOL ? v != 0 : v;
+}
+
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Copies element `from` of `src` to element `to` of `dst` (same dtype).
+static void copyElement(const HostTensor &src, int64_t from, HostTensor &dst,
+                        int64_t to) {
+  if (src.isFloat())
+    dst.floats[to] = src.floats[from];
+  else
+    dst.ints[to] = src.ints[from];
+}
+
+HostTensor HostTensor::transposed(ArrayRef<int64_t> perm) const {
+  if (perm.empty())
+    return *this;
+  HostTensor out = zeros(dtype, permute(shape, perm));
+  SmallVector<int64_t> inStrides = stridesOf(shape);
+  SmallVector<int64_t> coord(shape.size(), 0);
+  for (int64_t o = 0, n = out.numElements(); o < n; ++o) {
+    int64_t from = 0;
+    for (size_t d = 0; d < coord.size(); ++d)
+      from += coord[d] * inStrides[perm[d]];
+    copyElement(*this, from, out, o);
+    for (int64_t d = static_cast<int64_t>(coord.size()) - 1; d >= 0; --d) {
+      if (++coord[d] < out.shape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Walks the numpy broadcast of several shapes, giving each operand's flat
+/// index for each output element.
+class Broadcast {
+public:
+  bool init(ArrayRef<const HostTensor *> operands) {
+    size_t rank = 0;
+    for (const HostTensor *t : operands)
+      rank = std::max(rank, t->shape.size());
+    shape.assign(rank, 1);
+    for (const HostTensor *t : operands) {
+      size_t offset = rank - t->shape.size();
+      for (auto [d, extent] : llvm::enumerate(t->shape)) {
+        int64_t &out = shape[offset + d];
+        if (out == 1)
+          out = extent;
+        else if (extent != 1 && extent != out)
+          return false;
+      }
+    }
+    for (const HostTensor *t : operands) {
+      SmallVector<int64_t> own = stridesOf(t->shape);
+      SmallVector<int64_t> s(rank, 0);
+      size_t offset = rank - t->shape.size();
+      for (size_t d = 0; d < t->shape.size(); ++d)
+        s[offset + d] = t->shape[d] == 1 ? 0 : own[d];
+      strides.push_back(s);
+    }
+    return true;
+  }
+
+  /// Calls fn(outputIndex, operandIndices) for every output element.
+  template <typename Fn> void forEach(Fn fn) const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    SmallVector<int64_t> coord(shape.size(), 0), index(strides.size(), 0);
+    for (int64_t o = 0; o < n; ++o) {
+      for (size_t k = 0; k < strides.size(); ++k) {
+        index[k] = 0;
+        for (size_t d = 0; d < coord.size(); ++d)
+          index[k] += coord[d] * strides[k][d];
+      }
+      fn(o, ArrayRef<int64_t>(index));
+      for (int64_t d = static_cast<int64_t>(coord.size()) - 1; d >= 0; --d) {
+        if (++coord[d] < shape[d])
+          break;
+        coord[d] = 0;
+      }
+    }
+  }
+
+  SmallVector<int64_t> shape;
+  SmallVector<SmallVector<int64_t>> strides;
+};
+} // namespace
+
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  return s + "]";
+}
+
+static FailureOr<Broadcast> broadcast(NodeImporter &n,
+                                      ArrayRef<const HostTensor *> operands) {
+  Broadcast b;
+  if (b.init(operands))
+    return b;
+  InFlightDiagnostic diag = n.emitError() << "input shapes";
+  for (const HostTensor *t : operands)
+    diag << " " << formatShape(t->shape);
+  return diag << " do not broadcast";
+}
+
+/// Applies a binary arithmetic or comparison op to two doubles (integer
+/// operands are converted exactly for the extents shape arithmetic uses).
+static double applyBinary(StringRef kind, double a, double b, bool integer) {
+  if (kind == "Add")
+    return a + b;
+  if (kind == "Sub")
+    return a - b;
+  if (kind == "Mul")
+    return a * b;
+  if (kind == "Div")
+    return integer ? (b == 0 ? 0 : std::trunc(a / b)) : a / b;
+  if (kind == "Pow")
+    return std::pow(a, b);
+  if (kind == "Max")
+    return std::max(a, b);
+  if (kind == "Min")
+    return std::min(a, b);
+  if (kind == "Equal")
+    return a == b;
+  if (kind == "Less")
+    return a < b;
+  if (kind == "Greater")
+    return a > b;
+  // Mod: the sign of the divisor for integers (Python's %), of the dividend
+  // for floats (fmod).
+  if (b == 0)
+    return 0;
+  double r = std::fmod(a, b);
+  if (integer && r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
+                                                   StringRef kind,
+                                                   const HostTensor &lhs,
+                                                   const HostTensor &rhs) {
+  FailureOr<Broadcast> b = broadcast(n, {&lhs, &rhs});
+  if (failed(b))
+    return failure();
+  bool compare = kind == "Equal" || kind == "Less" || kind == "Greater";
+  HostTensor out = HostTensor::zeros(
+      compare ? onnx::TensorProto::BOOL : lhs.dtype, b->shape);
+  bool integer = !lhs.isFloat() && !rhs.isFloat();
+  if (integer && !compare && kind != "Div" && kind != "Pow") {
+    // Exact int64 arithmetic for the operations shape arithmetic uses.
+    b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
+      int64_t x = lhs.ints[i[0]], y = rhs.ints[i[1]];
+      int64_t r = kind == "Add"   ? x + y
+                  : kind == "Sub" ? x - y
+                  : kind == "Mul" ? x * y
+                  : kind == "Max" ? std::max(x, y)
+                  : kind == "Min" ? std::min(x, y)
+                  : y == 0        ? 0
+                                  : ((x % y) + y) % y;
+      out.setInt(o, r);
+    });
+    return out;
+  }
+  b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
+    out.set(o,
+            applyBinary(kind, lhs.asDouble(i[0]), rhs.asDouble(i[1]), integer));
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+static const HostTensor &in(NodeImporter &n, size_t i) {
+  return *n.input(i).constant;
+}
+
+/// A non-negative axis in [0, rank), or an error naming the attribute.
+static FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis,
+                                        int64_t rank, StringRef name) {
+  if (axis < -rank || axis >= rank)
+    return n.emitError() << name << " " << axis << " is out of range for rank "
+                         << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+static LogicalResult foldConstant(NodeImporter &n) {
+  if (const onnx::TensorProto *t = n.attrTensor("value")) {
+    std::string error;
+    FailureOr<HostTensor> data = readTensor(*t, n.graph.model.dir, error);
+    if (failed(data))
+      return n.emitError() << "attribute 'value' " << error;
+    return n.setOutput(0, std::move(*data));
+  }
+  HostTensor t;
+  if (n.hasAttr("value_float") || n.hasAttr("value_floats")) {
+    SmallVector<double> values;
+    if (n.hasAttr("value_float")) {
+      values.push_back(n.attrFloat("value_float", 0));
+    } else {
+      for (const auto &attr : n.node.attribute())
+        if (attr.name() == "value_floats")
+          values.append(attr.floats().begin(), attr.floats().end());
+      n.ignoreAttrs({"value_floats"});
+    }
+    t = HostTensor::zeros(onnx::TensorProto::FLOAT, {});
+    if (!n.hasAttr("value_float"))
+      t.shape = {static_cast<int64_t>(values.size())};
+    t.floats.assign(values.begin(), values.end());
+    return n.setOutput(0, std::move(t));
+  }
+  if (n.hasAttr("value_int") || n.hasAttr("value_ints")) {
+    bool scalar = n.hasAttr("value_int");
+    SmallVector<int64_t> values =
+        scalar ? SmallVector<int64_t>{n.attrInt("value_int", 0)}
+               : n.attrInts("value_ints");
+    t = HostTensor::zeros(onnx::TensorProto::INT64, {});
+    if (!scalar)
+      t.shape = {static_cast<int64_t>(values.size())};
+    t.ints.assign(values.begin(), values.end());
+    return n.setOutput(0, std::move(t));
+  }
+  return n.emitError() << "only tensor, float and int constants are supported";
+}
+
+static LogicalResult foldShape(NodeImporter &n) {
+  ArrayRef<int64_t> shape = n.inputShape(0);
+  int64_t rank = shape.size();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(n.attrInt("start", 0));
+  int64_t end = clampIndex(n.attrInt("end", rank));
+  HostTensor t = HostTensor::zeros(onnx::TensorProto::INT64,
+                                   {std::max<int64_t>(end - start, 0)});
+  for (int64_t i = start; i < end; ++i)
+    t.ints[i - start] = shape[i];
+  return n.setOutput(0, std::move(t));
+}
+
+static LogicalResult foldSize(NodeImporter &n) {
+  HostTensor t = HostTensor::zeros(onnx::TensorProto::INT64, {});
+  t.ints[0] = 1;
+  for (int64_t d : n.inputShape(0))
+    t.ints[0] *= d;
+  return n.setOutput(0, std::move(t));
+}
+
+static LogicalResult foldGather(NodeImporter &n) {
+  const HostTensor &data = in(n, 0), &indices = in(n, 1);
+  int64_t rank = data.shape.size();
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(data.shape.begin(), data.shape.begin() + *axis);
+  llvm::append_range(shape, indices.shape);
+  shape.append(data.shape.begin() + *axis + 1, data.shape.end());
+  HostTensor out = HostTensor::zeros(data.dtype, shape);
+  int64_t outer = 1, inner = 1, extent = data.shape[*axis];
+  for (int64_t d = 0; d < *axis; ++d)
+    outer *= data.shape[d];
+  for (int64_t d = *axis + 1; d < rank; ++d)
+    inner *= data.shape[d];
+  int64_t count = indices.numElements(), o = 0;
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t index =
+          indices.ints[k] < 0 ? indices.ints[k] + extent : indices.ints[k];
+      if (index < 0 || index >= extent)
+        return n.emitError()
+               << "index " << indices.ints[k]
+               << " is out of range for an axis of extent " << extent;
+      for (int64_t b = 0; b < inner; ++b)
+        copyElement(data, (a * extent + index) * inner + b, out, o++);
+    }
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldConcat(NodeImporter &n) {
+  const HostTensor &first = in(n, 0);
+  int64_t rank = first.shape.size();
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape = first.shape;
+  shape[*axis] = 0;
+  for (size_t i = 0; i < n.numInputs(); ++i) {
+    const HostTensor &t = in(n, i);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && (static_cast<int64_t>(t.shape.size()) != rank ||
+                         t.shape[d] != first.shape[d]))
+        return n.emitError() << "inputs " << formatShape(first.shape) << " and "
+                             << formatShape(t.shape)
+                             << " differ outside the concatenated axis";
+    shape[*axis] += t.shape[*axis];
+  }
+  HostTensor out = HostTensor::zeros(first.dtype, shape);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < *axis; ++d)
+    outer *= shape[d];
+  int64_t o = 0;
+  for (int64_t a = 0; a < outer; ++a)
+    for (size_t i = 0; i < n.numInputs(); ++i) {
+      const HostTensor &t = in(n, i);
+      int64_t chunk = t.numElements() / std::max<int64_t>(outer, 1);
+      for (int64_t k = 0; k < chunk; ++k)
+        copyElement(t, a * chunk + k, out, o++);
+    }
+  return n.setOutput(0, std::move(out));
+}
+
+/// The result shape of Unsqueeze / Squeeze; shared with the op handlers.
+static FailureOr<SmallVector<int64_t>> squeezeShape(NodeImporter &n,
+                                                    bool unsqueeze) {
+  ArrayRef<int64_t> shape = n.inputShape(0);
+  SmallVector<int64_t> axes;
+  if (n.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  int64_t rank = shape.size() + (unsqueeze ? axes.size() : 0);
+  SmallVector<bool> marked(rank, false);
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> a = normalizeAxis(n, axis, rank, "axis");
+    if (failed(a))
+      return failure();
+    marked[*a] = true;
+  }
+  SmallVector<int64_t> out;
+  if (unsqueeze) {
+    for (int64_t d = 0, next = 0; d < rank; ++d)
+      out.push_back(marked[d] ? 1 : shape[next++]);
+    return out;
+  }
+  for (auto [d, extent] : llvm::enumerate(shape)) {
+    bool squeeze = axes.empty() ? extent == 1 : marked[d];
+    if (squeeze && extent != 1)
+      return n.emitError() << "cannot squeeze dimension " << d << " of extent "
+                           << extent;
+    if (!squeeze)
+      out.push_back(extent);
+  }
+  return out;
+}
+
+/// Reshape-like folds: the data unchanged under a new shape.
+static LogicalResult foldWithShape(NodeImporter &n,
+                                   FailureOr<SmallVector<int64_t>> shape) {
+  if (failed(shape))
+    return failure();
+  HostTensor out = in(n, 0);
+  out.shape = *shape;
+  return n.setOutput(0, std::move(out));
+}
+
+FailureOr<SmallVector<int64_t>>
+npu::onnx_import::reshapeTarget(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> target = n.intsInput(1, "shape");
+  if (failed(target))
+    return failure();
+  ArrayRef<int64_t> shape = n.inputShape(0);
+  bool allowZero = n.attrInt("allowzero", 0) != 0;
+  int64_t total = 1, known = 1, inferred = -1;
+  for (int64_t d : shape)
+    total *= d;
+  SmallVector<int64_t> out = *target;
+  for (auto [i, d] : llvm::enumerate(out)) {
+    if (d == 0 && !allowZero) {
+      if (i >= shape.size())
+        return n.emitError()
+               << "shape entry " << i << " copies a dimension the input lacks";
+      d = shape[i];
+    }
+    if (d == -1) {
+      if (inferred >= 0)
+        return n.emitError()
+               << "shape " << formatShape(*target) << " has more than one -1";
+      inferred = i;
+      continue;
+    }
+    if (d < 0)
+      return n.emitError() << "shape " << formatShape(*target)
+                           << " has a negative extent";
+    known *= d;
+  }
+  if (inferred >= 0)
+    out[inferred] = known == 0 ? 0 : total / known;
+  int64_t count = 1;
+  for (int64_t d : out)
+    count *= d;
+  if (count != total)
+    return n.emitError() << "cannot reshape " << formatShape(shape) << " ("
+                         << total << " elements) to " << formatShape(*target);
+  return out;
+}
+
+FailureOr<SmallVector<int64_t>>
+npu::onnx_import::unsqueezeShape(NodeImporter &n) {
+  return squeezeShape(n, /*unsqueeze=*/true);
+}
+
+FailureOr<SmallVector<int64_t>>
+npu::onnx_import::squeezedShape(NodeImporter &n) {
+  return squeezeShape(n, /*unsqueeze=*/false);
+}
+
+FailureOr<SliceBounds> npu::onnx_import::sliceBounds(NodeImporter &n,
+                                                     bool allowNegativeSteps) {
+  FailureOr<SmallVector<int64_t>> starts = n.intsInput(1, "starts");
+  FailureOr<SmallVector<int64_t>> ends = n.intsInput(2, "ends");
+  if (failed(starts) || failed(ends))
+    return failure();
+  ArrayRef<int64_t> shape = n.inputShape(0);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes, steps(starts->size(), 1);
+  for (int64_t i = 0; i < static_cast<int64_t>(starts->size()); ++i)
+    axes.push_back(i);
+  if (n.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(3, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  if (n.hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(4, "steps");
+    if (failed(given))
+      return failure();
+    steps = *given;
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size())
+    return n.emitError() << "starts, ends, axes and steps differ in length";
+  SliceBounds b;
+  b.start.assign(rank, 0);
+  b.step.assign(rank, 1);
+  b.end.assign(shape.begin(), shape.end());
+  for (size_t k = 0; k < starts->size(); ++k) {
+    FailureOr<int64_t> axis = normalizeAxis(n, axes[k], rank, "slice axis");
+    if (failed(axis))
+      return failure();
+    int64_t extent = shape[*axis], step = steps[k];
+    if (step == 0 || (step < 0 && !allowNegativeSteps))
+      return n.emitError() << "step " << step << " on axis " << *axis
+                           << " is not supported";
+    auto clampIndex = [&](int64_t i, int64_t low, int64_t high) {
+      if (i < 0)
+        i += extent;
+      return std::clamp(i, low, high);
+    };
+    if (step > 0) {
+      b.start[*axis] = clampIndex((*starts)[k], 0, extent);
+      b.end[*axis] = clampIndex((*ends)[k], 0, extent);
+    } else {
+      b.start[*axis] = clampIndex((*starts)[k], 0, extent - 1);
+      b.end[*axis] = clampIndex((*ends)[k], -1, extent - 1);
+    }
+    b.step[*axis] = step;
+  }
+  return b;
+}
+
+int64_t npu::onnx_import::SliceBounds::extent(size_t d) const {
+  int64_t span = end[d] - start[d];
+  if (step[d] > 0)
+    return span <= 0 ? 0 : (span + step[d] - 1) / step[d];
+  return span >= 0 ? 0 : (-span + (-step[d]) - 1) / (-step[d]);
+}
+
+static LogicalResult foldSlice(NodeImporter &n) {
+  FailureOr<SliceBounds> b = sliceBounds(n, /*allowNegativeSteps=*/true);
+  if (failed(b))
+    return failure();
+  const HostTensor &data = in(n, 0);
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < data.shape.size(); ++d)
+    shape.push_back(b->extent(d));
+  HostTensor out = HostTensor::zeros(data.dtype, shape);
+  SmallVector<int64_t> strides = stridesOf(data.shape), coord(shape.size(), 0);
+  for (int64_t o = 0, count = out.numElements(); o < count; ++o) {
+    int64_t from = 0;
+    for (size_t d = 0; d < coord.size(); ++d)
+      from += (b->start[d] + coord[d] * b->step[d]) * strides[d];
+    copyElement(data, from, out, o);
+    for (int64_t d = static_cast<int64_t>(coord.size()) - 1; d >= 0; --d) {
+      if (++coord[d] < shape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldConstantOfShape(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> shape = n.intsInput(0, "shape");
+  if (failed(shape))
+    return failure();
+  HostTensor fill = HostTensor::zeros(onnx::TensorProto::FLOAT, {1});
+  if (const onnx::TensorProto *t = n.attrTensor("value")) {
+    std::string error;
+    FailureOr<HostTensor> data = readTensor(*t, n.graph.model.dir, error);
+    if (failed(data) || data->numElements() != 1)
+      return n.emitError() << "attribute 'value' must hold one element";
+    fill = *data;
+  }
+  HostTensor out = HostTensor::zeros(fill.dtype, *shape);
+  for (int64_t i = 0, count = out.numElements(); i < count; ++i)
+    copyElement(fill, 0, out, i);
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldRange(NodeImporter &n) {
+  const HostTensor &start = in(n, 0), &limit = in(n, 1), &delta = in(n, 2);
+  double first = start.asDouble(0), step = delta.asDouble(0);
+  if (step == 0)
+    return n.emitError() << "delta must not be 0";
+  int64_t count = std::max<int64_t>(
+      static_cast<int64_t>(std::ceil((limit.asDouble(0) - first) / step)), 0);
+  HostTensor out = HostTensor::zeros(start.dtype, {count});
+  for (int64_t i = 0; i < count; ++i)
+    out.set(i, first + i * step);
+  return n.setOutput(0, std::move(out));
+}
+
+static NodeHandler foldBinaryNode(StringRef kind) {
+  return [kind](NodeImporter &n) -> LogicalResult {
+    if (kind == "Mod" && n.attrInt("fmod", 0) != 0 && !in(n, 0).isFloat())
+      return n.unsupportedAttr("fmod", "1", "for integers");
+    n.ignoreAttrs({"fmod"});
+    FailureOr<HostTensor> out = foldBinary(n, kind, in(n, 0), in(n, 1));
+    return failed(out) ? failure() : n.setOutput(0, std::move(*out));
+  };
+}
+
+static NodeHandler foldUnaryNode(double (*fn)(double)) {
+  return [fn](NodeImporter &n) -> LogicalResult {
+    HostTensor out = in(n, 0);
+    for (int64_t i = 0, count = out.numElements(); i < count; ++i)
+      out.set(i, fn(out.asDouble(i)));
+    return n.setOutput(0, std::move(out));
+  };
+}
+
+static LogicalResult foldWhere(NodeImporter &n) {
+  const HostTensor &cond = in(n, 0), &x = in(n, 1), &y = in(n, 2);
+  FailureOr<Broadcast> b = broadcast(n, {&cond, &x, &y});
+  if (failed(b))
+    return failure();
+  HostTensor out = HostTensor::zeros(x.dtype, b->shape);
+  b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
+    if (cond.ints[i[0]])
+      copyElement(x, i[1], out, o);
+    else
+      copyElement(y, i[2], out, o);
+  });
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldExpand(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> shape = n.intsInput(1, "shape");
+  if (failed(shape))
+    return failure();
+  HostTensor target = HostTensor::zeros(onnx::TensorProto::BOOL, *shape);
+  const HostTensor &x = in(n, 0);
+  FailureOr<Broadcast> b = broadcast(n, {&x, &target});
+  if (failed(b))
+    return failure();
+  HostTensor out = HostTensor::zeros(x.dtype, b->shape);
+  b->forEach(
+      [&](int64_t o, ArrayRef<int64_t> i) { copyElement(x, i[0], out, o); });
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldCast(NodeImporter &n) {
+  int32_t to = n.attrInt("to", 0);
+  if (!fromONNXType(n.graph.context, to))
+    return n.unsupportedAttr("to", dtypeName(to));
+  n.ignoreAttrs({"saturate"});
+  const HostTensor &x = in(n, 0);
+  HostTensor out = HostTensor::zeros(to, x.shape);
+  for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
+    if (x.isFloat())
+      out.set(i, x.floats[i]);
+    else
+      out.setInt(i, x.ints[i]);
+  }
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldTranspose(NodeImporter &n) {
+  const HostTensor &x = in(n, 0);
+  SmallVector<int64_t> perm = n.attrInts("perm");
+  if (perm.empty())
+    for (int64_t d = x.shape.size() - 1; d >= 0; --d)
+      perm.push_back(d);
+  return n.setOutput(0, x.transposed(perm));
+}
+
+static LogicalResult foldScatterND(NodeImporter &n) {
+  std::string reduction = n.attrString("reduction", "none");
+  if (reduction != "none")
+    return n.unsupportedAttr("reduction", reduction);
+  const HostTensor &data = in(n, 0), &indices = in(n, 1), &updates = in(n, 2);
+  HostTensor out = data;
+  int64_t depth = indices.shape.empty() ? 0 : indices.shape.back();
+  if (depth < 1 || depth > static_cast<int64_t>(data.shape.size()))
+    return n.emitError() << "indices " << formatShape(indices.shape)
+                         << " do not index data " << formatShape(data.shape);
+  SmallVector<int64_t> strides = stridesOf(data.shape);
+  int64_t slice = depth ? strides[depth - 1] : data.numElements();
+  int64_t rows = indices.numElements() / depth;
+  if (updates.numElements() != rows * slice)
+    return n.emitError() << "updates " << formatShape(updates.shape)
+                         << " do not match indices "
+                         << formatShape(indices.shape) << " into data "
+                         << formatShape(data.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t base = 0;
+    for (int64_t k = 0; k < depth; ++k) {
+      int64_t i = indices.ints[r * depth + k];
+      if (i < 0)
+        i += data.shape[k];
+      if (i < 0 || i >= data.shape[k])
+        return n.emitError() << "index " << indices.ints[r * depth + k]
+                             << " is out of range for dimension " << k
+                             << " of extent " << data.shape[k];
+      base += i * strides[k];
+    }
+    for (int64_t e = 0; e < slice; ++e)
+      copyElement(updates, r * slice + e, out, base + e);
+  }
+  return n.setOutput(0, std::move(out));
+}
+
+static LogicalResult foldIdentity(NodeImporter &n) {
+  n.ignoreAttrs({"seed", "ratio"});
+  n.aliasOutput(0, 0);
+  return success();
+}
+
+const llvm::StringMap<NodeHandler> &npu::onnx_import::getConstantFolders() {
+  static const llvm::StringMap<NodeHandler> folders = [] {
+    llvm::StringMap<NodeHandler> m;
+    m["Constant"] = foldConstant;
+    m["Shape"] = foldShape;
+    m["Size"] = foldSize;
+    m["Gather"] = foldGather;
+    m["Concat"] = foldConcat;
+    m["Unsqueeze"] = [](NodeImporter &n) {
+      return foldWithShape(n, unsqueezeShape(n));
+    };
+    m["Squeeze"] = [](NodeImporter &n) {
+      return foldWithShape(n, squeezedShape(n));
+    };
+    m["Reshape"] = [](NodeImporter &n) {
+      return foldWithShape(n, reshapeTarget(n));
+    };
+    m["Slice"] = foldSlice;
+    m["ConstantOfShape"] = foldConstantOfShape;
+    m["Range"] = foldRange;
+    for (StringRef kind : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max",
+                           "Min", "Equal", "Less", "Greater"})
+      m[kind] = foldBinaryNode(kind);
+    m["Neg"] = foldUnaryNode([](double x) { return -x; });
+    m["Sqrt"] = foldUnaryNode([](double x) { return std::sqrt(x); });
+    m["Floor"] = foldUnaryNode([](double x) { return std::floor(x); });
+    m["Ceil"] = foldUnaryNode([](double x) { return std::ceil(x); });
+    m["Abs"] = foldUnaryNode([](double x) { return std::fabs(x); });
+    m["Not"] = foldUnaryNode([](double x) { return x == 0 ? 1.0 : 0.0; });
+    m["Where"] = foldWhere;
+    m["Expand"] = foldExpand;
+    m["Cast"] = foldCast;
+    m["Transpose"] = foldTranspose;
+    m["ScatterND"] = foldScatterND;
+    m["Identity"] = foldIdentity;
+    return m;
+  }();
+  return folders;
+}

@@ -1,0 +1,257 @@
+//===- Importer.h - shared state of the ONNX importer -----------*- C++ -*-===//
+//
+// The importer walks the graph once, in ONNX's topological order. Each ONNX
+// value becomes an ImportedValue: contents known at import time (a
+// HostTensor), an SSA value of npu ops, or a weight not yet materialised.
+// Each node goes through a NodeImporter, which gives the op handlers
+// (OpImporters.cpp) and the folders (ConstantFolding.cpp) typed access to
+// inputs and attributes and reports errors naming the node.
+//
+// Layout: an SSA value carries a permutation `perm` with
+// physical.shape[i] = logical.shape[perm[i]] (empty = identity). A
+// transpose in the graph only changes the permutation; ops that need a
+// particular order (conv wants channels last, matmul and reshape the
+// logical order) ask for it, and the value is converted once per order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_TARGET_ONNX_IMPORTER_H
+#define NPU_LIB_TARGET_ONNX_IMPORTER_H
+
+#include "npu/Target/ONNX/ImportONNX.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <functional>
+#include <vector>
+
+namespace onnx {
+class AttributeProto;
+class NodeProto;
+class TensorProto;
+} // namespace onnx
+
+namespace npu::onnx_import {
+
+using Perm = llvm::SmallVector<int64_t, 6>;
+
+/// The identity permutation is stored empty; these normalise and compare.
+Perm normalizePerm(llvm::ArrayRef<int64_t> perm);
+/// perm[i] for i < perm.size(), else i (the identity extended).
+int64_t permAt(llvm::ArrayRef<int64_t> perm, int64_t i);
+/// [0, 2, 3, ..., rank - 1, 1]: NCHW to NHWC and its higher-rank kin.
+Perm channelsLastPerm(int64_t rank);
+/// result[i] = values[perm[i]].
+llvm::SmallVector<int64_t> permute(llvm::ArrayRef<int64_t> values,
+                                   llvm::ArrayRef<int64_t> perm);
+/// The inverse permutation.
+Perm invertPerm(llvm::ArrayRef<int64_t> perm, int64_t rank);
+
+/// A tensor whose contents are known at import time.
+struct HostTensor {
+  /// onnx::TensorProto_DataType.
+  int32_t dtype = 0;
+  llvm::SmallVector<int64_t> shape;
+  /// The elements of integer and bool tensors.
+  std::vector<int64_t> ints;
+  /// The elements of floating-point tensors.
+  std::vector<double> floats;
+
+  bool isFloat() const;
+  int64_t numElements() const;
+  double asDouble(int64_t i) const {
+    return isFloat() ? floats[i] : static_cast<double>(ints[i]);
+  }
+  /// A tensor of `dtype` and `shape` with zero elements.
+  static HostTensor zeros(int32_t dtype, llvm::ArrayRef<int64_t> shape);
+  /// Stores `v` at `i`, converted to this tensor's element type.
+  void set(int64_t i, double v);
+  void setInt(int64_t i, int64_t v);
+  /// The tensor transposed: result.shape[i] = shape[perm[i]].
+  HostTensor transposed(llvm::ArrayRef<int64_t> perm) const;
+};
+
+/// Whether `dtype` is a floating-point ONNX type.
+bool isFloatType(int32_t dtype);
+
+/// One ONNX value. Exactly one of `constant`, `forms` (SSA values, the
+/// first the original, later ones converted copies) and `weight` is set.
+struct ImportedValue {
+  std::optional<HostTensor> constant;
+  llvm::SmallVector<std::pair<Perm, mlir::Value>, 1> forms;
+  /// A float initializer imported as a function argument on first use.
+  const onnx::TensorProto *weight = nullptr;
+  /// The weight's data, read when an op needs its value at import time.
+  std::optional<HostTensor> weightData;
+  /// Logical shape and element type (also for weights and constants).
+  llvm::SmallVector<int64_t> shape;
+  mlir::Type elementType;
+};
+
+struct LoadedModel;
+class NodeImporter;
+
+/// The state of one import: the module being built and every value.
+class GraphImporter {
+public:
+  GraphImporter(mlir::MLIRContext *context, const ONNXImportOptions &options,
+                const LoadedModel &model, mlir::Location fileLoc);
+
+  mlir::MLIRContext *context;
+  const ONNXImportOptions &options;
+  const LoadedModel &model;
+  /// The model file: the location every node's NameLoc wraps.
+  mlir::Location fileLoc;
+  mlir::OpBuilder builder;
+  /// The function's entry block; weights become its arguments on first use.
+  mlir::Block *entry = nullptr;
+  llvm::StringMap<ImportedValue> values;
+  /// The nodes that read each value.
+  llvm::StringMap<llvm::SmallVector<const onnx::NodeProto *, 1>> consumers;
+  llvm::StringSet<> graphOutputs;
+  /// The attributes of each entry-block argument, in order.
+  llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
+  /// Nodes another node's handler has imported already (a BatchNormalization
+  /// folded into its convolution), by output name.
+  llvm::StringSet<> absorbed;
+
+  /// The value named `name`, materialised as SSA in `perm` order.
+  mlir::Value materialize(NodeImporter &n, llvm::StringRef name,
+                          llvm::ArrayRef<int64_t> perm);
+};
+
+/// Context of one node for the handlers: inputs, attributes, outputs.
+class NodeImporter {
+public:
+  NodeImporter(GraphImporter &graph, const onnx::NodeProto &node);
+
+  const onnx::NodeProto &node;
+  GraphImporter &graph;
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+
+  llvm::StringRef opType() const;
+  /// Reports "node 'NAME' (OP): <message>" at the node's location.
+  mlir::InFlightDiagnostic emitError();
+
+  //--- inputs ---------------------------------------------------------------
+  /// Number of inputs, counting omitted optional ones ("").
+  size_t numInputs() const;
+  bool hasInput(size_t i) const;
+  ImportedValue &input(size_t i);
+  llvm::ArrayRef<int64_t> inputShape(size_t i) { return input(i).shape; }
+  int64_t inputRank(size_t i) { return input(i).shape.size(); }
+  bool isConstant(size_t i) { return input(i).constant.has_value(); }
+  /// Input i's contents; an error naming the input when not known.
+  mlir::FailureOr<const HostTensor *> constantInput(size_t i,
+                                                    llvm::StringRef role);
+  /// Input i as an integer list (a 0-D or 1-D constant).
+  mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(size_t i,
+                                                        llvm::StringRef role);
+  /// Input i as an SSA value stored in `perm` order.
+  mlir::Value value(size_t i, llvm::ArrayRef<int64_t> perm = {});
+  /// Input i as an SSA value in whatever order it has; sets `perm`.
+  mlir::Value valueAnyOrder(size_t i, Perm &perm);
+  /// Whether input i's physical order can be `perm` (constants: any).
+  Perm currentPerm(size_t i);
+
+  //--- attributes (each read marks the attribute as understood) ----------
+  bool hasAttr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t dflt);
+  double attrFloat(llvm::StringRef name, double dflt);
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt);
+  llvm::SmallVector<int64_t> attrInts(llvm::StringRef name,
+                                      llvm::ArrayRef<int64_t> dflt = {});
+  const onnx::TensorProto *attrTensor(llvm::StringRef name);
+  /// Marks attributes as read without reading them (ignored by design).
+  void ignoreAttrs(llvm::ArrayRef<llvm::StringRef> names);
+  /// Reports the first attribute no handler read.
+  mlir::LogicalResult checkAllAttrsRead();
+  /// "attribute 'NAME' = VALUE is not supported" (with `why` appended).
+  mlir::LogicalResult unsupportedAttr(llvm::StringRef name,
+                                      llvm::StringRef value,
+                                      llvm::StringRef why = "");
+
+  //--- outputs ----------------------------------------------------------------
+  size_t numOutputs() const;
+  /// Whether output i is consumed by a node or is a graph output.
+  bool isOutputUsed(size_t i) const;
+  mlir::LogicalResult setOutput(size_t i, mlir::Value physical,
+                                llvm::ArrayRef<int64_t> perm);
+  mlir::LogicalResult setOutput(size_t i, HostTensor tensor);
+  /// Defines the value `name` (another node's output, for folds that import
+  /// two nodes at once), checked against ONNX shape inference.
+  mlir::LogicalResult defineValue(llvm::StringRef name, mlir::Value physical,
+                                  llvm::ArrayRef<int64_t> perm);
+  /// Output i is input j under another name (Identity, Dropout).
+  void aliasOutput(size_t i, size_t j);
+
+  //--- building npu ops -------------------------------------------------------
+  /// Creates op `name` with its result type from its shape function; a
+  /// shape error is reported (at the node) and gives failure.
+  mlir::FailureOr<mlir::Value>
+  create(llvm::StringRef name, mlir::ValueRange operands,
+         llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// An npu.constant of `tensor`, its element type from the ONNX dtype.
+  mlir::Value constant(const HostTensor &tensor);
+  /// `v` (physical order `from`) stored in `to` order: nothing, a reshape
+  /// when only unit dimensions move, else a transpose.
+  mlir::FailureOr<mlir::Value> reorder(mlir::Value v,
+                                       llvm::ArrayRef<int64_t> from,
+                                       llvm::ArrayRef<int64_t> to);
+  mlir::FailureOr<mlir::Value> reshape(mlir::Value v,
+                                       llvm::ArrayRef<int64_t> shape);
+  /// Creates op `name` with the given result type and verifies it.
+  mlir::FailureOr<mlir::Value>
+  createWithType(llvm::StringRef name, mlir::Type type,
+                 mlir::ValueRange operands,
+                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
+private:
+  llvm::SmallVector<std::string> readAttrs;
+};
+
+/// A handler: imports one node, or folds it when its inputs are known.
+using NodeHandler = std::function<mlir::LogicalResult(NodeImporter &)>;
+
+/// Op type -> handler for nodes of SSA values (OpImporters.cpp).
+const llvm::StringMap<NodeHandler> &getOpImporters();
+/// Op type -> folder for nodes whose inputs are all known
+/// (ConstantFolding.cpp); a folder reports its own errors.
+const llvm::StringMap<NodeHandler> &getConstantFolders();
+
+/// Elementwise binary arithmetic on known tensors with numpy broadcasting;
+/// shared by the folders and BatchNormalization folding.
+mlir::FailureOr<HostTensor> foldBinary(NodeImporter &n, llvm::StringRef kind,
+                                       const HostTensor &lhs,
+                                       const HostTensor &rhs);
+
+/// Slice bounds per dimension after ONNX's clamping (Slice's inputs 1-4).
+struct SliceBounds {
+  llvm::SmallVector<int64_t> start, end, step;
+  /// The number of elements taken along dimension `d`.
+  int64_t extent(size_t d) const;
+};
+mlir::FailureOr<SliceBounds> sliceBounds(NodeImporter &n,
+                                         bool allowNegativeSteps);
+/// The result shapes of Reshape (input 1, `allowzero`), Unsqueeze and
+/// Squeeze (input 1: axes), shared by the folders and the op handlers.
+mlir::FailureOr<llvm::SmallVector<int64_t>> reshapeTarget(NodeImporter &n);
+mlir::FailureOr<llvm::SmallVector<int64_t>> unsqueezeShape(NodeImporter &n);
+mlir::FailureOr<llvm::SmallVector<int64_t>> squeezedShape(NodeImporter &n);
+
+/// The ONNX dtype of an MLIR element type, and back.
+int32_t toONNXType(mlir::Type type);
+mlir::Type fromONNXType(mlir::MLIRContext *context, int32_t dtype);
+
+/// Reads an initializer's data (inline or external, relative to `dir`).
+mlir::FailureOr<HostTensor> readTensor(const onnx::TensorProto &tensor,
+                                       llvm::StringRef dir, std::string &error);
+
+} // namespace npu::onnx_import
+
+#endif // NPU_LIB_TARGET_ONNX_IMPORTER_H

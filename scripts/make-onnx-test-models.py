@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models test/Target/ONNX checks the importer with.
+
+Usage: scripts/make-onnx-test-models.py OUT_DIR   (test/Target/ONNX/models)
+
+Needs Debian's python3-onnx; `make check` does not (the models are checked
+in). Each model exercises one op and attribute combination, or one error.
+Weights are small and deterministic (arange-based), so the FileCheck'd
+constants of --weights=constants are reproducible.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def weight(name, shape, scale=0.1, dtype=np.float32):
+    values = (np.arange(np.prod(shape)) % 7 - 3) * scale
+    return numpy_helper.from_array(values.reshape(shape).astype(dtype), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def floats(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.float32), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, infer_outputs=True):
+    graph = helper.make_graph(
+        nodes, "test",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        list(inits))
+    m = helper.make_model(graph, producer_name="make-onnx-test-models",
+                          opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def node(op, inputs, outputs, name=None, **attrs):
+    return helper.make_node(op, inputs, outputs, name=name or outputs[0],
+                            **attrs)
+
+
+X = ("x", F, [1, 3, 8, 8])
+
+
+def models():
+    m = {}
+    # Convolutions, and BatchNormalization folded into them.
+    bn = [weight("gamma", [4], 0.5), weight("beta", [4]),
+          weight("mean", [4], 0.2), floats("var", [1.0, 2.0, 0.5, 4.0])]
+    m["conv_bn_relu"] = model(
+        [node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3],
+              pads=[1, 1, 1, 1]),
+         node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"],
+              ["n"], epsilon=1e-3),
+         node("Relu", ["n"], ["y"])],
+        [X], [("y", F, [1, 4, 8, 8])],
+        [weight("w", [4, 3, 3, 3]), weight("b", [4])] + bn)
+    m["conv_attrs"] = model(
+        [node("Conv", ["x", "w"], ["y"], pads=[1, 2, 1, 2], strides=[2, 2],
+              dilations=[2, 1], group=1)],
+        [X], [("y", F, [1, 6, 3, 5])], [weight("w", [6, 3, 3, 3])])
+    m["conv_group_same"] = model(
+        [node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER",
+              strides=[2, 2], group=3)],
+        [X], [("y", F, [1, 6, 4, 4])], [weight("w", [6, 1, 3, 3])])
+    m["batchnorm"] = model(
+        [node("BatchNormalization", ["x", "gamma", "beta", "mean", "var"],
+              ["y"])],
+        [("x", F, [1, 4, 5, 5])], [("y", F, [1, 4, 5, 5])], bn)
+    # Pools.
+    m["pools"] = model(
+        [node("MaxPool", ["x"], ["a"], kernel_shape=[3, 3], strides=[2, 2],
+              pads=[1, 1, 1, 1]),
+         node("AveragePool", ["a"], ["b"], kernel_shape=[2, 2],
+              count_include_pad=1, pads=[1, 1, 0, 0]),
+         node("MaxPool", ["b"], ["c"], kernel_shape=[2, 2], strides=[2, 2],
+              ceil_mode=1),
+         node("GlobalAveragePool", ["c"], ["y"])],
+        [("x", F, [1, 3, 10, 10])], [("y", F, [1, 3, 1, 1])])
+    # Gemm, Flatten, MatMul.
+    m["gemm"] = model(
+        [node("Flatten", ["x"], ["f"], axis=1),
+         node("Gemm", ["f", "w", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+        [("x", F, [2, 4, 1, 1])], [("y", F, [2, 3])],
+        [weight("w", [3, 4]), weight("c", [3])])
+    m["matmul_transposed"] = model(
+        [node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+         node("MatMul", ["q", "kt"], ["y"])],
+        [("q", F, [2, 5, 8]), ("k", F, [2, 7, 8])], [("y", F, [2, 5, 7])])
+    # Elementwise ops and broadcasting in channels-last order.
+    m["elementwise"] = model(
+        [node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+         node("Add", ["c", "bias"], ["a"]),
+         node("Sub", ["one", "a"], ["s"]),
+         node("Mul", ["s", "s"], ["p"]),
+         node("Pow", ["p", "two"], ["q"]),
+         node("Div", ["q", "a"], ["y"])],
+        [X], [("y", F, [1, 4, 8, 8])],
+        [weight("w", [4, 3, 1, 1]), weight("bias", [4, 1, 1]),
+         floats("one", [1.0]), floats("two", [2.0])])
+    m["activations"] = model(
+        [node("HardSigmoid", ["x"], ["a"], alpha=0.25, beta=0.4),
+         node("HardSwish", ["a"], ["b"]),
+         node("Erf", ["b"], ["c"]),
+         node("Clip", ["c", "lo", "hi"], ["d"]),
+         node("Clip", ["d", "", "hi"], ["e"]),
+         node("Sigmoid", ["e"], ["f"]),
+         node("Tanh", ["f"], ["y"])],
+        [("x", F, [2, 3])], [("y", F, [2, 3])],
+        [floats("lo", 0.0), floats("hi", 6.0)])
+    # Normalisation.
+    m["layernorm"] = model(
+        [node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1,
+              epsilon=1e-6)],
+        [("x", F, [2, 5, 8])], [("y", F, [2, 5, 8])],
+        [weight("g", [8]), weight("b", [8])])
+    m["softmax_channels"] = model(
+        [node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+         node("Softmax", ["c"], ["y"], axis=1)],
+        [X], [("y", F, [1, 4, 8, 8])], [weight("w", [4, 3, 1, 1])])
+    m["reduce_mean"] = model(
+        [node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+         node("ReduceMean", ["c"], ["y"], axes=[2, 3], keepdims=0)],
+        [X], [("y", F, [1, 4])], [weight("w", [4, 3, 1, 1])])
+    # Shape arithmetic folded at import.
+    m["shape_arith"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Unsqueeze", ["n", "axes0"], ["n1"]),
+         node("Constant", [], ["minus1"], value=ints("v", [-1])),
+         node("Concat", ["n1", "minus1"], ["shape"], axis=0),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [X], [("y", F, [1, 192])], [ints("zero", 0), ints("axes0", [0])])
+    m["mask_arith"] = model(
+        [node("ConstantOfShape", ["shape"], ["zeros"],
+              value=helper.make_tensor("v", F, [1], [0.0])),
+         node("Range", ["r0", "r4", "r1"], ["r"]),
+         node("Mod", ["r", "two"], ["odd"]),
+         node("Equal", ["odd", "one"], ["isodd"]),
+         node("Not", ["isodd"], ["iseven"]),
+         node("Constant", [], ["big"], value=floats("v", [-100.0])),
+         node("Constant", [], ["upd"], value=floats("v", [7.0])),
+         node("Where", ["iseven", "zeros", "big"], ["mask"]),
+         node("ScatterND", ["mask", "idx", "upd"], ["mask2"]),
+         node("Expand", ["mask2", "eshape"], ["mask3"]),
+         node("Add", ["x", "mask3"], ["y"])],
+        [("x", F, [2, 4])], [("y", F, [2, 4])],
+        [ints("shape", [4]), ints("r0", 0), ints("r4", 4), ints("r1", 1),
+         ints("two", 2), ints("one", 1), ints("idx", [[0]]),
+         ints("eshape", [2, 4])])
+    # Data-dependent versions of the same ops: npu ops.
+    m["select"] = model(
+        [node("Equal", ["a", "b"], ["eq"]),
+         node("Not", ["eq"], ["ne"]),
+         node("Where", ["ne", "a", "zero"], ["y"])],
+        [("a", F, [2, 3]), ("b", F, [3])], [("y", F, [2, 3])],
+        [floats("zero", 0.0)])
+    m["gather"] = model(
+        [node("Gather", ["x", "i"], ["a"], axis=1),
+         node("Gather", ["a", "j"], ["y"], axis=0)],
+        [("x", F, [2, 5, 4])], [("y", F, [2, 4])],
+        [ints("i", 0), ints("j", [-1, 0])])
+    m["expand"] = model(
+        [node("Expand", ["x", "shape"], ["y"])],
+        [("x", F, [1, 1, 8])], [("y", F, [3, 1, 8])],
+        [ints("shape", [3, 1, 1])])
+    m["scatternd"] = model(
+        [node("ScatterND", ["x", "idx", "upd"], ["y"])],
+        [("x", F, [4, 3]), ("upd", F, [2, 3])], [("y", F, [4, 3])],
+        [ints("idx", [[1], [3]])])
+    m["resize"] = model(
+        [node("Resize", ["x", "", "scales"], ["a"], mode="linear",
+              coordinate_transformation_mode="pytorch_half_pixel"),
+         node("Resize", ["a", "", "", "sizes"], ["y"], mode="nearest",
+              nearest_mode="floor",
+              coordinate_transformation_mode="asymmetric")],
+        [X], [("y", F, [1, 3, 20, 24])],
+        [floats("scales", [1, 1, 2, 2]), ints("sizes", [1, 3, 20, 24])])
+    m["pad_concat_slice"] = model(
+        [node("Pad", ["x", "pads", "value"], ["p"]),
+         node("Concat", ["p", "p"], ["c"], axis=1),
+         node("Slice", ["c", "starts", "ends", "axes", "steps"], ["y"])],
+        [("x", F, [1, 3, 4, 4])], [("y", F, [1, 3, 6, 3])],
+        [ints("pads", [0, 0, 1, 2, 0, 0, 1, 0]), floats("value", 0.5),
+         ints("starts", [0, 0]), ints("ends", [6, 6]), ints("axes", [1, 3]),
+         ints("steps", [2, 2])])
+    # Swin's pattern: conv, NCHW -> NHWC transpose, layer norm over C.
+    m["transpose_free"] = model(
+        [node("Conv", ["x", "w"], ["c"], kernel_shape=[4, 4], strides=[4, 4]),
+         node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
+         node("LayerNormalization", ["t", "g", "b"], ["y"], axis=-1)],
+        [X], [("y", F, [1, 2, 2, 8])],
+        [weight("w", [8, 3, 4, 4]), weight("g", [8]), weight("b", [8])])
+    m["dynamic_batch"] = model(
+        [node("Relu", ["x"], ["y"])],
+        [("x", F, ["batch", 3, 4, 4])], [("y", F, ["batch", 3, 4, 4])])
+    m["dropout"] = model(
+        [node("Dropout", ["x", "ratio", "train"], ["y"])],
+        [("x", F, [2, 3])], [("y", F, [2, 3])],
+        [floats("ratio", 0.0),
+         numpy_helper.from_array(np.array(True), "train")])
+    ext = model([node("Conv", ["x", "w"], ["y"], kernel_shape=[1, 1])],
+                [X], [("y", F, [1, 2, 8, 8])], [weight("w", [2, 3, 1, 1])])
+    w = ext.graph.initializer[0]
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "missing.weights"), ("offset", "0"),
+                       ("length", "24")):
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    m["external_missing"] = ext
+    # Errors.
+    m["err_unsupported_op"] = model(
+        [node("LRN", ["x"], ["y"], size=3)], [X], [("y", F, [1, 3, 8, 8])])
+    m["err_pad_reflect"] = model(
+        [node("Pad", ["x", "pads"], ["y"], mode="reflect")],
+        [X], [("y", F, [1, 3, 10, 10])], [ints("pads", [0, 0, 1, 1] * 2)])
+    m["err_resize_cubic"] = model(
+        [node("Resize", ["x", "", "scales"], ["y"], mode="cubic")],
+        [X], [("y", F, [1, 3, 16, 16])], [floats("scales", [1, 1, 2, 2])])
+    m["err_opset11"] = model([node("Relu", ["x"], ["y"])], [X],
+                             [("y", F, [1, 3, 8, 8])], opset=11)
+    m["err_opset18"] = model([node("Relu", ["x"], ["y"])], [X],
+                             [("y", F, [1, 3, 8, 8])], opset=18)
+    m["err_dynamic_dim"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, [1, "seq", 4])],
+        [("y", F, [1, "seq", 4])])
+    m["err_runtime_shape"] = model(
+        [node("Cast", ["s"], ["si"], to=I64),
+         node("Reshape", ["x", "si"], ["y"])],
+        [("x", F, [2, 6]), ("s", F, [2])], [("y", F, [3, 4])])
+    m["err_domain"] = model(
+        [helper.make_node("Gelu", ["x"], ["y"], name="gelu",
+                          domain="com.microsoft")],
+        [X], [("y", F, [1, 3, 8, 8])])
+    m["err_domain"].opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    m["err_conv1d"] = model(
+        [node("Conv", ["x", "w"], ["y"], kernel_shape=[3])],
+        [("x", F, [1, 3, 8])], [("y", F, [1, 2, 6])],
+        [weight("w", [2, 3, 3])])
+    m["err_training_dropout"] = model(
+        [node("Dropout", ["x", "ratio", "train"], ["y"])],
+        [("x", F, [2, 3])], [("y", F, [2, 3])],
+        [floats("ratio", 0.5),
+         numpy_helper.from_array(np.array(True), "train")])
+    m["err_undefined_input"] = model(
+        [node("Relu", ["nowhere"], ["y"])], [X], [("y", F, [1, 3, 8, 8])])
+    m["err_layernorm_stats"] = model(
+        [node("LayerNormalization", ["x", "g"], ["y", "mean"], axis=-1)],
+        [("x", F, [2, 8])], [("y", F, [2, 8]), ("mean", F, [2, 1])],
+        [weight("g", [8])])
+    return m
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, m in sorted(models().items()):
+        data = m.SerializeToString()
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
+            f.write(data)
+    # A file cut short, and a file that is not a model at all.
+    good = models()["conv_bn_relu"].SerializeToString()
+    with open(os.path.join(out, "err_truncated.onnx"), "wb") as f:
+        f.write(good[:len(good) // 2])
+    with open(os.path.join(out, "err_not_a_model.onnx"), "wb") as f:
+        f.write(b"this is a text file, not a protobuf\n")
+
+
+if __name__ == "__main__":
+    main()

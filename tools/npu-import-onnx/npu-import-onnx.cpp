@@ -1,0 +1,90 @@
+//===- npu-import-onnx.cpp - ONNX model to npu dialect --------------------===//
+//
+// npu-import-onnx MODEL.onnx [--batch=N] [--weights=arguments|constants]
+//                 [-o OUT.mlir]
+// writes the model as one func.func of npu ops (see docs/onnx-import.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Target/ONNX/ImportONNX.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("filename"),
+                                       cl::init("-"));
+static cl::opt<int64_t>
+    batch("batch", cl::desc("Bind the graph inputs' dynamic batch dimension"),
+          cl::init(-1));
+static cl::opt<npu::ONNXWeights>
+    weights("weights", cl::desc("What float initializers become"),
+            cl::init(npu::ONNXWeights::Arguments),
+            cl::values(clEnumValN(npu::ONNXWeights::Arguments, "arguments",
+                                  "named function arguments (default)"),
+                       clEnumValN(npu::ONNXWeights::Constants, "constants",
+                                  "npu.constant ops holding the data")));
+static cl::opt<std::string>
+    functionName("function", cl::desc("Name of the imported function"),
+                 cl::init("main"));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "ONNX to npu dialect importer\n");
+
+  mlir::DialectRegistry registry;
+  npu::registerONNXImportDialects(registry);
+  mlir::MLIRContext context(registry);
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  std::string error;
+  std::unique_ptr<MemoryBuffer> input = mlir::openInputFile(inputFile, &error);
+  if (!input) {
+    errs() << "npu-import-onnx: " << error << "\n";
+    return 1;
+  }
+  npu::ONNXImportOptions options;
+  if (batch >= 0)
+    options.batch = batch;
+  options.weights = weights;
+  options.functionName = functionName;
+
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope root = timing.getRootScope();
+  mlir::TimingScope importTimer = root.nest("import");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      npu::importONNX(input->getBuffer(), inputFile, &context, options);
+  importTimer.stop();
+  if (!module)
+    return 1;
+
+  std::unique_ptr<ToolOutputFile> output =
+      mlir::openOutputFile(outputFile, &error);
+  if (!output) {
+    errs() << "npu-import-onnx: " << error << "\n";
+    return 1;
+  }
+  mlir::TimingScope printTimer = root.nest("print");
+  module->print(output->os(), mlir::OpPrintingFlags());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
