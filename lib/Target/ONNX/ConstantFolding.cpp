@@ -10,6 +10,7 @@
 
 #include "Model.h"
 
+#include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -108,20 +109,13 @@ namespace {
 class Broadcast {
 public:
   bool init(ArrayRef<const HostTensor *> operands) {
-    size_t rank = 0;
-    for (const HostTensor *t : operands)
-      rank = std::max(rank, t->shape.size());
-    shape.assign(rank, 1);
     for (const HostTensor *t : operands) {
-      size_t offset = rank - t->shape.size();
-      for (auto [d, extent] : llvm::enumerate(t->shape)) {
-        int64_t &out = shape[offset + d];
-        if (out == 1)
-          out = extent;
-        else if (extent != 1 && extent != out)
-          return false;
-      }
+      SmallVector<int64_t> next;
+      if (!OpTrait::util::getBroadcastedShape(shape, t->shape, next))
+        return false;
+      shape = std::move(next);
     }
+    size_t rank = shape.size();
     for (const HostTensor *t : operands) {
       SmallVector<int64_t> own = stridesOf(t->shape);
       SmallVector<int64_t> s(rank, 0);
@@ -251,9 +245,9 @@ static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
 }
 
-/// A non-negative axis in [0, rank), or an error naming the attribute.
-static FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis,
-                                        int64_t rank, StringRef name) {
+FailureOr<int64_t> npu::onnx_import::normalizeAxis(NodeImporter &n,
+                                                   int64_t axis, int64_t rank,
+                                                   StringRef name) {
   if (axis < -rank || axis >= rank)
     return n.emitError() << name << " " << axis << " is out of range for rank "
                          << rank;

@@ -156,7 +156,8 @@ public:
   mlir::Value value(size_t i, llvm::ArrayRef<int64_t> perm = {});
   /// Input i as an SSA value in whatever order it has; sets `perm`.
   mlir::Value valueAnyOrder(size_t i, Perm &perm);
-  /// Whether input i's physical order can be `perm` (constants: any).
+  /// The order input i is stored in (identity for constants and weights,
+  /// which take any order they are asked for).
   Perm currentPerm(size_t i);
 
   //--- attributes (each read marks the attribute as understood) ----------
@@ -243,6 +244,11 @@ mlir::FailureOr<SliceBounds> sliceBounds(NodeImporter &n,
 mlir::FailureOr<llvm::SmallVector<int64_t>> reshapeTarget(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> unsqueezeShape(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> squeezedShape(NodeImporter &n);
+
+/// `axis` in [-rank, rank) as a non-negative axis, or an error at the node
+/// naming it ("<name> 5 is out of range for rank 4").
+mlir::FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis,
+                                       int64_t rank, llvm::StringRef name);
 
 /// The ONNX dtype of an MLIR element type, and back.
 int32_t toONNXType(mlir::Type type);

@@ -14,6 +14,7 @@
 
 #include "npu/Dialect/NPU/NPUDialect.h"
 
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <cmath>
@@ -50,13 +51,6 @@ LogicalResult emit(NodeImporter &n, StringRef name, ValueRange operands,
 /// The physical dimension that holds logical dimension `axis`.
 int64_t physicalAxis(ArrayRef<int64_t> perm, int64_t axis, int64_t rank) {
   return invertPerm(perm, rank)[axis];
-}
-
-FailureOr<int64_t> logicalAxis(NodeImporter &n, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return n.emitError() << "axis " << axis << " is out of range for rank "
-                         << rank;
-  return axis < 0 ? axis + rank : axis;
 }
 
 //===----------------------------------------------------------------------===//
@@ -124,26 +118,13 @@ Value broadcastOperand(NodeImporter &n, size_t i, int64_t rank,
 /// The numpy broadcast of the inputs' logical shapes.
 FailureOr<SmallVector<int64_t>> broadcastShape(NodeImporter &n,
                                                ArrayRef<size_t> operands) {
-  SmallVector<HostTensor> shapes;
-  SmallVector<const HostTensor *> ptrs;
+  SmallVector<int64_t> out;
   for (size_t i : operands) {
-    HostTensor t;
-    t.dtype = onnx::TensorProto::BOOL;
-    t.shape.assign(n.inputShape(i).begin(), n.inputShape(i).end());
-    shapes.push_back(t);
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(out, n.inputShape(i), next))
+      return n.emitError() << "input shapes do not broadcast";
+    out = std::move(next);
   }
-  int64_t rank = 0;
-  for (HostTensor &t : shapes)
-    rank = std::max<int64_t>(rank, t.shape.size());
-  SmallVector<int64_t> out(rank, 1);
-  for (HostTensor &t : shapes)
-    for (auto [d, extent] : llvm::enumerate(t.shape)) {
-      int64_t &o = out[rank - t.shape.size() + d];
-      if (o == 1)
-        o = extent;
-      else if (extent != 1 && extent != o)
-        return n.emitError() << "input shapes do not broadcast";
-    }
   return out;
 }
 
@@ -627,7 +608,7 @@ NodeHandler reduce(StringRef kind) {
     SmallVector<bool> reduced(rank, false);
     SmallVector<int64_t> physAxes;
     for (int64_t axis : axes) {
-      FailureOr<int64_t> a = logicalAxis(n, axis, rank);
+      FailureOr<int64_t> a = normalizeAxis(n, axis, rank, "axis");
       if (failed(a))
         return failure();
       reduced[*a] = true;
@@ -760,7 +741,8 @@ LogicalResult importGemm(NodeImporter &n) {
 
 LogicalResult importSoftmax(NodeImporter &n) {
   int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis = logicalAxis(n, n.attrInt("axis", -1), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", -1), rank, "axis");
   if (failed(axis))
     return failure();
   Perm perm;
@@ -771,7 +753,8 @@ LogicalResult importSoftmax(NodeImporter &n) {
 
 LogicalResult importLayerNormalization(NodeImporter &n) {
   int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis = logicalAxis(n, n.attrInt("axis", -1), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", -1), rank, "axis");
   if (failed(axis))
     return failure();
   if (n.attrInt("stash_type", 1) != 1)
@@ -857,7 +840,8 @@ LogicalResult importTranspose(NodeImporter &n) {
 
 LogicalResult importConcat(NodeImporter &n) {
   int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis = logicalAxis(n, n.attrInt("axis", 0), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
   if (failed(axis))
     return failure();
   SmallVector<size_t> all;
@@ -902,7 +886,8 @@ Value indexOperand(NodeImporter &n, size_t i, int64_t extent) {
 
 LogicalResult importGather(NodeImporter &n) {
   int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis = logicalAxis(n, n.attrInt("axis", 0), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
   if (failed(axis))
     return failure();
   return emit(n, "npu.gather",
