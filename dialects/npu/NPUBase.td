@@ -28,6 +28,8 @@ def NPU_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     /// The channel alignment unit, in elements: an aligned tensor stores its
@@ -47,6 +49,22 @@ def NPU_Dialect : Dialect {
     /// (producer and opset; npu-import-onnx writes it).
     static constexpr ::llvm::StringLiteral getONNXSourceAttrName() {
       return "npu.onnx_source";
+    }
+    /// Unit argument attribute marking a weight: loaded at run time in
+    /// whichever layout the graph wants, so the layout pass chooses it
+    /// (BOTH) instead of taking the graph-input mode.
+    static constexpr ::llvm::StringLiteral getWeightAttrName() {
+      return "npu.weight";
+    }
+    /// Argument and result attribute: the ONNX name of an imported graph
+    /// input, initializer or output.
+    static constexpr ::llvm::StringLiteral getONNXNameAttrName() {
+      return "npu.onnx_name";
+    }
+    /// Argument attribute: the permutation of the ONNX dimensions an
+    /// imported weight is stored in (OHWI for convolution weights).
+    static constexpr ::llvm::StringLiteral getONNXPermAttrName() {
+      return "npu.onnx_perm";
     }
   }];
 }

@@ -1,7 +1,7 @@
 //===- AnnotateAlignMode.cpp - show the AlignMode rules' verdicts ---------===//
 //
-// Writes the mode npu::getAlignMode assigns to each op (and the graph-input
-// mode to each argument) as an `npu.align_mode` attribute. One walk; O(n)
+// Writes the mode npu::getAlignMode assigns to each op (and to each argument
+// its graph-input mode) as an `npu.align_mode` attribute. One walk; O(n)
 // in ops, plus the length of broadcast-follows-producer chains.
 //
 //===----------------------------------------------------------------------===//
@@ -28,9 +28,12 @@ struct AnnotateAlignModePass
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
     StringRef attrName = NPUDialect::getAlignModeAttrName();
-    auto ioMode = AlignModeAttr::get(ctx, graphIOMode);
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      func.setArgAttr(i, attrName, ioMode);
+    if (func.isExternal())
+      return;
+    for (BlockArgument arg : func.getArguments())
+      func.setArgAttr(
+          arg.getArgNumber(), attrName,
+          AlignModeAttr::get(ctx, getArgumentAlignMode(arg, graphIOMode)));
     func.getFunctionBody().walk([&](Operation *op) {
       op->setAttr(attrName,
                   AlignModeAttr::get(ctx, getAlignMode(op, graphIOMode)));

@@ -31,7 +31,8 @@ using namespace npu;
 //===----------------------------------------------------------------------===//
 
 AlignMode npu::getGraphInputMode(BlockArgument arg, AlignMode graphIOMode) {
-  return getLayoutMode(arg.getType()).value_or(graphIOMode);
+  return getLayoutMode(arg.getType())
+      .value_or(getArgumentAlignMode(arg, graphIOMode));
 }
 
 AlignMode npu::getRequiredLayout(OpOperand &use, AlignMode userMode,

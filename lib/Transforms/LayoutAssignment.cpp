@@ -3,7 +3,9 @@
 // Greedy (the seed's algorithm): one pass in topological order; a BOTH node
 // takes the mode of its leader (broadcast ops) or of its first producer in
 // topological order, which is also the producers' common mode when they
-// agree; a BOTH node without producers is NALIGN. O(nodes + edges).
+// agree. A BOTH node without producers (a weight or constant, which the
+// seed's graphs do not have) is stored the way its fixed consumers read it
+// when they agree, else NALIGN. O(nodes + edges).
 //
 // Optimal: a minimum s-t cut. The source side is ALIGN, the sink side
 // NALIGN; fixed nodes are contracted into the terminals. Converting a value
@@ -39,7 +41,8 @@ static SmallVector<AlignMode> solveGreedy(const LayoutProblem &problem) {
       modes[v] = modes[*node.leader];
     else if (!node.producers.empty())
       modes[v] = modes[*llvm::min_element(node.producers)];
-    // else: no producer (a constant): NALIGN.
+    else if (node.neededAligned && !node.neededDense)
+      modes[v] = AlignMode::ALIGN;
   }
   return modes;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Transforms/LayoutAlign.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,10 +76,10 @@ public:
        << "  edge [fontname=\"Helvetica\", fontsize=10];\n";
     for (BlockArgument arg : func.getArguments()) {
       std::string id = "in" + std::to_string(arg.getArgNumber());
-      std::optional<AlignMode> stored = getLayoutMode(arg.getType());
-      os << "  " << id << " [label=\"input #" << arg.getArgNumber()
-         << "\", shape=ellipse, fillcolor=\""
-         << fillFor(stored.value_or(graphIOMode)) << "\"];\n";
+      os << "  " << id << " [label=\""
+         << (isWeightArgument(arg) ? "weight #" : "input #")
+         << arg.getArgNumber() << "\", shape=ellipse, fillcolor=\""
+         << fillFor(getGraphInputMode(arg, graphIOMode)) << "\"];\n";
       names[arg] = id;
     }
     unsigned counter = 0;

@@ -214,3 +214,23 @@ func.func @imported_ops(%x: tensor<1x8x8x64xf32>, %c: tensor<1x8x8x64xi1>, %i: t
   %7 = npu.scatter_nd %x, %idx, %u : (tensor<1x8x8x64xf32>, tensor<1x1xi64>, tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
   return
 }
+
+// -----
+
+// A weight argument (npu.weight) adapts whatever the io-mode, and so does a
+// broadcast op that follows it.
+// CHECK-LABEL: func.func @weight_arguments
+// CHECK-SAME: %{{.*}}: tensor<1x8x8x16xf32> {npu.align_mode = #npu.align_mode<nalign>}
+// CHECK-SAME: %{{.*}}: tensor<1x8x8x16xf32> {npu.align_mode = #npu.align_mode<both>, npu.weight}
+// IO-ALIGN-LABEL: func.func @weight_arguments
+// IO-ALIGN-SAME: %{{.*}}: tensor<1x8x8x16xf32> {npu.align_mode = #npu.align_mode<align>}
+// IO-ALIGN-SAME: %{{.*}}: tensor<1x8x8x16xf32> {npu.align_mode = #npu.align_mode<both>, npu.weight}
+func.func @weight_arguments(%x: tensor<1x8x8x16xf32>, %w: tensor<1x8x8x16xf32> {npu.weight}, %c: tensor<16xf32>) {
+  // CHECK: npu.vs_mul {{.*}}npu.align_mode = #npu.align_mode<nalign>
+  // IO-ALIGN: npu.vs_mul {{.*}}npu.align_mode = #npu.align_mode<align>
+  %0 = npu.vs_mul %x, %c : (tensor<1x8x8x16xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  // CHECK: npu.vs_mul {{.*}}npu.align_mode = #npu.align_mode<both>
+  // IO-ALIGN: npu.vs_mul {{.*}}npu.align_mode = #npu.align_mode<both>
+  %1 = npu.vs_mul %w, %c : (tensor<1x8x8x16xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  return
+}

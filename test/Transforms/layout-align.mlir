@@ -173,19 +173,58 @@ func.func @shared_conversion(%x: tensor<2x64xf32>) -> (tensor<2x64xf32>, tensor<
 
 // -----
 
-// A constant with no producer: greedy makes it dense and converts it for
-// the conv; the optimum stores the weights aligned.
+// A constant with no producer is stored as its consumers read it: greedy
+// follows the conv, its only (fixed) consumer, as the optimum does.
 // CHECK-LABEL: func.func @weights
 func.func @weights(%x: tensor<1x4x4x16xf32, #npu.layout<align>>) -> tensor<1x4x4x16xf32, #npu.layout<align>> {
-  // GREEDY: %[[W:.*]] = npu.constant {{.*}} -> tensor<16x1x1x16xf32, #npu.layout<nalign>>
-  // GREEDY: %[[WA:.*]] = npu.channel_norm <to_align> %[[W]]
-  // GREEDY: npu.conv2d %{{.*}}, %[[WA]]
-  // OPTIMAL: %[[W:.*]] = npu.constant {{.*}} -> tensor<16x1x1x16xf32, #npu.layout<align>>
-  // OPTIMAL: npu.conv2d %{{.*}}, %[[W]]
+  // CHECK: %[[W:.*]] = npu.constant {{.*}} -> tensor<16x1x1x16xf32, #npu.layout<align>>
+  // CHECK-NOT: channel_norm
+  // CHECK: npu.conv2d %{{.*}}, %[[W]]
   %w = npu.constant dense<1.0> : tensor<16x1x1x16xf32> -> tensor<16x1x1x16xf32>
   %c = npu.conv2d %x, %w {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>) -> tensor<1x4x4x16xf32>
   %r = npu.channel_norm <to_nalign> %c : tensor<1x4x4x16xf32> -> tensor<1x4x4x16xf32>
   %s = npu.relu %r : tensor<1x4x4x16xf32> -> tensor<1x4x4x16xf32>
   %t = npu.channel_norm <to_align> %s : tensor<1x4x4x16xf32> -> tensor<1x4x4x16xf32, #npu.layout<align>>
   return %t : tensor<1x4x4x16xf32, #npu.layout<align>>
+}
+
+// -----
+
+// Fixed consumers that disagree: greedy stores the producer-less constant
+// dense and converts it for the conv. The optimum does the same here: a
+// dense copy for the relu costs as much as an aligned one for the conv, and
+// padding breaks the tie.
+// CHECK-LABEL: func.func @constant_read_both_ways
+func.func @constant_read_both_ways(%x: tensor<1x4x4x16xf32, #npu.layout<align>>) -> (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>) {
+  // CHECK: %[[W:.*]] = npu.constant {{.*}} -> tensor<16x1x1x16xf32, #npu.layout<nalign>>
+  // CHECK: %[[WA:.*]] = npu.channel_norm <to_align> %[[W]]
+  // CHECK: npu.conv2d %{{.*}}, %[[WA]]
+  // CHECK: npu.relu %[[W]]
+  %w = npu.constant dense<1.0> : tensor<16x1x1x16xf32> -> tensor<16x1x1x16xf32>
+  %c = npu.conv2d %x, %w {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>) -> tensor<1x4x4x16xf32, #npu.layout<align>>
+  %r = npu.relu %w {npu.dev_info = #npu.align_mode<nalign>} : tensor<16x1x1x16xf32> -> tensor<16x1x1x16xf32>
+  return %c, %r : tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>
+}
+
+// -----
+
+// A weight argument (npu.weight) is loaded in whichever layout its consumers
+// want, so both strategies take it aligned for the conv; the same tensor as
+// a plain graph input is dense (io-mode) and converted. A declared layout
+// on a weight wins over its consumers.
+// CHECK-LABEL: func.func @weight_arguments
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x4x4x16xf32, #npu.layout<align>>
+// CHECK-SAME: %[[W:[^:]*]]: tensor<16x1x1x16xf32, #npu.layout<align>> {npu.weight}
+// CHECK-SAME: %[[IN:[^:]*]]: tensor<16x1x1x16xf32, #npu.layout<nalign>>
+// CHECK-SAME: %[[DECL:[^:]*]]: tensor<16x1x1x16xf32, #npu.layout<nalign>> {npu.weight}
+func.func @weight_arguments(%x: tensor<1x4x4x16xf32, #npu.layout<align>>, %w: tensor<16x1x1x16xf32> {npu.weight}, %in: tensor<16x1x1x16xf32>, %decl: tensor<16x1x1x16xf32, #npu.layout<nalign>> {npu.weight}) -> (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>) {
+  // CHECK-DAG: %[[INA:.*]] = npu.channel_norm <to_align> %[[IN]]
+  // CHECK-DAG: %[[DECLA:.*]] = npu.channel_norm <to_align> %[[DECL]]
+  // CHECK: npu.conv2d %[[X]], %[[W]]
+  // CHECK: npu.conv2d %[[X]], %[[INA]]
+  // CHECK: npu.conv2d %[[X]], %[[DECLA]]
+  %a = npu.conv2d %x, %w {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>) -> tensor<1x4x4x16xf32, #npu.layout<align>>
+  %b = npu.conv2d %x, %in {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32>) -> tensor<1x4x4x16xf32, #npu.layout<align>>
+  %c = npu.conv2d %x, %decl {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32, #npu.layout<nalign>>) -> tensor<1x4x4x16xf32, #npu.layout<align>>
+  return %a, %b, %c : tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>
 }

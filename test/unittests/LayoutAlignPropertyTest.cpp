@@ -29,7 +29,7 @@ namespace {
 
 /// Builds random DNN-like graphs from ops whose modes cover every rule:
 /// ALIGN kernels, adapting unary/binary ops, broadcast ops, pinned ops,
-/// reshapes that change padding or rank, constants.
+/// reshapes that change padding or rank, constants, weight arguments.
 class RandomGraphBuilder {
 public:
   RandomGraphBuilder(MLIRContext &ctx, unsigned seed)
@@ -44,6 +44,10 @@ public:
       argTypes.push_back(shapes()[pick(0, 2)]);
     auto func =
         b.create<func::FuncOp>(loc, "g", b.getFunctionType(argTypes, {}));
+    // About a third of the inputs are weights, which adapt.
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (pick(0, 2) == 0)
+        func.setArgAttr(i, NPUDialect::getWeightAttrName(), b.getUnitAttr());
     b.setInsertionPointToEnd(func.addEntryBlock());
     values.assign(func.getArguments().begin(), func.getArguments().end());
     for (unsigned i = 0; i < numOps; ++i)

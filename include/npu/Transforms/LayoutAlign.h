@@ -45,7 +45,8 @@ struct LayoutGraph {
 };
 
 /// The layout a graph input is stored in: its `#npu.layout` when the
-/// function declares one, `graphIOMode` otherwise.
+/// function declares one, else BOTH (to be chosen) for an `npu.weight`
+/// argument and `graphIOMode` for any other.
 AlignMode getGraphInputMode(mlir::BlockArgument arg, AlignMode graphIOMode);
 
 /// The layout `use` must be read in by its owner, whose own mode is

@@ -48,7 +48,8 @@ struct LayoutProblem {
     /// (deduplicated).
     llvm::SmallVector<unsigned, 2> freeConsumers;
     /// Whether a consumer whose mode is fixed needs the value aligned or
-    /// dense (fixed ops, channel_norm inputs, graph outputs).
+    /// dense (fixed ops, channel_norm inputs, graph outputs). Greedy reads
+    /// them for a BOTH node without producers.
     bool neededAligned = false;
     bool neededDense = false;
     /// Price of one channel_norm of this node's value.

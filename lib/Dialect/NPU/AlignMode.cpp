@@ -52,6 +52,17 @@ AlignMode npu::getIntrinsicAlignMode(Operation *op, AlignMode graphIOMode) {
   return AlignMode::UNKNOWN;
 }
 
+bool npu::isWeightArgument(BlockArgument arg) {
+  Block *block = arg.getOwner();
+  auto func = dyn_cast_or_null<FunctionOpInterface>(block->getParentOp());
+  return func && block->isEntryBlock() &&
+         func.getArgAttr(arg.getArgNumber(), NPUDialect::getWeightAttrName());
+}
+
+AlignMode npu::getArgumentAlignMode(BlockArgument arg, AlignMode graphIOMode) {
+  return isWeightArgument(arg) ? AlignMode::BOTH : graphIOMode;
+}
+
 AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
   // Broadcast ops defer to the producer of their leader operand; follow such
   // chains iteratively so that long chains cannot exhaust the stack.
@@ -62,9 +73,11 @@ AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
         iface ? iface.getAlignLeaderOperand() : std::nullopt;
     if (mode != AlignMode::BOTH || !leader)
       return mode;
-    Operation *producer = op->getOperand(*leader).getDefiningOp();
+    Value leaderValue = op->getOperand(*leader);
+    Operation *producer = leaderValue.getDefiningOp();
     if (!producer) // A block argument: a graph input.
-      return graphIOMode;
+      return getArgumentAlignMode(cast<BlockArgument>(leaderValue),
+                                  graphIOMode);
     op = producer;
   }
 }

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -57,6 +58,68 @@ LogicalResult NPUDialect::verifyOperationAttribute(Operation *op,
       mode.getValue() != AlignMode::NALIGN)
     return op->emitError() << "'" << name << "' must pin align or nalign, got "
                            << stringifyAlignMode(mode.getValue());
+  return success();
+}
+
+/// Whether `perm` is a permutation of 0 .. perm.size() - 1.
+static bool isPermutation(ArrayRef<int64_t> perm) {
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t index : perm) {
+    if (index < 0 || index >= static_cast<int64_t>(perm.size()) || seen[index])
+      return false;
+    seen[index] = true;
+  }
+  return true;
+}
+
+/// Function arguments may carry `npu.weight` (unit), `npu.onnx_name`
+/// (string), `npu.onnx_perm` (a permutation of the argument's dimensions)
+/// and `npu.align_mode` (written by npu-annotate-align-mode).
+LogicalResult NPUDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned /*regionIndex*/,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto fail = [&](StringRef what) {
+    return op->emitError() << "argument " << argIndex << ": '" << name
+                           << "' must be " << what << ", got " << value;
+  };
+  if (name == getWeightAttrName())
+    return isa<UnitAttr>(value) ? success() : fail("a unit attribute");
+  if (name == getONNXNameAttrName())
+    return isa<StringAttr>(value) ? success() : fail("a string");
+  if (name == getAlignModeAttrName())
+    return isa<AlignModeAttr>(value) ? success()
+                                     : fail("an #npu.align_mode attribute");
+  if (name != getONNXPermAttrName())
+    return op->emitError() << "argument " << argIndex
+                           << ": unknown npu argument attribute '" << name
+                           << "'";
+  auto perm = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!perm || !isPermutation(perm.asArrayRef()))
+    return fail("a permutation (array<i64>)");
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || argIndex >= func.getNumArguments())
+    return success();
+  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
+  if (!type || type.getRank() != perm.size())
+    return fail("a permutation of the argument's dimensions");
+  return success();
+}
+
+/// Function results may carry `npu.onnx_name` (string).
+LogicalResult NPUDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned /*regionIndex*/,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != getONNXNameAttrName())
+    return op->emitError() << "result " << resultIndex
+                           << ": unknown npu result attribute '" << name << "'";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError() << "result " << resultIndex << ": '" << name
+                           << "' must be a string, got " << attr.getValue();
   return success();
 }
 

@@ -407,11 +407,14 @@ static Value addWeightArgument(GraphImporter &graph, NodeImporter &n,
                                ArrayRef<int64_t> perm) {
   auto type = RankedTensorType::get(permute(v.shape, perm), v.elementType);
   Value arg = graph.entry->addArgument(type, n.loc);
-  SmallVector<NamedAttribute> attrs = {graph.builder.getNamedAttr(
-      "npu.onnx_name", graph.builder.getStringAttr(name))};
+  OpBuilder &b = graph.builder;
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr(npu::NPUDialect::getWeightAttrName(), b.getUnitAttr()),
+      b.getNamedAttr(npu::NPUDialect::getONNXNameAttrName(),
+                     b.getStringAttr(name))};
   if (!perm.empty())
-    attrs.push_back(graph.builder.getNamedAttr(
-        "npu.onnx_perm", graph.builder.getDenseI64ArrayAttr(perm)));
+    attrs.push_back(b.getNamedAttr(npu::NPUDialect::getONNXPermAttrName(),
+                                   b.getDenseI64ArrayAttr(perm)));
   graph.argAttrs.push_back(graph.builder.getDictionaryAttr(attrs));
   return arg;
 }
@@ -482,9 +485,9 @@ LogicalResult FunctionBuilder::addGraphInputs() {
         NameLoc::get(graph.builder.getStringAttr(input.name()), graph.fileLoc);
     v.forms = {{Perm(), graph.entry->addArgument(
                             RankedTensorType::get(v.shape, element), loc)}};
-    graph.argAttrs.push_back(
-        graph.builder.getDictionaryAttr(graph.builder.getNamedAttr(
-            "npu.onnx_name", graph.builder.getStringAttr(input.name()))));
+    graph.argAttrs.push_back(graph.builder.getDictionaryAttr(
+        graph.builder.getNamedAttr(npu::NPUDialect::getONNXNameAttrName(),
+                                   graph.builder.getStringAttr(input.name()))));
   }
   return success();
 }
@@ -578,7 +581,8 @@ LogicalResult FunctionBuilder::returnGraphOutputs() {
     results.push_back(value);
     resultAttrs.push_back(
         graph.builder.getDictionaryAttr(graph.builder.getNamedAttr(
-            "npu.onnx_name", graph.builder.getStringAttr(output.name()))));
+            npu::NPUDialect::getONNXNameAttrName(),
+            graph.builder.getStringAttr(output.name()))));
   }
   graph.builder.create<func::ReturnOp>(func.getLoc(), results);
   func.setFunctionType(FunctionType::get(graph.context,

@@ -60,3 +60,15 @@ func.func @resize(%x: tensor<1x8x10x3xf32>) -> (tensor<1x16x20x3xf32>, tensor<1x
   %1 = npu.resize %x <nearest> {size = array<i64: 4, 5>, nearest_mode = #npu.resize_nearest_mode<floor>} : tensor<1x8x10x3xf32> -> tensor<1x4x5x3xf32>
   return %0, %1 : tensor<1x16x20x3xf32>, tensor<1x4x5x3xf32>
 }
+
+// -----
+
+// The argument and result attributes an import writes.
+// CHECK-LABEL: func.func @imported_attributes
+// CHECK-SAME: {npu.onnx_name = "x"}
+// CHECK-SAME: {npu.onnx_name = "w", npu.onnx_perm = array<i64: 0, 2, 3, 1>, npu.weight}
+// CHECK-SAME: -> (tensor<1x6x6x4xf32> {npu.onnx_name = "y"})
+func.func @imported_attributes(%x: tensor<1x8x8x3xf32> {npu.onnx_name = "x"}, %w: tensor<4x3x3x3xf32> {npu.onnx_name = "w", npu.onnx_perm = array<i64: 0, 2, 3, 1>, npu.weight}) -> (tensor<1x6x6x4xf32> {npu.onnx_name = "y"}) {
+  %0 = npu.conv2d %x, %w : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}

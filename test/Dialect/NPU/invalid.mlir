@@ -794,3 +794,59 @@ func.func @moe_result(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32
   %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x15xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{argument 0: 'npu.weight' must be a unit attribute, got true}}
+func.func @weight_not_unit(%w: tensor<4x4xf32> {npu.weight = true}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'npu.onnx_name' must be a string, got 3}}
+func.func @onnx_name_not_string(%w: tensor<4x4xf32> {npu.onnx_name = 3}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'npu.onnx_perm' must be a permutation (array<i64>), got array<i64: 0, 0>}}
+func.func @onnx_perm_repeats(%w: tensor<4x4xf32> {npu.onnx_perm = array<i64: 0, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'npu.onnx_perm' must be a permutation of the argument's dimensions, got array<i64: 1, 0>}}
+func.func @onnx_perm_rank(%w: tensor<4x4x4x4xf32> {npu.onnx_perm = array<i64: 1, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'npu.align_mode' must be an #npu.align_mode attribute, got "align"}}
+func.func @arg_align_mode(%w: tensor<4x4xf32> {npu.align_mode = "align"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 1: unknown npu argument attribute 'npu.weights'}}
+func.func @unknown_argument_attribute(%x: tensor<4x4xf32>, %w: tensor<4x4xf32> {npu.weights}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{result 0: unknown npu result attribute 'npu.weight'}}
+func.func @unknown_result_attribute(%x: tensor<4x4xf32>) -> (tensor<4x4xf32> {npu.weight}) {
+  return %x : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0: 'npu.onnx_name' must be a string, got 1}}
+func.func @result_onnx_name(%x: tensor<4x4xf32>) -> (tensor<4x4xf32> {npu.onnx_name = 1}) {
+  return %x : tensor<4x4xf32>
+}

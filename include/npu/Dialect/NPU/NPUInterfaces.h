@@ -38,9 +38,18 @@ namespace npu {
 AlignMode getIntrinsicAlignMode(mlir::Operation *op,
                                 AlignMode graphIOMode = AlignMode::NALIGN);
 
+/// Whether `arg` is an argument of a function that marks it `npu.weight`.
+bool isWeightArgument(mlir::BlockArgument arg);
+
+/// Returns the mode the rules assign to a graph input: BOTH for a weight
+/// argument (loaded in whichever layout its consumers want), `graphIOMode`
+/// for any other.
+AlignMode getArgumentAlignMode(mlir::BlockArgument arg,
+                               AlignMode graphIOMode = AlignMode::NALIGN);
+
 /// Returns the AlignMode the rules assign to `op`: its intrinsic mode, except
 /// that a BOTH op with a leader operand (broadcast ops) takes the mode of
-/// the leader's producer (`graphIOMode` for a function argument).
+/// the leader's producer (getArgumentAlignMode for a function argument).
 AlignMode getAlignMode(mlir::Operation *op,
                        AlignMode graphIOMode = AlignMode::NALIGN);
 
