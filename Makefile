@@ -58,6 +58,7 @@ fuzz: sanitize-configure
 	@python3 scripts/fuzz.py $(SANITIZE_BUILD_DIR) $(FUZZ_SECONDS)
 
 demo: build
+	@bash scripts/install-deps.sh --demo
 	$(CMAKE) --build $(BUILD_DIR) --target npu-demo
 
 docs: configure

@@ -145,3 +145,22 @@ for entry in spmm softmax; do
   echo "    simulator and JIT outputs are identical"
 done
 echo "  (feature rows move by DMA; indptr, indices and values are staged on chip in runs; the copies are still synchronous)"
+
+echo
+echo "== 8. ONNX networks (torchvision, exported by scripts/export-torchvision-onnx.py): import, then LayoutAlignToNPU"
+echo "  Weights are npu.weight arguments the layout pass adapts; times are the median of 3 runs."
+python3 "$root/bench/onnx_networks.py" "$build" --runs=3 \
+  "$root/examples/onnx/resnet50-opset17.onnx" \
+  "$root/examples/onnx/swin_t-opset17.onnx"
+"$build/bin/npu-import-onnx" "$root/examples/onnx/resnet50-opset17.onnx" \
+  --batch=1 -o "$out/resnet50.mlir"
+"$opt" "$out/resnet50.mlir" --npu-layout-align \
+  --npu-print-layout-graph="output=$out/resnet50-optimal.dot" \
+  -o "$out/resnet50-optimal.mlir"
+echo "  IR: $out/resnet50.mlir (imported), $out/resnet50-optimal.mlir (layouts decided)"
+if command -v dot > /dev/null; then
+  dot -Tsvg "$out/resnet50-optimal.dot" -o "$out/resnet50-optimal.svg"
+  echo "  picture: $out/resnet50-optimal.svg (Graphviz, from $out/resnet50-optimal.dot)"
+else
+  echo "  picture: $out/resnet50-optimal.dot (install graphviz to render it)"
+fi

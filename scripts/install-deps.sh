@@ -6,6 +6,8 @@
 #                                    python3-torch for FlashAttention)
 #   scripts/install-deps.sh --sanitize  also clang-19 and its sanitizer and
 #                                    libFuzzer runtimes (check-sanitize, fuzz)
+#   scripts/install-deps.sh --demo   also graphviz, which renders the demo's
+#                                    layout picture
 #   scripts/install-deps.sh --onnx-export  also python3-onnx, python3-torch
 #                                    and python3-torchvision, for the scripts
 #                                    that write ONNX models (never needed by
@@ -21,6 +23,7 @@ PACKAGES=(
 case "${1:-}" in
   --bench) PACKAGES+=(libopenblas0-pthread python3-torch) ;;
   --sanitize) PACKAGES+=(clang-19 libclang-rt-19-dev) ;;
+  --demo) PACKAGES+=(graphviz) ;;
   --onnx-export) PACKAGES+=(python3-onnx python3-torch python3-torchvision) ;;
 esac
 

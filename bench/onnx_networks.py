@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Imports ONNX networks and runs npu-layout-align on each with both
+strategies; reports per network the npu ops, channel_norms inserted, bytes
+converted, import time and pass time.
+
+    bench/onnx_networks.py BUILD_DIR MODEL.onnx... [--runs N] [--markdown]
+
+Times come from the tools' own --mlir-timing (import: the `import` scope of
+npu-import-onnx, excluding process start-up and printing; pass: the
+LayoutAlignToNPU line), the median of --runs runs (default 5). Every layout
+is checked by --npu-verify-layout. Standard library only.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+STRATEGIES = ("greedy", "optimal")
+
+
+def run(cmd):
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), result.stderr))
+    return result.stderr
+
+
+def timing_of(report, name):
+    """Wall seconds of the --mlir-timing=list line named `name`."""
+    match = re.search(r"^\s*([0-9.]+) \([ 0-9.]+%\)\s+" + re.escape(name) + "$",
+                      report, re.M)
+    if not match:
+        sys.exit("no timing for %s in:\n%s" % (name, report))
+    return float(match.group(1))
+
+
+TIMING = ["--mlir-timing", "--mlir-timing-display=list"]
+
+
+def measure(bindir, model, runs, workdir):
+    name = os.path.basename(model)[:-len(".onnx")]
+    imported = os.path.join(workdir, name + ".mlir")
+    importer = [os.path.join(bindir, "npu-import-onnx"), model, "--batch=1",
+                "-o", imported] + TIMING
+    imports = [timing_of(run(importer), "import") for _ in range(runs)]
+    opt = os.path.join(bindir, "npu-opt")
+    stats = run([opt, imported, "--print-op-stats", "-o", os.devnull])
+    ops = {op: int(n) for op, n in
+           re.findall(r"^\s+npu\.(\w+)\s*,\s*(\d+)$", stats, re.M)}
+    row = {"network": name, "ops": sum(ops.values()), "op_counts": ops,
+           "import_s": statistics.median(imports)}
+    for strategy in STRATEGIES:
+        cmd = [opt, imported,
+               "--npu-layout-align=strategy=%s print-statistics" % strategy,
+               "--npu-verify-layout", "--mlir-print-op-on-diagnostic=false",
+               "-o", os.devnull] + TIMING
+        reports = [run(cmd) for _ in range(runs)]
+        norms, converted = re.search(
+            r"npu-layout-align: (\d+) channel_norm\(s\) inserted, (\d+) bytes",
+            reports[0]).groups()
+        row[strategy] = {
+            "channel_norms": int(norms), "bytes": int(converted),
+            "pass_s": statistics.median(
+                timing_of(r, "LayoutAlignToNPU") for r in reports)}
+    return row
+
+
+def print_text(row):
+    top = sorted(row["op_counts"].items(), key=lambda kv: (-kv[1], kv[0]))
+    kinds = ", ".join("%d %s" % (n, op) for op, n in top[:6])
+    more = " ..." if len(top) > 6 else ""
+    print("  %s: imported in %.2f s; %d npu ops (%s%s)"
+          % (row["network"], row["import_s"], row["ops"], kinds, more))
+    print("    %-9s %13s %17s %11s" % ("strategy", "channel_norms",
+                                       "bytes converted", "pass time"))
+    for strategy in STRATEGIES:
+        s = row[strategy]
+        print("    %-9s %13d %17s %8.1f ms" % (
+            strategy, s["channel_norms"], "{:,}".format(s["bytes"]),
+            s["pass_s"] * 1e3))
+
+
+def print_markdown(rows):
+    print("| network | npu ops | import (s) | greedy channel_norms | greedy "
+          "bytes | greedy pass (ms) | optimal channel_norms | optimal bytes "
+          "| optimal pass (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        g, o = row["greedy"], row["optimal"]
+        print("| %s | %d | %.2f | %d | %s | %.1f | %d | %s | %.1f |" % (
+            row["network"], row["ops"], row["import_s"], g["channel_norms"],
+            "{:,}".format(g["bytes"]), g["pass_s"] * 1e3, o["channel_norms"],
+            "{:,}".format(o["bytes"]), o["pass_s"] * 1e3))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build")
+    parser.add_argument("models", nargs="+")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    bindir = os.path.join(args.build, "bin")
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for model in args.models:
+            row = measure(bindir, model, args.runs, workdir)
+            if args.markdown:
+                rows.append(row)
+            else:
+                print_text(row)
+    if args.markdown:
+        print_markdown(rows)
+
+
+if __name__ == "__main__":
+    main()
