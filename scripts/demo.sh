@@ -152,6 +152,9 @@ echo "  Weights are npu.weight arguments the layout pass adapts; times are the m
 python3 "$root/bench/onnx_networks.py" "$build" --runs=3 \
   "$root/examples/onnx/resnet50-opset17.onnx" \
   "$root/examples/onnx/swin_t-opset17.onnx"
+echo "  Swin-T again, its attention fused first (npu-fuse-attention):"
+python3 "$root/bench/onnx_networks.py" "$build" --runs=3 --fuse-attention \
+  "$root/examples/onnx/swin_t-opset17.onnx"
 "$build/bin/npu-import-onnx" "$root/examples/onnx/resnet50-opset17.onnx" \
   --batch=1 -o "$out/resnet50.mlir"
 "$opt" "$out/resnet50.mlir" --npu-layout-align \

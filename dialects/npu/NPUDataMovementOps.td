@@ -10,10 +10,14 @@ def NPU_TransposeOp : NPU_GraphOp<"transpose", [NPU_RequiresAlignedLayout]> {
   let description = [{
     `output.shape[i] = input.shape[perms[i]]`; `perms` is a permutation of
     `[0, rank)`.
+
+    Folds: the identity permutation returns the input; a transpose of a
+    transpose is one transpose by the composed permutation.
   }];
   let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$perms);
   let results = (outs NPU_Tensor:$output);
   let assemblyFormat = "$input `,` $perms attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
 }
 
 def NPU_ConcatOp : NPU_GraphOp<"concat", [NPU_RequiresAlignedLayout]> {
@@ -136,11 +140,15 @@ def NPU_ReshapeOp : NPU_Op<"reshape", [Pure, NPU_AlignModeOpInterface]> {
   let description = [{
     The result type is given; it must have the input's element type and
     element count.
+
+    Folds: a reshape to the input's type returns the input; a reshape of a
+    reshape reads the inner one's input.
   }];
   let arguments = (ins NPU_Tensor:$input);
   let results = (outs NPU_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def NPU_CastOp : NPU_Op<"cast", [Pure, NPU_AlignModeOpInterface]> {

@@ -42,7 +42,9 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
       op follows its producers: a broadcast op the producer of its
       full-size operand, any other op the producer that comes first in
       topological order (the common mode when they agree); without a
-      producer, NALIGN. O(ops + uses).
+      producer (a constant or `npu.weight` argument), the mode its
+      fixed-mode consumers read when they agree, else NALIGN.
+      O(ops + uses).
     - `strategy=optimal` (default): the assignment with the minimum total
       conversion cost, exactly (a minimum s-t cut); among those, the one
       with the fewest padding bytes, then the fewest aligned values.
@@ -83,6 +85,38 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
     Statistic<"numChannelNorms", "channel-norms", "channel_norm ops inserted">,
     Statistic<"numBytesConverted", "bytes-converted",
               "bytes moved by the inserted channel_norm ops">
+  ];
+  let dependentDialects = ["::npu::NPUDialect"];
+}
+
+def FuseAttention : Pass<"npu-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Replace scaled dot-product attention with npu.flash_attention";
+  let description = [{
+    Recognises attention as ONNX exporters write it,
+
+        scores = matmul(Q, K^T)   [G..., S1, S2]
+        scores = reshapes, scalar scalings, additions of bias or mask terms
+        P      = softmax(scores, last axis)
+        O      = matmul(P, V)     [G..., S1, D]
+
+    with at most two batch dimensions G (one: B = 1, N = G; two: B, N),
+    and replaces it with one `npu.flash_attention`. The transposes that
+    exporters put around Q, K and V for the heads are read through: the
+    input layout (BNSD, BSND or SBH) is the one in which the tensors they
+    start from are already stored, so no data moves (BNSD on the
+    transposed views when the three disagree). Scalar factors become
+    `scale`; the added terms, summed and broadcast to a shape `pse` takes,
+    become `pse` (factors on Q or K then stay where they are). Also folds
+    the transposes and reshapes this leaves behind.
+
+    Not fused: scores or probabilities with another user, a softmax over
+    another axis, key/value batch dimensions that differ from the
+    query's, a value head size other than the query's, and more than two
+    batch dimensions.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "attention blocks replaced by "
+              "npu.flash_attention">
   ];
   let dependentDialects = ["::npu::NPUDialect"];
 }

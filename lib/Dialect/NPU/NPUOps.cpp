@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -361,6 +362,24 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perms = getPerms();
+  if (llvm::equal(perms, llvm::seq<int64_t>(0, perms.size())) &&
+      getInput().getType() == getType())
+    return getInput();
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner)
+    return {};
+  // output[i] = inner.output[perms[i]] = inner.input[innerPerms[perms[i]]].
+  ArrayRef<int64_t> innerPerms = inner.getPerms();
+  SmallVector<int64_t> composed;
+  for (int64_t p : perms)
+    composed.push_back(innerPerms[p]);
+  setPerms(composed);
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}
+
 //===----------------------------------------------------------------------===//
 // ReshapeOp, CastOp
 //===----------------------------------------------------------------------===//
@@ -379,6 +398,16 @@ LogicalResult ReshapeOp::verify() {
            << output.getNumElements() << " elements "
            << formatShape(output.getShape());
   return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
 }
 
 LogicalResult CastOp::verify() {

@@ -47,3 +47,31 @@ func.func @keeps_real_conversion(%x: tensor<1x4x4x8xf32, #npu.layout<nalign>>) -
   %0 = npu.channel_norm <to_align> %x : tensor<1x4x4x8xf32, #npu.layout<nalign>> -> tensor<1x4x4x8xf32, #npu.layout<align>>
   return %0 : tensor<1x4x4x8xf32, #npu.layout<align>>
 }
+
+// -----
+
+// Transposes: the identity folds away, two in a row become one.
+// CHECK-LABEL: func.func @transpose_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[T:.*]] = npu.transpose %[[X]], [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT: return %[[X]], %[[T]]
+func.func @transpose_folds(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>) {
+  %id = npu.transpose %x, [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %a = npu.transpose %x, [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %b = npu.transpose %a, [2, 1, 0] : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  return %id, %b : tensor<2x3x4xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// Reshapes: to the same type folds away, two in a row become one.
+// CHECK-LABEL: func.func @reshape_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[R:.*]] = npu.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<24xf32>
+// CHECK-NEXT: return %[[X]], %[[R]]
+func.func @reshape_folds(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<24xf32>) {
+  %same = npu.reshape %x : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %a = npu.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %b = npu.reshape %a : tensor<6x4xf32> -> tensor<24xf32>
+  return %same, %b : tensor<2x3x4xf32>, tensor<24xf32>
+}
