@@ -119,8 +119,10 @@ def print_text(row):
     top = sorted(row["op_counts"].items(), key=lambda kv: (-kv[1], kv[0]))
     kinds = ", ".join("%d %s" % (n, op) for op, n in top[:6])
     more = " ..." if len(top) > 6 else ""
-    print("  %s: imported in %.2f s; %d npu ops (%s%s)"
-          % (row["network"], row["import_s"], row["ops"], kinds, more))
+    fused = row["op_counts"].get("flash_attention")
+    print("  %s: imported in %.2f s; %d npu ops (%s%s)%s"
+          % (row["network"], row["import_s"], row["ops"], kinds, more,
+             "; %d attention blocks fused" % fused if fused else ""))
     print("    %-9s %13s %17s %11s %18s" % (
         "strategy", "channel_norms", "bytes converted", "pass time",
         "activation bytes"))
