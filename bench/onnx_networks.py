@@ -94,17 +94,16 @@ def measure(bindir, model, runs, workdir, fuse_attention):
            re.findall(r"^\s+npu\.(\w+)\s*,\s*(\d+)$", stats, re.M)}
     row = {"network": name, "ops": sum(ops.values()), "op_counts": ops,
            "import_s": statistics.median(imports)}
+    laid_out = os.path.join(workdir, "laid-out.mlir")
     for strategy in STRATEGIES:
         cmd = [opt, imported,
                "--npu-layout-align=strategy=%s print-statistics" % strategy,
                "--npu-verify-layout", "--mlir-print-op-on-diagnostic=false",
-               "-o", os.devnull] + TIMING
+               "-o", laid_out] + TIMING
         reports = [run(cmd) for _ in range(runs)]
         norms, converted = re.search(
             r"npu-layout-align: (\d+) channel_norm\(s\) inserted, (\d+) bytes",
             reports[0]).groups()
-        laid_out = os.path.join(workdir, "laid-out.mlir")
-        run(cmd[:-len(TIMING) - 2] + ["-o", laid_out])
         with open(laid_out) as f:
             activations = activation_bytes(f.read())
         row[strategy] = {
