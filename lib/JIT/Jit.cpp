@@ -140,6 +140,18 @@ void npu::jit::registerLowerToLLVMPipeline() {
       });
 }
 
+/// Removes the features of vectors wider than `maxVectorBits` (0: none) from
+/// the host's: LLVM turns off every feature that implies a removed one.
+static void limitVectorFeatures(llvm::orc::JITTargetMachineBuilder &builder,
+                                unsigned maxVectorBits) {
+  if (maxVectorBits == 0 || maxVectorBits >= 512)
+    return;
+  std::vector<std::string> removed = {"-avx512f"};
+  if (maxVectorBits < 256)
+    removed.insert(removed.end(), {"-avx", "-avx2", "-fma", "-f16c"});
+  builder.addFeatures(removed);
+}
+
 namespace {
 /// Argument storage for invokePacked: a memref descriptor (allocated and
 /// aligned pointer, offset, sizes, strides) or a scalar, and a pointer to
@@ -231,15 +243,28 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   if (!hostBuilder)
     return module.emitError("cannot describe the host: ")
            << llvm::toString(hostBuilder.takeError());
+  limitVectorFeatures(*hostBuilder, options.maxVectorBits);
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> host =
       hostBuilder->createTargetMachine();
   if (!host)
     return module.emitError("cannot target the host: ")
            << llvm::toString(host.takeError());
   // ExecutionEngineOptions::transformer is a function_ref: the function it
-  // refers to must outlive ExecutionEngine::create.
-  std::function<llvm::Error(llvm::Module *)> optimize =
+  // refers to must outlive ExecutionEngine::create. Code generation uses
+  // the engine's own target machine (the host's), so each function names
+  // the target it was optimized for.
+  std::function<llvm::Error(llvm::Module *)> optimizeForHost =
       makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, host->get());
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      [&](llvm::Module *llvmModule) {
+        for (llvm::Function &function : *llvmModule)
+          if (!function.isDeclaration()) {
+            function.addFnAttr("target-cpu", (*host)->getTargetCPU());
+            function.addFnAttr("target-features",
+                               (*host)->getTargetFeatureString());
+          }
+        return optimizeForHost(llvmModule);
+      };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel =
@@ -253,7 +278,10 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   if (!engine)
     return module.emitError("cannot JIT the kernel: ")
            << llvm::toString(engine.takeError());
-  (*engine)->registerSymbols(getRuntimeSymbols);
+  MatmulIsa matmulIsa = selectMatmulIsa(options.maxVectorBits);
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    return getRuntimeSymbols(interner, matmulIsa);
+  });
   if (!kernel->checkSites.empty()) {
     llvm::Expected<void *> status = (*engine)->lookup("npu_checked_status");
     if (!status)

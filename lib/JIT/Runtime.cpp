@@ -1,10 +1,11 @@
 //===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
 //
-// npudev.vsort, npudev.vunique and f32 npudev.matmul lower to calls of
+// npudev.vsort, npudev.vunique and float npudev.matmul lower to calls of
 // these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique,merge}_<type>`
 // and `_mlir_ciface_npu_rt_{sort,merge}_kv_<key>_<value>` on
 // rank-1 strided memref descriptors with the simulator's ordering, and
-// `_mlir_ciface_npu_rt_matmul_f32` (MatmulKernel.cpp); the kernels'
+// `_mlir_ciface_npu_rt_matmul_{f32,f16,bf16}` (MatmulKernel.cpp, on the
+// instruction set the kernel was compiled for); the kernels'
 // `malloc` and `free` (memref.alloc and memref.dealloc) are the workspace
 // cache's (WorkspaceAllocator.cpp). A mixed launch is `npu_rt_run_mixed`,
 // its flags `_mlir_ciface_npu_rt_{set,wait}_flag`: every task on a thread
@@ -14,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
-#include "MatmulKernel.h"
 #include "npu/Dialect/NPUDev/NPUDevEnums.h"
+#include "npu/JIT/MatmulKernel.h"
 #include "npu/JIT/WorkspaceAllocator.h"
 #include "npu/Runtime/ConcurrentTasks.h"
 #include "npu/Runtime/ElementKind.h"
@@ -143,12 +144,27 @@ template <typename T> int64_t uniqueRow(Row<T> *in, Row<T> *out) {
   NPU_RT_SORT_PAIRS(KS, K, i32, int32_t) NPU_RT_SORT_PAIRS(KS, K, i64, int64_t)
 #include "npu/Runtime/SortTypes.def"
 
-extern "C" void _mlir_ciface_npu_rt_matmul_f32(jit::MatrixF32 *a,
-                                               jit::MatrixF32 *b,
-                                               jit::MatrixF32 *c,
-                                               bool accumulate) {
-  jit::matmulF32(*a, *b, *c, accumulate);
+namespace {
+/// `_mlir_ciface_npu_rt_matmul_<input>` on one instruction set's kernel.
+template <jit::MatmulIsa Isa, jit::MatmulInput Input>
+void matmulEntry(jit::MatrixRef *a, jit::MatrixRef *b, jit::MatrixRef *c,
+                 bool accumulate) {
+  jit::matmul(Isa, Input, *a, *b, *c, accumulate);
 }
+
+template <jit::MatmulInput Input> void *getMatmulEntry(jit::MatmulIsa isa) {
+  switch (isa) {
+  case jit::MatmulIsa::Avx512:
+    return reinterpret_cast<void *>(
+        &matmulEntry<jit::MatmulIsa::Avx512, Input>);
+  case jit::MatmulIsa::Avx2:
+    return reinterpret_cast<void *>(&matmulEntry<jit::MatmulIsa::Avx2, Input>);
+  case jit::MatmulIsa::Scalar:
+    break;
+  }
+  return reinterpret_cast<void *>(&matmulEntry<jit::MatmulIsa::Scalar, Input>);
+}
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Mixed launches
@@ -248,7 +264,8 @@ static void *workspaceCalloc(size_t count, size_t size) {
 }
 
 llvm::orc::SymbolMap
-npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
+npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner,
+                            MatmulIsa matmulIsa) {
   llvm::orc::SymbolMap symbols;
   auto add = [&](const char *name, void *address) {
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
@@ -274,7 +291,11 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
 #undef NPU_RT_PAIR_SYMBOL
 #undef NPU_RT_SYMBOLS
   add("_mlir_ciface_npu_rt_matmul_f32",
-      reinterpret_cast<void *>(&_mlir_ciface_npu_rt_matmul_f32));
+      getMatmulEntry<jit::MatmulInput::F32>(matmulIsa));
+  add("_mlir_ciface_npu_rt_matmul_f16",
+      getMatmulEntry<jit::MatmulInput::F16>(matmulIsa));
+  add("_mlir_ciface_npu_rt_matmul_bf16",
+      getMatmulEntry<jit::MatmulInput::BF16>(matmulIsa));
   add("npu_rt_run_mixed", reinterpret_cast<void *>(&npu_rt_run_mixed));
   add("_mlir_ciface_npu_rt_set_flag",
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_set_flag));

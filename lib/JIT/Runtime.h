@@ -3,15 +3,19 @@
 #ifndef NPU_LIB_JIT_RUNTIME_H
 #define NPU_LIB_JIT_RUNTIME_H
 
+#include "npu/JIT/MatmulKernel.h"
+
 #include "mlir/Pass/Pass.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 
 namespace npu::jit {
 
-/// The runtime's symbols (npudev.vsort and npudev.vunique lowerings), for
-/// ExecutionEngine::registerSymbols.
-llvm::orc::SymbolMap getRuntimeSymbols(llvm::orc::MangleAndInterner interner);
+/// The runtime's symbols (the functions the lowerings of npudev.vsort,
+/// npudev.vunique, npudev.matmul and mixed launches call), for
+/// ExecutionEngine::registerSymbols; matmuls run `matmulIsa`'s kernel.
+llvm::orc::SymbolMap getRuntimeSymbols(llvm::orc::MangleAndInterner interner,
+                                       MatmulIsa matmulIsa);
 
 /// The error of the mixed launches run from this thread since the last
 /// call (empty if none failed), and clears it.

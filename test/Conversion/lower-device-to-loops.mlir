@@ -89,22 +89,24 @@ func.func @sort() -> index {
 
 // -----
 
-// Matmul: an (i, j, k) nest of fused multiply-adds, f16 inputs widened to
-// the f32 accumulator.
-// CHECK-LABEL: func.func @matmul
+// Matmul without a runtime kernel (i8 inputs): an (i, j, k) nest, each
+// product widened to the i32 accumulator and added in k order.
+// CHECK-LABEL: func.func @matmul_i8
 // CHECK: scf.for
 // CHECK:   scf.for
 // CHECK:     %[[INIT:.*]] = memref.load
-// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
-// CHECK:       %[[A:.*]] = arith.extf {{.*}} : f16 to f32
-// CHECK:       %[[B:.*]] = arith.extf {{.*}} : f16 to f32
-// CHECK:       math.fma %[[A]], %[[B]], %[[ACC]] : f32
-func.func @matmul() {
+// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (i32)
+// CHECK:       %[[A:.*]] = arith.extsi {{.*}} : i8 to i32
+// CHECK:       %[[B:.*]] = arith.extsi {{.*}} : i8 to i32
+// CHECK:       %[[P:.*]] = arith.muli %[[A]], %[[B]] : i32
+// CHECK:       arith.addi %[[ACC]], %[[P]] : i32
+// CHECK-NOT: func.call
+func.func @matmul_i8() {
   npudev.launch tasks(1) {
-    %a = npudev.alloc : memref<4x8xf16, #npudev.space<vector>>
-    %b = npudev.alloc : memref<8x4xf16, #npudev.space<cube>>
-    %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
-    npudev.matmul %a, %b, %c {accumulate} : memref<4x8xf16, #npudev.space<vector>>, memref<8x4xf16, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
+    %a = npudev.alloc : memref<4x8xi8, #npudev.space<vector>>
+    %b = npudev.alloc : memref<8x4xi8, #npudev.space<cube>>
+    %c = npudev.alloc : memref<4x4xi32, #npudev.space<vector>>
+    npudev.matmul %a, %b, %c {accumulate} : memref<4x8xi8, #npudev.space<vector>>, memref<8x4xi8, #npudev.space<cube>>, memref<4x4xi32, #npudev.space<vector>>
   }
   return
 }
@@ -122,6 +124,31 @@ func.func @matmul_f32() {
     %b = npudev.alloc : memref<8x4xf32, #npudev.space<cube>>
     %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
     npudev.matmul %a, %b, %c : memref<4x8xf32, #npudev.space<vector>>, memref<8x4xf32, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// -----
+
+// f16 and bf16 inputs call the kernel of their type, which widens them to
+// f32 as it packs them; a transposed operand is passed as a transposed view.
+// CHECK-DAG: func.func private @npu_rt_matmul_f16(memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i1)
+// CHECK-DAG: func.func private @npu_rt_matmul_bf16(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i1)
+// CHECK-LABEL: func.func @matmul_half
+// CHECK: %[[ACC:.*]] = arith.constant true
+// CHECK: func.call @npu_rt_matmul_f16(%{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
+// CHECK: %[[BT:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
+// CHECK: %[[B:.*]] = memref.cast %[[BT]]
+// CHECK: func.call @npu_rt_matmul_bf16(%{{.*}}, %[[B]], %{{.*}}, %{{.*}})
+func.func @matmul_half() {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<4x8xf16, #npudev.space<vector>>
+    %b = npudev.alloc : memref<8x4xf16, #npudev.space<cube>>
+    %c = npudev.alloc : memref<4x4xf32, #npudev.space<vector>>
+    npudev.matmul %a, %b, %c {accumulate} : memref<4x8xf16, #npudev.space<vector>>, memref<8x4xf16, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
+    %x = npudev.alloc : memref<4x8xbf16, #npudev.space<vector>>
+    %y = npudev.alloc : memref<4x8xbf16, #npudev.space<cube>>
+    npudev.matmul %x, %y, %c {transpose_b} : memref<4x8xbf16, #npudev.space<vector>>, memref<4x8xbf16, #npudev.space<cube>>, memref<4x4xf32, #npudev.space<vector>>
   }
   return
 }

@@ -14,6 +14,17 @@
 // RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/sim
 // RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/jit --mode=jit
 // RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/jit --mode=jit --jit-max-vector-bits=256
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_f32 --random-inputs=7 --output-dir=%t/jit --mode=jit --jit-max-vector-bits=128
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_half --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=matmul_half --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_half --random-inputs=7 --output-dir=%t/jit --mode=jit --jit-max-vector-bits=256
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
+// RUN: npu-run %s --entry=matmul_half --random-inputs=7 --output-dir=%t/jit --mode=jit --jit-max-vector-bits=128
+// RUN: cmp %t/sim/arg2.npy %t/jit/arg2.npy
 // RUN: npu-run %s --entry=carried_token --random-inputs=7 --output-dir=%t/sim
 // RUN: npu-run %s --entry=carried_token --random-inputs=7 --output-dir=%t/jit --mode=jit
 // RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
@@ -124,8 +135,9 @@ func.func @floats(%x: !gf, %out: !gf {npudev.output}, %sums: memref<16xf32, #npu
 }
 
 // The JIT's f32 micro-kernel against the simulator: with N = 51 the
-// 512-bit tiles take 32 columns (rows 8 + 4 + 1), the 256-bit tiles 16
-// (rows 6 + 6 + 1), the scalar loop 3; accumulate both ways.
+// 512-bit tiles take 32 + 19 columns (rows 8 + 4 + 1), the 256-bit tiles
+// 3 x 16 + 3 (rows 6 + 6 + 1), the scalar tiles 6 x 8 + 3 (rows 4 x 3 + 1);
+// accumulate both ways.
 !ga = memref<13x20xf32, #npudev.space<global>>
 !gb = memref<20x51xf32, #npudev.space<global>>
 !gc = memref<13x51xf32, #npudev.space<global>>
@@ -139,6 +151,37 @@ func.func @matmul_f32(%a: !ga, %b: !gb, %c: !gc {npudev.output}) {
     npudev.matmul %va, %vb, %vc : memref<13x20xf32, #npudev.space<vector>>, memref<20x51xf32, #npudev.space<cube>>, memref<13x51xf32, #npudev.space<vector>>
     npudev.matmul %va, %vb, %vc {accumulate} : memref<13x20xf32, #npudev.space<vector>>, memref<20x51xf32, #npudev.space<cube>>, memref<13x51xf32, #npudev.space<vector>>
     npudev.dma %vc, %c : memref<13x51xf32, #npudev.space<vector>> to !gc
+  }
+  return
+}
+
+// The f16 and bf16 kernels against the simulator: inputs widened while
+// packed; K = 300 spans two depth blocks of the packed kernel (256 + 44);
+// transposed operands are strided views. The f32 results then feed an f32
+// matmul with a transposed A.
+!g16 = memref<9x300xf16, #npudev.space<global>>
+!gbf = memref<35x300xbf16, #npudev.space<global>>
+!gout = memref<35x35xf32, #npudev.space<global>>
+func.func @matmul_half(%a: !g16, %b: !gbf, %c: !gout {npudev.output}) {
+  npudev.launch tasks(1) {
+    %va = npudev.alloc : memref<9x300xf16, #npudev.space<vector>>
+    %vb = npudev.alloc : memref<9x300xf16, #npudev.space<cube>>
+    npudev.dma %a, %va : !g16 to memref<9x300xf16, #npudev.space<vector>>
+    npudev.dma %a, %vb : !g16 to memref<9x300xf16, #npudev.space<cube>>
+    %p = npudev.alloc : memref<9x9xf32, #npudev.space<vector>>
+    npudev.matmul %va, %vb, %p {transpose_b} : memref<9x300xf16, #npudev.space<vector>>, memref<9x300xf16, #npudev.space<cube>>, memref<9x9xf32, #npudev.space<vector>>
+    %wa = npudev.alloc : memref<35x300xbf16, #npudev.space<vector>>
+    %wb = npudev.alloc : memref<35x300xbf16, #npudev.space<cube>>
+    npudev.dma %b, %wa : !gbf to memref<35x300xbf16, #npudev.space<vector>>
+    npudev.dma %b, %wb : !gbf to memref<35x300xbf16, #npudev.space<cube>>
+    %q = npudev.alloc : memref<35x35xf32, #npudev.space<vector>>
+    npudev.matmul %wa, %wb, %q {transpose_b} : memref<35x300xbf16, #npudev.space<vector>>, memref<35x300xbf16, #npudev.space<cube>>, memref<35x35xf32, #npudev.space<vector>>
+    %pc = npudev.alloc : memref<9x35xf32, #npudev.space<cube>>
+    %qs = memref.subview %q[0, 0] [9, 35] [1, 1] : memref<35x35xf32, #npudev.space<vector>> to memref<9x35xf32, strided<[35, 1]>, #npudev.space<vector>>
+    npudev.dma %qs, %pc : memref<9x35xf32, strided<[35, 1]>, #npudev.space<vector>> to memref<9x35xf32, #npudev.space<cube>>
+    %top = memref.subview %q[0, 0] [9, 35] [1, 1] : memref<35x35xf32, #npudev.space<vector>> to memref<9x35xf32, strided<[35, 1]>, #npudev.space<vector>>
+    npudev.matmul %p, %pc, %top {accumulate, transpose_a} : memref<9x9xf32, #npudev.space<vector>>, memref<9x35xf32, #npudev.space<cube>>, memref<9x35xf32, strided<[35, 1]>, #npudev.space<vector>>
+    npudev.dma %q, %c : memref<35x35xf32, #npudev.space<vector>> to !gout
   }
   return
 }

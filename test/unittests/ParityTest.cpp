@@ -306,6 +306,30 @@ protected:
           << "argument #" << i << ", checked";
   }
 
+  /// The JIT limited to vectors of `maxVectorBits` (the code a host without
+  /// the wider vectors gets) gives the simulator's bytes.
+  void expectNarrowParity(const Kernel &kernel, unsigned maxVectorBits) {
+    SCOPED_TRACE(kernel.function + ", vectors of at most " +
+                 std::to_string(maxVectorBits) + " bits");
+    OwningOpRef<ModuleOp> simModule =
+        parseSourceString<ModuleOp>(kernel.source, &ctx);
+    OwningOpRef<ModuleOp> jitModule =
+        parseSourceString<ModuleOp>(kernel.source, &ctx);
+    ASSERT_TRUE(simModule && jitModule);
+    auto func = simModule->lookupSymbol<func::FuncOp>(kernel.function);
+    std::vector<HostArray> simArgs =
+        randomArguments(func, kernel.lo, kernel.hi, 7);
+    std::vector<HostArray> jitArgs = simArgs;
+    sim::SimulationReport report;
+    ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, {}, report)));
+    jit::JitOptions narrow;
+    narrow.maxVectorBits = maxVectorBits;
+    ASSERT_TRUE(
+        succeeded(jit::runJit(*jitModule, kernel.function, jitArgs, narrow)));
+    for (size_t i = 0; i < simArgs.size(); ++i)
+      EXPECT_EQ(simArgs[i].data, jitArgs[i].data) << "argument #" << i;
+  }
+
   MLIRContext ctx;
 };
 
@@ -314,6 +338,14 @@ TEST_F(ParityTest, SimulatorAndJitGiveTheSameBytes) {
   ASSERT_GT(kernels.size(), std::size(kScalarRows)) << "parity.mlir not read";
   for (const Kernel &kernel : kernels)
     expectParity(kernel);
+}
+
+// An AVX2 host's code (and the runtime's AVX2 kernels), and a host's
+// without AVX, run here too: the same bytes.
+TEST_F(ParityTest, NarrowerHostsGiveTheSameBytes) {
+  for (const Kernel &kernel : getKernels(ctx))
+    for (unsigned bits : {256u, 128u})
+      expectNarrowParity(kernel, bits);
 }
 
 TEST_F(ParityTest, EveryModelledOpIsCovered) {

@@ -84,6 +84,12 @@ cl::opt<bool> checkedJit(
     "checked",
     cl::desc("with --mode=jit, bounds-check every memory access and fail "
              "as the simulator does (which always checks)"));
+cl::opt<unsigned> jitMaxVectorBits(
+    "jit-max-vector-bits",
+    cl::desc("with --mode=jit, use vectors of at most this many bits, as a "
+             "host without wider ones would: 256 (AVX2), 128 (no AVX); 0, "
+             "the default, uses what the host has"),
+    cl::init(0));
 cl::opt<std::string> tracePath("trace",
                                cl::desc("write a Chrome trace-event JSON"));
 cl::opt<bool> listSimulatedOps(
@@ -459,10 +465,10 @@ int main(int argc, char **argv) {
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
   LogicalResult ran =
-      mode == Mode::Jit
-          ? jit::runJit(*module, func.getSymName().str(), *args,
-                        jit::JitOptions{3, jitThreads, checkedJit})
-          : sim::simulate(func, *args, options, report, &trace);
+      mode == Mode::Jit ? jit::runJit(*module, func.getSymName().str(), *args,
+                                      jit::JitOptions{3, jitThreads, checkedJit,
+                                                      jitMaxVectorBits})
+                        : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;
 

@@ -34,6 +34,11 @@ struct JitOptions {
   /// that would go out of bounds fails, naming the op, the index and the
   /// dimension, as the simulator does.
   bool checked = false;
+  /// The widest vectors the generated code and the runtime's kernels may
+  /// use, in bits: 0 for whatever the host has, 256 for AVX2 at most (as on
+  /// a host without AVX-512), 128 for no AVX at all. Lets one host run and
+  /// test the code every narrower host gets.
+  unsigned maxVectorBits = 0;
 };
 
 /// A kernel compiled to native code, to run any number of times.

@@ -2,9 +2,9 @@
 //-----------------------===//
 //
 // npudev.matmul becomes an (i, j, k) nest of fused multiply-adds in f32 (or
-// multiply-adds in i32), each c[i, j] accumulating in k order; f32 matmuls
-// call the runtime's vectorized micro-kernel instead, which keeps that order
-// and so the bits.
+// multiply-adds in i32), each c[i, j] accumulating in k order; matmuls of
+// f32, f16 and bf16 inputs call the runtime's vectorized micro-kernel
+// instead, which keeps that order and so the bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,30 +82,39 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// f32 matmuls call the runtime's micro-kernel (same bits, vectorized);
+/// Matmuls of f32, f16 or bf16 inputs call the runtime's micro-kernel for
+/// their input type (same bits, vectorized, inputs widened while packed);
 /// benefit 2 so it is tried before the generic loop nest.
-struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
-  LowerMatmulF32ToKernel(MLIRContext *ctx)
+struct LowerFloatMatmulToKernel : OpRewritePattern<MatmulOp> {
+  LowerFloatMatmulToKernel(MLIRContext *ctx)
       : OpRewritePattern<MatmulOp>(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    Type f32 = rewriter.getF32Type();
-    if (elementTypeOf(op.getA()) != f32 || elementTypeOf(op.getC()) != f32)
-      return rewriter.notifyMatchFailure(op, "not an f32 matmul");
-    Type matrix = getRuntimeMemRefType(rewriter.getContext(), 2, f32);
-    func::FuncOp kernel =
-        getRuntimeFunction(rewriter, op, "npu_rt_matmul_f32",
-                           {matrix, matrix, matrix, rewriter.getI1Type()}, {});
+    Type input = elementTypeOf(op.getA());
+    StringRef suffix = input.isF32()    ? "f32"
+                       : input.isF16()  ? "f16"
+                       : input.isBF16() ? "bf16"
+                                        : "";
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(op, "no kernel for these inputs");
+    MLIRContext *ctx = rewriter.getContext();
+    Type inputMatrix = getRuntimeMemRefType(ctx, 2, input);
+    Type accMatrix = getRuntimeMemRefType(ctx, 2, rewriter.getF32Type());
+    func::FuncOp kernel = getRuntimeFunction(
+        rewriter, op, ("npu_rt_matmul_" + suffix).str(),
+        {inputMatrix, inputMatrix, accMatrix, rewriter.getI1Type()}, {});
     Location loc = op.getLoc();
-    auto cast = [&](Value v) -> Value {
-      return rewriter.create<memref::CastOp>(loc, matrix, v);
+    auto cast = [&](Value v, Type to) -> Value {
+      return rewriter.create<memref::CastOp>(loc, to, v);
     };
     Value accumulate = rewriter.create<arith::ConstantOp>(
         loc, rewriter.getBoolAttr(op.getAccumulate()));
     Value a, b;
     std::tie(a, b) = logicalOperands(rewriter, op);
     rewriter.create<func::CallOp>(
-        loc, kernel, ValueRange{cast(a), cast(b), cast(op.getC()), accumulate});
+        loc, kernel,
+        ValueRange{cast(a, inputMatrix), cast(b, inputMatrix),
+                   cast(op.getC(), accMatrix), accumulate});
     rewriter.eraseOp(op);
     return success();
   }
@@ -114,5 +123,5 @@ struct LowerMatmulF32ToKernel : OpRewritePattern<MatmulOp> {
 } // namespace
 
 void npu::dev::populateMatmulLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerMatmul, LowerMatmulF32ToKernel>(patterns.getContext());
+  patterns.add<LowerMatmul, LowerFloatMatmulToKernel>(patterns.getContext());
 }
