@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <immintrin.h>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -80,6 +82,37 @@ inline std::pair<double, double> peakFmaGFlops(unsigned runs) {
   }
   (void)sink;
   return {avx2, avx512};
+}
+
+/// The widest vectors this host has, in bits: 512 (AVX-512F), 256 (AVX2
+/// and FMA) or 128.
+inline unsigned hostVectorBits() {
+  if (__builtin_cpu_supports("avx512f"))
+    return 512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return 256;
+  return 128;
+}
+
+/// The vectors the JIT may use under a --max-vector-bits limit (0: none).
+inline unsigned effectiveVectorBits(unsigned limit) {
+  unsigned host = hostVectorBits();
+  return limit == 0 ? host : std::min(host, limit);
+}
+
+/// "AVX-512", "AVX2" or "SSE (no AVX)".
+inline const char *describeVectorBits(unsigned bits) {
+  return bits >= 512 ? "AVX-512" : bits >= 256 ? "AVX2" : "SSE (no AVX)";
+}
+
+/// The host's CPU model name, from /proc/cpuinfo.
+inline std::string hostCpuName() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0)
+      return line.substr(line.find(':') + 2);
+  return "unknown CPU";
 }
 
 } // namespace npu::bench

@@ -2,12 +2,21 @@
 //
 // Measures, in one run: this machine's memcpy bandwidth and one core's peak
 // FMA rate (the physical limits), then the JIT on a memory-bound kernel (a
-// tiled scaled copy) and a compute-bound one (a tiled matmul), each as a
-// ratio to its limit and next to a peer (a plain C++ loop; OpenBLAS sgemm
-// when libopenblas is installed). One thread throughout. The simulator's
-// speed is SimulatorBench.cpp's. Each figure is the best of several runs.
+// tiled scaled copy) and on matmuls (1024x512 x 512x1024 in device tiles
+// of 256x256x128; 128x128x128 repeated on on-chip buffers, the tile size of
+// the attention and sparse-conv lowerings; f16 and bf16 inputs), each as a
+// ratio to its limit and next to a peer: a plain C++ loop, OpenBLAS
+// cblas_sgemm on one thread. The first line names the host and the vectors
+// used: --max-vector-bits=256 runs the code an AVX2-only host gets (the
+// JIT's and, through OPENBLAS_CORETYPE=Haswell, OpenBLAS's; at 512 bits
+// OpenBLAS runs its SkylakeX kernels, which Debian's build would not pick
+// on CPUs newer than it; --openblas-coretype chooses another). Each figure is
+// the best of --runs runs; the two-thread matmul is reported as a speed-up over
+// one thread.
 //
 // Usage: npu-device-bench [--copy-mib=256] [--matmul=1024]
+//                         [--max-vector-bits=0|256|128]
+//                         [--openblas-coretype=NAME]
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +24,14 @@
 #include "BenchSupport.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
+#include "npu/JIT/MatmulKernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -47,6 +58,17 @@ static llvm::cl::opt<unsigned>
              llvm::cl::init(8192));
 static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
                                     llvm::cl::init(5));
+static llvm::cl::opt<unsigned> maxVectorBits(
+    "max-vector-bits",
+    llvm::cl::desc("widest vectors the JIT and OpenBLAS may use (0: the "
+                   "host's)"),
+    llvm::cl::init(0));
+
+static llvm::cl::opt<std::string> openblasCoretype(
+    "openblas-coretype",
+    llvm::cl::desc("OPENBLAS_CORETYPE of the sgemm peer (default: SkylakeX "
+                   "with 512-bit vectors, Haswell with 256)"),
+    llvm::cl::init(""));
 
 namespace {
 
@@ -55,47 +77,51 @@ double bestOf(const std::function<void()> &fn) {
   return bench::bestOf(runs, fn);
 }
 
-/// C[m x m] = A[m x k] x B[k x m], k = m / 2: C tiles of 256 x 256, K
-/// tiles of 128, A and C tiles in vector memory, B tiles in cube memory.
-std::string matmulKernel(int64_t m) {
+/// C[m x m] = A[m x k] x B[k x m], k = m / 2, inputs of `type`: each of
+/// `tasks` tasks takes m / tasks rows of C, in C tiles of 256 x 256 and K
+/// tiles of 128 (the first product initializes the tile, the others
+/// accumulate); A and C tiles in vector memory, B tiles in cube memory.
+std::string matmulKernel(int64_t m, StringRef type, int64_t tasks) {
   int64_t k = m / 2;
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "!ga = memref<" << m << "x" << k << "xf32, #npudev.space<global>>\n"
-     << "!gb = memref<" << k << "x" << m << "xf32, #npudev.space<global>>\n"
-     << "!gc = memref<" << m << "x" << m << "xf32, #npudev.space<global>>\n"
-     << "!wa = memref<256x128xf32, strided<[" << k
-     << ", 1], offset: ?>, #npudev.space<global>>\n"
-     << "!wb = memref<128x256xf32, strided<[" << m
-     << ", 1], offset: ?>, #npudev.space<global>>\n"
-     << "!wc = memref<256x256xf32, strided<[" << m
-     << ", 1], offset: ?>, #npudev.space<global>>\n"
-     << R"mlir(
-!ta = memref<256x128xf32, #npudev.space<vector>>
-!tb = memref<128x256xf32, #npudev.space<cube>>
+  os << llvm::formatv(R"mlir(
+!ga = memref<{0}x{1}x{2}, #npudev.space<global>>
+!gb = memref<{1}x{0}x{2}, #npudev.space<global>>
+!gc = memref<{0}x{0}xf32, #npudev.space<global>>
+!wa = memref<256x128x{2}, strided<[{1}, 1], offset: ?>, #npudev.space<global>>
+!wb = memref<128x256x{2}, strided<[{0}, 1], offset: ?>, #npudev.space<global>>
+!wc = memref<256x256xf32, strided<[{0}, 1], offset: ?>, #npudev.space<global>>
+!ta = memref<256x128x{2}, #npudev.space<vector>>
+!tb = memref<128x256x{2}, #npudev.space<cube>>
 !tc = memref<256x256xf32, #npudev.space<vector>>
-func.func @matmul(%A: !ga, %B: !gb, %C: !gc) {
+func.func @matmul(%A: !ga, %B: !gb, %C: !gc) {{
   %c0 = arith.constant 0 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
-  %m = arith.constant )mlir"
-     << m << R"mlir( : index
-  %k = arith.constant )mlir"
-     << k << R"mlir( : index
-  %zero = arith.constant 0.0 : f32
-  npudev.launch tasks(1) {
+  %rows = arith.constant {3} : index
+  %m = arith.constant {0} : index
+  %k = arith.constant {1} : index
+  npudev.launch tasks({4}) {{
+    %t = npudev.task_id
+    %first = arith.muli %t, %rows : index
+    %last = arith.addi %first, %rows : index
     %a = npudev.alloc : !ta
     %b = npudev.alloc : !tb
     %c = npudev.alloc : !tc
-    scf.for %i = %c0 to %m step %c256 {
-      scf.for %j = %c0 to %m step %c256 {
-        npudev.vfill %zero, %c : f32, !tc
-        scf.for %p = %c0 to %k step %c128 {
+    scf.for %i = %first to %last step %c256 {{
+      scf.for %j = %c0 to %m step %c256 {{
+        %a0 = memref.subview %A[%i, 0] [256, 128] [1, 1] : !ga to !wa
+        %b0 = memref.subview %B[0, %j] [128, 256] [1, 1] : !gb to !wb
+        npudev.dma %a0, %a : !wa to !ta
+        npudev.dma %b0, %b : !wb to !tb
+        npudev.matmul %a, %b, %c : !ta, !tb, !tc
+        scf.for %p = %c128 to %k step %c128 {{
           %wa = memref.subview %A[%i, %p] [256, 128] [1, 1] : !ga to !wa
           %wb = memref.subview %B[%p, %j] [128, 256] [1, 1] : !gb to !wb
           npudev.dma %wa, %a : !wa to !ta
           npudev.dma %wb, %b : !wb to !tb
-          npudev.matmul %a, %b, %c {accumulate} : !ta, !tb, !tc
+          npudev.matmul %a, %b, %c {{accumulate} : !ta, !tb, !tc
         }
         %wc = memref.subview %C[%i, %j] [256, 256] [1, 1] : !gc to !wc
         npudev.dma %c, %wc : !tc to !wc
@@ -103,8 +129,35 @@ func.func @matmul(%A: !ga, %B: !gb, %C: !gc) {
     }
   }
   return
-})mlir";
+})mlir",
+                      m, k, type, m / tasks, tasks);
   return s;
+}
+
+/// `repeats` matmuls of [n x n] by [n x n] f32 on on-chip buffers: the
+/// micro-kernel at a lowering's tile size.
+std::string tileMatmulKernel(int64_t n, int64_t repeats) {
+  return llvm::formatv(R"mlir(
+!g = memref<{0}x{0}xf32, #npudev.space<global>>
+func.func @tiles(%A: !g, %B: !g, %C: !g) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %repeats = arith.constant {1} : index
+  npudev.launch tasks(1) {{
+    %a = npudev.alloc : memref<{0}x{0}xf32, #npudev.space<vector>>
+    %b = npudev.alloc : memref<{0}x{0}xf32, #npudev.space<cube>>
+    %c = npudev.alloc : memref<{0}x{0}xf32, #npudev.space<vector>>
+    npudev.dma %A, %a : !g to memref<{0}x{0}xf32, #npudev.space<vector>>
+    npudev.dma %B, %b : !g to memref<{0}x{0}xf32, #npudev.space<cube>>
+    scf.for %r = %c0 to %repeats step %c1 {{
+      npudev.matmul %a, %b, %c : memref<{0}x{0}xf32, #npudev.space<vector>>, memref<{0}x{0}xf32, #npudev.space<cube>>, memref<{0}x{0}xf32, #npudev.space<vector>>
+    }
+    npudev.dma %c, %C : memref<{0}x{0}xf32, #npudev.space<vector>> to !g
+  }
+  return
+})mlir",
+                       n, repeats)
+      .str();
 }
 
 /// cblas_sgemm of the system's BLAS (OpenBLAS when installed), and which
@@ -112,14 +165,144 @@ func.func @matmul(%A: !ga, %B: !gb, %C: !gc) {
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
                          int, const float *, int, float, float *, int);
 std::pair<SgemmFn, const char *> loadSgemm() {
-  // One thread, like everything else here.
-  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/1);
   for (const char *name :
        {"libopenblas.so.0", "libopenblas.so", "libblas.so.3"})
     if (void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))
       if (void *fn = dlsym(lib, "cblas_sgemm"))
         return {reinterpret_cast<SgemmFn>(fn), name};
   return {nullptr, nullptr};
+}
+
+/// The figures of one run, and the limits they are compared with.
+struct Report {
+  llvm::raw_ostream &out;
+  double copyGBps, fmaGFlops;
+  SgemmFn sgemm;
+  std::string peerName;
+
+  void row(const llvm::Twine &figure, const llvm::Twine &value,
+           const llvm::Twine &ratio) {
+    out << "| " << figure << " | " << value << " | " << ratio << " |\n";
+  }
+  void flopsRow(const llvm::Twine &figure, double gflops,
+                const llvm::Twine &extra = "") {
+    row(figure, llvm::formatv("{0:F1} GFLOP/s", gflops),
+        llvm::formatv("{0:F2} of peak", gflops / fmaGFlops) + extra);
+  }
+};
+
+std::unique_ptr<jit::CompiledKernel> compile(MLIRContext &ctx, StringRef text,
+                                             StringRef entry,
+                                             int32_t threads = 1) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  jit::JitOptions options;
+  options.threads = threads;
+  options.maxVectorBits = maxVectorBits;
+  auto kernel = jit::CompiledKernel::compile(*module, entry, options);
+  if (!module || failed(kernel))
+    std::exit(1);
+  return std::move(*kernel);
+}
+
+void benchScaledCopy(MLIRContext &ctx, Report &report, size_t bytes) {
+  int64_t n = bytes / 4;
+  auto kernel = compile(ctx, bench::scaledCopyKernel(n, copyTile), "scale");
+  HostArray args[] = {bench::randomArray(ElementKind::F32, {n}, 1),
+                      bench::randomArray(ElementKind::F32, {n}, 2)};
+  double t = bestOf([&] { llvm::cantFail(kernel->run(args)); });
+  const float *x = reinterpret_cast<const float *>(args[0].data.data());
+  float *y = reinterpret_cast<float *>(args[1].data.data());
+  double tp = bestOf([&] {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = 1.5f * x[i];
+  });
+  double gbps = bytes / t / 1e9, peer = bytes / tp / 1e9;
+  report.row("JIT scaled copy y = 1.5 x", llvm::formatv("{0:F2} GB/s", gbps),
+             llvm::formatv("{0:F2} of memcpy, **{1:F2}x the loop**",
+                           gbps / report.copyGBps, gbps / peer));
+  report.row("peer: C++ loop y[i] = 1.5f * x[i] (g++ -O3)",
+             llvm::formatv("{0:F2} GB/s", peer),
+             llvm::formatv("{0:F2} of memcpy", peer / report.copyGBps));
+}
+
+/// The 1024 matmul: f32 on one and two threads against sgemm, then f16 and
+/// bf16 inputs.
+void benchMatmul(MLIRContext &ctx, Report &report) {
+  int64_t m = matmulSize, k = m / 2;
+  double flops = 2.0 * m * m * k;
+  std::string shape = llvm::formatv("{0}x{1} x {1}x{0}", m, k);
+  HostArray args[] = {bench::randomArray(ElementKind::F32, {m, k}, 3),
+                      bench::randomArray(ElementKind::F32, {k, m}, 4),
+                      bench::randomArray(ElementKind::F32, {m, m}, 5)};
+  auto one = compile(ctx, matmulKernel(m, "f32", 4), "matmul");
+  double t1 = bestOf([&] { llvm::cantFail(one->run(args)); });
+  double peer = 0;
+  if (report.sgemm) {
+    const float *a = reinterpret_cast<const float *>(args[0].data.data());
+    const float *b = reinterpret_cast<const float *>(args[1].data.data());
+    std::vector<float> c(m * m);
+    peer = flops / bestOf([&] {
+             report.sgemm(/*RowMajor=*/101, /*NoTrans=*/111, 111, m, m, k, 1.0f,
+                          a, k, b, m, 0.0f, c.data(), m);
+           }) /
+           1e9;
+  }
+  report.flopsRow(
+      "JIT matmul " + shape + " f32, 1 thread", flops / t1 / 1e9,
+      peer > 0
+          ? llvm::formatv(", **{0:F2}x sgemm**", flops / t1 / 1e9 / peer).str()
+          : "");
+  if (peer > 0)
+    report.flopsRow("peer: cblas_sgemm " + shape + ", " + report.peerName,
+                    peer);
+  auto two = compile(ctx, matmulKernel(m, "f32", 4), "matmul", 2);
+  double t2 = bestOf([&] { llvm::cantFail(two->run(args)); });
+  report.flopsRow("JIT matmul " + shape + " f32, 2 threads", flops / t2 / 1e9,
+                  llvm::formatv(", **{0:F2}x one thread**", t1 / t2).str());
+  for (auto [type, kind] : {std::pair{"f16", ElementKind::F16},
+                            std::pair{"bf16", ElementKind::BF16}}) {
+    HostArray half[] = {bench::randomArray(kind, {m, k}, 3),
+                        bench::randomArray(kind, {k, m}, 4),
+                        bench::randomArray(ElementKind::F32, {m, m}, 5)};
+    auto kernel = compile(ctx, matmulKernel(m, type, 4), "matmul");
+    double t = bestOf([&] { llvm::cantFail(kernel->run(half)); });
+    report.flopsRow(llvm::formatv("JIT matmul {0} {1} inputs, f32 "
+                                  "accumulation, 1 thread",
+                                  shape, type),
+                    flops / t / 1e9,
+                    llvm::formatv(", {0:F2}x f32", t1 / t).str());
+  }
+}
+
+/// 128x128x128, 64 times on on-chip buffers, against sgemm 64 times.
+void benchTileMatmul(MLIRContext &ctx, Report &report) {
+  const int64_t n = 128, repeats = 64;
+  double flops = 2.0 * n * n * n * repeats;
+  auto kernel = compile(ctx, tileMatmulKernel(n, repeats), "tiles");
+  HostArray args[] = {bench::randomArray(ElementKind::F32, {n, n}, 6),
+                      bench::randomArray(ElementKind::F32, {n, n}, 7),
+                      bench::randomArray(ElementKind::F32, {n, n}, 8)};
+  double t = bestOf([&] { llvm::cantFail(kernel->run(args)); });
+  double peer = 0;
+  if (report.sgemm) {
+    const float *a = reinterpret_cast<const float *>(args[0].data.data());
+    const float *b = reinterpret_cast<const float *>(args[1].data.data());
+    std::vector<float> c(n * n);
+    peer = flops / bestOf([&] {
+             for (int64_t r = 0; r < repeats; ++r)
+               report.sgemm(101, 111, 111, n, n, n, 1.0f, a, n, b, n, 0.0f,
+                            c.data(), n);
+           }) /
+           1e9;
+  }
+  report.flopsRow(
+      "JIT matmul 128x128x128 f32 (x64), 1 thread", flops / t / 1e9,
+      peer > 0
+          ? llvm::formatv(", **{0:F2}x sgemm**", flops / t / 1e9 / peer).str()
+          : "");
+  if (peer > 0)
+    report.flopsRow("peer: cblas_sgemm 128x128x128 (x64), " + report.peerName,
+                    peer);
 }
 
 } // namespace
@@ -132,78 +315,45 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   auto &out = llvm::outs();
 
-  // Physical limits.
+  unsigned bits = bench::effectiveVectorBits(maxVectorBits);
+  // OpenBLAS on the same kind of host, on one thread, like everything here.
+  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/1);
+  // Its kernels for the vectors in use: the strongest it has for them (it
+  // would pick its 256-bit ones on CPUs newer than Debian's build).
+  std::string coretypeChoice = openblasCoretype;
+  if (coretypeChoice.empty() && bits >= 256)
+    coretypeChoice = bits >= 512 ? "SkylakeX" : "Haswell";
+  if (!coretypeChoice.empty())
+    setenv("OPENBLAS_CORETYPE", coretypeChoice.c_str(), /*overwrite=*/1);
+  auto [sgemm, library] = loadSgemm();
+  const char *coretype = getenv("OPENBLAS_CORETYPE");
+  out << "host: " << bench::hostCpuName()
+      << "; vectors: " << bench::describeVectorBits(bench::hostVectorBits())
+      << ", used here: " << bits << "-bit (" << bench::describeVectorBits(bits)
+      << "); JIT matmul kernel: "
+      << jit::getMatmulIsaName(jit::selectMatmulIsa(maxVectorBits)) << "\n\n";
+
   size_t bytes = size_t(copyMiB) << 20;
   double copyGBps = bench::memcpyGBps(runs, bytes);
   auto [avx2GFlops, avx512GFlops] = bench::peakFmaGFlops(runs);
-  double fmaGFlops = std::max(avx2GFlops, avx512GFlops);
+  double peak = bits >= 512 ? avx512GFlops : avx2GFlops;
+  Report report{out, copyGBps, peak, sgemm,
+                std::string(library ? library : "") +
+                    (coretype ? std::string(", OPENBLAS_CORETYPE=") + coretype
+                              : std::string())};
   out << "| figure | value | ratio |\n|---|---:|---:|\n";
-  out << "| memcpy bandwidth, 1 thread, " << copyMiB << " MiB | "
-      << llvm::format("%.2f", copyGBps) << " GB/s | 1.00 |\n";
-  out << "| FMA rate, 1 core, 256-bit vectors | "
-      << llvm::format("%.1f", avx2GFlops) << " GFLOP/s | "
-      << llvm::format("%.2f", avx2GFlops / fmaGFlops) << " |\n";
-  if (avx512GFlops > 0)
-    out << "| FMA rate, 1 core, 512-bit vectors | "
-        << llvm::format("%.1f", avx512GFlops) << " GFLOP/s | "
-        << llvm::format("%.2f", avx512GFlops / fmaGFlops) << " |\n";
-
-  // Scaled copy: JIT, peer loop, simulator.
-  int64_t n = bytes / 4;
-  {
-    std::string text = bench::scaledCopyKernel(n, copyTile);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-    auto kernel = jit::CompiledKernel::compile(*module, "scale");
-    if (failed(kernel))
-      return 1;
-    HostArray args[] = {bench::randomArray(ElementKind::F32, {n}, 1),
-                        bench::randomArray(ElementKind::F32, {n}, 2)};
-    double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
-    out << "| JIT scaled copy y = 1.5 x | "
-        << llvm::format("%.2f", bytes / t / 1e9) << " GB/s | "
-        << llvm::format("%.2f", bytes / t / 1e9 / copyGBps) << " of memcpy |\n";
-    const float *x = reinterpret_cast<const float *>(args[0].data.data());
-    float *y = reinterpret_cast<float *>(args[1].data.data());
-    double tp = bestOf([&] {
-      for (int64_t i = 0; i < n; ++i)
-        y[i] = 1.5f * x[i];
-    });
-    out << "| peer: C++ loop y[i] = 1.5f * x[i] (g++ -O3) | "
-        << llvm::format("%.2f", bytes / tp / 1e9) << " GB/s | "
-        << llvm::format("%.2f", bytes / tp / 1e9 / copyGBps)
-        << " of memcpy |\n";
-  }
-  // Matmul: JIT, peers.
-  {
-    int64_t m = matmulSize, k = m / 2;
-    std::string text = matmulKernel(m);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-    auto kernel = jit::CompiledKernel::compile(*module, "matmul");
-    if (failed(kernel))
-      return 1;
-    HostArray args[] = {bench::randomArray(ElementKind::F32, {m, k}, 3),
-                        bench::randomArray(ElementKind::F32, {k, m}, 4),
-                        bench::randomArray(ElementKind::F32, {m, m}, 5)};
-    double flops = 2.0 * m * m * k;
-    double t = bestOf([&] { llvm::cantFail((*kernel)->run(args)); });
-    out << "| JIT matmul " << m << "x" << k << " x " << k << "x" << m << " | "
-        << llvm::format("%.1f", flops / t / 1e9) << " GFLOP/s | "
-        << llvm::format("%.2f", flops / t / 1e9 / fmaGFlops) << " of peak |\n";
-    const float *a = reinterpret_cast<const float *>(args[0].data.data());
-    const float *b = reinterpret_cast<const float *>(args[1].data.data());
-    std::vector<float> c(m * m);
-    if (auto [sgemm, library] = loadSgemm(); sgemm) {
-      double tb = bestOf([&] {
-        sgemm(/*RowMajor=*/101, /*NoTrans=*/111, 111, m, m, k, 1.0f, a, k, b, m,
-              0.0f, c.data(), m);
-      });
-      out << "| peer: cblas_sgemm from " << library << " | "
-          << llvm::format("%.1f", flops / tb / 1e9) << " GFLOP/s | "
-          << llvm::format("%.2f", flops / tb / 1e9 / fmaGFlops)
-          << " of peak |\n";
-    } else {
-      out << "| peer: cblas_sgemm | no BLAS installed | - |\n";
-    }
-  }
+  report.row("memcpy bandwidth, 1 thread, " + llvm::Twine(copyMiB) + " MiB",
+             llvm::formatv("{0:F2} GB/s", copyGBps), "1.00");
+  report.row("FMA rate, 1 core, 256-bit vectors",
+             llvm::formatv("{0:F1} GFLOP/s", avx2GFlops),
+             llvm::formatv("{0:F2}", avx2GFlops / peak));
+  if (bits >= 512)
+    report.row("FMA rate, 1 core, 512-bit vectors",
+               llvm::formatv("{0:F1} GFLOP/s", avx512GFlops), "1.00");
+  benchScaledCopy(ctx, report, bytes);
+  benchMatmul(ctx, report);
+  benchTileMatmul(ctx, report);
+  if (!sgemm)
+    report.row("peer: cblas_sgemm", "no BLAS installed", "-");
   return 0;
 }

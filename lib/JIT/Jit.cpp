@@ -41,6 +41,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -138,6 +139,31 @@ void npu::jit::registerLowerToLLVMPipeline() {
         jit.threads = options.threads;
         buildLowerToLLVMPipeline(pm, jit);
       });
+}
+
+/// The async runtime's symbols (the `--jit-threads` lowering calls them),
+/// loaded once per process and never unloaded. An ExecutionEngine that
+/// loads the library itself calls its __mlir_execution_engine_destroy when
+/// it is destroyed, which frees the library's runtime for good: every later
+/// engine's kernels then crash creating their first task group.
+static FailureOr<const llvm::StringMap<void *> *> getAsyncRuntimeSymbols() {
+  static const std::optional<llvm::StringMap<void *>> symbols =
+      []() -> std::optional<llvm::StringMap<void *>> {
+    std::string error;
+    auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+        NPU_MLIR_RUNTIME_DIR "/libmlir_async_runtime.so", &error);
+    using InitFn = void (*)(llvm::StringMap<void *> &);
+    auto init = reinterpret_cast<InitFn>(
+        library.getAddressOfSymbol("__mlir_execution_engine_init"));
+    if (!library.isValid() || !init)
+      return std::nullopt;
+    llvm::StringMap<void *> exported;
+    init(exported);
+    return exported;
+  }();
+  if (!symbols)
+    return failure();
+  return &*symbols;
 }
 
 /// Removes the features of vectors wider than `maxVectorBits` (0: none) from
@@ -271,16 +297,28 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
   SmallVector<StringRef> libs = {NPU_MLIR_RUNTIME_DIR
                                  "/libmlir_c_runner_utils.so"};
-  if (options.threads > 1)
-    libs.push_back(NPU_MLIR_RUNTIME_DIR "/libmlir_async_runtime.so");
   engineOptions.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return module.emitError("cannot JIT the kernel: ")
            << llvm::toString(engine.takeError());
   MatmulIsa matmulIsa = selectMatmulIsa(options.maxVectorBits);
+  const llvm::StringMap<void *> *asyncSymbols = nullptr;
+  if (options.threads > 1) {
+    FailureOr<const llvm::StringMap<void *> *> loaded =
+        getAsyncRuntimeSymbols();
+    if (failed(loaded))
+      return module.emitError(
+          "cannot load the async runtime from " NPU_MLIR_RUNTIME_DIR);
+    asyncSymbols = *loaded;
+  }
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    return getRuntimeSymbols(interner, matmulIsa);
+    llvm::orc::SymbolMap symbols = getRuntimeSymbols(interner, matmulIsa);
+    if (asyncSymbols)
+      for (const auto &[name, address] : *asyncSymbols)
+        symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported};
+    return symbols;
   });
   if (!kernel->checkSites.empty()) {
     llvm::Expected<void *> status = (*engine)->lookup("npu_checked_status");

@@ -182,3 +182,76 @@ func.func @report(%x: memref<4xi32, #npudev.space<global>>) {
   }
   return
 }
+
+// -----
+
+// Staging forwarded: %a and %b only carry one DMA'd input each to the
+// matmul, so the kernel reads the DMAs' sources (b through its transposed
+// view) and neither the copies nor the buffers remain; c stays on chip.
+!g = memref<64x64xf32, #npudev.space<global>>
+!w = memref<16x16xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!v = memref<16x16xf32, #npudev.space<vector>>
+!c = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staged_inputs
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x64xf32>, %[[B:[^:]*]]: memref<64x64xf32>
+// CHECK: %[[C:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[WA:.*]] = memref.subview %[[A]]
+// CHECK: %[[WB:.*]] = memref.subview %[[B]]
+// CHECK: %[[BT:.*]] = memref.transpose %[[WB]]
+// CHECK: %[[CA:.*]] = memref.cast %[[WA]]
+// CHECK: %[[CB:.*]] = memref.cast %[[BT]]
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA]], %[[CB]], %[[CC]], %{{.*}})
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     memref.load %[[C]]
+// CHECK-NOT: scf.for
+func.func @staged_inputs(%A: !g, %B: !g, %C: !g, %i: index) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !v
+    %b = npudev.alloc : !c
+    %c = npudev.alloc : !v
+    %wa = memref.subview %A[%i, 0] [16, 16] [1, 1] : !g to !w
+    %wb = memref.subview %B[0, %i] [16, 16] [1, 1] : !g to !w
+    npudev.dma %wa, %a : !w to !v
+    npudev.dma %wb, %b : !w to !c
+    npudev.matmul %a, %b, %c {transpose_b} : !v, !c, !v
+    %wc = memref.subview %C[%i, 0] [16, 16] [1, 1] : !g to !w
+    npudev.dma %c, %wc : !v to !w
+  }
+  return
+}
+
+// -----
+
+// Not forwarded: %a is read again after the matmul, and %b's source may
+// change between its DMA and the matmul (a DMA writes global memory). Both
+// copies stay, and the kernel reads the buffers.
+!g = memref<64x64xf32, #npudev.space<global>>
+!w = memref<16x16xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!v = memref<16x16xf32, #npudev.space<vector>>
+!c = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staging_kept
+// CHECK: %[[BUFA:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: %[[BUFB:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: memref.store %{{.*}}, %[[BUFA]]
+// CHECK: memref.store %{{.*}}, %[[BUFB]]
+// CHECK: %[[CA:.*]] = memref.cast %[[BUFA]]
+// CHECK: %[[CB:.*]] = memref.cast %[[BUFB]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA]], %[[CB]],
+func.func @staging_kept(%A: !g, %B: !g, %C: !g, %i: index) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !v
+    %b = npudev.alloc : !c
+    %c = npudev.alloc : !v
+    %wa = memref.subview %A[%i, 0] [16, 16] [1, 1] : !g to !w
+    %wb = memref.subview %B[0, %i] [16, 16] [1, 1] : !g to !w
+    npudev.dma %wa, %a : !w to !v
+    npudev.dma %wb, %b : !w to !c
+    npudev.dma %c, %wb : !v to !w
+    npudev.matmul %a, %b, %c : !v, !c, !v
+    npudev.dma %a, %wa : !v to !w
+  }
+  return
+}

@@ -348,6 +348,37 @@ TEST_F(ParityTest, NarrowerHostsGiveTheSameBytes) {
       expectNarrowParity(kernel, bits);
 }
 
+// Threaded kernels one after another in one process: the async runtime
+// outlives each kernel (a destroyed ExecutionEngine used to take it along,
+// and the next threaded kernel crashed).
+TEST_F(ParityTest, ThreadedKernelsRunOneAfterAnother) {
+  const char *source = R"mlir(
+    func.func @twice(%x: memref<64xf32, #npudev.space<global>>) {
+      %c16 = arith.constant 16 : index
+      npudev.launch tasks(4) {
+        %t = npudev.task_id
+        %at = arith.muli %t, %c16 : index
+        %w = memref.subview %x[%at] [16] [1] : memref<64xf32, #npudev.space<global>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+        %v = npudev.alloc : memref<16xf32, #npudev.space<vector>>
+        npudev.dma %w, %v : memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<16xf32, #npudev.space<vector>>
+        npudev.vbinary <add> %v, %v, %v : memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>
+        npudev.dma %v, %w : memref<16xf32, #npudev.space<vector>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+      }
+      return
+    })mlir";
+  std::vector<float> values(64, 1.5f);
+  for (int round = 1; round <= 3; ++round) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+    ASSERT_TRUE(module);
+    jit::JitOptions threaded;
+    threaded.threads = 2;
+    HostArray x = HostArray::fromValues(ElementKind::F32, values, {64});
+    ASSERT_TRUE(succeeded(jit::runJit(*module, "twice", x, threaded)));
+    EXPECT_EQ(x.getValues<float>(), std::vector<float>(64, 3.0f))
+        << "round " << round;
+  }
+}
+
 TEST_F(ParityTest, EveryModelledOpIsCovered) {
   llvm::StringSet<> covered;
   for (const Kernel &kernel : getKernels(ctx)) {

@@ -264,7 +264,7 @@ MemRefType getRuntimeMemRefType(MLIRContext *ctx, unsigned rank, Type element) {
       StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dynamic));
 }
 
-func::FuncOp getRuntimeFunction(PatternRewriter &rewriter, Operation *op,
+func::FuncOp getRuntimeFunction(OpBuilder &rewriter, Operation *op,
                                 StringRef name, TypeRange arguments,
                                 TypeRange results) {
   auto module = op->getParentOfType<ModuleOp>();

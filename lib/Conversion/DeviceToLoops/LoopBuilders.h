@@ -90,10 +90,17 @@ mlir::LogicalResult requireUnusedToken(mlir::Operation *op,
 mlir::MemRefType getRuntimeMemRefType(mlir::MLIRContext *ctx, unsigned rank,
                                       mlir::Type element);
 /// The runtime function `name` with a C interface, declared on first use.
-mlir::func::FuncOp getRuntimeFunction(mlir::PatternRewriter &rewriter,
+mlir::func::FuncOp getRuntimeFunction(mlir::OpBuilder &builder,
                                       mlir::Operation *op, llvm::StringRef name,
                                       mlir::TypeRange arguments,
                                       mlir::TypeRange results);
+
+//===--- Matmul -----------------------------------------------------------===//
+/// Calls the runtime's kernel for `op` (f32, f16 or bf16 inputs) on `a` and
+/// `b`: its operands, or views holding what they would hold (any strides,
+/// any memory space). Fails for inputs without a kernel (MatmulPatterns.cpp).
+mlir::LogicalResult buildMatmulKernelCall(mlir::OpBuilder &builder, MatmulOp op,
+                                          mlir::Value a, mlir::Value b);
 
 } // namespace npu::dev::loops
 

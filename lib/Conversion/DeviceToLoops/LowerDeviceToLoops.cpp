@@ -1,7 +1,9 @@
 //===- LowerDeviceToLoops.cpp - npudev to scf/memref/arith/math -----------===//
 //
-// Applies every family's patterns (Patterns.h) greedily, each replacing an
-// npudev op by upstream IR with the simulator's semantics, then strips the
+// Lowers row reports and mixed launches and forwards staged matmul inputs
+// (walks of their own), then applies every family's patterns (Patterns.h)
+// greedily, each replacing an npudev op by upstream IR with the
+// simulator's semantics, then strips the
 // #npudev.space of every type with one walk. Linear in the IR size.
 //
 //===----------------------------------------------------------------------===//
@@ -58,6 +60,7 @@ struct LowerDeviceToLoopsPass
     ModuleOp module = getOperation();
     lowerRowReports(module);
     outlineMixedLaunches(module);
+    forwardStagedMatmulInputs(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
     MatchFailureRecorder recorder;

@@ -23,20 +23,19 @@ using namespace npu::dev::loops;
 
 namespace {
 
-/// The operands as [M, K] and [K, N]: a transposed one through a
+/// `a` and `b` as [M, K] and [K, N]: a transposed one through a
 /// memref.transpose view (the simulator's transposed view).
-std::pair<Value, Value> logicalOperands(PatternRewriter &rewriter,
-                                        MatmulOp op) {
+std::pair<Value, Value> logicalOperands(OpBuilder &builder, MatmulOp op,
+                                        Value a, Value b) {
   auto view = [&](Value v, bool transpose) -> Value {
     if (!transpose)
       return v;
     AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
-                                                  rewriter.getContext());
-    return rewriter.create<memref::TransposeOp>(op.getLoc(), v,
-                                                AffineMapAttr::get(swap));
+                                                  builder.getContext());
+    return builder.create<memref::TransposeOp>(op.getLoc(), v,
+                                               AffineMapAttr::get(swap));
   };
-  return {view(op.getA(), op.getTransposeA()),
-          view(op.getB(), op.getTransposeB())};
+  return {view(a, op.getTransposeA()), view(b, op.getTransposeB())};
 }
 
 struct LowerMatmul : OpRewritePattern<MatmulOp> {
@@ -44,7 +43,7 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     Value a, b;
-    std::tie(a, b) = logicalOperands(rewriter, op);
+    std::tie(a, b) = logicalOperands(rewriter, op, op.getA(), op.getB());
     Value c = op.getC();
     Type accType = elementTypeOf(c);
     bool accumulate = op.getAccumulate();
@@ -90,37 +89,44 @@ struct LowerFloatMatmulToKernel : OpRewritePattern<MatmulOp> {
       : OpRewritePattern<MatmulOp>(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    Type input = elementTypeOf(op.getA());
-    StringRef suffix = input.isF32()    ? "f32"
-                       : input.isF16()  ? "f16"
-                       : input.isBF16() ? "bf16"
-                                        : "";
-    if (suffix.empty())
+    if (failed(buildMatmulKernelCall(rewriter, op, op.getA(), op.getB())))
       return rewriter.notifyMatchFailure(op, "no kernel for these inputs");
-    MLIRContext *ctx = rewriter.getContext();
-    Type inputMatrix = getRuntimeMemRefType(ctx, 2, input);
-    Type accMatrix = getRuntimeMemRefType(ctx, 2, rewriter.getF32Type());
-    func::FuncOp kernel = getRuntimeFunction(
-        rewriter, op, ("npu_rt_matmul_" + suffix).str(),
-        {inputMatrix, inputMatrix, accMatrix, rewriter.getI1Type()}, {});
-    Location loc = op.getLoc();
-    auto cast = [&](Value v, Type to) -> Value {
-      return rewriter.create<memref::CastOp>(loc, to, v);
-    };
-    Value accumulate = rewriter.create<arith::ConstantOp>(
-        loc, rewriter.getBoolAttr(op.getAccumulate()));
-    Value a, b;
-    std::tie(a, b) = logicalOperands(rewriter, op);
-    rewriter.create<func::CallOp>(
-        loc, kernel,
-        ValueRange{cast(a, inputMatrix), cast(b, inputMatrix),
-                   cast(op.getC(), accMatrix), accumulate});
     rewriter.eraseOp(op);
     return success();
   }
 };
 
 } // namespace
+
+LogicalResult npu::dev::loops::buildMatmulKernelCall(OpBuilder &builder,
+                                                     MatmulOp op, Value a,
+                                                     Value b) {
+  Type input = elementTypeOf(a);
+  StringRef suffix = input.isF32()    ? "f32"
+                     : input.isF16()  ? "f16"
+                     : input.isBF16() ? "bf16"
+                                      : "";
+  if (suffix.empty())
+    return failure();
+  MLIRContext *ctx = builder.getContext();
+  Type inputMatrix = getRuntimeMemRefType(ctx, 2, input);
+  Type accMatrix = getRuntimeMemRefType(ctx, 2, builder.getF32Type());
+  func::FuncOp kernel = getRuntimeFunction(
+      builder, op, ("npu_rt_matmul_" + suffix).str(),
+      {inputMatrix, inputMatrix, accMatrix, builder.getI1Type()}, {});
+  Location loc = op.getLoc();
+  auto cast = [&](Value v, Type to) -> Value {
+    return builder.create<memref::CastOp>(loc, to, v);
+  };
+  Value accumulate = builder.create<arith::ConstantOp>(
+      loc, builder.getBoolAttr(op.getAccumulate()));
+  std::tie(a, b) = logicalOperands(builder, op, a, b);
+  builder.create<func::CallOp>(
+      loc, kernel,
+      ValueRange{cast(a, inputMatrix), cast(b, inputMatrix),
+                 cast(op.getC(), accMatrix), accumulate});
+  return success();
+}
 
 void npu::dev::populateMatmulLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerMatmul, LowerFloatMatmulToKernel>(patterns.getContext());

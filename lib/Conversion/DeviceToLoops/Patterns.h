@@ -32,6 +32,11 @@ void populateMixedLaunchLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// LLVM (MixedLaunchLowering.cpp).
 void outlineMixedLaunches(mlir::ModuleOp module);
 
+/// Lowers each matmul whose inputs are staged through on-chip buffers (one
+/// DMA in, read only by the matmul) to its kernel call on the DMAs'
+/// sources, erasing the DMAs (StagingForwarding.cpp).
+void forwardStagedMatmulInputs(mlir::ModuleOp module);
+
 /// Replaces every npudev.report_rows by a status argument and atomic
 /// stores, and guards each launch by it (ReportLowering.cpp).
 void lowerRowReports(mlir::ModuleOp module);
