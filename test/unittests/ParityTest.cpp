@@ -273,61 +273,39 @@ protected:
     return args;
   }
 
-  /// Runs `kernel` in both executors; expects identical bytes in every
-  /// argument afterwards.
-  void expectParity(const Kernel &kernel) {
+  /// A way of running the JIT, and how a mismatch names it.
+  struct JitVariant {
+    jit::JitOptions options;
+    std::string label;
+  };
+
+  /// Runs `kernel` in the simulator once and in the JIT once per variant;
+  /// expects identical bytes in every argument afterwards.
+  void expectParity(const Kernel &kernel, llvm::ArrayRef<JitVariant> variants) {
     SCOPED_TRACE("kernel @" + kernel.function + ":\n" + kernel.source);
     OwningOpRef<ModuleOp> simModule =
         parseSourceString<ModuleOp>(kernel.source, &ctx);
-    OwningOpRef<ModuleOp> jitModule =
-        parseSourceString<ModuleOp>(kernel.source, &ctx);
-    ASSERT_TRUE(simModule && jitModule);
+    ASSERT_TRUE(simModule);
     auto func = simModule->lookupSymbol<func::FuncOp>(kernel.function);
     ASSERT_TRUE(func);
     std::vector<HostArray> simArgs =
         randomArguments(func, kernel.lo, kernel.hi, 7);
-    std::vector<HostArray> jitArgs = simArgs, checkedArgs = simArgs;
+    std::vector<HostArray> inputs = simArgs;
     sim::SimulationReport report;
     // The device the module names (mlu590 when it names none).
     ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, {}, report)));
-    ASSERT_TRUE(succeeded(jit::runJit(*jitModule, kernel.function, jitArgs)));
-    for (size_t i = 0; i < simArgs.size(); ++i)
-      EXPECT_EQ(simArgs[i].data, jitArgs[i].data) << "argument #" << i;
-    // The checked mode's guards change nothing in a kernel that stays in
-    // bounds.
-    OwningOpRef<ModuleOp> checkedModule =
-        parseSourceString<ModuleOp>(kernel.source, &ctx);
-    jit::JitOptions checked;
-    checked.checked = true;
-    ASSERT_TRUE(succeeded(
-        jit::runJit(*checkedModule, kernel.function, checkedArgs, checked)));
-    for (size_t i = 0; i < simArgs.size(); ++i)
-      EXPECT_EQ(simArgs[i].data, checkedArgs[i].data)
-          << "argument #" << i << ", checked";
-  }
-
-  /// The JIT limited to vectors of `maxVectorBits` (the code a host without
-  /// the wider vectors gets) gives the simulator's bytes.
-  void expectNarrowParity(const Kernel &kernel, unsigned maxVectorBits) {
-    SCOPED_TRACE(kernel.function + ", vectors of at most " +
-                 std::to_string(maxVectorBits) + " bits");
-    OwningOpRef<ModuleOp> simModule =
-        parseSourceString<ModuleOp>(kernel.source, &ctx);
-    OwningOpRef<ModuleOp> jitModule =
-        parseSourceString<ModuleOp>(kernel.source, &ctx);
-    ASSERT_TRUE(simModule && jitModule);
-    auto func = simModule->lookupSymbol<func::FuncOp>(kernel.function);
-    std::vector<HostArray> simArgs =
-        randomArguments(func, kernel.lo, kernel.hi, 7);
-    std::vector<HostArray> jitArgs = simArgs;
-    sim::SimulationReport report;
-    ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, {}, report)));
-    jit::JitOptions narrow;
-    narrow.maxVectorBits = maxVectorBits;
-    ASSERT_TRUE(
-        succeeded(jit::runJit(*jitModule, kernel.function, jitArgs, narrow)));
-    for (size_t i = 0; i < simArgs.size(); ++i)
-      EXPECT_EQ(simArgs[i].data, jitArgs[i].data) << "argument #" << i;
+    for (const JitVariant &variant : variants) {
+      OwningOpRef<ModuleOp> jitModule =
+          parseSourceString<ModuleOp>(kernel.source, &ctx);
+      ASSERT_TRUE(jitModule);
+      std::vector<HostArray> jitArgs = inputs;
+      ASSERT_TRUE(succeeded(
+          jit::runJit(*jitModule, kernel.function, jitArgs, variant.options)))
+          << variant.label;
+      for (size_t i = 0; i < simArgs.size(); ++i)
+        EXPECT_EQ(simArgs[i].data, jitArgs[i].data)
+            << "argument #" << i << variant.label;
+    }
   }
 
   MLIRContext ctx;
@@ -336,16 +314,25 @@ protected:
 TEST_F(ParityTest, SimulatorAndJitGiveTheSameBytes) {
   std::vector<Kernel> kernels = getKernels(ctx);
   ASSERT_GT(kernels.size(), std::size(kScalarRows)) << "parity.mlir not read";
+  // The checked mode's guards change nothing in a kernel that stays in
+  // bounds.
+  jit::JitOptions checked;
+  checked.checked = true;
   for (const Kernel &kernel : kernels)
-    expectParity(kernel);
+    expectParity(kernel, {{jit::JitOptions(), ""}, {checked, ", checked"}});
 }
 
 // An AVX2 host's code (and the runtime's AVX2 kernels), and a host's
 // without AVX, run here too: the same bytes.
 TEST_F(ParityTest, NarrowerHostsGiveTheSameBytes) {
+  std::vector<JitVariant> narrow;
+  for (unsigned bits : {256u, 128u}) {
+    narrow.push_back({jit::JitOptions(), ", vectors of at most " +
+                                             std::to_string(bits) + " bits"});
+    narrow.back().options.maxVectorBits = bits;
+  }
   for (const Kernel &kernel : getKernels(ctx))
-    for (unsigned bits : {256u, 128u})
-      expectNarrowParity(kernel, bits);
+    expectParity(kernel, narrow);
 }
 
 // Threaded kernels one after another in one process: the async runtime
