@@ -46,7 +46,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 
 using namespace mlir;
 using namespace npu;
@@ -141,11 +143,75 @@ void npu::jit::registerLowerToLLVMPipeline() {
       });
 }
 
+namespace {
+/// Counts the coroutine resumptions handed to the async runtime that have
+/// not returned yet. The runtime's workers run compiled code: a worker
+/// still finishing a task's coroutine after the task's token was emplaced
+/// (which is what ends the kernel's last await) must be out of that code
+/// before its ExecutionEngine unmaps it.
+class PendingResumptions {
+public:
+  void begin() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++pending;
+  }
+  void end() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (--pending == 0)
+      idle.notify_all();
+  }
+  void waitUntilIdle() {
+    std::unique_lock<std::mutex> lock(mutex);
+    idle.wait(lock, [&] { return pending == 0; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable idle;
+  int64_t pending = 0;
+};
+
+PendingResumptions &getPendingResumptions() {
+  static PendingResumptions pending;
+  return pending;
+}
+
+using CoroResume = void (*)(void *);
+/// A resumption as the runtime queues it: our trampoline and this.
+struct Resumption {
+  void *handle;
+  CoroResume resume;
+};
+
+/// Runs a compiled resumption, then counts it finished: only code of this
+/// file runs on the worker after that.
+void resumeTracked(void *opaque) {
+  Resumption resumption = *static_cast<Resumption *>(opaque);
+  delete static_cast<Resumption *>(opaque);
+  resumption.resume(resumption.handle);
+  getPendingResumptions().end();
+}
+
+/// One of the runtime's functions that queue a resumption (`Which` tells
+/// them apart), forwarded through resumeTracked; `upstream` is the
+/// library's.
+template <int Which, typename... Waited> struct TrackedQueue {
+  using Fn = void (*)(Waited..., void *, CoroResume);
+  static inline Fn upstream = nullptr;
+  static void call(Waited... waited, void *handle, CoroResume resume) {
+    getPendingResumptions().begin();
+    upstream(waited..., new Resumption{handle, resume}, resumeTracked);
+  }
+};
+} // namespace
+
 /// The async runtime's symbols (the `--jit-threads` lowering calls them),
 /// loaded once per process and never unloaded. An ExecutionEngine that
 /// loads the library itself calls its __mlir_execution_engine_destroy when
 /// it is destroyed, which frees the library's runtime for good: every later
-/// engine's kernels then crash creating their first task group.
+/// engine's kernels then crash creating their first task group. The
+/// functions that queue work are wrapped so that CompiledKernel::run can
+/// wait for the workers to leave the compiled code.
 static FailureOr<const llvm::StringMap<void *> *> getAsyncRuntimeSymbols() {
   static const std::optional<llvm::StringMap<void *>> symbols =
       []() -> std::optional<llvm::StringMap<void *>> {
@@ -159,6 +225,23 @@ static FailureOr<const llvm::StringMap<void *> *> getAsyncRuntimeSymbols() {
       return std::nullopt;
     llvm::StringMap<void *> exported;
     init(exported);
+    auto track = [&](StringRef name, auto queue) -> bool {
+      using Queue = decltype(queue);
+      void *upstream = exported.lookup(name);
+      if (!upstream)
+        return false;
+      Queue::upstream = reinterpret_cast<typename Queue::Fn>(upstream);
+      exported[name] = reinterpret_cast<void *>(&Queue::call);
+      return true;
+    };
+    if (!track("mlirAsyncRuntimeExecute", TrackedQueue<0>{}) ||
+        !track("mlirAsyncRuntimeAwaitTokenAndExecute",
+               TrackedQueue<1, void *>{}) ||
+        !track("mlirAsyncRuntimeAwaitValueAndExecute",
+               TrackedQueue<2, void *>{}) ||
+        !track("mlirAsyncRuntimeAwaitAllInGroupAndExecute",
+               TrackedQueue<3, void *>{}))
+      return std::nullopt;
     return exported;
   }();
   if (!symbols)
@@ -371,9 +454,12 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
     bool memref = i >= args.size() || arguments[i].isMemRef;
     invokeArgs.push_back(memref ? &descriptorPointers[i] : packed[i].address());
   }
-  if (llvm::Error error =
-          engine->invokePacked("_mlir_ciface_" + entry, invokeArgs))
-    return error;
+  llvm::Error invoked =
+      engine->invokePacked("_mlir_ciface_" + entry, invokeArgs);
+  // Without threads nothing is pending and this returns at once.
+  getPendingResumptions().waitUntilIdle();
+  if (invoked)
+    return invoked;
   std::string mixedError = takeMixedLaunchError();
   if (!mixedError.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), mixedError);
