@@ -1,12 +1,14 @@
-//===- MoEBench.cpp - moe_dispatch_backward_data on the seed's shapes -----===//
+//===- MoEBench.cpp - the MoE dispatch family on the seed's shapes --------===//
 //
-// For each of seed 001's network shapes: lowers the op for mlu590, runs it
+// For each of seed 001's network shapes and each op of the family
+// (backward_data, forward, backward_gate): lowers the op for mlu590, runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
 // machine's memcpy bandwidth measured in the same run, next to a peer (a
 // plain C++ loop, g++ -O3); then simulates it and reports the modelled IO
 // efficiency. Bandwidth counts copy-equivalent bytes, as memcpy's figure
-// does: the bytes of grad_input written (each also read from dispatch) plus
-// half of the gates/indices/locations read.
+// does: the bytes of the [*, hidden] result written (each also read once),
+// or for backward_gate one row per sample, plus half of the
+// gates/indices/locations read.
 //
 // Inputs are those of a top-1 router: experts drawn uniformly, each sample
 // taking the next free slot of its expert (so every sample is kept at the
@@ -68,49 +70,192 @@ double bestOf(const std::function<void()> &fn) {
   return bench::bestOf(runs, fn);
 }
 
-/// gates, indices, locations, dispatch, grad_input.
-std::vector<HostArray> routerInputs(const Shape &s) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> value(-1, 1);
-  std::uniform_int_distribution<int32_t> expert(0, s.experts - 1);
-  std::vector<float> gates(s.samples),
-      dispatch(s.experts * s.capacity * s.hidden);
-  std::vector<int32_t> indices(s.samples), locations(s.samples);
-  std::vector<int32_t> used(s.experts, 0);
-  for (int64_t i = 0; i < s.samples; ++i) {
-    gates[i] = value(rng);
-    indices[i] = expert(rng);
-    locations[i] = used[indices[i]]++;
+/// A top-1 router's gates, indices and locations, and random input and
+/// dispatch tensors.
+struct RouterData {
+  std::vector<float> gates, input, dispatch;
+  std::vector<int32_t> indices, locations;
+
+  explicit RouterData(const Shape &s) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> value(-1, 1);
+    std::uniform_int_distribution<int32_t> expert(0, s.experts - 1);
+    std::vector<int32_t> used(s.experts, 0);
+    for (int64_t i = 0; i < s.samples; ++i) {
+      gates.push_back(value(rng));
+      indices.push_back(expert(rng));
+      locations.push_back(used[indices.back()]++);
+    }
+    input.resize(s.samples * s.hidden);
+    dispatch.resize(s.experts * s.capacity * s.hidden);
+    for (float &v : input)
+      v = value(rng);
+    for (float &v : dispatch)
+      v = value(rng);
   }
-  for (float &v : dispatch)
-    v = value(rng);
-  int64_t rows = s.experts * s.capacity;
-  std::vector<HostArray> args;
-  args.push_back(HostArray::fromValues(ElementKind::F32, gates, {s.samples}));
-  args.push_back(HostArray::fromValues(ElementKind::I32, indices, {s.samples}));
-  args.push_back(
-      HostArray::fromValues(ElementKind::I32, locations, {s.samples}));
-  args.push_back(
-      HostArray::fromValues(ElementKind::F32, dispatch, {rows, s.hidden}));
-  args.push_back(HostArray::fromValues(ElementKind::F32,
-                                       std::vector<float>(s.samples * s.hidden),
-                                       {s.samples, s.hidden}));
-  return args;
+};
+
+/// The operands the ops of the family take.
+enum class Operand { Gates, Indices, Locations, Input, Dispatch };
+
+int64_t rowsOf(const Shape &s) { return s.experts * s.capacity; }
+
+/// An operand's tensor type and its data.
+std::string typeOf(const Shape &s, Operand operand) {
+  switch (operand) {
+  case Operand::Gates:
+    return llvm::formatv("tensor<{0}xf32>", s.samples);
+  case Operand::Indices:
+  case Operand::Locations:
+    return llvm::formatv("tensor<{0}xi32>", s.samples);
+  case Operand::Input:
+    return llvm::formatv("tensor<{0}x{1}xf32>", s.samples, s.hidden);
+  case Operand::Dispatch:
+    return llvm::formatv("tensor<{0}x{1}xf32>", rowsOf(s), s.hidden);
+  }
+  llvm_unreachable("unknown operand");
+}
+HostArray arrayOf(const Shape &s, const RouterData &d, Operand operand) {
+  switch (operand) {
+  case Operand::Gates:
+    return HostArray::fromValues(ElementKind::F32, d.gates, {s.samples});
+  case Operand::Indices:
+    return HostArray::fromValues(ElementKind::I32, d.indices, {s.samples});
+  case Operand::Locations:
+    return HostArray::fromValues(ElementKind::I32, d.locations, {s.samples});
+  case Operand::Input:
+    return HostArray::fromValues(ElementKind::F32, d.input,
+                                 {s.samples, s.hidden});
+  case Operand::Dispatch:
+    return HostArray::fromValues(ElementKind::F32, d.dispatch,
+                                 {rowsOf(s), s.hidden});
+  }
+  llvm_unreachable("unknown operand");
 }
 
-OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const Shape &s,
-                              StringRef device) {
+/// The dispatch row of sample i, or -1 when it is dropped.
+int64_t rowOf(const Shape &s, const int32_t *indices, const int32_t *locations,
+              int64_t i) {
+  int32_t e = indices[i], l = locations[i];
+  if (e < 0 || e >= s.experts || l < 0 || l >= s.capacity)
+    return -1;
+  return int64_t(e) * s.capacity + l;
+}
+
+template <typename T> T *at(llvm::MutableArrayRef<HostArray> a, unsigned i) {
+  return reinterpret_cast<T *>(a[i].data.data());
+}
+
+/// One op of the family: its operands, result and peer loop.
+struct OpBench {
+  const char *name;
+  std::vector<Operand> operands;
+  /// The result's shape; it takes the argument after the operands.
+  SmallVector<int64_t> (*resultShape)(const Shape &);
+  void (*loop)(const Shape &, llvm::MutableArrayRef<HostArray>);
+  /// Copy-equivalent bytes: the data written (each also read once) plus
+  /// half of the per-sample words read.
+  double (*bytes)(const Shape &);
+
+  std::vector<HostArray> arguments(const Shape &s, const RouterData &d) const {
+    std::vector<HostArray> args;
+    for (Operand operand : operands)
+      args.push_back(arrayOf(s, d, operand));
+    SmallVector<int64_t> shape = resultShape(s);
+    int64_t n = 1;
+    for (int64_t size : shape)
+      n *= size;
+    args.push_back(
+        HostArray::fromValues(ElementKind::F32, std::vector<float>(n), shape));
+    return args;
+  }
+};
+
+const OpBench kBackwardData = {
+    "backward_data",
+    {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Dispatch},
+    [](const Shape &s) {
+      return SmallVector<int64_t>{s.samples, s.hidden};
+    },
+    [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
+      const float *gates = at<float>(a, 0), *dispatch = at<float>(a, 3);
+      float *grad = at<float>(a, 4);
+      for (int64_t i = 0; i < s.samples; ++i) {
+        int64_t row = rowOf(s, at<int32_t>(a, 1), at<int32_t>(a, 2), i);
+        float *out = grad + i * s.hidden;
+        if (row < 0) {
+          std::memset(out, 0, s.hidden * 4);
+          continue;
+        }
+        for (int64_t j = 0; j < s.hidden; ++j)
+          out[j] = dispatch[row * s.hidden + j] * gates[i];
+      }
+    },
+    [](const Shape &s) {
+      return s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
+    }};
+
+const OpBench kForward = {
+    "forward",
+    {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Input},
+    [](const Shape &s) {
+      return SmallVector<int64_t>{rowsOf(s), s.hidden};
+    },
+    [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
+      const float *gates = at<float>(a, 0), *input = at<float>(a, 3);
+      float *out = at<float>(a, 4);
+      std::memset(out, 0, rowsOf(s) * s.hidden * 4);
+      for (int64_t i = 0; i < s.samples; ++i) {
+        int64_t row = rowOf(s, at<int32_t>(a, 1), at<int32_t>(a, 2), i);
+        if (row < 0)
+          continue;
+        for (int64_t j = 0; j < s.hidden; ++j)
+          out[row * s.hidden + j] = input[i * s.hidden + j] * gates[i];
+      }
+    },
+    [](const Shape &s) {
+      return rowsOf(s) * s.hidden * 4.0 + s.samples * 12.0 / 2;
+    }};
+
+const OpBench kBackwardGate = {
+    "backward_gate",
+    {Operand::Indices, Operand::Locations, Operand::Input, Operand::Dispatch},
+    [](const Shape &s) { return SmallVector<int64_t>{s.samples}; },
+    [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
+      const float *input = at<float>(a, 2), *dispatch = at<float>(a, 3);
+      float *grad = at<float>(a, 4);
+      for (int64_t i = 0; i < s.samples; ++i) {
+        int64_t row = rowOf(s, at<int32_t>(a, 0), at<int32_t>(a, 1), i);
+        float sum = 0.0f;
+        for (int64_t j = 0; row >= 0 && j < s.hidden; ++j)
+          sum = sum + dispatch[row * s.hidden + j] * input[i * s.hidden + j];
+        grad[i] = sum;
+      }
+    },
+    // Reads two rows per sample and writes one word: counted as one row's
+    // copy per sample.
+    [](const Shape &s) {
+      return s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
+    }};
+
+OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
+                              const Shape &s, StringRef device) {
+  std::string args, types;
+  for (auto [i, operand] : llvm::enumerate(op.operands)) {
+    std::string type = typeOf(s, operand);
+    args += llvm::formatv("{0}%a{1}: {2}", i ? ", " : "", i, type).str();
+    types += (i ? ", " : "") + type;
+  }
+  std::string result = "tensor<";
+  for (int64_t size : op.resultShape(s))
+    result += std::to_string(size) + "x";
+  result += "f32>";
   std::string text = llvm::formatv(
-      R"(func.func @moe(%g: tensor<{0}xf32>, %i: tensor<{0}xi32>,
-                        %l: tensor<{0}xi32>, %d: tensor<{1}x{2}xf32>)
-             -> tensor<{0}x{2}xf32> {
-           %r = npu.moe_dispatch_backward_data %g, %i, %l, %d
-               {capacity = {3}, num_experts = {4}}
-               : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
-                  tensor<{1}x{2}xf32>) -> tensor<{0}x{2}xf32>
-           return %r : tensor<{0}x{2}xf32>
-         })",
-      s.samples, s.experts * s.capacity, s.hidden, s.capacity, s.experts);
+      "func.func @moe({0}) -> {1} {\n"
+      "  %r = npu.moe_dispatch_{2} %a0, %a1, %a2, %a3 {capacity = {3}, "
+      "num_experts = {4}} : ({5}) -> {1}\n"
+      "  return %r : {1}\n}",
+      args, result, op.name, s.capacity, s.experts, types);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
@@ -121,38 +266,19 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const Shape &s,
   return module;
 }
 
-/// The peer: the op's definition as a plain loop.
-void referenceLoop(const Shape &s, llvm::MutableArrayRef<HostArray> a) {
-  auto *gates = reinterpret_cast<const float *>(a[0].data.data());
-  auto *indices = reinterpret_cast<const int32_t *>(a[1].data.data());
-  auto *locations = reinterpret_cast<const int32_t *>(a[2].data.data());
-  auto *dispatch = reinterpret_cast<const float *>(a[3].data.data());
-  auto *grad = reinterpret_cast<float *>(a[4].data.data());
-  for (int64_t i = 0; i < s.samples; ++i) {
-    int32_t e = indices[i], l = locations[i];
-    float *out = grad + i * s.hidden;
-    if (e < 0 || e >= s.experts || l < 0 || l >= s.capacity) {
-      std::memset(out, 0, s.hidden * 4);
-      continue;
-    }
-    const float *row = dispatch + (int64_t(e) * s.capacity + l) * s.hidden;
-    for (int64_t j = 0; j < s.hidden; ++j)
-      out[j] = row[j] * gates[i];
-  }
-}
-
-void benchShape(MLIRContext &ctx, const Shape &s, double copyGBps) {
+void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
+             const RouterData &data, double copyGBps) {
   auto &out = llvm::outs();
-  std::string name = llvm::formatv("({0}, {1}, {2}, {3})", s.samples, s.hidden,
-                                   s.capacity, s.experts);
-  double bytes = s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
-  std::vector<HostArray> args = routerInputs(s);
+  std::string name = llvm::formatv("{0} ({1}, {2}, {3}, {4})", op.name,
+                                   s.samples, s.hidden, s.capacity, s.experts);
+  double bytes = op.bytes(s);
+  std::vector<HostArray> args = op.arguments(s, data);
 
-  std::vector<HostArray> peerArgs = routerInputs(s);
-  double tp = bestOf([&] { referenceLoop(s, peerArgs); });
+  std::vector<HostArray> peerArgs = op.arguments(s, data);
+  double tp = bestOf([&] { op.loop(s, peerArgs); });
   double t1 = 0;
   for (int32_t threads : {1, 2}) {
-    OwningOpRef<ModuleOp> jitModule = lowered(ctx, s, jitDevice);
+    OwningOpRef<ModuleOp> jitModule = lowered(ctx, op, s, jitDevice);
     jit::JitOptions options;
     options.threads = threads;
     options.maxVectorBits = maxVectorBits;
@@ -174,12 +300,12 @@ void benchShape(MLIRContext &ctx, const Shape &s, double copyGBps) {
       << llvm::format("%.3f", tp * 1e3) << " ms, "
       << llvm::format("%.2f", bytes / tp / 1e9) << " GB/s | "
       << llvm::format("%.2f", bytes / tp / 1e9 / copyGBps) << " of memcpy |\n";
-  if (args[4].data != peerArgs[4].data) {
+  if (args.back().data != peerArgs.back().data) {
     llvm::errs() << "JIT and the C++ loop disagree on " << name << "\n";
     std::exit(1);
   }
 
-  OwningOpRef<ModuleOp> simModule = lowered(ctx, s, "mlu590");
+  OwningOpRef<ModuleOp> simModule = lowered(ctx, op, s, "mlu590");
   auto func = *simModule->getOps<func::FuncOp>().begin();
   DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
   sim::SimulationReport report;
@@ -194,7 +320,7 @@ void benchShape(MLIRContext &ctx, const Shape &s, double copyGBps) {
 
 int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv,
-                                    "moe_dispatch_backward_data benchmark\n");
+                                    "MoE dispatch family benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext ctx(registry);
@@ -208,7 +334,10 @@ int main(int argc, char **argv) {
       << "|---|---:|---:|\n";
   out << "| memcpy bandwidth, 1 thread, 256 MiB | "
       << llvm::format("%.2f", copyGBps) << " GB/s | 1.00 |\n";
-  for (Shape s : {Shape{18432, 512, 11520, 2}, Shape{4608, 1024, 2880, 2}})
-    benchShape(ctx, s, copyGBps);
+  for (Shape s : {Shape{18432, 512, 11520, 2}, Shape{4608, 1024, 2880, 2}}) {
+    RouterData data(s);
+    for (const OpBench *op : {&kBackwardData, &kForward, &kBackwardGate})
+      benchOp(ctx, *op, s, data, copyGBps);
+  }
   return 0;
 }

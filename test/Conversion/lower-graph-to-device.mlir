@@ -44,6 +44,33 @@ func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<1
 
 // -----
 
+// The seed's shape for the forward and the gate gradient, in 4-byte words
+// W of vector memory (131072 mlu590, 49152 ascend910b, 256 tiny).
+// forward: each core owns 480 dispatch rows (23040 / 48) with a winner
+// and a gate each (2 * 481 words), scans the samples in two-slot tiles of
+// deal_m = W / 88 (11 words per sample) and fills its rows in two-slot
+// tiles of deal_r = (W - 962 - 11 deal_m) / 1024 rows. On tiny, 15 rows
+// per chunk (W / 16 - 1) and rows written one at a time, in chunks of the
+// 256 - 32 - 22 words left. backward_gate: two-slot tiles of deal_s = W /
+// 2058 samples (a dispatch row and an input row in each slot, 2048 words,
+// plus 10 words of per-sample state).
+// CHECK-LABEL: func.func @seed_forward_and_gate
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 0 : i64, deal_m = 1489 : i64, deal_r = 111 : i64, deal_w = 480 : i64, strategy = "gather_rows"}}
+// MLU: npudev.vscatter
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 63 : i64, strategy = "dot_tiles"}}
+// MLU: npudev.vreduce
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 0 : i64, deal_m = 558 : i64, deal_r = 41 : i64, deal_w = 480 : i64, strategy = "gather_rows"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 23 : i64, strategy = "dot_tiles"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 202 : i64, deal_m = 2 : i64, deal_r = 0 : i64, deal_w = 15 : i64, strategy = "gather_rows_chunked"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 127 : i64, deal_s = 1 : i64, strategy = "dot_per_sample"}}
+func.func @seed_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf32>) -> (tensor<23040x512xf32>, tensor<18432xf32>) {
+  %d = npu.moe_dispatch_forward %g, %i, %l, %x {capacity = 11520, num_experts = 2} : (tensor<18432xf32>, tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf32>) -> tensor<23040x512xf32>
+  %gg = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 11520, num_experts = 2} : (tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf32>, tensor<23040x512xf32>) -> tensor<18432xf32>
+  return %d, %gg : tensor<23040x512xf32>, tensor<18432xf32>
+}
+
+// -----
+
 // A row larger than vector memory: one sample at a time, in chunks of half
 // of vector memory.
 // CHECK-LABEL: func.func @huge_rows
@@ -63,9 +90,8 @@ func.func @huge_rows(%g: tensor<100xf32>, %i: tensor<100xi32>, %l: tensor<100xi3
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
 // CHECK-SAME: %[[COPY:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
 // CHECK: %[[DISPATCHED:.*]] = memref.alloc() : memref<6x16xf32, #npudev.space<global>>
-// CHECK: npudev.launch {{.*}}strategy = "zero_fill"
-// CHECK: npudev.launch {{.*}}strategy = "scatter_samples"
-// CHECK: npudev.launch {{.*}}strategy = "dot_per_sample"
+// CHECK: npudev.launch {{.*}}strategy = "gather_rows"
+// CHECK: npudev.launch {{.*}}strategy = "dot_tiles"
 // CHECK: memref.copy %[[G]], %[[COPY]]
 // CHECK: memref.dealloc %[[DISPATCHED]]
 // CHECK-NEXT: return

@@ -6,7 +6,8 @@
 // -ffp-contract=off so that the reference rounds every product and sum).
 // Shapes cover every strategy: samples <= cores (split_hidden), one more
 // sample than cores, several pipelined tiles per core, rows larger than
-// vector memory (chunked), and every zero-element case.
+// vector memory (chunked), many samples per dispatch row, and every
+// zero-element case; the JIT runs with one thread and with three.
 //
 //===----------------------------------------------------------------------===//
 
@@ -247,25 +248,49 @@ TEST_P(MoEKernelsTest, SimulatorAndJitMatchReference) {
   std::vector<HostArray> jitArgs = arguments(c, data);
   ASSERT_TRUE(succeeded(jit::runJit(*module, "moe", jitArgs)));
   expectReference(jitArgs, data, "jit");
+
+  // Tasks in any order: forward's duplicate rows still go to the last
+  // sample.
+  // (runJit lowers the module in place: lower a fresh one.)
+  OwningOpRef<ModuleOp> again = buildLowered(c);
+  ASSERT_TRUE(again);
+  std::vector<HostArray> threadedArgs = arguments(c, data);
+  jit::JitOptions threaded;
+  threaded.threads = 3;
+  ASSERT_TRUE(succeeded(jit::runJit(*again, "moe", threadedArgs, threaded)));
+  expectReference(threadedArgs, data, "jit, 3 threads");
 }
 
-#define ALL_OPS(data) data ",zero_fill,scatter_samples,dot_per_sample"
+#define ALL_OPS(data, forward, gate) data "," forward "," gate
 INSTANTIATE_TEST_SUITE_P(
     Shapes, MoEKernelsTest,
     ::testing::Values(
-        MoECase{1, 64, 4, 2, "mlu590", ALL_OPS("split_hidden")},
-        MoECase{47, 40, 8, 4, "mlu590", ALL_OPS("split_hidden")},
-        MoECase{49, 24, 8, 4, "mlu590", ALL_OPS("split_samples")},
-        MoECase{300, 33, 16, 8, "ascend910b", ALL_OPS("split_samples")},
-        MoECase{37, 8, 6, 8, kTinyDevice, ALL_OPS("split_samples")},
-        MoECase{9, 200, 3, 4, kTinyDevice, ALL_OPS("split_samples_chunked")},
-        MoECase{1, 300, 2, 2, kTinyDevice, ALL_OPS("split_hidden")},
+        MoECase{1, 64, 4, 2, "mlu590",
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles")},
+        MoECase{47, 40, 8, 4, "mlu590",
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles")},
+        MoECase{49, 24, 8, 4, "mlu590",
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+        MoECase{300, 33, 16, 8, "ascend910b",
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+        MoECase{37, 8, 6, 8, kTinyDevice,
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+        // Many samples per row: duplicates in every row, several winner
+        // chunks and scan tiles per task.
+        MoECase{500, 4, 40, 3, kTinyDevice,
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+        MoECase{9, 200, 3, 4, kTinyDevice,
+                ALL_OPS("split_samples_chunked", "gather_rows_chunked",
+                        "dot_per_sample")},
+        MoECase{
+            1, 300, 2, 2, kTinyDevice,
+            ALL_OPS("split_hidden", "gather_rows_chunked", "dot_per_sample")},
         // Zero elements: no samples, no hidden size, no capacity, no
         // experts.
-        MoECase{0, 16, 4, 2, "mlu590", "zero_fill"},
+        MoECase{0, 16, 4, 2, "mlu590", "gather_rows"},
         MoECase{5, 0, 4, 2, "mlu590", "dot_per_sample"},
-        MoECase{6, 16, 0, 2, "mlu590", "split_hidden,dot_per_sample"},
-        MoECase{6, 16, 4, 0, "mlu590", "split_hidden,dot_per_sample"}),
+        MoECase{6, 16, 0, 2, "mlu590", "split_hidden,dot_tiles"},
+        MoECase{6, 16, 4, 0, "mlu590", "split_hidden,dot_tiles"}),
     printCase);
 
 } // namespace

@@ -10,15 +10,23 @@
 //    contiguous range of samples in tiles of deal_s rows. Per tile, the
 //    gates, indices and locations come in by DMA and the row numbers and
 //    the validity mask are computed with vector ops, as in the seed; kept
-//    rows are gathered by asynchronous DMA, dropped rows zero-filled. Tiles
-//    are software-pipelined over two buffers: tile t+1's gathers run on the
-//    DMA engine while tile t is scaled and written back.
+//    rows are gathered by asynchronous DMA, dropped rows zero-filled, and
+//    each row is scaled by its gate (0 for a dropped sample). Tiles are
+//    software-pipelined over two slots (RowTilePipeline): tile t+1's
+//    gathers run on the DMA engine while tile t is scaled and written back.
 //  - split_samples_chunked (Kernel 2 when one row does not fit): one sample
 //    at a time, hidden in chunks of deal_h.
-// moe_dispatch_forward zero-fills the dispatched tensor, then scatters the
-// scaled rows; moe_dispatch_backward_gate computes one dot product per
-// sample, chunk by chunk, keeping the running sum in j order. The chosen
-// strategy and tile sizes are recorded on each launch as `npudev.tiling`.
+// moe_dispatch_forward (gather_rows) turns the scatter into a gather: each
+// task owns a range of dispatch rows, finds for each the last kept sample
+// naming it (a vscatter of sample numbers, in index order), then fills its
+// rows through the same pipeline. A row has one writer, so duplicates
+// resolve to the last sample whatever the order of tasks. Each task scans
+// every sample's index and slot: O(samples * tasks) extra words, against
+// O(rows * hidden) of data.
+// moe_dispatch_backward_gate (dot_tiles) gathers tiles of dispatch rows
+// through the pipeline beside the matching input rows, multiplies and
+// reduces each row in j order. The chosen strategy and tile sizes are
+// recorded on each launch as `npudev.tiling`.
 // Work is O(samples * hidden) per op.
 //
 //===----------------------------------------------------------------------===//
@@ -124,26 +132,241 @@ void copyScaledRow(KernelBuilder &k, Value buffer, Value source,
   });
 }
 
+Type elementOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getElementType();
+}
+
+/// target[targetRow, offset:offset + length] = gate() * source[sourceRow,
+/// ...] when `kept`, else zeros, in chunks through `buffer` (which is
+/// zeroed to write the zeros).
+void writeScaledOrZero(KernelBuilder &k, Value buffer, Value kept, Value source,
+                       Value sourceRow, function_ref<Value()> gate,
+                       Value target, Value targetRow, Value offset,
+                       Value length) {
+  k.ifThenElse(
+      kept,
+      [&] {
+        copyScaledRow(k, buffer, source, sourceRow, target, targetRow, offset,
+                      length, gate());
+      },
+      [&] {
+        int64_t deal = cast<MemRefType>(buffer.getType()).getShape()[0];
+        k.vfill(buffer, k.floatConstant(elementOf(buffer), 0.0));
+        forChunks(k, length, deal, [&](Value j, Value len) {
+          k.dma(prefix(k, buffer, len),
+                rowSlice(k, target, targetRow, k.add(offset, j), len));
+        });
+      });
+}
+
 /// grad[sample, offset:offset + length] = gates[sample] * dispatch[row, ...]
-/// when the sample is kept, else zeros (`buffer` is zeroed to write them).
+/// when the sample is kept, else zeros.
 void writeGradSlice(KernelBuilder &k, const MoEOperands &in, Value grad,
                     Value buffer, Value sample, Value offset, Value length,
                     const MoEShape &shape) {
   auto [kept, row] = keptRow(k, in, sample, shape);
-  k.ifThenElse(
-      kept,
-      [&] {
-        copyScaledRow(k, buffer, in.dispatch, row, grad, sample, offset, length,
-                      k.load(in.gates, sample));
-      },
-      [&] {
-        int64_t deal = cast<MemRefType>(buffer.getType()).getShape()[0];
-        k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0), buffer);
-        forChunks(k, length, deal, [&](Value j, Value len) {
-          k.dma(prefix(k, buffer, len),
-                rowSlice(k, grad, sample, k.add(offset, j), len));
-        });
-      });
+  writeScaledOrZero(
+      k, buffer, kept, in.dispatch, row,
+      [&] { return k.load(in.gates, sample); }, grad, sample, offset, length);
+}
+
+//===----------------------------------------------------------------------===//
+// Building blocks of the tiled kernels
+//===----------------------------------------------------------------------===//
+
+/// mask &= (in pred scalar), through `tmp`.
+void narrowMask(KernelBuilder &k, Value mask, ComparePredicate pred, Value in,
+                Value scalar, Value tmp) {
+  k.vcmpScalar(pred, in, scalar, tmp);
+  k.vbinary(BinaryKind::And, mask, tmp, mask);
+}
+
+/// rows = experts * capacity + slots, and mask = 1 where the sample is kept,
+/// else 0 (a dropped sample's row is meaningless): vector ops on buffers of
+/// one length, as in the seed; `tmp` is scratch.
+void computeDispatchRows(KernelBuilder &k, const MoEShape &shape, Value experts,
+                         Value slots, Value tmp, Value rows, Value mask) {
+  k.vbinaryScalar(BinaryKind::mul, experts, k.i32(shape.capacity), rows);
+  k.vbinary(BinaryKind::add, rows, slots, rows);
+  k.vcmpScalar(ComparePredicate::ge, slots, k.i32(0), mask);
+  narrowMask(k, mask, ComparePredicate::lt, slots, k.i32(shape.capacity), tmp);
+  narrowMask(k, mask, ComparePredicate::ge, experts, k.i32(0), tmp);
+  narrowMask(k, mask, ComparePredicate::lt, experts, k.i32(shape.experts), tmp);
+}
+
+/// The i32 buffers that turn a tile of samples into dispatch rows.
+struct DispatchRowScratch {
+  Value experts, slots, scratch;
+
+  DispatchRowScratch(KernelBuilder &k, int64_t deal) {
+    Type i32 = k.builder().getI32Type();
+    experts = k.alloc({deal}, i32);
+    slots = k.alloc({deal}, i32);
+    scratch = k.alloc({deal}, i32);
+  }
+
+  /// computeDispatchRows for samples [base, base + n), loaded by DMA.
+  void compute(KernelBuilder &k, const MoEOperands &in, const MoEShape &shape,
+               Value base, Value n, Value rows, Value mask) const {
+    Value e = prefix(k, experts, n), s = prefix(k, slots, n);
+    k.dma(k.window(in.indices, {base}, {n}), e);
+    k.dma(k.window(in.locations, {base}, {n}), s);
+    computeDispatchRows(k, shape, e, s, prefix(k, scratch, n), rows, mask);
+  }
+};
+
+/// Tiles of `deal` rows of `hidden` elements, each row gathered from a row
+/// of a global `source` or zeroed, in two slots that pipeline: tile t+1's
+/// gathers run on the DMA engine while tile t is computed on and written
+/// back.
+class RowTilePipeline {
+public:
+  /// Fills a slot's per-tile state for tile t of n rows and returns the
+  /// source row of each (i32, negative for a zero row). It must first wait
+  /// for the DMAs queued before, the slot's last write-back among them: a
+  /// synchronous DMA does (and hides its latency behind theirs), or
+  /// npudev.wait_all.
+  using Prepare = function_ref<Value(Value t, Value slot, Value n)>;
+  /// Queues more asynchronous loads for tile t, after its gathers.
+  using Load = function_ref<void(Value t, Value slot, Value n)>;
+  /// Computes on tile t's rows `block` ([n, hidden]) and starts its
+  /// write-back.
+  using Finish = function_ref<void(Value t, Value slot, Value n, Value block)>;
+
+  RowTilePipeline(KernelBuilder &k, Value source, int64_t deal)
+      : k(k), source(source), deal(deal),
+        hidden(cast<MemRefType>(source.getType()).getShape()[1]),
+        data(k.alloc({2, deal, hidden}, elementOf(source))) {}
+
+  /// Runs the tiles of `rows` rows: tile t covers [t * deal, t * deal + n).
+  void run(Value rows, Prepare prepare, Finish finish, Load load = nullptr) {
+    auto tileRows = [&](Value t) {
+      return k.min(k.index(deal), k.sub(rows, k.mul(t, k.index(deal))));
+    };
+    auto begin = [&](Value t, Value slot) {
+      Value n = tileRows(t);
+      gather(prepare(t, slot, n), slot, n);
+      if (load)
+        load(t, slot, n);
+    };
+    Value tiles = k.div(k.add(rows, k.index(deal - 1)), k.index(deal));
+    k.ifThenElse(k.lt(k.index(0), tiles),
+                 [&] { begin(k.index(0), k.index(0)); });
+    k.forLoop(k.index(0), tiles, k.index(1), [&](Value t) {
+      Value slot = k.rem(t, k.index(2));
+      Value next = k.add(t, k.index(1));
+      k.ifThenElse(
+          k.lt(next, tiles), [&] { begin(next, k.sub(k.index(1), slot)); },
+          [&] { k.builder().create<dev::WaitAllOp>(k.location()); });
+      finish(t, slot, tileRows(t), block(data, slot, tileRows(t)));
+    });
+    k.builder().create<dev::WaitAllOp>(k.location());
+  }
+
+  /// The first n rows of a slot of `buffer` ([2, deal, ...]).
+  Value block(Value buffer, Value slot, Value n) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<Value> offsets(type.getRank(), k.index(0));
+    offsets[0] = slot;
+    SmallVector<OpFoldResult> sizes = {k.builder().getIndexAttr(1), n};
+    for (int64_t size : type.getShape().drop_front(2))
+      sizes.push_back(k.builder().getIndexAttr(size));
+    return k.window(buffer, offsets, sizes, /*drop=*/{0});
+  }
+
+private:
+  /// Row i of the slot = source[sources[i]] (queued), or zeros.
+  void gather(Value sources, Value slot, Value n) {
+    Value zero = k.floatConstant(elementOf(source), 0.0);
+    k.forLoop(k.index(0), n, k.index(1), [&](Value i) {
+      Value row = k.load(sources, i);
+      Value target = rowSlice(k, block(data, slot, n), i, k.index(0),
+                              k.builder().getIndexAttr(hidden));
+      k.ifThenElse(
+          k.ge(row, k.i32(0)),
+          [&] {
+            k.dmaStart(rowSlice(k, source, k.toIndex(row), k.index(0),
+                                k.builder().getIndexAttr(hidden)),
+                       target);
+          },
+          [&] { k.vfill(target, zero); });
+    });
+  }
+
+  KernelBuilder &k;
+  Value source;
+  int64_t deal, hidden;
+  Value data;
+};
+
+/// Per-slot dispatch rows of tiles of samples: the state backward_data and
+/// backward_gate share.
+struct SampleRowTiles {
+  Value rows, mask, minusOne;
+  DispatchRowScratch scratch;
+
+  SampleRowTiles(KernelBuilder &k, int64_t deal)
+      : rows(k.alloc({2, deal}, k.builder().getI32Type())),
+        mask(k.alloc({deal}, k.builder().getI32Type())),
+        minusOne(k.alloc({deal}, k.builder().getI32Type())), scratch(k, deal) {
+    k.vfill(minusOne, -1);
+  }
+
+  /// Slot `slot` of the rows of samples [base, base + n): the dispatch row
+  /// of a kept sample, -1 for a dropped one; `mask` holds which are kept.
+  Value prepare(KernelBuilder &k, RowTilePipeline &tiles, const MoEOperands &in,
+                const MoEShape &shape, Value base, Value slot, Value n) {
+    Value slotRows = tiles.block(rows, slot, n);
+    Value kept = prefix(k, mask, n);
+    scratch.compute(k, in, shape, base, n, slotRows, kept);
+    k.vselect(kept, slotRows, prefix(k, minusOne, n), slotRows);
+    return slotRows;
+  }
+};
+
+/// Vector bytes a kernel holds at once when `build` makes it with tiles of
+/// `deal` rows: it is built into a scratch block, counted with
+/// getOnChipPeaks (the launch verifier's and the simulator's count) and
+/// thrown away, so no hand count of its buffers can drift from the code.
+int64_t measureVectorBytes(KernelBuilder &k,
+                           function_ref<void(KernelBuilder &, int64_t)> build,
+                           int64_t deal) {
+  OpBuilder &b = k.builder();
+  OpBuilder::InsertionGuard guard(b);
+  Block scratch;
+  b.setInsertionPointToEnd(&scratch);
+  KernelBuilder probe(b, k.location());
+  build(probe, deal);
+  int64_t bytes = dev::getOnChipPeaks(
+      scratch)[static_cast<unsigned>(dev::MemorySpace::vector)];
+  scratch.dropAllReferences();
+  while (!scratch.empty())
+    scratch.back().erase();
+  return bytes;
+}
+
+/// The most rows a tile can have within `capacity` bytes (0 when not even
+/// one fits): a kernel's buffers grow linearly with its tile's rows, so two
+/// measurements give the line.
+int64_t fitTileRows(KernelBuilder &k,
+                    function_ref<void(KernelBuilder &, int64_t)> build,
+                    int64_t capacity) {
+  int64_t one = measureVectorBytes(k, build, 1);
+  int64_t perRow = measureVectorBytes(k, build, 2) - one;
+  int64_t fixed = one - perRow;
+  return capacity < fixed + perRow ? 0 : (capacity - fixed) / perRow;
+}
+
+/// Fails at `op` when `device` cannot hold the smallest tile of a
+/// kernel: `words` 4-byte words of vector memory at once.
+LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
+                                 int64_t words) {
+  if (device.vectorBytes >= words * kWord)
+    return success();
+  return op->emitOpError("cannot be lowered for device '")
+         << device.name << "': it has " << device.vectorBytes
+         << " bytes of vector memory, the kernel needs at least "
+         << words * kWord;
 }
 
 //===----------------------------------------------------------------------===//
@@ -173,135 +396,46 @@ void buildSplitHidden(KernelBuilder &k, const MoEOperands &in, Value grad,
         k.add(base, k.select(k.lt(logical, rest), k.index(1), k.index(0)));
     Value offset = k.add(k.mul(logical, base), k.min(logical, rest));
 
-    Value buffer = k.alloc({dealH}, k.builder().getF32Type());
+    Value buffer = k.alloc({dealH}, elementOf(grad));
     writeGradSlice(k, in, grad, buffer, sample, offset, length, shape);
   });
   recordTiling(launch, "split_hidden", 1, dealH);
 }
 
-/// Kernel 2 with whole rows: pipelined tiles of dealS samples.
+/// Kernel 2 with whole rows: pipelined tiles of dealS samples, each row
+/// scaled by its gate (0 for a dropped sample, whose row is zeros).
 void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
                        const MoEShape &shape, int64_t tasks, int64_t dealS) {
-  Type f32 = k.builder().getF32Type(), i32 = k.builder().getI32Type();
-  int64_t hidden = shape.hidden;
+  Type element = elementOf(grad);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
-    // Two slots of per-tile state and rows; scratch for the mask.
-    Value gateTiles = k.alloc({2, dealS}, f32);
-    Value rowTiles = k.alloc({2, dealS}, i32);
-    Value maskTiles = k.alloc({2, dealS}, i32);
-    Value experts = k.alloc({dealS}, i32), slots = k.alloc({dealS}, i32);
-    Value scratch = k.alloc({dealS}, i32);
-    Value data = k.alloc({2, dealS, hidden}, f32);
-    OpFoldResult one = k.builder().getIndexAttr(1);
-    auto slotRow = [&](Value tiles, Value slot, Value n) {
-      return k.window(tiles, {slot, k.index(0)}, {one, n}, /*drop=*/{0});
+    RowTilePipeline tiles(k, in.dispatch, dealS);
+    SampleRowTiles rows(k, dealS);
+    Value gates = k.alloc({2, dealS}, element);
+    Value zeros = k.alloc({dealS}, element);
+    k.vfill(zeros, k.floatConstant(element, 0.0));
+    auto baseOf = [&](Value t) {
+      return k.add(start, k.mul(t, k.index(dealS)));
     };
-    auto tileRows = [&](Value t) {
-      return k.min(k.index(dealS), k.sub(count, k.mul(t, k.index(dealS))));
-    };
-    auto cmp = [&](ComparePredicate p, Value in, Value scalar, Value out) {
-      k.builder().create<dev::VCompareScalarOp>(k.location(), p, in, scalar,
-                                                out);
-    };
-    auto andInto = [&](Value acc, Value other) {
-      k.builder().create<dev::VBinaryOp>(k.location(), BinaryKind::And, acc,
-                                         other, acc);
-    };
-    // Gates, rows and mask of tile t into `slot` (synchronous copies, which
-    // also wait for everything queued before them).
-    auto loadMeta = [&](Value t, Value slot) {
-      Value base = k.add(start, k.mul(t, k.index(dealS)));
-      Value n = tileRows(t);
-      Value e = prefix(k, experts, n), s = prefix(k, slots, n);
-      Value tmp = prefix(k, scratch, n);
-      Value rows = slotRow(rowTiles, slot, n),
-            mask = slotRow(maskTiles, slot, n);
-      k.dma(k.window(in.gates, {base}, {n}), slotRow(gateTiles, slot, n));
-      k.dma(k.window(in.indices, {base}, {n}), e);
-      k.dma(k.window(in.locations, {base}, {n}), s);
-      // rows = experts * capacity + slots
-      k.builder().create<dev::VBinaryScalarOp>(k.location(), BinaryKind::mul, e,
-                                               k.i32(shape.capacity), rows);
-      k.builder().create<dev::VBinaryOp>(k.location(), BinaryKind::add, rows, s,
-                                         rows);
-      // mask = 0 <= slots < capacity && 0 <= experts < num_experts
-      cmp(ComparePredicate::ge, s, k.i32(0), mask);
-      cmp(ComparePredicate::lt, s, k.i32(shape.capacity), tmp);
-      andInto(mask, tmp);
-      cmp(ComparePredicate::ge, e, k.i32(0), tmp);
-      andInto(mask, tmp);
-      cmp(ComparePredicate::lt, e, k.i32(shape.experts), tmp);
-      andInto(mask, tmp);
-    };
-    auto dataRow = [&](Value slot, Value si) {
-      return k.window(data, {slot, si, k.index(0)},
-                      {one, one, k.builder().getIndexAttr(hidden)},
-                      /*drop=*/{0, 1});
-    };
-    // Gather kept rows of tile t (asynchronously), zero the dropped ones.
-    auto gather = [&](Value t, Value slot) {
-      k.forLoop(k.index(0), tileRows(t), k.index(1), [&](Value si) {
-        Value kept = k.load(maskTiles, {slot, si});
-        k.ifThenElse(
-            k.builder().create<arith::CmpIOp>(
-                k.location(), arith::CmpIPredicate::ne, kept, k.i32(0)),
-            [&] {
-              Value row = k.toIndex(k.load(rowTiles, {slot, si}));
-              k.dmaStart(rowSlice(k, in.dispatch, row, k.index(0),
-                                  k.builder().getIndexAttr(hidden)),
-                         dataRow(slot, si));
-            },
-            [&] {
-              k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0),
-                                               dataRow(slot, si));
-            });
-      });
-    };
-    // Scale the kept rows of tile t and write the tile back.
-    auto finish = [&](Value t, Value slot) {
-      Value n = tileRows(t);
-      k.forLoop(k.index(0), n, k.index(1), [&](Value si) {
-        Value kept = k.load(maskTiles, {slot, si});
-        k.ifThenElse(k.builder().create<arith::CmpIOp>(k.location(),
-                                                       arith::CmpIPredicate::ne,
-                                                       kept, k.i32(0)),
-                     [&] {
-                       Value row = dataRow(slot, si);
-                       k.builder().create<dev::VBinaryScalarOp>(
-                           k.location(), BinaryKind::mul, row,
-                           k.load(gateTiles, {slot, si}), row);
-                     });
-      });
-      Value base = k.add(start, k.mul(t, k.index(dealS)));
-      Value block = k.window(data, {slot, k.index(0), k.index(0)},
-                             {one, n, k.builder().getIndexAttr(hidden)},
-                             /*drop=*/{0});
-      k.dmaStart(block, k.window(grad, {base, k.index(0)},
-                                 {n, k.builder().getIndexAttr(hidden)}));
-    };
-
-    Value tiles = k.div(k.add(count, k.index(dealS - 1)), k.index(dealS));
-    k.ifThenElse(k.lt(k.index(0), tiles), [&] {
-      loadMeta(k.index(0), k.index(0));
-      gather(k.index(0), k.index(0));
-    });
-    k.forLoop(k.index(0), tiles, k.index(1), [&](Value t) {
-      Value slot = k.rem(t, k.index(2));
-      Value next = k.add(t, k.index(1));
-      k.ifThenElse(
-          k.lt(next, tiles),
-          [&] {
-            Value other = k.sub(k.index(1), slot);
-            loadMeta(next, other);
-            gather(next, other);
-          },
-          [&] { k.builder().create<dev::WaitAllOp>(k.location()); });
-      finish(t, slot);
-    });
-    k.builder().create<dev::WaitAllOp>(k.location());
+    tiles.run(
+        count,
+        [&](Value t, Value slot, Value n) {
+          Value sources = rows.prepare(k, tiles, in, shape, baseOf(t), slot, n);
+          Value g = tiles.block(gates, slot, n);
+          k.dma(k.window(in.gates, {baseOf(t)}, {n}), g);
+          k.vselect(prefix(k, rows.mask, n), g, prefix(k, zeros, n), g);
+          return sources;
+        },
+        [&](Value t, Value slot, Value n, Value block) {
+          k.vbinaryBroadcast(BinaryKind::mul, block,
+                             tiles.block(gates, slot, n), block,
+                             /*dimension=*/0);
+          k.dmaStart(block,
+                     k.window(grad, {baseOf(t), k.index(0)},
+                              {n, k.builder().getIndexAttr(shape.hidden)}));
+        });
   });
-  recordTiling(launch, "split_samples", dealS, hidden);
+  recordTiling(launch, "split_samples", dealS, shape.hidden);
 }
 
 /// Kernel 2 when a row does not fit: one sample at a time, hidden in chunks.
@@ -310,58 +444,13 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
                               int64_t dealH) {
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
-    Value buffer = k.alloc({dealH}, k.builder().getF32Type());
+    Value buffer = k.alloc({dealH}, elementOf(grad));
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
       writeGradSlice(k, in, grad, buffer, s, k.index(0), k.index(shape.hidden),
                      shape);
     });
   });
   recordTiling(launch, "split_samples_chunked", 1, dealH);
-}
-
-/// Vector bytes the split_samples kernel holds at once with tiles of
-/// `dealS` rows: the kernel is built into a scratch block, counted with
-/// getOnChipPeaks (the launch verifier's and the simulator's count) and
-/// thrown away, so no hand count of its buffers can drift from the code.
-int64_t measureSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
-                            const MoEShape &shape, int64_t tasks,
-                            int64_t dealS) {
-  OpBuilder &b = k.builder();
-  OpBuilder::InsertionGuard guard(b);
-  Block scratch;
-  b.setInsertionPointToEnd(&scratch);
-  KernelBuilder probe(b, k.location());
-  buildSplitSamples(probe, in, grad, shape, tasks, dealS);
-  int64_t bytes = dev::getOnChipPeaks(
-      scratch)[static_cast<unsigned>(dev::MemorySpace::vector)];
-  scratch.dropAllReferences();
-  while (!scratch.empty())
-    scratch.back().erase();
-  return bytes;
-}
-
-/// The most rows a split_samples tile can have within `capacity` bytes
-/// (0 when not even one fits): its buffers grow linearly with the rows, so
-/// two measurements give the line.
-int64_t fitSplitSamplesTile(KernelBuilder &k, const MoEOperands &in, Value grad,
-                            const MoEShape &shape, int64_t tasks,
-                            int64_t capacity) {
-  int64_t one = measureSplitSamples(k, in, grad, shape, tasks, 1);
-  int64_t perRow = measureSplitSamples(k, in, grad, shape, tasks, 2) - one;
-  int64_t fixed = one - perRow;
-  return capacity < fixed + perRow ? 0 : (capacity - fixed) / perRow;
-}
-
-/// Fails at `op` when `device` cannot hold the smallest tile of a
-/// kernel: `words` 4-byte words of vector memory at once.
-LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
-                                 int64_t words) {
-  if (device.vectorBytes >= words * kWord)
-    return success();
-  return op->emitOpError("cannot be lowered for device '")
-         << device.name << "': it has " << device.vectorBytes
-         << " bytes of vector memory, the kernel needs at least "
-         << words * kWord;
 }
 
 LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
@@ -381,9 +470,10 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
     return success();
   }
   int64_t perTask = (shape.samples + tasks - 1) / tasks;
-  int64_t dealS = std::min(
-      fitSplitSamplesTile(k, in, grad, shape, tasks, device.vectorBytes),
-      perTask);
+  auto build = [&](KernelBuilder &probe, int64_t deal) {
+    buildSplitSamples(probe, in, grad, shape, tasks, deal);
+  };
+  int64_t dealS = std::min(fitTileRows(k, build, device.vectorBytes), perTask);
   if (dealS >= 1) {
     buildSplitSamples(k, in, grad, shape, tasks, dealS);
     return success();
@@ -399,47 +489,162 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
 // moe_dispatch_forward
 //===----------------------------------------------------------------------===//
 
+/// How the forward kernel splits its work; dealR = 0 writes one row at a
+/// time in chunks of dealH.
+struct ForwardTiles {
+  int64_t dealW, dealM, dealR, dealH;
+};
+
+/// Each task owns a contiguous range of dispatch rows, in chunks of dealW:
+/// it scans every sample (tiles of dealM) and records, per row of the
+/// chunk, the last kept sample naming it (vscatter in index order; other
+/// samples go to a spare entry). Then it writes each row of the chunk:
+/// gates[w] * input[w] for its sample w, zeros when none names it. Every
+/// row is written by exactly one task, so the result is the same for any
+/// order of tasks.
+void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
+                     const MoEShape &shape, int64_t tasks,
+                     const ForwardTiles &deal) {
+  Type i32 = k.builder().getI32Type(), element = elementOf(result);
+  int64_t totalRows = shape.experts * shape.capacity;
+  dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
+    auto [first, owned] = taskRange(k, tid, totalRows, tasks);
+    // The last kept sample of each row of the chunk and its gate (-1 and 0
+    // when there is none); entry dealW is a spare that other samples land
+    // on.
+    Value winner = k.alloc({deal.dealW + 1}, i32);
+    Value winnerGate = k.alloc({deal.dealW + 1}, element);
+    // Two slots of scanned samples, so that tile m+1 loads while tile m is
+    // computed on.
+    Value experts = k.alloc({2, deal.dealM}, i32);
+    Value slots = k.alloc({2, deal.dealM}, i32);
+    Value gates = k.alloc({2, deal.dealM}, element);
+    Value rows = k.alloc({deal.dealM}, i32), mask = k.alloc({deal.dealM}, i32);
+    Value tmp = k.alloc({deal.dealM}, i32), ids = k.alloc({deal.dealM}, i32);
+    Value spare = k.alloc({deal.dealM}, i32);
+    k.vfill(spare, deal.dealW);
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    auto scanSlot = [&](Value buffer, Value slot, Value n) {
+      return k.window(buffer, {slot, k.index(0)}, {one, n}, /*drop=*/{0});
+    };
+    Value samples = k.index(shape.samples);
+    auto scanRows = [&](Value m) {
+      return k.min(k.index(deal.dealM), k.sub(samples, m));
+    };
+    auto loadScan = [&](Value m, Value slot) {
+      Value n = scanRows(m);
+      k.dmaStart(k.window(in.indices, {m}, {n}), scanSlot(experts, slot, n));
+      k.dmaStart(k.window(in.locations, {m}, {n}), scanSlot(slots, slot, n));
+      k.dmaStart(k.window(in.gates, {m}, {n}), scanSlot(gates, slot, n));
+    };
+    auto findWinners = [&](Value c0, Value length) {
+      k.vfill(winner, -1);
+      k.vfill(winnerGate, k.floatConstant(element, 0.0));
+      Value step = k.index(deal.dealM);
+      k.ifThenElse(k.lt(k.index(0), samples),
+                   [&] { loadScan(k.index(0), k.index(0)); });
+      k.forLoop(k.index(0), samples, step, [&](Value m) {
+        Value slot = k.rem(k.div(m, step), k.index(2));
+        Value n = scanRows(m), next = k.add(m, step);
+        k.builder().create<dev::WaitAllOp>(k.location());
+        k.ifThenElse(k.lt(next, samples),
+                     [&] { loadScan(next, k.sub(k.index(1), slot)); });
+        Value r = prefix(k, rows, n), kept = prefix(k, mask, n);
+        Value t = prefix(k, tmp, n);
+        computeDispatchRows(k, shape, scanSlot(experts, slot, n),
+                            scanSlot(slots, slot, n), t, r, kept);
+        // Only rows of [c0, c0 + length), renumbered from 0.
+        Value low = k.convert(c0, i32);
+        narrowMask(k, kept, ComparePredicate::ge, r, low, t);
+        narrowMask(k, kept, ComparePredicate::lt, r,
+                   k.convert(k.add(c0, length), i32), t);
+        k.vbinaryScalar(BinaryKind::sub, r, low, r);
+        k.vselect(kept, r, prefix(k, spare, n), r);
+        Value id = prefix(k, ids, n);
+        k.iota(id, m);
+        // In index order: the last sample naming a row wins in both.
+        k.builder().create<dev::VScatterOp>(k.location(), id, r, winner);
+        k.builder().create<dev::VScatterOp>(
+            k.location(), scanSlot(gates, slot, n), r, winnerGate);
+      });
+    };
+    if (deal.dealR == 0) {
+      Value buffer = k.alloc({deal.dealH}, element);
+      forChunks(k, owned, deal.dealW, [&](Value c, Value length) {
+        Value c0 = k.add(first, c);
+        findWinners(c0, length);
+        k.forLoop(k.index(0), length, k.index(1), [&](Value i) {
+          Value w = k.load(winner, i);
+          writeScaledOrZero(
+              k, buffer, k.ge(w, k.i32(0)), in.input, k.toIndex(w),
+              [&] { return k.load(winnerGate, i); }, result, k.add(c0, i),
+              k.index(0), k.index(shape.hidden));
+        });
+      });
+      return;
+    }
+    RowTilePipeline tiles(k, in.input, deal.dealR);
+    forChunks(k, owned, deal.dealW, [&](Value c, Value length) {
+      Value c0 = k.add(first, c);
+      findWinners(c0, length);
+      auto offsetOf = [&](Value t) { return k.mul(t, k.index(deal.dealR)); };
+      tiles.run(
+          length,
+          [&](Value t, Value, Value n) {
+            k.builder().create<dev::WaitAllOp>(k.location());
+            return k.window(winner, {offsetOf(t)}, {n});
+          },
+          [&](Value t, Value, Value n, Value block) {
+            // A row no sample names: a zero row times gate 0.
+            k.vbinaryBroadcast(BinaryKind::mul, block,
+                               k.window(winnerGate, {offsetOf(t)}, {n}), block,
+                               /*dimension=*/0);
+            k.dmaStart(block,
+                       k.window(result, {k.add(c0, offsetOf(t)), k.index(0)},
+                                {n, k.builder().getIndexAttr(shape.hidden)}));
+          });
+    });
+  });
+  Builder b(launch.getContext());
+  KernelBuilder::recordTiling(
+      launch,
+      {b.getNamedAttr(
+           "strategy",
+           b.getStringAttr(deal.dealR ? "gather_rows" : "gather_rows_chunked")),
+       b.getNamedAttr("deal_w", b.getI64IntegerAttr(deal.dealW)),
+       b.getNamedAttr("deal_m", b.getI64IntegerAttr(deal.dealM)),
+       b.getNamedAttr("deal_r", b.getI64IntegerAttr(deal.dealR)),
+       b.getNamedAttr("deal_h", b.getI64IntegerAttr(deal.dealH))});
+}
+
 LogicalResult buildForward(KernelBuilder &k, Operation *op,
                            const MoEOperands &in, Value result,
                            const MoEShape &shape, const DeviceModel &device) {
   int64_t tasks = device.getNumCores();
   int64_t words = device.vectorBytes / kWord;
-  int64_t total = shape.experts * shape.capacity * shape.hidden;
-  if (total == 0)
+  int64_t totalRows = shape.experts * shape.capacity;
+  if (totalRows == 0 || shape.hidden == 0)
     return success();
-  if (failed(requireVectorWords(op, device, 1)))
+  // The smallest kernel: two winner entries of two words, one sample of
+  // scan state (11 words), one word of row.
+  if (failed(requireVectorWords(op, device, 16)))
     return failure();
-  // Zero every row: each task clears a contiguous range of the flattened
-  // tensor.
-  int64_t dealZ = std::min(words, (total + tasks - 1) / tasks);
-  Value flat = k.builder().create<memref::CollapseShapeOp>(
-      k.location(), result, ArrayRef<ReassociationIndices>{{0, 1}});
-  dev::LaunchOp fill = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, total, tasks);
-    Value zeros = k.alloc({dealZ}, k.builder().getF32Type());
-    k.builder().create<dev::VFillOp>(k.location(), k.f32(0.0), zeros);
-    forChunks(k, count, dealZ, [&](Value j, Value len) {
-      k.dma(prefix(k, zeros, len), k.window(flat, {k.add(start, j)}, {len}));
-    });
-  });
-  recordTiling(fill, "zero_fill", 1, dealZ);
-  if (shape.samples == 0)
-    return success();
-  // Scatter the scaled rows, samples in order within and across tasks.
-  int64_t dealH = std::min(words, shape.hidden);
-  Value hidden = k.index(shape.hidden);
-  dev::LaunchOp scatter = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
-    Value buffer = k.alloc({dealH}, k.builder().getF32Type());
-    k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
-      auto [kept, row] = keptRow(k, in, s, shape);
-      k.ifThenElse(kept, [&] {
-        copyScaledRow(k, buffer, in.input, s, result, row, k.index(0), hidden,
-                      k.load(in.gates, s));
-      });
-    });
-  });
-  recordTiling(scatter, "scatter_samples", 1, dealH);
+  // An eighth of vector memory for the winners (2 words per row), an
+  // eighth for the scan (11 words per sample), the rest for row tiles.
+  ForwardTiles deal;
+  deal.dealW = std::max<int64_t>(
+      1, std::min((totalRows + tasks - 1) / tasks, words / 16 - 1));
+  deal.dealM = std::max<int64_t>(
+      1, std::min<int64_t>(std::max<int64_t>(shape.samples, 1), words / 88));
+  deal.dealH = 0;
+  auto build = [&](KernelBuilder &probe, int64_t rows) {
+    buildGatherRows(probe, in, result, shape, tasks,
+                    {deal.dealW, deal.dealM, rows, 0});
+  };
+  deal.dealR = std::min(fitTileRows(k, build, device.vectorBytes), deal.dealW);
+  if (deal.dealR == 0)
+    deal.dealH = words - 2 * (deal.dealW + 1) - 11 * deal.dealM;
+  buildGatherRows(k, in, result, shape, tasks, deal);
   return success();
 }
 
@@ -447,20 +652,53 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
 // moe_dispatch_backward_gate
 //===----------------------------------------------------------------------===//
 
-LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
-                                const MoEOperands &in, Value gradGates,
-                                const MoEShape &shape,
-                                const DeviceModel &device) {
-  if (shape.samples == 0)
-    return success();
-  // Two row chunks of at least one word, and the one-word sum.
-  if (failed(requireVectorWords(op, device, 3)))
-    return failure();
-  int64_t tasks = device.getNumCores();
-  // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
-  // step must still be positive.
-  int64_t dealH = std::max<int64_t>(
-      1, std::min((device.vectorBytes / kWord - 1) / 2, shape.hidden));
+/// Pipelined tiles of dealS samples: gather the dispatch rows, load the
+/// input rows, multiply, and reduce each row (in j order from 0, as the
+/// reference's loop); a dropped sample's sum is replaced by 0.
+void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
+                   const MoEShape &shape, int64_t tasks, int64_t dealS) {
+  Type element = elementOf(gradGates);
+  dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
+    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    RowTilePipeline tiles(k, in.dispatch, dealS);
+    SampleRowTiles rows(k, dealS);
+    Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
+    Value sums = k.alloc({2, dealS}, element);
+    Value zeros = k.alloc({dealS}, element);
+    k.vfill(zeros, k.floatConstant(element, 0.0));
+    auto baseOf = [&](Value t) {
+      return k.add(start, k.mul(t, k.index(dealS)));
+    };
+    OpFoldResult hidden = k.builder().getIndexAttr(shape.hidden);
+    tiles.run(
+        count,
+        [&](Value t, Value slot, Value n) {
+          return rows.prepare(k, tiles, in, shape, baseOf(t), slot, n);
+        },
+        [&](Value t, Value slot, Value n, Value block) {
+          k.vbinary(BinaryKind::mul, block, tiles.block(inputs, slot, n),
+                    block);
+          Value sum = tiles.block(sums, slot, n);
+          k.vreduce(dev::ReduceKind::sum, block, sum);
+          Value kept = prefix(k, rows.mask, n);
+          k.vcmpScalar(ComparePredicate::ge, tiles.block(rows.rows, slot, n),
+                       k.i32(0), kept);
+          k.vselect(kept, sum, prefix(k, zeros, n), sum);
+          k.dmaStart(sum, k.window(gradGates, {baseOf(t)}, {n}));
+        },
+        [&](Value t, Value slot, Value n) {
+          k.dmaStart(k.window(in.input, {baseOf(t), k.index(0)}, {n, hidden}),
+                     tiles.block(inputs, slot, n));
+        });
+  });
+  recordTiling(launch, "dot_tiles", dealS, shape.hidden);
+}
+
+/// One sample at a time in chunks of dealH, when a tile of one row does not
+/// fit: the running sum is carried into each chunk's first product so that
+/// the sum stays in j order: ((0 + p0) + p1) + ...
+void buildDotPerSample(KernelBuilder &k, const MoEOperands &in, Value gradGates,
+                       const MoEShape &shape, int64_t tasks, int64_t dealH) {
   Type f32 = k.builder().getF32Type();
   Value hidden = k.index(shape.hidden);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
@@ -482,16 +720,12 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
                             Value b = prefix(k, inputBuffer, len);
                             k.dma(rowSlice(k, in.dispatch, row, j, len), a);
                             k.dma(rowSlice(k, in.input, s, j, len), b);
-                            k.builder().create<dev::VBinaryOp>(
-                                k.location(), BinaryKind::mul, a, b, a);
-                            // Carry the running sum into the chunk so that the
-                            // sum stays in j order: ((acc + p0) + p1) + ...
+                            k.vbinary(BinaryKind::mul, a, b, a);
                             Value first = k.load(a, zero);
                             k.store(k.builder().create<arith::AddFOp>(
                                         k.location(), acc, first),
                                     a, zero);
-                            k.builder().create<dev::VReduceOp>(
-                                k.location(), dev::ReduceKind::sum, a, sum);
+                            k.vreduce(dev::ReduceKind::sum, a, sum);
                             return k.load(sum, zero);
                           });
             k.store(total, gradGates, s);
@@ -500,6 +734,35 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
     });
   });
   recordTiling(launch, "dot_per_sample", 1, dealH);
+}
+
+LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
+                                const MoEOperands &in, Value gradGates,
+                                const MoEShape &shape,
+                                const DeviceModel &device) {
+  if (shape.samples == 0)
+    return success();
+  // Two row chunks of at least one word, and the one-word sum.
+  if (failed(requireVectorWords(op, device, 3)))
+    return failure();
+  int64_t tasks = device.getNumCores();
+  if (shape.hidden > 0) {
+    int64_t perTask = (shape.samples + tasks - 1) / tasks;
+    auto build = [&](KernelBuilder &probe, int64_t deal) {
+      buildDotTiles(probe, in, gradGates, shape, tasks, deal);
+    };
+    int64_t dealS =
+        std::min(fitTileRows(k, build, device.vectorBytes), perTask);
+    if (dealS >= 1) {
+      buildDotTiles(k, in, gradGates, shape, tasks, dealS);
+      return success();
+    }
+  }
+  // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
+  // step must still be positive.
+  int64_t dealH = std::max<int64_t>(
+      1, std::min((device.vectorBytes / kWord - 1) / 2, shape.hidden));
+  buildDotPerSample(k, in, gradGates, shape, tasks, dealH);
   return success();
 }
 
