@@ -84,4 +84,24 @@ def NPU_MoEDispatchBackwardGateOp
                        "attr-dict `:` functional-type(operands, results)";
 }
 
+def NPU_MoECombineOp : NPU_MoEOp<"moe_combine"> {
+  let summary = "combine: each sample sums its top-k expert rows, gated";
+  let description = [{
+    tutel's decoder: `output[i, :] = sum_j gates[j, i] * dispatch[indices[j,
+    i] * capacity + locations[j, i], :]` over the top-k slots j in order
+    from 0, skipping dropped slots; each product is rounded to f32 and
+    added to a sum that starts at +0 (so a sample with no kept slot gets
+    zeros). The forward of backward_data summed over k. gates [k, samples]
+    f32, indices and locations [k, samples] i32, dispatch [num_experts *
+    capacity, hidden] f32; result [samples, hidden] f32.
+  }];
+  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_F32Tensor:$dispatch,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
+  let results = (outs NPU_F32Tensor:$output);
+  let assemblyFormat = "$gates `,` $indices `,` $locations `,` $dispatch "
+                       "attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // NPU_MOE_OPS_TD

@@ -71,6 +71,25 @@ func.func @seed_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %
 
 // -----
 
+// moe_combine with the seed's shape and top-2 routing: two-slot tiles of
+// deal_s samples, two pipeline tiles (one per slot j) per sample tile,
+// summed in one [deal_s, hidden] buffer: deal_s = W / (10 + 3 * 512) (10
+// words of per-sample state, two gathered rows and the sum): 84 on mlu590,
+// 31 on ascend910b; tiny holds no row, so one sample at a time in chunks of
+// W / 2.
+// CHECK-LABEL: func.func @seed_combine
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 84 : i64, strategy = "combine_tiles"}}
+// MLU: npudev.vbinary_broadcast <mul>
+// MLU: npudev.vbinary <add>
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 31 : i64, strategy = "combine_tiles"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}
+func.func @seed_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: tensor<2x18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
+  %r = npu.moe_combine %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<2x18432xf32>, tensor<2x18432xi32>, tensor<2x18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
+  return %r : tensor<18432x512xf32>
+}
+
+// -----
+
 // A row larger than vector memory: one sample at a time, in chunks of half
 // of vector memory.
 // CHECK-LABEL: func.func @huge_rows

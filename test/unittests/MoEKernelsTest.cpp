@@ -38,8 +38,11 @@ struct MoECase {
   int64_t samples, hidden, capacity, experts;
   /// A preset name, or the JSON text of a device.
   std::string device;
-  /// The strategies of the launches, in order (backward_data's first).
+  /// The strategies of the launches, in order (backward_data's first,
+  /// moe_combine's last).
   std::string strategies;
+  /// moe_combine's slots per sample.
+  int64_t topK = 2;
 };
 
 /// Two cores with 1 KiB of vector memory: several tiles per core, and rows
@@ -49,22 +52,26 @@ const char *kTinyDevice = R"({"name": "tiny", "base": "mlu590",
 
 void PrintTo(const MoECase &c, std::ostream *os) {
   *os << "samples=" << c.samples << " hidden=" << c.hidden
-      << " capacity=" << c.capacity << " experts=" << c.experts;
+      << " capacity=" << c.capacity << " experts=" << c.experts
+      << " k=" << c.topK;
 }
 
 std::string printCase(const ::testing::TestParamInfo<MoECase> &info) {
   const MoECase &c = info.param;
   std::string device = c.device.front() == '{' ? "tiny" : c.device;
-  return llvm::formatv("S{0}_H{1}_C{2}_E{3}_{4}", c.samples, c.hidden,
-                       c.capacity, c.experts, device);
+  return llvm::formatv("S{0}_H{1}_C{2}_E{3}_K{4}_{5}", c.samples, c.hidden,
+                       c.capacity, c.experts, c.topK, device);
 }
 
 /// The inputs of one case and the reference outputs.
 struct MoEData {
   std::vector<float> gates, input, dispatch;
   std::vector<int32_t> indices, locations;
+  /// moe_combine's [k, samples] operands.
+  std::vector<float> topGates;
+  std::vector<int32_t> topIndices, topLocations;
 
-  std::vector<float> gradInput, dispatched, gradGates;
+  std::vector<float> gradInput, dispatched, gradGates, combined;
 
   explicit MoEData(const MoECase &c) {
     std::mt19937 rng(c.samples * 131 + c.hidden * 7 + c.capacity);
@@ -77,6 +84,11 @@ struct MoEData {
       gates.push_back(value(rng));
       indices.push_back(expert(rng));
       locations.push_back(slot(rng));
+    }
+    for (int64_t i = 0; i < c.topK * c.samples; ++i) {
+      topGates.push_back(value(rng));
+      topIndices.push_back(expert(rng));
+      topLocations.push_back(slot(rng));
     }
     for (int64_t i = 0; i < c.samples * c.hidden; ++i)
       input.push_back(value(rng));
@@ -103,6 +115,20 @@ struct MoEData {
       }
       gradGates[s] = sum;
     }
+    // combine: each element sums its kept slots in order from +0.
+    combined.assign(c.samples * h, 0.0f);
+    for (int64_t s = 0; s < c.samples; ++s)
+      for (int64_t j = 0; j < c.topK; ++j) {
+        int32_t e = topIndices[j * c.samples + s];
+        int32_t l = topLocations[j * c.samples + s];
+        if (e < 0 || e >= c.experts || l < 0 || l >= c.capacity)
+          continue;
+        int64_t row = int64_t(e) * c.capacity + l;
+        for (int64_t x = 0; x < h; ++x)
+          combined[s * h + x] =
+              combined[s * h + x] +
+              dispatch[row * h + x] * topGates[j * c.samples + s];
+      }
   }
 };
 
@@ -153,8 +179,10 @@ protected:
     std::string source = llvm::formatv(
         R"(func.func @moe(%g: tensor<{0}xf32>, %i: tensor<{0}xi32>,
                           %l: tensor<{0}xi32>, %x: tensor<{0}x{1}xf32>,
-                          %d: tensor<{2}x{1}xf32>)
-            -> (tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>) {
+                          %d: tensor<{2}x{1}xf32>, %gk: tensor<{5}x{0}xf32>,
+                          %ik: tensor<{5}x{0}xi32>, %lk: tensor<{5}x{0}xi32>)
+            -> (tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>,
+                tensor<{0}x{1}xf32>) {
           %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d
               {capacity = {3}, num_experts = {4}}
               : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
@@ -167,10 +195,16 @@ protected:
               {capacity = {3}, num_experts = {4}}
               : (tensor<{0}xi32>, tensor<{0}xi32>, tensor<{0}x{1}xf32>,
                  tensor<{2}x{1}xf32>) -> tensor<{0}xf32>
-          return %0, %1, %2
-              : tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>
+          %3 = npu.moe_combine %gk, %ik, %lk, %d
+              {capacity = {3}, num_experts = {4}}
+              : (tensor<{5}x{0}xf32>, tensor<{5}x{0}xi32>,
+                 tensor<{5}x{0}xi32>, tensor<{2}x{1}xf32>)
+              -> tensor<{0}x{1}xf32>
+          return %0, %1, %2, %3 : tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>,
+                                  tensor<{0}xf32>, tensor<{0}x{1}xf32>
         })",
-        c.samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts);
+        c.samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts,
+        c.topK);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module);
     PassManager pm(&ctx);
@@ -194,6 +228,12 @@ protected:
                                          {c.samples, c.hidden}));
     args.push_back(HostArray::fromValues(ElementKind::F32, data.dispatch,
                                          {rows, c.hidden}));
+    args.push_back(HostArray::fromValues(ElementKind::F32, data.topGates,
+                                         {c.topK, c.samples}));
+    args.push_back(HostArray::fromValues(ElementKind::I32, data.topIndices,
+                                         {c.topK, c.samples}));
+    args.push_back(HostArray::fromValues(ElementKind::I32, data.topLocations,
+                                         {c.topK, c.samples}));
     // Outputs start as NaN so that an element left unwritten shows.
     auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
       return HostArray::fromValues(ElementKind::F32,
@@ -202,17 +242,20 @@ protected:
     args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
     args.push_back(poisoned(rows * c.hidden, {rows, c.hidden}));
     args.push_back(poisoned(c.samples, {c.samples}));
+    args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
     return args;
   }
 
   void expectReference(const std::vector<HostArray> &args, const MoEData &data,
                        StringRef executor) {
-    expectSameBits(args[5].getValues<float>(), data.gradInput,
+    expectSameBits(args[8].getValues<float>(), data.gradInput,
                    (executor + " backward_data").str());
-    expectSameBits(args[6].getValues<float>(), data.dispatched,
+    expectSameBits(args[9].getValues<float>(), data.dispatched,
                    (executor + " forward").str());
-    expectSameBits(args[7].getValues<float>(), data.gradGates,
+    expectSameBits(args[10].getValues<float>(), data.gradGates,
                    (executor + " backward_gate").str());
+    expectSameBits(args[11].getValues<float>(), data.combined,
+                   (executor + " combine").str());
   }
 
   MLIRContext ctx;
@@ -261,36 +304,50 @@ TEST_P(MoEKernelsTest, SimulatorAndJitMatchReference) {
   expectReference(threadedArgs, data, "jit, 3 threads");
 }
 
-#define ALL_OPS(data, forward, gate) data "," forward "," gate
+#define ALL_OPS(data, forward, gate, combine)                                  \
+  data "," forward "," gate "," combine
 INSTANTIATE_TEST_SUITE_P(
     Shapes, MoEKernelsTest,
     ::testing::Values(
         MoECase{1, 64, 4, 2, "mlu590",
-                ALL_OPS("split_hidden", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
+                        "combine_tiles")},
         MoECase{47, 40, 8, 4, "mlu590",
-                ALL_OPS("split_hidden", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                3},
         MoECase{49, 24, 8, 4, "mlu590",
-                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles")},
         MoECase{300, 33, 16, 8, "ascend910b",
-                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                1},
         MoECase{37, 8, 6, 8, kTinyDevice,
-                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                4},
         // Many samples per row: duplicates in every row, several winner
         // chunks and scan tiles per task.
         MoECase{500, 4, 40, 3, kTinyDevice,
-                ALL_OPS("split_samples", "gather_rows", "dot_tiles")},
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles")},
         MoECase{9, 200, 3, 4, kTinyDevice,
                 ALL_OPS("split_samples_chunked", "gather_rows_chunked",
-                        "dot_per_sample")},
-        MoECase{
-            1, 300, 2, 2, kTinyDevice,
-            ALL_OPS("split_hidden", "gather_rows_chunked", "dot_per_sample")},
+                        "dot_per_sample", "combine_chunked")},
+        MoECase{1, 300, 2, 2, kTinyDevice,
+                ALL_OPS("split_hidden", "gather_rows_chunked", "dot_per_sample",
+                        "combine_chunked")},
         // Zero elements: no samples, no hidden size, no capacity, no
-        // experts.
+        // experts, no slots per sample (combine writes zeros).
         MoECase{0, 16, 4, 2, "mlu590", "gather_rows"},
         MoECase{5, 0, 4, 2, "mlu590", "dot_per_sample"},
-        MoECase{6, 16, 0, 2, "mlu590", "split_hidden,dot_tiles"},
-        MoECase{6, 16, 4, 0, "mlu590", "split_hidden,dot_tiles"}),
+        MoECase{6, 16, 0, 2, "mlu590", "split_hidden,dot_tiles,combine_tiles"},
+        MoECase{6, 16, 4, 0, "mlu590", "split_hidden,dot_tiles,combine_tiles"},
+        MoECase{7, 16, 4, 2, "mlu590",
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
+                        "combine_chunked"),
+                0}),
     printCase);
 
 } // namespace

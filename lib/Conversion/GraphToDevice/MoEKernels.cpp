@@ -46,14 +46,16 @@ namespace {
 using npu::detail::MoEOperands;
 
 struct MoEShape {
-  int64_t samples, hidden, capacity, experts;
+  /// topK: slots per sample (moe_combine's k), else 1.
+  int64_t samples, hidden, capacity, experts, topK;
 
   /// The sizes of `in`, whose values are memrefs.
   explicit MoEShape(const MoEOperands &in) {
     auto shapeOf = [](Value v) {
       return cast<MemRefType>(v.getType()).getShape();
     };
-    samples = shapeOf(in.indices)[0];
+    samples = shapeOf(in.indices).back();
+    topK = in.topK ? shapeOf(in.indices)[0] : 1;
     hidden = shapeOf(in.dispatch ? in.dispatch : in.input)[1];
     capacity = in.capacity;
     experts = in.numExperts;
@@ -91,18 +93,25 @@ void forChunks(KernelBuilder &k, Value extent, int64_t deal,
             [&](Value j) { body(j, k.min(k.index(deal), k.sub(extent, j))); });
 }
 
-/// Whether sample `s` is kept, and its dispatch row: indices[s] * capacity +
-/// locations[s] (scalar loads; used where a task handles single samples).
-std::pair<Value, Value> keptRow(KernelBuilder &k, const MoEOperands &in,
-                                Value s, const MoEShape &shape) {
-  Value expert = k.toIndex(k.load(in.indices, s));
-  Value slot = k.toIndex(k.load(in.locations, s));
+/// Whether the slot at `at` of `indices` and `locations` ([samples], or
+/// [k, samples] for moe_combine) is kept, and its dispatch row: indices *
+/// capacity + locations (scalar loads; used where a task handles single
+/// samples).
+std::pair<Value, Value> keptRow(KernelBuilder &k, Value indices,
+                                Value locations, ValueRange at,
+                                const MoEShape &shape) {
+  Value expert = k.toIndex(k.load(indices, at));
+  Value slot = k.toIndex(k.load(locations, at));
   Value zero = k.index(0);
   Value kept =
       k.andI(k.andI(k.ge(expert, zero), k.lt(expert, k.index(shape.experts))),
              k.andI(k.ge(slot, zero), k.lt(slot, k.index(shape.capacity))));
   Value row = k.add(k.mul(expert, k.index(shape.capacity)), slot);
   return {kept, row};
+}
+std::pair<Value, Value> keptRow(KernelBuilder &k, const MoEOperands &in,
+                                Value s, const MoEShape &shape) {
+  return keptRow(k, in.indices, in.locations, s, shape);
 }
 
 /// A rank-1 window [offset, offset + length) of row `row` of a 2-D memref.
@@ -205,12 +214,13 @@ struct DispatchRowScratch {
     scratch = k.alloc({deal}, i32);
   }
 
-  /// computeDispatchRows for samples [base, base + n), loaded by DMA.
-  void compute(KernelBuilder &k, const MoEOperands &in, const MoEShape &shape,
-               Value base, Value n, Value rows, Value mask) const {
+  /// computeDispatchRows for the first n samples of `indices` and
+  /// `locations` (rank-1 global windows), loaded by DMA.
+  void compute(KernelBuilder &k, Value indices, Value locations,
+               const MoEShape &shape, Value n, Value rows, Value mask) const {
     Value e = prefix(k, experts, n), s = prefix(k, slots, n);
-    k.dma(k.window(in.indices, {base}, {n}), e);
-    k.dma(k.window(in.locations, {base}, {n}), s);
+    k.dma(indices, e);
+    k.dma(locations, s);
     computeDispatchRows(k, shape, e, s, prefix(k, scratch, n), rows, mask);
   }
 };
@@ -240,16 +250,23 @@ public:
 
   /// Runs the tiles of `rows` rows: tile t covers [t * deal, t * deal + n).
   void run(Value rows, Prepare prepare, Finish finish, Load load = nullptr) {
-    auto tileRows = [&](Value t) {
-      return k.min(k.index(deal), k.sub(rows, k.mul(t, k.index(deal))));
-    };
+    runTiles(
+        k.div(k.add(rows, k.index(deal - 1)), k.index(deal)),
+        [&](Value t) {
+          return k.min(k.index(deal), k.sub(rows, k.mul(t, k.index(deal))));
+        },
+        prepare, finish, load);
+  }
+
+  /// Runs `tiles` tiles, tile t of tileRows(t) rows.
+  void runTiles(Value tiles, function_ref<Value(Value)> tileRows,
+                Prepare prepare, Finish finish, Load load = nullptr) {
     auto begin = [&](Value t, Value slot) {
       Value n = tileRows(t);
       gather(prepare(t, slot, n), slot, n);
       if (load)
         load(t, slot, n);
     };
-    Value tiles = k.div(k.add(rows, k.index(deal - 1)), k.index(deal));
     k.ifThenElse(k.lt(k.index(0), tiles),
                  [&] { begin(k.index(0), k.index(0)); });
     k.forLoop(k.index(0), tiles, k.index(1), [&](Value t) {
@@ -302,25 +319,41 @@ private:
 /// Per-slot dispatch rows of tiles of samples: the state backward_data and
 /// backward_gate share.
 struct SampleRowTiles {
-  Value rows, mask, minusOne;
+  /// zeros: `element` zeros, what a dropped sample's gate or sum becomes.
+  Value rows, mask, minusOne, zeros;
   DispatchRowScratch scratch;
 
-  SampleRowTiles(KernelBuilder &k, int64_t deal)
+  SampleRowTiles(KernelBuilder &k, int64_t deal, Type element)
       : rows(k.alloc({2, deal}, k.builder().getI32Type())),
         mask(k.alloc({deal}, k.builder().getI32Type())),
-        minusOne(k.alloc({deal}, k.builder().getI32Type())), scratch(k, deal) {
+        minusOne(k.alloc({deal}, k.builder().getI32Type())),
+        zeros(k.alloc({deal}, element)), scratch(k, deal) {
     k.vfill(minusOne, -1);
+    k.vfill(zeros, k.floatConstant(element, 0.0));
   }
 
-  /// Slot `slot` of the rows of samples [base, base + n): the dispatch row
-  /// of a kept sample, -1 for a dropped one; `mask` holds which are kept.
-  Value prepare(KernelBuilder &k, RowTilePipeline &tiles, const MoEOperands &in,
-                const MoEShape &shape, Value base, Value slot, Value n) {
+  /// Slot `slot` of the rows of the n samples of `indices` and `locations`
+  /// (rank-1 global windows): the dispatch row of a kept sample, -1 for a
+  /// dropped one; `mask` holds which are kept.
+  Value prepare(KernelBuilder &k, RowTilePipeline &tiles, Value indices,
+                Value locations, const MoEShape &shape, Value slot, Value n) {
     Value slotRows = tiles.block(rows, slot, n);
     Value kept = prefix(k, mask, n);
-    scratch.compute(k, in, shape, base, n, slotRows, kept);
+    scratch.compute(k, indices, locations, shape, n, slotRows, kept);
     k.vselect(kept, slotRows, prefix(k, minusOne, n), slotRows);
     return slotRows;
+  }
+
+  /// prepare, and the samples' `gates` (a rank-1 global window) into slot
+  /// `slot` of `gateTiles`, 0 for a dropped sample.
+  Value prepareGated(KernelBuilder &k, RowTilePipeline &tiles, Value indices,
+                     Value locations, Value gates, Value gateTiles,
+                     const MoEShape &shape, Value slot, Value n) {
+    Value sources = prepare(k, tiles, indices, locations, shape, slot, n);
+    Value g = tiles.block(gateTiles, slot, n);
+    k.dma(gates, g);
+    k.vselect(prefix(k, mask, n), g, prefix(k, zeros, n), g);
+    return sources;
   }
 };
 
@@ -410,29 +443,27 @@ void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS);
-    SampleRowTiles rows(k, dealS);
+    SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
-    Value zeros = k.alloc({dealS}, element);
-    k.vfill(zeros, k.floatConstant(element, 0.0));
-    auto baseOf = [&](Value t) {
-      return k.add(start, k.mul(t, k.index(dealS)));
+    auto window = [&](Value perSample, Value t, Value n) {
+      return k.window(perSample, {k.add(start, k.mul(t, k.index(dealS)))}, {n});
     };
     tiles.run(
         count,
         [&](Value t, Value slot, Value n) {
-          Value sources = rows.prepare(k, tiles, in, shape, baseOf(t), slot, n);
-          Value g = tiles.block(gates, slot, n);
-          k.dma(k.window(in.gates, {baseOf(t)}, {n}), g);
-          k.vselect(prefix(k, rows.mask, n), g, prefix(k, zeros, n), g);
-          return sources;
+          return rows.prepareGated(
+              k, tiles, window(in.indices, t, n), window(in.locations, t, n),
+              window(in.gates, t, n), gates, shape, slot, n);
         },
         [&](Value t, Value slot, Value n, Value block) {
           k.vbinaryBroadcast(BinaryKind::mul, block,
                              tiles.block(gates, slot, n), block,
                              /*dimension=*/0);
-          k.dmaStart(block,
-                     k.window(grad, {baseOf(t), k.index(0)},
-                              {n, k.builder().getIndexAttr(shape.hidden)}));
+          k.dmaStart(
+              block,
+              k.window(grad,
+                       {k.add(start, k.mul(t, k.index(dealS))), k.index(0)},
+                       {n, k.builder().getIndexAttr(shape.hidden)}));
         });
   });
   recordTiling(launch, "split_samples", dealS, shape.hidden);
@@ -661,11 +692,9 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS);
-    SampleRowTiles rows(k, dealS);
+    SampleRowTiles rows(k, dealS, element);
     Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
     Value sums = k.alloc({2, dealS}, element);
-    Value zeros = k.alloc({dealS}, element);
-    k.vfill(zeros, k.floatConstant(element, 0.0));
     auto baseOf = [&](Value t) {
       return k.add(start, k.mul(t, k.index(dealS)));
     };
@@ -673,7 +702,9 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
     tiles.run(
         count,
         [&](Value t, Value slot, Value n) {
-          return rows.prepare(k, tiles, in, shape, baseOf(t), slot, n);
+          return rows.prepare(k, tiles, k.window(in.indices, {baseOf(t)}, {n}),
+                              k.window(in.locations, {baseOf(t)}, {n}), shape,
+                              slot, n);
         },
         [&](Value t, Value slot, Value n, Value block) {
           k.vbinary(BinaryKind::mul, block, tiles.block(inputs, slot, n),
@@ -683,7 +714,7 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
           Value kept = prefix(k, rows.mask, n);
           k.vcmpScalar(ComparePredicate::ge, tiles.block(rows.rows, slot, n),
                        k.i32(0), kept);
-          k.vselect(kept, sum, prefix(k, zeros, n), sum);
+          k.vselect(kept, sum, prefix(k, rows.zeros, n), sum);
           k.dmaStart(sum, k.window(gradGates, {baseOf(t)}, {n}));
         },
         [&](Value t, Value slot, Value n) {
@@ -766,11 +797,130 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// moe_combine
+//===----------------------------------------------------------------------===//
+
+/// Row j of a [k, samples] operand, samples [base, base + n).
+Value slotWindow(KernelBuilder &k, Value perSlot, Value j, Value base,
+                 Value n) {
+  return k.window(perSlot, {j, base}, {k.builder().getIndexAttr(1), n},
+                  /*drop=*/{0});
+}
+
+/// Tiles of dealS samples, k pipeline tiles each (one per slot j): slot j's
+/// rows are gathered and gated as in backward_data, then added into the
+/// tile's sum, which starts at +0 and is written back after the last slot.
+/// The sum needs one buffer: the next pipeline tile's synchronous loads
+/// wait for its write-back before slot 0 of the next tile clears it.
+void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
+                       const MoEShape &shape, int64_t tasks, int64_t dealS) {
+  Type element = elementOf(output);
+  int64_t topK = shape.topK;
+  dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
+    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    RowTilePipeline tiles(k, in.dispatch, dealS);
+    SampleRowTiles rows(k, dealS, element);
+    Value gates = k.alloc({2, dealS}, element);
+    Value sum = k.alloc({dealS, shape.hidden}, element);
+    OpFoldResult hidden = k.builder().getIndexAttr(shape.hidden);
+    Value slots = k.index(topK);
+    auto baseOf = [&](Value u) {
+      return k.add(start, k.mul(k.div(u, slots), k.index(dealS)));
+    };
+    auto tileRows = [&](Value u) {
+      return k.min(k.index(dealS), k.sub(count, k.sub(baseOf(u), start)));
+    };
+    Value sampleTiles = k.div(k.add(count, k.index(dealS - 1)), k.index(dealS));
+    tiles.runTiles(
+        k.mul(sampleTiles, slots), tileRows,
+        [&](Value u, Value slot, Value n) {
+          Value j = k.rem(u, slots), base = baseOf(u);
+          return rows.prepareGated(
+              k, tiles, slotWindow(k, in.indices, j, base, n),
+              slotWindow(k, in.locations, j, base, n),
+              slotWindow(k, in.gates, j, base, n), gates, shape, slot, n);
+        },
+        [&](Value u, Value slot, Value n, Value block) {
+          Value j = k.rem(u, slots);
+          Value total = k.window(sum, {k.index(0), k.index(0)}, {n, hidden});
+          k.vbinaryBroadcast(BinaryKind::mul, block,
+                             tiles.block(gates, slot, n), block,
+                             /*dimension=*/0);
+          k.ifThenElse(k.lt(j, k.index(1)),
+                       [&] { k.vfill(total, k.floatConstant(element, 0.0)); });
+          k.vbinary(BinaryKind::add, total, block, total);
+          k.ifThenElse(k.ge(j, k.index(topK - 1)), [&] {
+            k.dmaStart(total,
+                       k.window(output, {baseOf(u), k.index(0)}, {n, hidden}));
+          });
+        });
+  });
+  recordTiling(launch, "combine_tiles", dealS, shape.hidden);
+}
+
+/// One sample at a time when a tile of one row does not fit (or k = 0):
+/// hidden in chunks of dealH, each summed over the slots in a second
+/// buffer.
+void buildCombineChunked(KernelBuilder &k, const MoEOperands &in, Value output,
+                         const MoEShape &shape, int64_t tasks, int64_t dealH) {
+  Type element = elementOf(output);
+  dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
+    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value row = k.alloc({dealH}, element), sum = k.alloc({dealH}, element);
+    k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
+      forChunks(k, k.index(shape.hidden), dealH, [&](Value at, Value len) {
+        Value total = prefix(k, sum, len), part = prefix(k, row, len);
+        k.vfill(total, k.floatConstant(element, 0.0));
+        k.forLoop(k.index(0), k.index(shape.topK), k.index(1), [&](Value j) {
+          auto [kept, source] =
+              keptRow(k, in.indices, in.locations, {j, s}, shape);
+          k.ifThenElse(kept, [&] {
+            k.dma(rowSlice(k, in.dispatch, source, at, len), part);
+            k.vbinaryScalar(BinaryKind::mul, part, k.load(in.gates, {j, s}),
+                            part);
+            k.vbinary(BinaryKind::add, total, part, total);
+          });
+        });
+        k.dma(total, rowSlice(k, output, s, at, len));
+      });
+    });
+  });
+  recordTiling(launch, "combine_chunked", 1, dealH);
+}
+
+LogicalResult buildCombine(KernelBuilder &k, Operation *op,
+                           const MoEOperands &in, Value output,
+                           const MoEShape &shape, const DeviceModel &device) {
+  if (shape.samples == 0 || shape.hidden == 0)
+    return success(); // Nothing to write.
+  // Two one-word chunks.
+  if (failed(requireVectorWords(op, device, 2)))
+    return failure();
+  int64_t tasks = device.getNumCores();
+  if (shape.topK > 0) {
+    int64_t perTask = (shape.samples + tasks - 1) / tasks;
+    auto build = [&](KernelBuilder &probe, int64_t deal) {
+      buildCombineTiles(probe, in, output, shape, tasks, deal);
+    };
+    int64_t dealS =
+        std::min(fitTileRows(k, build, device.vectorBytes), perTask);
+    if (dealS >= 1) {
+      buildCombineTiles(k, in, output, shape, tasks, dealS);
+      return success();
+    }
+  }
+  buildCombineChunked(
+      k, in, output, shape, tasks,
+      std::min<int64_t>(device.vectorBytes / kWord / 2, shape.hidden));
+  return success();
+}
+
 } // namespace
 
 bool npu::isMoEOp(Operation *op) {
   return isa<MoEDispatchBackwardDataOp, MoEDispatchForwardOp,
-             MoEDispatchBackwardGateOp>(op);
+             MoEDispatchBackwardGateOp, MoECombineOp>(op);
 }
 
 LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
@@ -780,6 +930,8 @@ LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
   std::optional<MoEOperands> in;
   if (auto data = dyn_cast<MoEDispatchBackwardDataOp>(op))
     in.emplace(MoEDispatchBackwardDataOp::Adaptor(operands, data));
+  else if (auto combine = dyn_cast<MoECombineOp>(op))
+    in.emplace(MoECombineOp::Adaptor(operands, combine));
   else if (auto forward = dyn_cast<MoEDispatchForwardOp>(op))
     in.emplace(MoEDispatchForwardOp::Adaptor(operands, forward));
   else
@@ -789,6 +941,8 @@ LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
   MoEShape shape(*in);
   switch (in->result) {
   case MoEOperands::Result::SamplesByHidden:
+    if (in->topK)
+      return buildCombine(k, op, *in, result, shape, device);
     return buildBackwardData(k, op, *in, result, shape, device);
   case MoEOperands::Result::RowsByHidden:
     return buildForward(k, op, *in, result, shape, device);

@@ -586,22 +586,31 @@ LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
                                         StringRef opName,
                                         const MoEOperands &ops,
                                         SmallVectorImpl<Type> &types) {
-  // [samples] operands: indices, locations and (when present) gates.
-  int64_t samples = ShapedType::kDynamic;
+  // [samples] operands (or [k, samples]): indices, locations and (when
+  // present) gates.
+  int64_t samples = ShapedType::kDynamic, slots = ShapedType::kDynamic;
+  int64_t rank = ops.topK ? 2 : 1;
   for (auto [what, value] : {std::make_pair("indices", ops.indices),
                              std::make_pair("locations", ops.locations),
                              std::make_pair("gates", ops.gates)}) {
     if (!value)
       continue;
     RankedTensorType type = getTensorType(value);
-    if (type.getRank() != 1)
-      return emitShapeError(loc, opName, what,
-                            " must have rank 1 ([samples]), got ", type);
-    if (!sizesAgree(type.getDimSize(0), samples))
-      return emitShapeError(loc, opName, what, " has ", type.getDimSize(0),
+    if (type.getRank() != rank)
+      return emitShapeError(loc, opName, what, " must have rank ", rank,
+                            ops.topK ? " ([k, samples])" : " ([samples])",
+                            ", got ", type);
+    if (!sizesAgree(type.getDimSize(rank - 1), samples))
+      return emitShapeError(loc, opName, what, " has ",
+                            type.getDimSize(rank - 1),
                             " samples, indices has ", samples);
+    if (ops.topK && !sizesAgree(type.getDimSize(0), slots))
+      return emitShapeError(loc, opName, what, " has ", type.getDimSize(0),
+                            " slots per sample (k), indices has ", slots);
     if (isDynamic(samples))
-      samples = type.getDimSize(0);
+      samples = type.getDimSize(rank - 1);
+    if (ops.topK && isDynamic(slots))
+      slots = type.getDimSize(0);
   }
   int64_t rows;
   if (llvm::MulOverflow(ops.capacity, ops.numExperts, rows))

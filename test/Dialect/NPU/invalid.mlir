@@ -789,6 +789,31 @@ func.func @moe_capacity(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf
 
 // -----
 
+// moe_combine's per-sample operands are [k, samples].
+func.func @moe_combine_rank(%g: tensor<8xf32>, %i: tensor<2x8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_combine' op gates must have rank 2 ([k, samples]), got 'tensor<8xf32>'}}
+  %0 = npu.moe_combine %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_combine_slots(%g: tensor<3x8xf32>, %i: tensor<2x8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_combine' op gates has 3 slots per sample (k), indices has 2}}
+  %0 = npu.moe_combine %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<3x8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_combine_samples(%g: tensor<2x8xf32>, %i: tensor<2x8xi32>, %l: tensor<2x7xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_combine' op locations has 7 samples, indices has 8}}
+  %0 = npu.moe_combine %g, %i, %l, %d {capacity = 6, num_experts = 2} : (tensor<2x8xf32>, tensor<2x8xi32>, tensor<2x7xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
 func.func @moe_result(%g: tensor<8xf32>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
   // expected-error @+1 {{'npu.moe_dispatch_backward_data' op result type 'tensor<8x15xf32>' differs from the inferred 'tensor<8x16xf32>'}}
   %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x15xf32>

@@ -194,13 +194,16 @@ func.func @dynamic(%x: tensor<?x8x8x16xf32>, %w: tensor<4x3x3x16xf32>, %y: tenso
 // CHECK-LABEL: func.func @moe
 func.func @moe(%g: tensor<8xf32>, %i: tensor<8xi32>, %l: tensor<8xi32>,
                %d: tensor<12x16xf32>, %x: tensor<8x16xf32>,
-               %g0: tensor<0xf32>, %i0: tensor<0xi32>, %l0: tensor<0xi32>) {
+               %g0: tensor<0xf32>, %i0: tensor<0xi32>, %l0: tensor<0xi32>,
+               %gk: tensor<2x8xf32>, %ik: tensor<2x8xi32>) {
   // CHECK: npu.moe_dispatch_backward_data %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {capacity = 6 : i64, num_experts = 2 : i64} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
   %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
   // CHECK: npu.moe_dispatch_forward {{.*}} -> tensor<12x16xf32>
   %1 = npu.moe_dispatch_forward %g, %i, %l, %x {capacity = 6, num_experts = 2} : (tensor<8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<8x16xf32>) -> tensor<12x16xf32>
   // CHECK: npu.moe_dispatch_backward_gate {{.*}} -> tensor<8xf32>
   %2 = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 6, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x16xf32>, tensor<12x16xf32>) -> tensor<8xf32>
+  // CHECK: npu.moe_combine {{.*}} : (tensor<2x8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  %k = npu.moe_combine %gk, %ik, %ik, %d {capacity = 6, num_experts = 2} : (tensor<2x8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
   // The seed's zero-element cases are valid.
   // CHECK: -> tensor<0x16xf32>
   %3 = npu.moe_dispatch_backward_data %g0, %i0, %l0, %d {capacity = 6, num_experts = 2} : (tensor<0xf32>, tensor<0xi32>, tensor<0xi32>, tensor<12x16xf32>) -> tensor<0x16xf32>

@@ -75,7 +75,10 @@ inferVectorScalarType(std::optional<mlir::Location> loc, llvm::StringRef opName,
 struct MoEOperands {
   mlir::Value gates, indices, locations, input, dispatch;
   int64_t capacity = 0, numExperts = 0;
-  /// What the result is: [samples, hidden] (backward data), [rows, hidden]
+  /// Whether gates, indices and locations are [k, samples] (moe_combine)
+  /// rather than [samples].
+  bool topK = false;
+  /// What the result is: [samples, hidden] (backward data, combine), [rows, hidden]
   /// (forward) or [samples] (backward gate).
   enum class Result { SamplesByHidden, RowsByHidden, Samples } result;
 
@@ -98,10 +101,12 @@ template <typename Adaptor> MoEOperands::MoEOperands(Adaptor adaptor) {
   locations = adaptor.getLocations();
   capacity = adaptor.getCapacity();
   numExperts = adaptor.getNumExperts();
-  if constexpr (std::is_same_v<Adaptor, MoEDispatchBackwardDataOp::Adaptor>) {
+  if constexpr (std::is_same_v<Adaptor, MoEDispatchBackwardDataOp::Adaptor> ||
+                std::is_same_v<Adaptor, MoECombineOp::Adaptor>) {
     gates = adaptor.getGates();
     dispatch = adaptor.getDispatch();
     result = Result::SamplesByHidden;
+    topK = std::is_same_v<Adaptor, MoECombineOp::Adaptor>;
   } else if constexpr (std::is_same_v<Adaptor,
                                       MoEDispatchForwardOp::Adaptor>) {
     gates = adaptor.getGates();
