@@ -390,6 +390,19 @@ int64_t fitTileRows(KernelBuilder &k,
   return capacity < fixed + perRow ? 0 : (capacity - fixed) / perRow;
 }
 
+/// Builds `build`'s kernel with tiles of as many samples as fit in
+/// `capacity` bytes, at most a task's share; false when not even one fits.
+bool buildFittedSampleTiles(
+    KernelBuilder &k, const MoEShape &shape, int64_t tasks, int64_t capacity,
+    function_ref<void(KernelBuilder &, int64_t)> build) {
+  int64_t perTask = (shape.samples + tasks - 1) / tasks;
+  int64_t deal = std::min(fitTileRows(k, build, capacity), perTask);
+  if (deal < 1)
+    return false;
+  build(k, deal);
+  return true;
+}
+
 /// Fails at `op` when `device` cannot hold the smallest tile of a
 /// kernel: `words` 4-byte words of vector memory at once.
 LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
@@ -500,15 +513,12 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
                      std::min<int64_t>(words / 4, shape.hidden));
     return success();
   }
-  int64_t perTask = (shape.samples + tasks - 1) / tasks;
-  auto build = [&](KernelBuilder &probe, int64_t deal) {
-    buildSplitSamples(probe, in, grad, shape, tasks, deal);
-  };
-  int64_t dealS = std::min(fitTileRows(k, build, device.vectorBytes), perTask);
-  if (dealS >= 1) {
-    buildSplitSamples(k, in, grad, shape, tasks, dealS);
+  if (buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
+                             [&](KernelBuilder &b, int64_t deal) {
+                               buildSplitSamples(b, in, grad, shape, tasks,
+                                                 deal);
+                             }))
     return success();
-  }
   // Seed: two buffers of deal_h.
   if (failed(requireVectorWords(op, device, 2)))
     return failure();
@@ -777,18 +787,13 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
   if (failed(requireVectorWords(op, device, 3)))
     return failure();
   int64_t tasks = device.getNumCores();
-  if (shape.hidden > 0) {
-    int64_t perTask = (shape.samples + tasks - 1) / tasks;
-    auto build = [&](KernelBuilder &probe, int64_t deal) {
-      buildDotTiles(probe, in, gradGates, shape, tasks, deal);
-    };
-    int64_t dealS =
-        std::min(fitTileRows(k, build, device.vectorBytes), perTask);
-    if (dealS >= 1) {
-      buildDotTiles(k, in, gradGates, shape, tasks, dealS);
-      return success();
-    }
-  }
+  if (shape.hidden > 0 &&
+      buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
+                             [&](KernelBuilder &b, int64_t deal) {
+                               buildDotTiles(b, in, gradGates, shape, tasks,
+                                             deal);
+                             }))
+    return success();
   // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
   // step must still be positive.
   int64_t dealH = std::max<int64_t>(
@@ -898,18 +903,13 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
   if (failed(requireVectorWords(op, device, 2)))
     return failure();
   int64_t tasks = device.getNumCores();
-  if (shape.topK > 0) {
-    int64_t perTask = (shape.samples + tasks - 1) / tasks;
-    auto build = [&](KernelBuilder &probe, int64_t deal) {
-      buildCombineTiles(probe, in, output, shape, tasks, deal);
-    };
-    int64_t dealS =
-        std::min(fitTileRows(k, build, device.vectorBytes), perTask);
-    if (dealS >= 1) {
-      buildCombineTiles(k, in, output, shape, tasks, dealS);
-      return success();
-    }
-  }
+  if (shape.topK > 0 &&
+      buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
+                             [&](KernelBuilder &b, int64_t deal) {
+                               buildCombineTiles(b, in, output, shape, tasks,
+                                                 deal);
+                             }))
+    return success();
   buildCombineChunked(
       k, in, output, shape, tasks,
       std::min<int64_t>(device.vectorBytes / kWord / 2, shape.hidden));
