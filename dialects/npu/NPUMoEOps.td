@@ -7,6 +7,12 @@
 // expert is not in [0, num_experts) or whose slot is not in [0, capacity)
 // is dropped. Shapes and checks follow seed 001.
 //
+// Gates, data and results share one float type, f32, f16 or bf16 (tutel's
+// single __dtype). Every product is computed in f32, where the product of two
+// f16 values is exact, and so is that of two bf16 values unless it falls below
+// f32's normal range; sums (backward_gate, combine) accumulate in f32 from +0
+// and the result is rounded to the element type once.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NPU_MOE_OPS_TD
@@ -14,7 +20,7 @@
 
 include "npu/NPUOpBase.td"
 
-def NPU_F32Tensor : RankedTensorOf<[F32]>;
+def NPU_MoEFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def NPU_I32Tensor : RankedTensorOf<[I32]>;
 
 class NPU_MoEOp<string mnemonic> : NPU_GraphOp<mnemonic> {
@@ -35,14 +41,15 @@ def NPU_MoEDispatchBackwardDataOp
   let description = [{
     `grad_input[i, :] = gates[i] * dispatch[indices[i] * capacity +
     locations[i], :]` for a kept sample, 0 for a dropped one.
-    gates [samples] f32, indices and locations [samples] i32, dispatch
-    [num_experts * capacity, hidden] f32; result [samples, hidden] f32.
+    gates [samples], indices and locations [samples] i32, dispatch
+    [num_experts * capacity, hidden]; result [samples, hidden]. The product
+    is rounded once to the element type.
   }];
-  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
-                       NPU_I32Tensor:$locations, NPU_F32Tensor:$dispatch,
+  let arguments = (ins NPU_MoEFloatTensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_MoEFloatTensor:$dispatch,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
-  let results = (outs NPU_F32Tensor:$grad_input);
+  let results = (outs NPU_MoEFloatTensor:$grad_input);
   let assemblyFormat = "$gates `,` $indices `,` $locations `,` $dispatch "
                        "attr-dict `:` functional-type(operands, results)";
 }
@@ -54,13 +61,14 @@ def NPU_MoEDispatchForwardOp : NPU_MoEOp<"moe_dispatch_forward"> {
     input[i, :]` for every kept sample; rows no sample writes are 0. When
     two kept samples name the same row, the later sample (larger i) wins.
     gates, indices, locations [samples], input [samples, hidden]; result
-    [num_experts * capacity, hidden] f32.
+    [num_experts * capacity, hidden]. The product is rounded once to the
+    element type.
   }];
-  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
-                       NPU_I32Tensor:$locations, NPU_F32Tensor:$input,
+  let arguments = (ins NPU_MoEFloatTensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_MoEFloatTensor:$input,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
-  let results = (outs NPU_F32Tensor:$dispatch);
+  let results = (outs NPU_MoEFloatTensor:$dispatch);
   let assemblyFormat = "$gates `,` $indices `,` $locations `,` $input "
                        "attr-dict `:` functional-type(operands, results)";
 }
@@ -70,16 +78,16 @@ def NPU_MoEDispatchBackwardGateOp
   let summary = "gradient of the gates: row dot products";
   let description = [{
     `grad_gates[i] = sum_j dispatch[indices[i] * capacity + locations[i], j]
-    * input[i, j]` for a kept sample (products rounded to f32, summed in j
-    order from 0), 0 for a dropped one. indices, locations [samples], input
-    [samples, hidden], dispatch [num_experts * capacity, hidden]; result
-    [samples] f32.
+    * input[i, j]` for a kept sample, 0 for a dropped one: products in f32,
+    summed in f32 in j order from +0, the sum rounded once to the element
+    type. indices, locations [samples], input [samples, hidden], dispatch
+    [num_experts * capacity, hidden]; result [samples].
   }];
   let arguments = (ins NPU_I32Tensor:$indices, NPU_I32Tensor:$locations,
-                       NPU_F32Tensor:$input, NPU_F32Tensor:$dispatch,
+                       NPU_MoEFloatTensor:$input, NPU_MoEFloatTensor:$dispatch,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
-  let results = (outs NPU_F32Tensor:$grad_gates);
+  let results = (outs NPU_MoEFloatTensor:$grad_gates);
   let assemblyFormat = "$indices `,` $locations `,` $input `,` $dispatch "
                        "attr-dict `:` functional-type(operands, results)";
 }
@@ -89,17 +97,18 @@ def NPU_MoECombineOp : NPU_MoEOp<"moe_combine"> {
   let description = [{
     tutel's decoder: `output[i, :] = sum_j gates[j, i] * dispatch[indices[j,
     i] * capacity + locations[j, i], :]` over the top-k slots j in order
-    from 0, skipping dropped slots; each product is rounded to f32 and
-    added to a sum that starts at +0 (so a sample with no kept slot gets
-    zeros). The forward of backward_data summed over k. gates [k, samples]
-    f32, indices and locations [k, samples] i32, dispatch [num_experts *
-    capacity, hidden] f32; result [samples, hidden] f32.
+    from 0, skipping dropped slots; each product is computed in f32 and
+    added to an f32 sum that starts at +0 (so a sample with no kept slot
+    gets zeros), rounded once to the element type at the end. The forward of
+    backward_data summed over k. gates [k, samples], indices and locations
+    [k, samples] i32, dispatch [num_experts * capacity, hidden]; result
+    [samples, hidden].
   }];
-  let arguments = (ins NPU_F32Tensor:$gates, NPU_I32Tensor:$indices,
-                       NPU_I32Tensor:$locations, NPU_F32Tensor:$dispatch,
+  let arguments = (ins NPU_MoEFloatTensor:$gates, NPU_I32Tensor:$indices,
+                       NPU_I32Tensor:$locations, NPU_MoEFloatTensor:$dispatch,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$capacity,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$num_experts);
-  let results = (outs NPU_F32Tensor:$output);
+  let results = (outs NPU_MoEFloatTensor:$output);
   let assemblyFormat = "$gates `,` $indices `,` $locations `,` $dispatch "
                        "attr-dict `:` functional-type(operands, results)";
 }

@@ -90,6 +90,43 @@ func.func @seed_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: te
 
 // -----
 
+// f16 at the seed's shape, per sample row in bytes. backward_data: two
+// slots of 1024 B and 30 B of per-sample state (the gate 2 B): deal_s =
+// vector bytes / 2082, 251 on mlu590 (twice f32's 126), 94 on ascend910b.
+// backward_gate widens the gathered and input rows into f32 scratch
+// (vcast), multiplies, sums in f32 and rounds the sums: 2 * 2048 + 2 *
+// 2048 + 38 B per sample, deal_s 63 and 23 as for f32. combine: two
+// slots, the f32 sum and the f32 products, 6182 B: 84 and 31. On tiny,
+// one sample at a time: backward_data in chunks of 1024 / 2 / 2 elements,
+// backward_gate (1024 - 4) / 12 (two rows and their f32 copies), combine
+// 1024 / 10 (the row, its f32 copy, the f32 sum).
+// CHECK-LABEL: func.func @seed_half
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 251 : i64, strategy = "split_samples"}}
+// MLU: npudev.vbinary_broadcast <mul> {{.*}} : memref<?x512xf16, {{.*}}>, memref<?xf16, {{.*}}>, memref<?x512xf16,
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 63 : i64, strategy = "dot_tiles"}}
+// MLU: npudev.vcast {{.*}} : memref<?x512xf16, {{.*}}>, memref<?x512xf32,
+// MLU: npudev.vcast {{.*}} : memref<?x512xf16, {{.*}}>, memref<?x512xf32,
+// MLU: npudev.vbinary <mul> {{.*}} : memref<?x512xf32,
+// MLU: npudev.vreduce <sum> {{.*}} : memref<?x512xf32, {{.*}}>, memref<?xf32,
+// MLU: npudev.vcast {{.*}} : memref<?xf32, {{.*}}>, memref<?xf16,
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 84 : i64, strategy = "combine_tiles"}}
+// MLU: npudev.vbinary <add> {{.*}} : memref<?x512xf32,
+// MLU: npudev.vcast {{.*}} : memref<?x512xf32, {{.*}}>, memref<?x512xf16,
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 94 : i64, strategy = "split_samples"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 23 : i64, strategy = "dot_tiles"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 31 : i64, strategy = "combine_tiles"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 256 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 85 : i64, deal_s = 1 : i64, strategy = "dot_per_sample"}}
+// TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 102 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}
+func.func @seed_half(%g: tensor<18432xf16>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf16>, %d: tensor<23040x512xf16>, %gk: tensor<2x18432xf16>, %ik: tensor<2x18432xi32>) -> (tensor<18432x512xf16>, tensor<18432xf16>, tensor<18432x512xf16>) {
+  %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<18432xf16>, tensor<18432xi32>, tensor<18432xi32>, tensor<23040x512xf16>) -> tensor<18432x512xf16>
+  %gg = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 11520, num_experts = 2} : (tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf16>, tensor<23040x512xf16>) -> tensor<18432xf16>
+  %c = npu.moe_combine %gk, %ik, %ik, %d {capacity = 11520, num_experts = 2} : (tensor<2x18432xf16>, tensor<2x18432xi32>, tensor<2x18432xi32>, tensor<23040x512xf16>) -> tensor<18432x512xf16>
+  return %r, %gg, %c : tensor<18432x512xf16>, tensor<18432xf16>, tensor<18432x512xf16>
+}
+
+// -----
+
 // A row larger than vector memory: one sample at a time, in chunks of half
 // of vector memory.
 // CHECK-LABEL: func.func @huge_rows

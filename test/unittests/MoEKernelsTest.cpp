@@ -7,10 +7,13 @@
 // Shapes cover every strategy: samples <= cores (split_hidden), one more
 // sample than cores, several pipelined tiles per core, rows larger than
 // vector memory (chunked), many samples per dispatch row, and every
-// zero-element case; the JIT runs with one thread and with three.
+// zero-element case, in f32, f16 and bf16 (the reference computes in f32
+// and rounds each result once); the JIT runs with one thread and with
+// three.
 //
 //===----------------------------------------------------------------------===//
 
+#include "FloatArrays.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -18,6 +21,7 @@
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,11 +30,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
-#include <cstring>
 #include <random>
 
 using namespace mlir;
 using namespace npu;
+using npu::testing::expectSameBits;
+using npu::testing::floatArray;
+using npu::testing::roundTo;
 
 namespace {
 
@@ -43,6 +49,8 @@ struct MoECase {
   std::string strategies;
   /// moe_combine's slots per sample.
   int64_t topK = 2;
+  /// Gates, data and results: f32, f16 or bf16.
+  std::string element = "f32";
 };
 
 /// Two cores with 1 KiB of vector memory: several tiles per core, and rows
@@ -53,17 +61,18 @@ const char *kTinyDevice = R"({"name": "tiny", "base": "mlu590",
 void PrintTo(const MoECase &c, std::ostream *os) {
   *os << "samples=" << c.samples << " hidden=" << c.hidden
       << " capacity=" << c.capacity << " experts=" << c.experts
-      << " k=" << c.topK;
+      << " k=" << c.topK << " " << c.element;
 }
 
 std::string printCase(const ::testing::TestParamInfo<MoECase> &info) {
   const MoECase &c = info.param;
   std::string device = c.device.front() == '{' ? "tiny" : c.device;
-  return llvm::formatv("S{0}_H{1}_C{2}_E{3}_K{4}_{5}", c.samples, c.hidden,
-                       c.capacity, c.experts, c.topK, device);
+  return llvm::formatv("S{0}_H{1}_C{2}_E{3}_K{4}_{5}_{6}", c.samples, c.hidden,
+                       c.capacity, c.experts, c.topK, device, c.element);
 }
 
-/// The inputs of one case and the reference outputs.
+/// The inputs of one case, as stored in its element kind, and the reference
+/// outputs: products and sums in f32, each result rounded once.
 struct MoEData {
   std::vector<float> gates, input, dispatch;
   std::vector<int32_t> indices, locations;
@@ -73,7 +82,7 @@ struct MoEData {
 
   std::vector<float> gradInput, dispatched, gradGates, combined;
 
-  explicit MoEData(const MoECase &c) {
+  MoEData(const MoECase &c, ElementKind kind) {
     std::mt19937 rng(c.samples * 131 + c.hidden * 7 + c.capacity);
     std::uniform_real_distribution<float> value(-2, 2);
     // One step out of range on each side, so that dropped samples occur.
@@ -94,7 +103,12 @@ struct MoEData {
       input.push_back(value(rng));
     for (int64_t i = 0; i < rows * c.hidden; ++i)
       dispatch.push_back(value(rng));
+    for (std::vector<float> *v : {&gates, &topGates, &input, &dispatch})
+      *v = roundTo(kind, *v);
     computeReference(c);
+    for (std::vector<float> *v :
+         {&gradInput, &dispatched, &gradGates, &combined})
+      *v = roundTo(kind, *v);
   }
 
   void computeReference(const MoECase &c) {
@@ -132,20 +146,6 @@ struct MoEData {
   }
 };
 
-/// Bit-for-bit equality, reporting the first difference.
-void expectSameBits(const std::vector<float> &actual,
-                    const std::vector<float> &expected,
-                    const std::string &what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    uint32_t a, e;
-    std::memcpy(&a, &actual[i], 4);
-    std::memcpy(&e, &expected[i], 4);
-    ASSERT_EQ(a, e) << what << "[" << i << "]: " << actual[i]
-                    << " != " << expected[i];
-  }
-}
-
 class MoEKernelsTest : public ::testing::TestWithParam<MoECase> {
 protected:
   MoEKernelsTest() {
@@ -177,34 +177,34 @@ protected:
   /// One function with the three ops, lowered for the case's device.
   OwningOpRef<ModuleOp> buildLowered(const MoECase &c) {
     std::string source = llvm::formatv(
-        R"(func.func @moe(%g: tensor<{0}xf32>, %i: tensor<{0}xi32>,
-                          %l: tensor<{0}xi32>, %x: tensor<{0}x{1}xf32>,
-                          %d: tensor<{2}x{1}xf32>, %gk: tensor<{5}x{0}xf32>,
+        R"(func.func @moe(%g: tensor<{0}x{6}>, %i: tensor<{0}xi32>,
+                          %l: tensor<{0}xi32>, %x: tensor<{0}x{1}x{6}>,
+                          %d: tensor<{2}x{1}x{6}>, %gk: tensor<{5}x{0}x{6}>,
                           %ik: tensor<{5}x{0}xi32>, %lk: tensor<{5}x{0}xi32>)
-            -> (tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>, tensor<{0}xf32>,
-                tensor<{0}x{1}xf32>) {
+            -> (tensor<{0}x{1}x{6}>, tensor<{2}x{1}x{6}>, tensor<{0}x{6}>,
+                tensor<{0}x{1}x{6}>) {
           %0 = npu.moe_dispatch_backward_data %g, %i, %l, %d
               {capacity = {3}, num_experts = {4}}
-              : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
-                 tensor<{2}x{1}xf32>) -> tensor<{0}x{1}xf32>
+              : (tensor<{0}x{6}>, tensor<{0}xi32>, tensor<{0}xi32>,
+                 tensor<{2}x{1}x{6}>) -> tensor<{0}x{1}x{6}>
           %1 = npu.moe_dispatch_forward %g, %i, %l, %x
               {capacity = {3}, num_experts = {4}}
-              : (tensor<{0}xf32>, tensor<{0}xi32>, tensor<{0}xi32>,
-                 tensor<{0}x{1}xf32>) -> tensor<{2}x{1}xf32>
+              : (tensor<{0}x{6}>, tensor<{0}xi32>, tensor<{0}xi32>,
+                 tensor<{0}x{1}x{6}>) -> tensor<{2}x{1}x{6}>
           %2 = npu.moe_dispatch_backward_gate %i, %l, %x, %d
               {capacity = {3}, num_experts = {4}}
-              : (tensor<{0}xi32>, tensor<{0}xi32>, tensor<{0}x{1}xf32>,
-                 tensor<{2}x{1}xf32>) -> tensor<{0}xf32>
+              : (tensor<{0}xi32>, tensor<{0}xi32>, tensor<{0}x{1}x{6}>,
+                 tensor<{2}x{1}x{6}>) -> tensor<{0}x{6}>
           %3 = npu.moe_combine %gk, %ik, %lk, %d
               {capacity = {3}, num_experts = {4}}
-              : (tensor<{5}x{0}xf32>, tensor<{5}x{0}xi32>,
-                 tensor<{5}x{0}xi32>, tensor<{2}x{1}xf32>)
-              -> tensor<{0}x{1}xf32>
-          return %0, %1, %2, %3 : tensor<{0}x{1}xf32>, tensor<{2}x{1}xf32>,
-                                  tensor<{0}xf32>, tensor<{0}x{1}xf32>
+              : (tensor<{5}x{0}x{6}>, tensor<{5}x{0}xi32>,
+                 tensor<{5}x{0}xi32>, tensor<{2}x{1}x{6}>)
+              -> tensor<{0}x{1}x{6}>
+          return %0, %1, %2, %3 : tensor<{0}x{1}x{6}>, tensor<{2}x{1}x{6}>,
+                                  tensor<{0}x{6}>, tensor<{0}x{1}x{6}>
         })",
         c.samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts,
-        c.topK);
+        c.topK, c.element);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module);
     PassManager pm(&ctx);
@@ -215,29 +215,29 @@ protected:
     return module;
   }
 
+  ElementKind kindOf(const MoECase &c) {
+    return *getElementKind(parseType(c.element, &ctx));
+  }
+
   std::vector<HostArray> arguments(const MoECase &c, const MoEData &data) {
     int64_t rows = c.experts * c.capacity;
+    ElementKind kind = kindOf(c);
     std::vector<HostArray> args;
-    args.push_back(
-        HostArray::fromValues(ElementKind::F32, data.gates, {c.samples}));
+    args.push_back(floatArray(kind, data.gates, {c.samples}));
     args.push_back(
         HostArray::fromValues(ElementKind::I32, data.indices, {c.samples}));
     args.push_back(
         HostArray::fromValues(ElementKind::I32, data.locations, {c.samples}));
-    args.push_back(HostArray::fromValues(ElementKind::F32, data.input,
-                                         {c.samples, c.hidden}));
-    args.push_back(HostArray::fromValues(ElementKind::F32, data.dispatch,
-                                         {rows, c.hidden}));
-    args.push_back(HostArray::fromValues(ElementKind::F32, data.topGates,
-                                         {c.topK, c.samples}));
+    args.push_back(floatArray(kind, data.input, {c.samples, c.hidden}));
+    args.push_back(floatArray(kind, data.dispatch, {rows, c.hidden}));
+    args.push_back(floatArray(kind, data.topGates, {c.topK, c.samples}));
     args.push_back(HostArray::fromValues(ElementKind::I32, data.topIndices,
                                          {c.topK, c.samples}));
     args.push_back(HostArray::fromValues(ElementKind::I32, data.topLocations,
                                          {c.topK, c.samples}));
     // Outputs start as NaN so that an element left unwritten shows.
-    auto poisoned = [](int64_t n, llvm::ArrayRef<int64_t> shape) {
-      return HostArray::fromValues(ElementKind::F32,
-                                   std::vector<float>(n, std::nanf("")), shape);
+    auto poisoned = [&](int64_t n, llvm::ArrayRef<int64_t> shape) {
+      return floatArray(kind, std::vector<float>(n, std::nanf("")), shape);
     };
     args.push_back(poisoned(c.samples * c.hidden, {c.samples, c.hidden}));
     args.push_back(poisoned(rows * c.hidden, {rows, c.hidden}));
@@ -248,14 +248,12 @@ protected:
 
   void expectReference(const std::vector<HostArray> &args, const MoEData &data,
                        StringRef executor) {
-    expectSameBits(args[8].getValues<float>(), data.gradInput,
+    expectSameBits(args[8], data.gradInput,
                    (executor + " backward_data").str());
-    expectSameBits(args[9].getValues<float>(), data.dispatched,
-                   (executor + " forward").str());
-    expectSameBits(args[10].getValues<float>(), data.gradGates,
+    expectSameBits(args[9], data.dispatched, (executor + " forward").str());
+    expectSameBits(args[10], data.gradGates,
                    (executor + " backward_gate").str());
-    expectSameBits(args[11].getValues<float>(), data.combined,
-                   (executor + " combine").str());
+    expectSameBits(args[11], data.combined, (executor + " combine").str());
   }
 
   MLIRContext ctx;
@@ -264,7 +262,7 @@ protected:
 
 TEST_P(MoEKernelsTest, SimulatorAndJitMatchReference) {
   const MoECase &c = GetParam();
-  MoEData data(c);
+  MoEData data(c, kindOf(c));
   OwningOpRef<ModuleOp> module = buildLowered(c);
   ASSERT_TRUE(module);
 
@@ -347,7 +345,46 @@ INSTANTIATE_TEST_SUITE_P(
         MoECase{7, 16, 4, 2, "mlu590",
                 ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
                         "combine_chunked"),
-                0}),
+                0},
+        // f16 and bf16: every strategy and the zero-element cases.
+        MoECase{1, 64, 4, 2, "mlu590",
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                2, "f16"},
+        MoECase{49, 24, 8, 4, "mlu590",
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                3, "bf16"},
+        MoECase{300, 33, 16, 8, "ascend910b",
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                1, "f16"},
+        MoECase{37, 8, 6, 8, kTinyDevice,
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                4, "bf16"},
+        MoECase{500, 4, 40, 3, kTinyDevice,
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles"),
+                2, "f16"},
+        MoECase{9, 300, 3, 4, kTinyDevice,
+                ALL_OPS("split_samples_chunked", "gather_rows_chunked",
+                        "dot_per_sample", "combine_chunked"),
+                2, "f16"},
+        MoECase{9, 300, 3, 4, kTinyDevice,
+                ALL_OPS("split_samples_chunked", "gather_rows_chunked",
+                        "dot_per_sample", "combine_chunked"),
+                2, "bf16"},
+        MoECase{1, 600, 2, 2, kTinyDevice,
+                ALL_OPS("split_hidden", "gather_rows_chunked", "dot_per_sample",
+                        "combine_chunked"),
+                2, "bf16"},
+        MoECase{0, 16, 4, 2, "mlu590", "gather_rows", 2, "f16"},
+        MoECase{5, 0, 4, 2, "mlu590", "dot_per_sample", 2, "bf16"},
+        MoECase{7, 16, 4, 2, "mlu590",
+                ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
+                        "combine_chunked"),
+                0, "f16"}),
     printCase);
 
 } // namespace

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FloatArrays.h"
 #include "SparseConvReference.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
@@ -395,40 +396,6 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
   for (float &x : v)
     x = u(rng);
   return v;
-}
-
-/// `values` stored as `kind` (rounded to nearest even).
-HostArray floatArray(ElementKind kind, const std::vector<float> &values,
-                     llvm::ArrayRef<int64_t> shape) {
-  HostArray a;
-  a.kind = kind;
-  a.shape.assign(shape.begin(), shape.end());
-  a.data.resize(values.size() * getElementBytes(kind));
-  for (size_t i = 0; i < values.size(); ++i)
-    storeFloat(a.data.data() + i * getElementBytes(kind), kind, values[i]);
-  return a;
-}
-
-/// `values` rounded to `kind` and widened back to float.
-std::vector<float> roundTo(ElementKind kind, std::vector<float> values) {
-  HostArray a = floatArray(kind, values, {int64_t(values.size())});
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = loadFloat(a.data.data() + i * getElementBytes(kind), kind);
-  return values;
-}
-
-/// The same bytes as `expected` stored as the output's kind.
-void expectSameBits(const HostArray &actual, const std::vector<float> &expected,
-                    const char *what) {
-  HostArray want = floatArray(actual.kind, expected, actual.shape);
-  ASSERT_EQ(actual.data.size(), want.data.size()) << what;
-  unsigned bytes = getElementBytes(actual.kind);
-  for (size_t i = 0; i < expected.size(); ++i)
-    ASSERT_EQ(0, std::memcmp(actual.data.data() + i * bytes,
-                             want.data.data() + i * bytes, bytes))
-        << what << "[" << i
-        << "]: " << loadFloat(actual.data.data() + i * bytes, actual.kind)
-        << " vs " << expected[i];
 }
 
 /// pairsAndConvSource parsed and lowered for the case's device and

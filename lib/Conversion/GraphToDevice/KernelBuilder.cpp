@@ -66,6 +66,11 @@ Value KernelBuilder::convert(Value v, Type type) {
     return v;
   if (from.isIndex() || type.isIndex())
     return b.create<arith::IndexCastOp>(loc, type, v);
+  if (isa<FloatType>(from)) {
+    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+      return b.create<arith::ExtFOp>(loc, type, v);
+    return b.create<arith::TruncFOp>(loc, type, v);
+  }
   if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
     return b.create<arith::ExtSIOp>(loc, type, v);
   return b.create<arith::TruncIOp>(loc, type, v);

@@ -45,7 +45,8 @@ public:
   mlir::Value toIndex(mlir::Value v);
   /// The integer or index constant `v` of type `type`.
   mlir::Value constant(mlir::Type type, int64_t v);
-  /// `v` (index or integer) converted to integer or index type `type`.
+  /// `v` converted to `type`: index and integers sign-extend or truncate,
+  /// floats extend or round to nearest even.
   mlir::Value convert(mlir::Value v, mlir::Type type);
 
   //===--- Memory ---------------------------------------------------------===//

@@ -27,6 +27,10 @@
 // through the pipeline beside the matching input rows, multiplies and
 // reduces each row in j order. The chosen strategy and tile sizes are
 // recorded on each launch as `npudev.tiling`.
+// f16 and bf16: scaling by a gate runs on the element type (the vector
+// units compute the product in f32 and round it once); backward_gate and
+// combine widen their rows to f32 scratch (vcast), multiply and sum there,
+// and round each result once.
 // Work is O(samples * hidden) per op.
 //
 //===----------------------------------------------------------------------===//
@@ -125,6 +129,61 @@ Value prefix(KernelBuilder &k, Value buffer, Value length) {
   return k.window(buffer, {k.index(0)}, {length});
 }
 
+/// The first n entries along dimension 0 of `buffer`, the others whole.
+Value leadingRows(KernelBuilder &k, Value buffer, Value n) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> offsets(type.getRank(), k.index(0));
+  SmallVector<OpFoldResult> sizes = {n};
+  for (int64_t size : type.getShape().drop_front())
+    sizes.push_back(k.builder().getIndexAttr(size));
+  return k.window(buffer, offsets, sizes);
+}
+
+Type elementOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getElementType();
+}
+
+/// f32 scratch in which products and sums of f16 or bf16 rows are computed
+/// (the product of two such values is exact in f32, a sum rounds once at
+/// the end). For f32 rows it allocates nothing and passes them through.
+class F32Scratch {
+public:
+  F32Scratch(KernelBuilder &k, Type element, ArrayRef<int64_t> shape)
+      : buffer(element.isF32() ? Value()
+                               : k.alloc(shape, k.builder().getF32Type())) {}
+
+  /// `rows` itself, or its n leading rows widened into the scratch.
+  Value widen(KernelBuilder &k, Value rows, Value n) {
+    if (!buffer)
+      return rows;
+    Value wide = leadingRows(k, buffer, n);
+    k.vcast(rows, wide);
+    return wide;
+  }
+
+  /// Where an f32 result of n rows meant for `out` is computed: `out`
+  /// itself, or scratch that narrow() rounds into `out`.
+  Value target(KernelBuilder &k, Value out, Value n) {
+    return buffer ? leadingRows(k, buffer, n) : out;
+  }
+  void narrow(KernelBuilder &k, Value wide, Value out) {
+    if (buffer)
+      k.vcast(wide, out);
+  }
+
+private:
+  Value buffer;
+};
+
+/// An f32 sum as the element type of `buffer`: `sum` itself when that is
+/// f32, else `sum` rounded into `buffer` (same shape).
+Value roundSumInto(KernelBuilder &k, Value sum, Value buffer) {
+  if (elementOf(buffer).isF32())
+    return sum;
+  k.vcast(sum, buffer);
+  return buffer;
+}
+
 /// target[targetRow, offset + j] = gate * source[sourceRow, offset + j] for
 /// j in [0, length), in chunks through `buffer` (DMA in, scale, DMA out).
 void copyScaledRow(KernelBuilder &k, Value buffer, Value source,
@@ -139,10 +198,6 @@ void copyScaledRow(KernelBuilder &k, Value buffer, Value source,
                                              tile, gate, tile);
     k.dma(tile, rowSlice(k, target, targetRow, at, len));
   });
-}
-
-Type elementOf(Value memref) {
-  return cast<MemRefType>(memref.getType()).getElementType();
 }
 
 /// target[targetRow, offset:offset + length] = gate() * source[sourceRow,
@@ -404,16 +459,24 @@ bool buildFittedSampleTiles(
 }
 
 /// Fails at `op` when `device` cannot hold the smallest tile of a
-/// kernel: `words` 4-byte words of vector memory at once.
-LogicalResult requireVectorWords(Operation *op, const DeviceModel &device,
-                                 int64_t words) {
-  if (device.vectorBytes >= words * kWord)
+/// kernel: `bytes` of vector memory at once.
+LogicalResult requireVectorBytes(Operation *op, const DeviceModel &device,
+                                 int64_t bytes) {
+  if (device.vectorBytes >= bytes)
     return success();
   return op->emitOpError("cannot be lowered for device '")
          << device.name << "': it has " << device.vectorBytes
-         << " bytes of vector memory, the kernel needs at least "
-         << words * kWord;
+         << " bytes of vector memory, the kernel needs at least " << bytes;
 }
+
+/// Bytes of one element of a memref.
+int64_t elementBytes(Value memref) {
+  return dev::getElementBytes(elementOf(memref));
+}
+
+/// Bytes per element of a row chunk kept in f32 beside its `element` copy
+/// (none when `element` is f32).
+int64_t wideBytes(Type element) { return element.isF32() ? 0 : kWord; }
 
 //===----------------------------------------------------------------------===//
 // moe_dispatch_backward_data
@@ -504,13 +567,14 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
   if (shape.samples == 0 || shape.hidden == 0)
     return success(); // Nothing to write.
   int64_t tasks = device.getNumCores();
-  int64_t words = device.vectorBytes / kWord;
+  int64_t bytes = elementBytes(grad);
   if (shape.samples <= tasks) {
     // Seed: a quarter of vector memory per chunk (room for ping-pong).
-    if (failed(requireVectorWords(op, device, 4)))
+    if (failed(requireVectorBytes(op, device, 4 * bytes)))
       return failure();
-    buildSplitHidden(k, in, grad, shape, tasks,
-                     std::min<int64_t>(words / 4, shape.hidden));
+    buildSplitHidden(
+        k, in, grad, shape, tasks,
+        std::min<int64_t>(device.vectorBytes / bytes / 4, shape.hidden));
     return success();
   }
   if (buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
@@ -520,9 +584,10 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
                              }))
     return success();
   // Seed: two buffers of deal_h.
-  if (failed(requireVectorWords(op, device, 2)))
+  if (failed(requireVectorBytes(op, device, 2 * bytes)))
     return failure();
-  buildSplitSamplesChunked(k, in, grad, shape, tasks, words / 2);
+  buildSplitSamplesChunked(k, in, grad, shape, tasks,
+                           device.vectorBytes / bytes / 2);
   return success();
 }
 
@@ -668,7 +733,7 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
     return success();
   // The smallest kernel: two winner entries of two words, one sample of
   // scan state (11 words), one word of row.
-  if (failed(requireVectorWords(op, device, 16)))
+  if (failed(requireVectorBytes(op, device, 16 * kWord)))
     return failure();
   // An eighth of vector memory for the winners (2 words per row), an
   // eighth for the scan (11 words per sample), the rest for row tiles.
@@ -684,7 +749,9 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
   };
   deal.dealR = std::min(fitTileRows(k, build, device.vectorBytes), deal.dealW);
   if (deal.dealR == 0)
-    deal.dealH = words - 2 * (deal.dealW + 1) - 11 * deal.dealM;
+    deal.dealH = (device.vectorBytes -
+                  kWord * (2 * (deal.dealW + 1) + 11 * deal.dealM)) /
+                 elementBytes(result);
   buildGatherRows(k, in, result, shape, tasks, deal);
   return success();
 }
@@ -695,7 +762,7 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
 
 /// Pipelined tiles of dealS samples: gather the dispatch rows, load the
 /// input rows, multiply, and reduce each row (in j order from 0, as the
-/// reference's loop); a dropped sample's sum is replaced by 0.
+/// reference's loop), in f32; a dropped sample's sum is replaced by 0.
 void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
                    const MoEShape &shape, int64_t tasks, int64_t dealS) {
   Type element = elementOf(gradGates);
@@ -705,6 +772,9 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
     SampleRowTiles rows(k, dealS, element);
     Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
     Value sums = k.alloc({2, dealS}, element);
+    F32Scratch wideRows(k, element, {dealS, shape.hidden}),
+        wideInputs(k, element, {dealS, shape.hidden}),
+        wideSums(k, element, {dealS});
     auto baseOf = [&](Value t) {
       return k.add(start, k.mul(t, k.index(dealS)));
     };
@@ -717,10 +787,14 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
                               slot, n);
         },
         [&](Value t, Value slot, Value n, Value block) {
-          k.vbinary(BinaryKind::mul, block, tiles.block(inputs, slot, n),
-                    block);
+          Value products = wideRows.widen(k, block, n);
+          k.vbinary(BinaryKind::mul, products,
+                    wideInputs.widen(k, tiles.block(inputs, slot, n), n),
+                    products);
           Value sum = tiles.block(sums, slot, n);
-          k.vreduce(dev::ReduceKind::sum, block, sum);
+          Value wideSum = wideSums.target(k, sum, n);
+          k.vreduce(dev::ReduceKind::sum, products, wideSum);
+          wideSums.narrow(k, wideSum, sum);
           Value kept = prefix(k, rows.mask, n);
           k.vcmpScalar(ComparePredicate::ge, tiles.block(rows.rows, slot, n),
                        k.i32(0), kept);
@@ -736,16 +810,17 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
 }
 
 /// One sample at a time in chunks of dealH, when a tile of one row does not
-/// fit: the running sum is carried into each chunk's first product so that
-/// the sum stays in j order: ((0 + p0) + p1) + ...
+/// fit: the running f32 sum is carried into each chunk's first product so
+/// that the sum stays in j order: ((0 + p0) + p1) + ...
 void buildDotPerSample(KernelBuilder &k, const MoEOperands &in, Value gradGates,
                        const MoEShape &shape, int64_t tasks, int64_t dealH) {
-  Type f32 = k.builder().getF32Type();
+  Type f32 = k.builder().getF32Type(), element = elementOf(gradGates);
   Value hidden = k.index(shape.hidden);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
-    Value rowBuffer = k.alloc({dealH}, f32),
-          inputBuffer = k.alloc({dealH}, f32);
+    Value rowBuffer = k.alloc({dealH}, element),
+          inputBuffer = k.alloc({dealH}, element);
+    F32Scratch wideRow(k, element, {dealH}), wideInput(k, element, {dealH});
     Value sum = k.alloc({1}, f32);
     Value zero = k.index(0);
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
@@ -753,25 +828,26 @@ void buildDotPerSample(KernelBuilder &k, const MoEOperands &in, Value gradGates,
       k.ifThenElse(
           kept,
           [&] {
-            Value total =
-                k.forLoop(k.index(0), hidden, k.index(dealH), k.f32(0.0),
-                          [&](Value j, Value acc) {
-                            Value len = k.min(k.index(dealH), k.sub(hidden, j));
-                            Value a = prefix(k, rowBuffer, len);
-                            Value b = prefix(k, inputBuffer, len);
-                            k.dma(rowSlice(k, in.dispatch, row, j, len), a);
-                            k.dma(rowSlice(k, in.input, s, j, len), b);
-                            k.vbinary(BinaryKind::mul, a, b, a);
-                            Value first = k.load(a, zero);
-                            k.store(k.builder().create<arith::AddFOp>(
-                                        k.location(), acc, first),
-                                    a, zero);
-                            k.vreduce(dev::ReduceKind::sum, a, sum);
-                            return k.load(sum, zero);
-                          });
-            k.store(total, gradGates, s);
+            Value total = k.forLoop(
+                k.index(0), hidden, k.index(dealH), k.f32(0.0),
+                [&](Value j, Value acc) {
+                  Value len = k.min(k.index(dealH), k.sub(hidden, j));
+                  Value a = prefix(k, rowBuffer, len);
+                  Value b = prefix(k, inputBuffer, len);
+                  k.dma(rowSlice(k, in.dispatch, row, j, len), a);
+                  k.dma(rowSlice(k, in.input, s, j, len), b);
+                  Value p = wideRow.widen(k, a, len);
+                  k.vbinary(BinaryKind::mul, p, wideInput.widen(k, b, len), p);
+                  Value first = k.load(p, zero);
+                  k.store(k.builder().create<arith::AddFOp>(k.location(), acc,
+                                                            first),
+                          p, zero);
+                  k.vreduce(dev::ReduceKind::sum, p, sum);
+                  return k.load(sum, zero);
+                });
+            k.store(k.convert(total, element), gradGates, s);
           },
-          [&] { k.store(k.f32(0.0), gradGates, s); });
+          [&] { k.store(k.floatConstant(element, 0.0), gradGates, s); });
     });
   });
   recordTiling(launch, "dot_per_sample", 1, dealH);
@@ -783,8 +859,11 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
                                 const DeviceModel &device) {
   if (shape.samples == 0)
     return success();
-  // Two row chunks of at least one word, and the one-word sum.
-  if (failed(requireVectorWords(op, device, 3)))
+  // Per element of a chunk: the two rows, and their f32 copies for f16 and
+  // bf16; then the one-word sum.
+  Type element = elementOf(gradGates);
+  int64_t perElement = 2 * (elementBytes(gradGates) + wideBytes(element));
+  if (failed(requireVectorBytes(op, device, perElement + kWord)))
     return failure();
   int64_t tasks = device.getNumCores();
   if (shape.hidden > 0 &&
@@ -797,7 +876,7 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
   // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
   // step must still be positive.
   int64_t dealH = std::max<int64_t>(
-      1, std::min((device.vectorBytes / kWord - 1) / 2, shape.hidden));
+      1, std::min((device.vectorBytes - kWord) / perElement, shape.hidden));
   buildDotPerSample(k, in, gradGates, shape, tasks, dealH);
   return success();
 }
@@ -814,10 +893,11 @@ Value slotWindow(KernelBuilder &k, Value perSlot, Value j, Value base,
 }
 
 /// Tiles of dealS samples, k pipeline tiles each (one per slot j): slot j's
-/// rows are gathered and gated as in backward_data, then added into the
-/// tile's sum, which starts at +0 and is written back after the last slot.
-/// The sum needs one buffer: the next pipeline tile's synchronous loads
-/// wait for its write-back before slot 0 of the next tile clears it.
+/// rows are gathered and gated as in backward_data (in f32), then added
+/// into the tile's f32 sum, which starts at +0 and is written back after
+/// the last slot (rounded into the slot's rows for f16 and bf16). The sum
+/// needs one buffer: the next pipeline tile's synchronous loads wait for
+/// its write-back before slot 0 of the next tile clears it.
 void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
                        const MoEShape &shape, int64_t tasks, int64_t dealS) {
   Type element = elementOf(output);
@@ -827,7 +907,9 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
     RowTilePipeline tiles(k, in.dispatch, dealS);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
-    Value sum = k.alloc({dealS, shape.hidden}, element);
+    Value sum = k.alloc({dealS, shape.hidden}, k.builder().getF32Type());
+    F32Scratch wideRows(k, element, {dealS, shape.hidden}),
+        wideGates(k, element, {dealS});
     OpFoldResult hidden = k.builder().getIndexAttr(shape.hidden);
     Value slots = k.index(topK);
     auto baseOf = [&](Value u) {
@@ -848,15 +930,16 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
         },
         [&](Value u, Value slot, Value n, Value block) {
           Value j = k.rem(u, slots);
-          Value total = k.window(sum, {k.index(0), k.index(0)}, {n, hidden});
-          k.vbinaryBroadcast(BinaryKind::mul, block,
-                             tiles.block(gates, slot, n), block,
-                             /*dimension=*/0);
+          Value total = leadingRows(k, sum, n);
+          Value products = wideRows.widen(k, block, n);
+          k.vbinaryBroadcast(BinaryKind::mul, products,
+                             wideGates.widen(k, tiles.block(gates, slot, n), n),
+                             products, /*dimension=*/0);
           k.ifThenElse(k.lt(j, k.index(1)),
-                       [&] { k.vfill(total, k.floatConstant(element, 0.0)); });
-          k.vbinary(BinaryKind::add, total, block, total);
+                       [&] { k.vfill(total, k.f32(0.0)); });
+          k.vbinary(BinaryKind::add, total, products, total);
           k.ifThenElse(k.ge(j, k.index(topK - 1)), [&] {
-            k.dmaStart(total,
+            k.dmaStart(roundSumInto(k, total, block),
                        k.window(output, {baseOf(u), k.index(0)}, {n, hidden}));
           });
         });
@@ -865,29 +948,30 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
 }
 
 /// One sample at a time when a tile of one row does not fit (or k = 0):
-/// hidden in chunks of dealH, each summed over the slots in a second
-/// buffer.
+/// hidden in chunks of dealH, each summed over the slots in an f32 buffer.
 void buildCombineChunked(KernelBuilder &k, const MoEOperands &in, Value output,
                          const MoEShape &shape, int64_t tasks, int64_t dealH) {
-  Type element = elementOf(output);
+  Type element = elementOf(output), f32 = k.builder().getF32Type();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     auto [start, count] = taskRange(k, tid, shape.samples, tasks);
-    Value row = k.alloc({dealH}, element), sum = k.alloc({dealH}, element);
+    Value row = k.alloc({dealH}, element), sum = k.alloc({dealH}, f32);
+    F32Scratch wideRow(k, element, {dealH});
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
       forChunks(k, k.index(shape.hidden), dealH, [&](Value at, Value len) {
         Value total = prefix(k, sum, len), part = prefix(k, row, len);
-        k.vfill(total, k.floatConstant(element, 0.0));
+        k.vfill(total, k.f32(0.0));
         k.forLoop(k.index(0), k.index(shape.topK), k.index(1), [&](Value j) {
           auto [kept, source] =
               keptRow(k, in.indices, in.locations, {j, s}, shape);
           k.ifThenElse(kept, [&] {
             k.dma(rowSlice(k, in.dispatch, source, at, len), part);
-            k.vbinaryScalar(BinaryKind::mul, part, k.load(in.gates, {j, s}),
-                            part);
-            k.vbinary(BinaryKind::add, total, part, total);
+            Value product = wideRow.widen(k, part, len);
+            k.vbinaryScalar(BinaryKind::mul, product,
+                            k.convert(k.load(in.gates, {j, s}), f32), product);
+            k.vbinary(BinaryKind::add, total, product, total);
           });
         });
-        k.dma(total, rowSlice(k, output, s, at, len));
+        k.dma(roundSumInto(k, total, part), rowSlice(k, output, s, at, len));
       });
     });
   });
@@ -899,8 +983,11 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
                            const MoEShape &shape, const DeviceModel &device) {
   if (shape.samples == 0 || shape.hidden == 0)
     return success(); // Nothing to write.
-  // Two one-word chunks.
-  if (failed(requireVectorWords(op, device, 2)))
+  // Per element of a chunk: the row, its f32 copy for f16 and bf16, and
+  // the f32 sum.
+  Type element = elementOf(output);
+  int64_t perElement = elementBytes(output) + wideBytes(element) + kWord;
+  if (failed(requireVectorBytes(op, device, perElement)))
     return failure();
   int64_t tasks = device.getNumCores();
   if (shape.topK > 0 &&
@@ -912,7 +999,7 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
     return success();
   buildCombineChunked(
       k, in, output, shape, tasks,
-      std::min<int64_t>(device.vectorBytes / kWord / 2, shape.hidden));
+      std::min<int64_t>(device.vectorBytes / perElement, shape.hidden));
   return success();
 }
 

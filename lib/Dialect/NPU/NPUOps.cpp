@@ -602,8 +602,8 @@ LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
                             ", got ", type);
     if (!sizesAgree(type.getDimSize(rank - 1), samples))
       return emitShapeError(loc, opName, what, " has ",
-                            type.getDimSize(rank - 1),
-                            " samples, indices has ", samples);
+                            type.getDimSize(rank - 1), " samples, indices has ",
+                            samples);
     if (ops.topK && !sizesAgree(type.getDimSize(0), slots))
       return emitShapeError(loc, opName, what, " has ", type.getDimSize(0),
                             " slots per sample (k), indices has ", slots);
@@ -640,16 +640,31 @@ LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
     if (isDynamic(hidden))
       hidden = type.getDimSize(1);
   }
-  Type f32 = Float32Type::get(getTensorType(ops.indices).getContext());
+  // One float type for gates, input, dispatch and the result.
+  Type element;
+  StringRef firstFloat;
+  for (auto [what, value] :
+       {std::make_pair("gates", ops.gates), std::make_pair("input", ops.input),
+        std::make_pair("dispatch", ops.dispatch)}) {
+    if (!value)
+      continue;
+    Type type = getTensorType(value).getElementType();
+    if (element && type != element)
+      return emitShapeError(loc, opName, what, " has element type ", type, ", ",
+                            firstFloat, " has ", element,
+                            ": the float operands must share one type");
+    element = type;
+    firstFloat = what;
+  }
   switch (ops.result) {
   case MoEOperands::Result::SamplesByHidden:
-    types.push_back(RankedTensorType::get({samples, hidden}, f32));
+    types.push_back(RankedTensorType::get({samples, hidden}, element));
     break;
   case MoEOperands::Result::RowsByHidden:
-    types.push_back(RankedTensorType::get({rows, hidden}, f32));
+    types.push_back(RankedTensorType::get({rows, hidden}, element));
     break;
   case MoEOperands::Result::Samples:
-    types.push_back(RankedTensorType::get({samples}, f32));
+    types.push_back(RankedTensorType::get({samples}, element));
     break;
   }
   return success();

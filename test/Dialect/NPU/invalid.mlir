@@ -725,9 +725,35 @@ func.func @vs_element_type(%x: tensor<2x3xf32>, %s: tensor<3xf16>) {
 // -----
 
 // The checks of seed 001 ("防呆").
-func.func @moe_gates_type(%g: tensor<8xf16>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
-  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op operand #0 must be ranked tensor of 32-bit float values}}
+func.func @moe_gates_type(%g: tensor<8xf64>, %i: tensor<8xi32>, %d: tensor<12x16xf64>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf64>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf64>) -> tensor<8x16xf64>
+  return
+}
+
+// -----
+
+// Gates and data share one float type (tutel's single dtype).
+func.func @moe_mixed_float_types(%g: tensor<8xf16>, %i: tensor<8xi32>, %d: tensor<12x16xf32>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op dispatch has element type 'f32', gates has 'f16': the float operands must share one type}}
   %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf16>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @moe_gate_input_types(%i: tensor<8xi32>, %x: tensor<8x16xbf16>, %d: tensor<12x16xf16>) {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_gate' op dispatch has element type 'f16', input has 'bf16': the float operands must share one type}}
+  %0 = npu.moe_dispatch_backward_gate %i, %i, %x, %d {capacity = 6, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x16xbf16>, tensor<12x16xf16>) -> tensor<8xbf16>
+  return
+}
+
+// -----
+
+// The result has the operands' float type.
+func.func @moe_result_type(%g: tensor<8xbf16>, %i: tensor<8xi32>, %x: tensor<8x16xbf16>) {
+  // expected-error @+1 {{'npu.moe_dispatch_forward' op result type 'tensor<12x16xf32>' differs from the inferred 'tensor<12x16xbf16>'}}
+  %0 = npu.moe_dispatch_forward %g, %i, %i, %x {capacity = 6, num_experts = 2} : (tensor<8xbf16>, tensor<8xi32>, tensor<8xi32>, tensor<8x16xbf16>) -> tensor<12x16xf32>
   return
 }
 

@@ -209,3 +209,19 @@ func.func @moe(%g: tensor<8xf32>, %i: tensor<8xi32>, %l: tensor<8xi32>,
   %3 = npu.moe_dispatch_backward_data %g0, %i0, %l0, %d {capacity = 6, num_experts = 2} : (tensor<0xf32>, tensor<0xi32>, tensor<0xi32>, tensor<12x16xf32>) -> tensor<0x16xf32>
   return
 }
+
+// -----
+
+// f16 and bf16 gates and data; the result has their type.
+// CHECK-LABEL: func.func @moe_half
+func.func @moe_half(%g: tensor<8xf16>, %i: tensor<8xi32>, %d: tensor<12x16xf16>,
+                    %x: tensor<8x16xbf16>, %db: tensor<12x16xbf16>,
+                    %gk: tensor<2x8xbf16>, %ik: tensor<2x8xi32>) {
+  // CHECK: npu.moe_dispatch_backward_data {{.*}} : (tensor<8xf16>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf16>) -> tensor<8x16xf16>
+  %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf16>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf16>) -> tensor<8x16xf16>
+  // CHECK: npu.moe_dispatch_backward_gate {{.*}} -> tensor<8xbf16>
+  %1 = npu.moe_dispatch_backward_gate %i, %i, %x, %db {capacity = 6, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x16xbf16>, tensor<12x16xbf16>) -> tensor<8xbf16>
+  // CHECK: npu.moe_combine {{.*}} -> tensor<8x16xbf16>
+  %2 = npu.moe_combine %gk, %ik, %ik, %db {capacity = 6, num_experts = 2} : (tensor<2x8xbf16>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xbf16>) -> tensor<8x16xbf16>
+  return
+}
