@@ -1,18 +1,23 @@
 //===- MoEBench.cpp - the MoE dispatch family on the seed's shapes --------===//
 //
 // For each of seed 001's network shapes and each op of the family
-// (backward_data, forward, backward_gate): lowers the op for mlu590, runs it
+// (backward_data, forward, backward_gate, combine): lowers the op for
+// mlu590, runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
 // machine's memcpy bandwidth measured in the same run, next to a peer (a
 // plain C++ loop, g++ -O3); then simulates it and reports the modelled IO
 // efficiency. Bandwidth counts copy-equivalent bytes, as memcpy's figure
 // does: the bytes of the [*, hidden] result written (each also read once),
 // or for backward_gate one row per sample, plus half of the
-// gates/indices/locations read.
+// gates/indices/locations read; for combine, half of the rows read and
+// written.
 //
 // Inputs are those of a top-1 router: experts drawn uniformly, each sample
 // taking the next free slot of its expert (so every sample is kept at the
-// seed's capacities).
+// seed's capacities). combine's are a top-2 router's: each sample's two
+// slots name distinct experts and take their next free slots, so slots past
+// an expert's capacity are dropped, as in tutel (with two experts and the
+// seed's capacities, 23040 of the 36864 slots are kept).
 //
 // The JIT runs on one thread and on two (the speed-up is reported); the
 // first line names the host and the vectors used (--max-vector-bits=256:
@@ -75,6 +80,9 @@ double bestOf(const std::function<void()> &fn) {
 struct RouterData {
   std::vector<float> gates, input, dispatch;
   std::vector<int32_t> indices, locations;
+  /// A top-2 router's [2, samples] operands, for combine.
+  std::vector<float> topGates;
+  std::vector<int32_t> topIndices, topLocations;
 
   explicit RouterData(const Shape &s) {
     std::mt19937 rng(1);
@@ -86,6 +94,18 @@ struct RouterData {
       indices.push_back(expert(rng));
       locations.push_back(used[indices.back()]++);
     }
+    std::uniform_int_distribution<int32_t> other(1, s.experts - 1);
+    topGates.resize(2 * s.samples);
+    topIndices.resize(2 * s.samples);
+    std::fill(used.begin(), used.end(), 0);
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t i = 0; i < s.samples; ++i) {
+        int32_t e = j == 0 ? expert(rng)
+                           : (topIndices[i] + other(rng)) % int32_t(s.experts);
+        topGates[j * s.samples + i] = value(rng);
+        topIndices[j * s.samples + i] = e;
+        topLocations.push_back(used[e]++);
+      }
     input.resize(s.samples * s.hidden);
     dispatch.resize(s.experts * s.capacity * s.hidden);
     for (float &v : input)
@@ -95,8 +115,17 @@ struct RouterData {
   }
 };
 
-/// The operands the ops of the family take.
-enum class Operand { Gates, Indices, Locations, Input, Dispatch };
+/// The operands the ops of the family take (Top*: combine's [2, samples]).
+enum class Operand {
+  Gates,
+  Indices,
+  Locations,
+  Input,
+  Dispatch,
+  TopGates,
+  TopIndices,
+  TopLocations
+};
 
 int64_t rowsOf(const Shape &s) { return s.experts * s.capacity; }
 
@@ -112,6 +141,11 @@ std::string typeOf(const Shape &s, Operand operand) {
     return llvm::formatv("tensor<{0}x{1}xf32>", s.samples, s.hidden);
   case Operand::Dispatch:
     return llvm::formatv("tensor<{0}x{1}xf32>", rowsOf(s), s.hidden);
+  case Operand::TopGates:
+    return llvm::formatv("tensor<2x{0}xf32>", s.samples);
+  case Operand::TopIndices:
+  case Operand::TopLocations:
+    return llvm::formatv("tensor<2x{0}xi32>", s.samples);
   }
   llvm_unreachable("unknown operand");
 }
@@ -129,6 +163,14 @@ HostArray arrayOf(const Shape &s, const RouterData &d, Operand operand) {
   case Operand::Dispatch:
     return HostArray::fromValues(ElementKind::F32, d.dispatch,
                                  {rowsOf(s), s.hidden});
+  case Operand::TopGates:
+    return HostArray::fromValues(ElementKind::F32, d.topGates, {2, s.samples});
+  case Operand::TopIndices:
+    return HostArray::fromValues(ElementKind::I32, d.topIndices,
+                                 {2, s.samples});
+  case Operand::TopLocations:
+    return HostArray::fromValues(ElementKind::I32, d.topLocations,
+                                 {2, s.samples});
   }
   llvm_unreachable("unknown operand");
 }
@@ -148,14 +190,15 @@ template <typename T> T *at(llvm::MutableArrayRef<HostArray> a, unsigned i) {
 
 /// One op of the family: its operands, result and peer loop.
 struct OpBench {
-  const char *name;
+  /// The op's name in figures and its mnemonic.
+  const char *name, *mnemonic;
   std::vector<Operand> operands;
   /// The result's shape; it takes the argument after the operands.
   SmallVector<int64_t> (*resultShape)(const Shape &);
   void (*loop)(const Shape &, llvm::MutableArrayRef<HostArray>);
   /// Copy-equivalent bytes: the data written (each also read once) plus
   /// half of the per-sample words read.
-  double (*bytes)(const Shape &);
+  double (*bytes)(const Shape &, const RouterData &);
 
   std::vector<HostArray> arguments(const Shape &s, const RouterData &d) const {
     std::vector<HostArray> args;
@@ -173,6 +216,7 @@ struct OpBench {
 
 const OpBench kBackwardData = {
     "backward_data",
+    "moe_dispatch_backward_data",
     {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Dispatch},
     [](const Shape &s) {
       return SmallVector<int64_t>{s.samples, s.hidden};
@@ -191,12 +235,13 @@ const OpBench kBackwardData = {
           out[j] = dispatch[row * s.hidden + j] * gates[i];
       }
     },
-    [](const Shape &s) {
+    [](const Shape &s, const RouterData &) {
       return s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
     }};
 
 const OpBench kForward = {
     "forward",
+    "moe_dispatch_forward",
     {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Input},
     [](const Shape &s) {
       return SmallVector<int64_t>{rowsOf(s), s.hidden};
@@ -213,12 +258,43 @@ const OpBench kForward = {
           out[row * s.hidden + j] = input[i * s.hidden + j] * gates[i];
       }
     },
-    [](const Shape &s) {
+    [](const Shape &s, const RouterData &) {
       return rowsOf(s) * s.hidden * 4.0 + s.samples * 12.0 / 2;
+    }};
+
+const OpBench kCombine = {
+    "combine",
+    "moe_combine",
+    {Operand::TopGates, Operand::TopIndices, Operand::TopLocations,
+     Operand::Dispatch},
+    [](const Shape &s) {
+      return SmallVector<int64_t>{s.samples, s.hidden};
+    },
+    [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
+      const float *gates = at<float>(a, 0), *dispatch = at<float>(a, 3);
+      float *out = at<float>(a, 4);
+      std::memset(out, 0, s.samples * s.hidden * 4);
+      for (int64_t i = 0; i < s.samples; ++i)
+        for (int64_t j = 0; j < 2; ++j) {
+          int64_t slot = j * s.samples + i;
+          int64_t row = rowOf(s, at<int32_t>(a, 1), at<int32_t>(a, 2), slot);
+          for (int64_t x = 0; row >= 0 && x < s.hidden; ++x)
+            out[i * s.hidden + x] = out[i * s.hidden + x] +
+                                    dispatch[row * s.hidden + x] * gates[slot];
+        }
+    },
+    // Half of the kept rows read and the output written, plus half of the
+    // per-slot words.
+    [](const Shape &s, const RouterData &d) {
+      int64_t kept = 0;
+      for (size_t slot = 0; slot < d.topIndices.size(); ++slot)
+        kept += rowOf(s, d.topIndices.data(), d.topLocations.data(), slot) >= 0;
+      return (kept + s.samples) * s.hidden * 4.0 / 2 + s.samples * 24.0 / 2;
     }};
 
 const OpBench kBackwardGate = {
     "backward_gate",
+    "moe_dispatch_backward_gate",
     {Operand::Indices, Operand::Locations, Operand::Input, Operand::Dispatch},
     [](const Shape &s) { return SmallVector<int64_t>{s.samples}; },
     [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
@@ -234,7 +310,7 @@ const OpBench kBackwardGate = {
     },
     // Reads two rows per sample and writes one word: counted as one row's
     // copy per sample.
-    [](const Shape &s) {
+    [](const Shape &s, const RouterData &) {
       return s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
     }};
 
@@ -250,12 +326,12 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
   for (int64_t size : op.resultShape(s))
     result += std::to_string(size) + "x";
   result += "f32>";
-  std::string text = llvm::formatv(
-      "func.func @moe({0}) -> {1} {\n"
-      "  %r = npu.moe_dispatch_{2} %a0, %a1, %a2, %a3 {capacity = {3}, "
-      "num_experts = {4}} : ({5}) -> {1}\n"
-      "  return %r : {1}\n}",
-      args, result, op.name, s.capacity, s.experts, types);
+  std::string text =
+      llvm::formatv("func.func @moe({0}) -> {1} {\n"
+                    "  %r = npu.{2} %a0, %a1, %a2, %a3 {capacity = {3}, "
+                    "num_experts = {4}} : ({5}) -> {1}\n"
+                    "  return %r : {1}\n}",
+                    args, result, op.mnemonic, s.capacity, s.experts, types);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
@@ -271,7 +347,7 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
   auto &out = llvm::outs();
   std::string name = llvm::formatv("{0} ({1}, {2}, {3}, {4})", op.name,
                                    s.samples, s.hidden, s.capacity, s.experts);
-  double bytes = op.bytes(s);
+  double bytes = op.bytes(s, data);
   std::vector<HostArray> args = op.arguments(s, data);
 
   std::vector<HostArray> peerArgs = op.arguments(s, data);
@@ -336,7 +412,8 @@ int main(int argc, char **argv) {
       << llvm::format("%.2f", copyGBps) << " GB/s | 1.00 |\n";
   for (Shape s : {Shape{18432, 512, 11520, 2}, Shape{4608, 1024, 2880, 2}}) {
     RouterData data(s);
-    for (const OpBench *op : {&kBackwardData, &kForward, &kBackwardGate})
+    for (const OpBench *op :
+         {&kBackwardData, &kForward, &kBackwardGate, &kCombine})
       benchOp(ctx, *op, s, data, copyGBps);
   }
   return 0;
