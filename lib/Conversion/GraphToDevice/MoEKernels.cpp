@@ -269,14 +269,18 @@ struct DispatchRowScratch {
     scratch = k.alloc({deal}, i32);
   }
 
-  /// computeDispatchRows for the first n samples of `indices` and
-  /// `locations` (rank-1 global windows), loaded by DMA.
-  void compute(KernelBuilder &k, Value indices, Value locations,
-               const MoEShape &shape, Value n, Value rows, Value mask) const {
-    Value e = prefix(k, experts, n), s = prefix(k, slots, n);
-    k.dma(indices, e);
-    k.dma(locations, s);
-    computeDispatchRows(k, shape, e, s, prefix(k, scratch, n), rows, mask);
+  /// Queues the loads of the first n samples of `indices` and `locations`
+  /// (rank-1 global windows).
+  void load(KernelBuilder &k, Value indices, Value locations, Value n) const {
+    k.dmaStart(indices, prefix(k, experts, n));
+    k.dmaStart(locations, prefix(k, slots, n));
+  }
+
+  /// computeDispatchRows for the n samples loaded.
+  void compute(KernelBuilder &k, const MoEShape &shape, Value n, Value rows,
+               Value mask) const {
+    computeDispatchRows(k, shape, prefix(k, experts, n), prefix(k, slots, n),
+                        prefix(k, scratch, n), rows, mask);
   }
 };
 
@@ -389,26 +393,34 @@ struct SampleRowTiles {
 
   /// Slot `slot` of the rows of the n samples of `indices` and `locations`
   /// (rank-1 global windows): the dispatch row of a kept sample, -1 for a
-  /// dropped one; `mask` holds which are kept.
+  /// dropped one; `mask` holds which are kept. The loads are queued
+  /// together and waited for with npudev.wait_all (which also waits for
+  /// the slot's last write-back, as RowTilePipeline requires), so their
+  /// latencies overlap.
   Value prepare(KernelBuilder &k, RowTilePipeline &tiles, Value indices,
                 Value locations, const MoEShape &shape, Value slot, Value n) {
-    Value slotRows = tiles.block(rows, slot, n);
-    Value kept = prefix(k, mask, n);
-    scratch.compute(k, indices, locations, shape, n, slotRows, kept);
-    k.vselect(kept, slotRows, prefix(k, minusOne, n), slotRows);
-    return slotRows;
+    return prepareGated(k, tiles, indices, locations, nullptr, nullptr, shape,
+                        slot, n);
   }
 
-  /// prepare, and the samples' `gates` (a rank-1 global window) into slot
-  /// `slot` of `gateTiles`, 0 for a dropped sample.
+  /// prepare, and when `gates` is given, the samples' gates (a rank-1
+  /// global window) into slot `slot` of `gateTiles`, 0 for a dropped
+  /// sample.
   Value prepareGated(KernelBuilder &k, RowTilePipeline &tiles, Value indices,
                      Value locations, Value gates, Value gateTiles,
                      const MoEShape &shape, Value slot, Value n) {
-    Value sources = prepare(k, tiles, indices, locations, shape, slot, n);
-    Value g = tiles.block(gateTiles, slot, n);
-    k.dma(gates, g);
-    k.vselect(prefix(k, mask, n), g, prefix(k, zeros, n), g);
-    return sources;
+    scratch.load(k, indices, locations, n);
+    Value g = gates ? tiles.block(gateTiles, slot, n) : nullptr;
+    if (gates)
+      k.dmaStart(gates, g);
+    k.builder().create<dev::WaitAllOp>(k.location());
+    Value slotRows = tiles.block(rows, slot, n);
+    Value kept = prefix(k, mask, n);
+    scratch.compute(k, shape, n, slotRows, kept);
+    k.vselect(kept, slotRows, prefix(k, minusOne, n), slotRows);
+    if (gates)
+      k.vselect(kept, g, prefix(k, zeros, n), g);
+    return slotRows;
   }
 };
 
