@@ -821,7 +821,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     // The partition from its definition.
     std::vector<int32_t> want(rows);
     for (int64_t t = 0; t < kTasks; ++t) {
-      auto startOf = [&](int64_t task) -> int64_t {
+      auto startOf = [&, rows = rows](int64_t task) -> int64_t {
         if (task == 0)
           return 0;
         if (task == kTasks)

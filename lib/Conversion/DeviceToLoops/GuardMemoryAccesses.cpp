@@ -276,8 +276,8 @@ private:
     }
     SmallVector<Value> indexList(indices);
     runOnlyIf(op, go, [&](OpBuilder &b) {
-      for (auto [d, index] : llvm::enumerate(indexList)) {
-        Value out = buildNot(b, loc, inBounds[d]);
+      for (size_t d = 0; d < indexList.size(); ++d) {
+        Value index = indexList[d], out = buildNot(b, loc, inBounds[d]);
         b.create<scf::IfOp>(loc, out, [&](OpBuilder &b, Location loc) {
           auto asI64 = [&](Value v) -> Value {
             return b.create<arith::IndexCastOp>(loc, b.getI64Type(), v);

@@ -40,6 +40,8 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace npu;
 using dev::BinaryKind;
@@ -81,6 +83,8 @@ void recordTiling(dev::LaunchOp launch, StringRef strategy, int64_t dealS,
 
 /// The samples task `tid` takes when `total` are split over `tasks`: the
 /// first total % tasks tasks take one more. Returns (start, count).
+/// (Callers std::tie such pairs: the kernels' lambdas capture them, and
+/// C++17 lambdas cannot capture structured bindings.)
 std::pair<Value, Value> taskRange(KernelBuilder &k, Value tid, int64_t total,
                                   int64_t tasks) {
   int64_t per = total / tasks, extra = total % tasks;
@@ -228,7 +232,8 @@ void writeScaledOrZero(KernelBuilder &k, Value buffer, Value kept, Value source,
 void writeGradSlice(KernelBuilder &k, const MoEOperands &in, Value grad,
                     Value buffer, Value sample, Value offset, Value length,
                     const MoEShape &shape) {
-  auto [kept, row] = keptRow(k, in, sample, shape);
+  Value kept, row;
+  std::tie(kept, row) = keptRow(k, in, sample, shape);
   writeScaledOrZero(
       k, buffer, kept, in.dispatch, row,
       [&] { return k.load(in.gates, sample); }, grad, sample, offset, length);
@@ -529,7 +534,8 @@ void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
                        const MoEShape &shape, int64_t tasks, int64_t dealS) {
   Type element = elementOf(grad);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
@@ -562,7 +568,8 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
                               Value grad, const MoEShape &shape, int64_t tasks,
                               int64_t dealH) {
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     Value buffer = k.alloc({dealH}, elementOf(grad));
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
       writeGradSlice(k, in, grad, buffer, s, k.index(0), k.index(shape.hidden),
@@ -626,7 +633,8 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
   Type i32 = k.builder().getI32Type(), element = elementOf(result);
   int64_t totalRows = shape.experts * shape.capacity;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [first, owned] = taskRange(k, tid, totalRows, tasks);
+    Value first, owned;
+    std::tie(first, owned) = taskRange(k, tid, totalRows, tasks);
     // The last kept sample of each row of the chunk and its gate (-1 and 0
     // when there is none); entry dealW is a spare that other samples land
     // on.
@@ -779,7 +787,8 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
                    const MoEShape &shape, int64_t tasks, int64_t dealS) {
   Type element = elementOf(gradGates);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS);
     SampleRowTiles rows(k, dealS, element);
     Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
@@ -829,14 +838,16 @@ void buildDotPerSample(KernelBuilder &k, const MoEOperands &in, Value gradGates,
   Type f32 = k.builder().getF32Type(), element = elementOf(gradGates);
   Value hidden = k.index(shape.hidden);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     Value rowBuffer = k.alloc({dealH}, element),
           inputBuffer = k.alloc({dealH}, element);
     F32Scratch wideRow(k, element, {dealH}), wideInput(k, element, {dealH});
     Value sum = k.alloc({1}, f32);
     Value zero = k.index(0);
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
-      auto [kept, row] = keptRow(k, in, s, shape);
+      Value kept, row;
+      std::tie(kept, row) = keptRow(k, in, s, shape);
       k.ifThenElse(
           kept,
           [&] {
@@ -915,7 +926,8 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
   Type element = elementOf(output);
   int64_t topK = shape.topK;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
@@ -965,7 +977,8 @@ void buildCombineChunked(KernelBuilder &k, const MoEOperands &in, Value output,
                          const MoEShape &shape, int64_t tasks, int64_t dealH) {
   Type element = elementOf(output), f32 = k.builder().getF32Type();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    auto [start, count] = taskRange(k, tid, shape.samples, tasks);
+    Value start, count;
+    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
     Value row = k.alloc({dealH}, element), sum = k.alloc({dealH}, f32);
     F32Scratch wideRow(k, element, {dealH});
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
@@ -973,7 +986,8 @@ void buildCombineChunked(KernelBuilder &k, const MoEOperands &in, Value output,
         Value total = prefix(k, sum, len), part = prefix(k, row, len);
         k.vfill(total, k.f32(0.0));
         k.forLoop(k.index(0), k.index(shape.topK), k.index(1), [&](Value j) {
-          auto [kept, source] =
+          Value kept, source;
+          std::tie(kept, source) =
               keptRow(k, in.indices, in.locations, {j, s}, shape);
           k.ifThenElse(kept, [&] {
             k.dma(rowSlice(k, in.dispatch, source, at, len), part);
