@@ -74,7 +74,18 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
     `npudev.vsort` / `npudev.vunique` calls to the runtime
     (`npu_rt_sort_<type>`, `npu_rt_unique_<type>`). Finally every memref
     loses its `#npudev.space`, which the LLVM lowering does not know.
+
+    Before that, copies that only stage data for the host are dropped:
+    a matmul reads the global source of a buffer a DMA just filled for it,
+    and an elementwise op whose buffer only carries data from one global
+    window to another (DMA in, the op in place, DMA out) reads and writes
+    those windows (`forward-transits`).
   }];
+  let options = [
+    Option<"forwardTransits", "forward-transits", "bool", "true",
+           "let elementwise ops read and write the global windows their "
+           "buffer only carries data between (off: every copy as written)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",

@@ -83,7 +83,11 @@ void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
   // creates after.
   if (options.checked)
     pm.addPass(createGuardMemoryAccesses());
-  pm.addPass(createLowerDeviceToLoops());
+  // Checked mode keeps every copy, so that each access stays attributed to
+  // the op the kernel wrote.
+  LowerDeviceToLoopsOptions lowering;
+  lowering.forwardTransits = !options.checked;
+  pm.addPass(createLowerDeviceToLoops(lowering));
   if (options.checked)
     pm.addPass(createGuardMemoryAccesses());
   if (options.threads > 1) {

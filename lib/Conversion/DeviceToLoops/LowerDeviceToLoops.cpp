@@ -1,8 +1,8 @@
 //===- LowerDeviceToLoops.cpp - npudev to scf/memref/arith/math -----------===//
 //
-// Lowers row reports and mixed launches and forwards staged matmul inputs
-// (walks of their own), then applies every family's patterns (Patterns.h)
-// greedily, each replacing an npudev op by upstream IR with the
+// Lowers row reports and mixed launches, forwards staged matmul inputs and
+// transit buffers (walks of their own), then applies every family's patterns
+// (Patterns.h) greedily, each replacing an npudev op by upstream IR with the
 // simulator's semantics, then strips the
 // #npudev.space of every type with one walk. Linear in the IR size.
 //
@@ -56,11 +56,14 @@ struct MatchFailureRecorder : RewriterBase::Listener {
 
 struct LowerDeviceToLoopsPass
     : public npu::impl::LowerDeviceToLoopsBase<LowerDeviceToLoopsPass> {
+  using LowerDeviceToLoopsBase::LowerDeviceToLoopsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     lowerRowReports(module);
     outlineMixedLaunches(module);
     forwardStagedMatmulInputs(module);
+    if (forwardTransits)
+      forwardTransitBuffers(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
     MatchFailureRecorder recorder;

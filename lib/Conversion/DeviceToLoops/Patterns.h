@@ -37,6 +37,16 @@ void outlineMixedLaunches(mlir::ModuleOp module);
 /// sources, erasing the DMAs (StagingForwarding.cpp).
 void forwardStagedMatmulInputs(mlir::ModuleOp module);
 
+/// Whether `op` leaves global memory alone: it has no memory effects,
+/// allocates a buffer, or copies into on-chip memory (StagingForwarding.cpp).
+bool leavesGlobalMemoryAlone(mlir::Operation *op);
+
+/// Makes each elementwise vector op whose buffer only carries data from
+/// one global window to another (DMA in, the op in place, DMA out) read
+/// and write those windows, erasing the DMAs and the buffer
+/// (TransitForwarding.cpp).
+void forwardTransitBuffers(mlir::ModuleOp module);
+
 /// Replaces every npudev.report_rows by a status argument and atomic
 /// stores, and guards each launch by it (ReportLowering.cpp).
 void lowerRowReports(mlir::ModuleOp module);

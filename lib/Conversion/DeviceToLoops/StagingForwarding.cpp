@@ -23,12 +23,7 @@
 using namespace mlir;
 using namespace npu::dev;
 
-namespace {
-
-/// Whether `op`, between a DMA and the matmul reading its target, leaves
-/// the DMA's (global) source alone: it has no memory effects, allocates a
-/// buffer, or copies into on-chip memory.
-bool leavesGlobalMemoryAlone(Operation *op) {
+bool npu::dev::leavesGlobalMemoryAlone(Operation *op) {
   if (isMemoryEffectFree(op) || isa<AllocOp>(op))
     return true;
   auto dma = dyn_cast<DmaOp>(op);
@@ -36,6 +31,8 @@ bool leavesGlobalMemoryAlone(Operation *op) {
                           {MemorySpace::vector, MemorySpace::cube,
                            MemorySpace::shared});
 }
+
+namespace {
 
 /// The DMA that stages `operand` for `matmul`, if the matmul may read the
 /// DMA's source instead: `operand` is a buffer whose only uses are that
