@@ -10,6 +10,7 @@
 #include <functional>
 #include <immintrin.h>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,32 @@ inline double memcpyGBps(unsigned runs, size_t bytes) {
   std::vector<char> src(bytes, 1), dst(bytes, 0);
   double t = bestOf(runs, [&] { std::memcpy(dst.data(), src.data(), bytes); });
   return bytes / t / 1e9;
+}
+
+/// Best wall time of `runs` calls of fn(0) ... fn(threads - 1), all at once
+/// on their own threads.
+inline double bestOfOnThreads(unsigned runs, unsigned threads,
+                              const std::function<void(unsigned)> &fn) {
+  return bestOf(runs, [&] {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(fn, t);
+    for (std::thread &thread : pool)
+      thread.join();
+  });
+}
+
+/// memcpy bandwidth of `threads` threads each copying its share of
+/// `bytes` at once: what this host's memory gives memory-bound work on
+/// that many threads.
+inline double memcpyGBpsOnThreads(unsigned runs, size_t bytes,
+                                  unsigned threads) {
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  size_t share = bytes / threads;
+  double t = bestOfOnThreads(runs, threads, [&](unsigned i) {
+    std::memcpy(dst.data() + i * share, src.data() + i * share, share);
+  });
+  return share * threads / t / 1e9;
 }
 
 /// 12 independent vector FMA chains: enough to fill both FMA ports.
@@ -82,6 +109,20 @@ inline std::pair<double, double> peakFmaGFlops(unsigned runs) {
   }
   (void)sink;
   return {avx2, avx512};
+}
+
+/// The FMA rate of `threads` threads running the loop of `bits`-bit vectors
+/// (256 or 512) at once: the compute a host gives that many threads (less
+/// than `threads` times one core's when they share a physical core).
+inline double fmaGFlopsOnThreads(unsigned runs, unsigned threads,
+                                 unsigned bits) {
+  const int64_t iters = 20000000;
+  std::vector<float> sinks(threads);
+  double t = bestOfOnThreads(runs, threads, [&](unsigned i) {
+    sinks[i] = bits >= 512 ? fmaLoop512(iters) : fmaLoop(iters);
+  });
+  double perThread = bits >= 512 ? iters * 16.0 * 16 * 2 : iters * 12.0 * 8 * 2;
+  return perThread * threads / t / 1e9;
 }
 
 /// The widest vectors this host has, in bits: 512 (AVX-512F), 256 (AVX2

@@ -177,6 +177,9 @@ std::pair<SgemmFn, const char *> loadSgemm() {
 struct Report {
   llvm::raw_ostream &out;
   double copyGBps, fmaGFlops;
+  /// How much faster two threads compute than one on this host: the
+  /// physical limit of a two-thread speed-up.
+  double twoThreadFmaScaling;
   SgemmFn sgemm;
   std::string peerName;
 
@@ -195,11 +198,13 @@ std::unique_ptr<jit::CompiledKernel> compile(MLIRContext &ctx, StringRef text,
                                              StringRef entry,
                                              int32_t threads = 1) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  if (!module) // The parser has said why (e.g. a tile too large).
+    std::exit(1);
   jit::JitOptions options;
   options.threads = threads;
   options.maxVectorBits = maxVectorBits;
   auto kernel = jit::CompiledKernel::compile(*module, entry, options);
-  if (!module || failed(kernel))
+  if (failed(kernel))
     std::exit(1);
   return std::move(*kernel);
 }
@@ -257,8 +262,11 @@ void benchMatmul(MLIRContext &ctx, Report &report) {
                     peer);
   auto two = compile(ctx, matmulKernel(m, "f32", 4), "matmul", 2);
   double t2 = bestOf([&] { llvm::cantFail(two->run(args)); });
-  report.flopsRow("JIT matmul " + shape + " f32, 2 threads", flops / t2 / 1e9,
-                  llvm::formatv(", **{0:F2}x one thread**", t1 / t2).str());
+  report.flopsRow(
+      "JIT matmul " + shape + " f32, 2 threads", flops / t2 / 1e9,
+      llvm::formatv(", **{0:F2}x one thread** (the host's limit: {1:F2}x)",
+                    t1 / t2, report.twoThreadFmaScaling)
+          .str());
   for (auto [type, kind] : {std::pair{"f16", ElementKind::F16},
                             std::pair{"bf16", ElementKind::BF16}}) {
     HostArray half[] = {bench::randomArray(kind, {m, k}, 3),
@@ -337,7 +345,12 @@ int main(int argc, char **argv) {
   double copyGBps = bench::memcpyGBps(runs, bytes);
   auto [avx2GFlops, avx512GFlops] = bench::peakFmaGFlops(runs);
   double peak = bits >= 512 ? avx512GFlops : avx2GFlops;
-  Report report{out, copyGBps, peak, sgemm,
+  double twoThreadGFlops = bench::fmaGFlopsOnThreads(runs, 2, bits);
+  Report report{out,
+                copyGBps,
+                peak,
+                twoThreadGFlops / peak,
+                sgemm,
                 std::string(library ? library : "") +
                     (coretype ? std::string(", OPENBLAS_CORETYPE=") + coretype
                               : std::string())};
@@ -350,6 +363,10 @@ int main(int argc, char **argv) {
   if (bits >= 512)
     report.row("FMA rate, 1 core, 512-bit vectors",
                llvm::formatv("{0:F1} GFLOP/s", avx512GFlops), "1.00");
+  report.row(llvm::Twine("FMA rate, 2 threads at once, ") + llvm::Twine(bits) +
+                 "-bit vectors",
+             llvm::formatv("{0:F1} GFLOP/s", twoThreadGFlops),
+             llvm::formatv("{0:F2}x one thread", report.twoThreadFmaScaling));
   benchScaledCopy(ctx, report, bytes);
   benchMatmul(ctx, report);
   benchTileMatmul(ctx, report);

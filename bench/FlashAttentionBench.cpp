@@ -54,24 +54,25 @@ llvm::raw_ostream &out() { return llvm::outs(); }
 OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
                                      const char *element, int64_t mode,
                                      const char *device, bool grad = false) {
-  std::string t = llvm::formatv("tensor<1x{0}x{1}x{2}x{3}>", kHeads, s,
-                                kHeadDim, element);
+  std::string t =
+      llvm::formatv("tensor<1x{0}x{1}x{2}x{3}>", kHeads, s, kHeadDim, element);
   std::string stats = llvm::formatv("tensor<1x{0}x{1}x8xf32>", kHeads, s);
   std::string source =
-      grad ? llvm::formatv(
-                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}, %dy: {0}, %m: {1}, %s: {1}, %o: {0}) -> ({0}, {0}, {0}) {{
+      grad
+          ? llvm::formatv(
+                R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}, %dy: {0}, %m: {1}, %s: {1}, %o: {0}) -> ({0}, {0}, {0}) {{
   %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %v, %dy, %m, %s, %o {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}, {0}, {1}, {1}, {0}) -> ({0}, {0}, {0})
   return %dq, %dk, %dv : {0}, {0}, {0}
 })mlir",
-                 t, stats, kHeads, mode)
-                 .str()
-           : llvm::formatv(
-                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
+                t, stats, kHeads, mode)
+                .str()
+          : llvm::formatv(
+                R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
   %m, %s, %o = npu.flash_attention %q, %k, %v {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}) -> ({1}, {1}, {0})
   return %m, %s, %o : {1}, {1}, {0}
 })mlir",
-                 t, stats, kHeads, mode)
-                 .str();
+                t, stats, kHeads, mode)
+                .str();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
   PassManager pm(&ctx);
   LowerGraphToDeviceOptions options;
@@ -110,8 +111,8 @@ std::vector<HostArray> arguments(ModuleOp module) {
 }
 
 void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
-  OwningOpRef<ModuleOp> module = lowerAttention(ctx, s, "f16", mode,
-                                                "ascend910b");
+  OwningOpRef<ModuleOp> module =
+      lowerAttention(ctx, s, "f16", mode, "ascend910b");
   std::vector<HostArray> args = arguments(*module);
   sim::SimulationReport report;
   auto func = module->lookupSymbol<func::FuncOp>("fa");
@@ -129,8 +130,8 @@ void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
   out() << "| sim ascend910b f16 S " << s << (mode ? " causal" : " no mask")
         << " | " << llvm::format("%.1f", report.seconds * 1e6) << " us | "
         << llvm::format("%.1f%%", 100 * report.cubeUtilization) << " | "
-        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " | "
-        << pipes << " |\n";
+        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " | " << pipes
+        << " |\n";
 }
 
 void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
@@ -143,8 +144,7 @@ void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
   double t = bench::bestOf(runs, [&] { llvm::cantFail((*kernel)->run(args)); });
   double gflops = (grad ? 8.0 : 4.0) * kHeads * s * s * kHeadDim / t / 1e9;
   out() << "| JIT f32 1 thread S " << s << (grad ? " backward" : " forward")
-        << " | "
-        << llvm::format("%.1f", t * 1e3) << " ms | "
+        << " | " << llvm::format("%.1f", t * 1e3) << " ms | "
         << llvm::format("%.1f", gflops) << " GFLOP/s | "
         << llvm::format("%.3f", gflops / peak) << " of FMA peak |\n";
 }

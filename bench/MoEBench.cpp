@@ -342,8 +342,16 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
   return module;
 }
 
+/// Bandwidths of this host measured in the same run: memcpy on one thread,
+/// and how much faster two threads copy than one (the physical limit of a
+/// memory-bound op's two-thread speed-up).
+struct HostLimits {
+  double copyGBps, twoThreadCopyScaling;
+};
+
 void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
-             const RouterData &data, double copyGBps) {
+             const RouterData &data, const HostLimits &host) {
+  double copyGBps = host.copyGBps;
   auto &out = llvm::outs();
   std::string name = llvm::formatv("{0} ({1}, {2}, {3}, {4})", op.name,
                                    s.samples, s.hidden, s.capacity, s.experts);
@@ -369,7 +377,9 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
         << llvm::format("%.2f", bytes / t / 1e9 / copyGBps) << " of memcpy, "
         << (threads == 1
                 ? llvm::formatv("**{0:F2}x the loop**", tp / t).str()
-                : llvm::formatv("**{0:F2}x one thread**", t1 / t).str())
+                : llvm::formatv("**{0:F2}x one thread** (limit {1:F2}x)",
+                                t1 / t, host.twoThreadCopyScaling)
+                      .str())
         << " |\n";
   }
   out << "| peer: C++ loop " << name << ", 1 thread | "
@@ -406,15 +416,20 @@ int main(int argc, char **argv) {
   out << "host: " << bench::hostCpuName() << "; vectors used: " << bits
       << "-bit (" << bench::describeVectorBits(bits) << ")\n\n";
   double copyGBps = bench::memcpyGBps(runs, size_t(256) << 20);
+  double twoThreadGBps = bench::memcpyGBpsOnThreads(runs, size_t(256) << 20, 2);
+  HostLimits host{copyGBps, twoThreadGBps / copyGBps};
   out << "| figure (samples, hidden, capacity, experts) | value | ratio |\n"
       << "|---|---:|---:|\n";
   out << "| memcpy bandwidth, 1 thread, 256 MiB | "
       << llvm::format("%.2f", copyGBps) << " GB/s | 1.00 |\n";
+  out << "| memcpy bandwidth, 2 threads at once, 256 MiB | "
+      << llvm::format("%.2f", twoThreadGBps) << " GB/s | "
+      << llvm::format("%.2f", host.twoThreadCopyScaling) << "x one thread |\n";
   for (Shape s : {Shape{18432, 512, 11520, 2}, Shape{4608, 1024, 2880, 2}}) {
     RouterData data(s);
     for (const OpBench *op :
          {&kBackwardData, &kForward, &kBackwardGate, &kCombine})
-      benchOp(ctx, *op, s, data, copyGBps);
+      benchOp(ctx, *op, s, data, host);
   }
   return 0;
 }
