@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionReference.h"
+#include "FloatArrays.h"
 
 #include "npu/Conversion/Passes.h"
 #include "npu/InitAll.h"
@@ -29,6 +30,8 @@
 
 using namespace mlir;
 using namespace npu;
+using npu::testing::floatArray;
+using npu::testing::floatValues;
 namespace ref = npu::reference;
 
 namespace {
@@ -188,24 +191,6 @@ std::string buildSource(const Case &c, double scale) {
       .str();
 }
 
-HostArray toArray(const std::vector<double> &values,
-                  const std::vector<int64_t> &shape, ElementKind kind) {
-  HostArray a;
-  a.kind = kind;
-  a.shape.assign(shape.begin(), shape.end());
-  a.data.resize(values.size() * getElementBytes(kind));
-  for (size_t i = 0; i < values.size(); ++i)
-    storeFloat(a.data.data() + i * getElementBytes(kind), kind, values[i]);
-  return a;
-}
-
-std::vector<double> fromArray(const HostArray &a) {
-  std::vector<double> values(a.getNumElements());
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = loadFloat(a.data.data() + i * getElementBytes(a.kind), a.kind);
-  return values;
-}
-
 double maxError(const std::vector<double> &got,
                 const std::vector<double> &expected) {
   double worst = 0;
@@ -243,9 +228,8 @@ protected:
     for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
       auto memref = cast<MemRefType>(type);
       std::vector<double> nan(memref.getNumElements(), NAN);
-      args.push_back(
-          toArray(nan, {memref.getShape().begin(), memref.getShape().end()},
-                  *getElementKind(memref.getElementType())));
+      args.push_back(floatArray(*getElementKind(memref.getElementType()), nan,
+                                memref.getShape()));
     }
     if (jit) {
       EXPECT_TRUE(succeeded(jit::runJit(module, "fa", args)));
@@ -299,9 +283,9 @@ protected:
     fill(a.k, elements(tensorShape(c, false)));
     fill(a.v, elements(tensorShape(c, false)));
     std::vector<HostArray> inputs = {
-        toArray(a.q, tensorShape(c, true), c.element),
-        toArray(a.k, tensorShape(c, false), c.element),
-        toArray(a.v, tensorShape(c, false), c.element)};
+        floatArray(c.element, a.q, tensorShape(c, true)),
+        floatArray(c.element, a.k, tensorShape(c, false)),
+        floatArray(c.element, a.v, tensorShape(c, false))};
     auto bytes = [&](std::vector<uint8_t> &v, std::vector<int64_t> shape,
                      unsigned keepOneIn) {
       v.resize(elements(shape));
@@ -320,7 +304,7 @@ protected:
     if (c.pse != Case::Pse::None) {
       a.pseShape = pseShape(c);
       fill(a.pse, elements(a.pseShape));
-      inputs.push_back(toArray(a.pse, a.pseShape, c.element));
+      inputs.push_back(floatArray(c.element, a.pse, a.pseShape));
     }
     if (c.keepProb < 1) {
       a.keepProb = c.keepProb;
@@ -344,7 +328,7 @@ protected:
 
     ref::Forward exact = ref::forward(a),
                  naive = ref::forwardNaive(a, c.element);
-    std::vector<double> out = fromArray(sim[firstResult + 2]);
+    std::vector<double> out = floatValues(sim[firstResult + 2]);
     double error = maxError(out, exact.out);
     double naiveError = maxError(naive.out, exact.out);
     EXPECT_LE(error, 2 * naiveError)
@@ -389,10 +373,10 @@ protected:
       return eight;
     };
     std::vector<HostArray> extra = {
-        toArray(dy, tensorShape(c, true), c.element),
-        toArray(copies(f.max), statsShape, ElementKind::F32),
-        toArray(copies(f.sum), statsShape, ElementKind::F32),
-        toArray(out, tensorShape(c, true), c.element)};
+        floatArray(c.element, dy, tensorShape(c, true)),
+        floatArray(ElementKind::F32, copies(f.max), statsShape),
+        floatArray(ElementKind::F32, copies(f.sum), statsShape),
+        floatArray(c.element, out, tensorShape(c, true))};
     inputs.insert(inputs.begin() + 3, extra.begin(), extra.end());
     std::string source = buildSource(c, a.scale);
     OwningOpRef<ModuleOp> simModule = lower(source, c.device);
@@ -426,7 +410,7 @@ protected:
     for (size_t r = 0; r < results; ++r) {
       size_t i = inputs.size() + r;
       EXPECT_EQ(sim[i].data, jit[i].data) << names[r];
-      double error = maxError(fromArray(sim[i]), *exacts[r]);
+      double error = maxError(floatValues(sim[i]), *exacts[r]);
       double naiveError = maxError(*naives[r], *exacts[r]);
       EXPECT_LE(error, 2 * naiveError + (r == 3 ? dpseSlack : 0))
           << names[r] << ": naive " << getElementKindName(c.element)

@@ -8,8 +8,9 @@
 
 using namespace npu;
 
+template <typename T>
 HostArray npu::testing::floatArray(ElementKind kind,
-                                   const std::vector<float> &values,
+                                   const std::vector<T> &values,
                                    llvm::ArrayRef<int64_t> shape) {
   HostArray a;
   a.kind = kind;
@@ -20,12 +21,26 @@ HostArray npu::testing::floatArray(ElementKind kind,
   return a;
 }
 
-std::vector<float> npu::testing::roundTo(ElementKind kind,
-                                         std::vector<float> values) {
-  HostArray a = floatArray(kind, values, {int64_t(values.size())});
+template HostArray npu::testing::floatArray(ElementKind,
+                                            const std::vector<float> &,
+                                            llvm::ArrayRef<int64_t>);
+template HostArray npu::testing::floatArray(ElementKind,
+                                            const std::vector<double> &,
+                                            llvm::ArrayRef<int64_t>);
+
+std::vector<double> npu::testing::floatValues(const HostArray &array) {
+  std::vector<double> values(array.getNumElements());
+  unsigned bytes = getElementBytes(array.kind);
   for (size_t i = 0; i < values.size(); ++i)
-    values[i] = loadFloat(a.data.data() + i * getElementBytes(kind), kind);
+    values[i] = loadFloat(array.data.data() + i * bytes, array.kind);
   return values;
+}
+
+std::vector<float> npu::testing::roundTo(ElementKind kind,
+                                         const std::vector<float> &values) {
+  std::vector<double> rounded =
+      floatValues(floatArray(kind, values, {int64_t(values.size())}));
+  return std::vector<float>(rounded.begin(), rounded.end());
 }
 
 void npu::testing::expectSameBits(const HostArray &actual,

@@ -16,12 +16,16 @@
 
 namespace npu::testing {
 
-/// `values` stored as `kind` with `shape`.
-HostArray floatArray(ElementKind kind, const std::vector<float> &values,
+/// `values` (float or double) stored as `kind` with `shape`.
+template <typename T>
+HostArray floatArray(ElementKind kind, const std::vector<T> &values,
                      llvm::ArrayRef<int64_t> shape);
 
+/// The elements of a float array, widened to double.
+std::vector<double> floatValues(const HostArray &array);
+
 /// `values` rounded to `kind` and widened back to float.
-std::vector<float> roundTo(ElementKind kind, std::vector<float> values);
+std::vector<float> roundTo(ElementKind kind, const std::vector<float> &values);
 
 /// Expects `actual` to hold the bytes of `expected` stored as its kind,
 /// naming `what` and the first element that differs.

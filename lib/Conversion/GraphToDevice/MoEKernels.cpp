@@ -166,13 +166,9 @@ public:
   }
 
   /// Where an f32 result of n rows meant for `out` is computed: `out`
-  /// itself, or scratch that narrow() rounds into `out`.
+  /// itself, or scratch that roundSumInto() then rounds into `out`.
   Value target(KernelBuilder &k, Value out, Value n) {
     return buffer ? leadingRows(k, buffer, n) : out;
-  }
-  void narrow(KernelBuilder &k, Value wide, Value out) {
-    if (buffer)
-      k.vcast(wide, out);
   }
 
 private:
@@ -815,7 +811,7 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
           Value sum = tiles.block(sums, slot, n);
           Value wideSum = wideSums.target(k, sum, n);
           k.vreduce(dev::ReduceKind::sum, products, wideSum);
-          wideSums.narrow(k, wideSum, sum);
+          roundSumInto(k, wideSum, sum);
           Value kept = prefix(k, rows.mask, n);
           k.vcmpScalar(ComparePredicate::ge, tiles.block(rows.rows, slot, n),
                        k.i32(0), kept);
