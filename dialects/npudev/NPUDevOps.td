@@ -502,7 +502,11 @@ def NPUDev_IotaOp : NPUDev_Op<"iota", [NPUDev_VectorUnit,
 // Input checks
 //===----------------------------------------------------------------------===//
 
-def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows", [NPUDev_VectorUnit]> {
+/// The kernel's error status (npu::dev::KernelStatusResource).
+def NPUDev_KernelStatus : Resource<"::npu::dev::KernelStatusResource">;
+
+def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows", [NPUDev_VectorUnit,
+    MemoryEffects<[MemWrite<NPUDev_KernelStatus>]>]> {
   let summary = "fails the kernel on rows of its input that break a rule";
   let description = [{
     `rows` (a rank-1 integer buffer) holds the numbers of input rows that
@@ -513,7 +517,8 @@ def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows", [NPUDev_VectorUnit]> {
     one launch, the first in program order gives the error. So both
     executors name the same row whatever the task count and thread count:
     kernels check their input on the device instead of computing a silent
-    wrong answer.
+    wrong answer. The op writes the kernel's status (its declared effect),
+    so no pass may erase, merge or reorder it across other effects.
   }];
   let arguments = (ins Arg<NPUDev_VectorMemRef, "", [MemRead]>:$rows,
                        StrAttr:$message);

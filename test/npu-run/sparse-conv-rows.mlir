@@ -17,6 +17,11 @@
 // row, from either executor, rather than a wrong answer.
 // RUN: not npu-run %s --entry=bad_batch --random-inputs=3 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not npu-run %s --entry=bad_batch --random-inputs=3 --mode=jit 2>&1 | FileCheck %s --check-prefix=BAD
+// The checks survive the passes a user may run after the lowering.
+// RUN: npu-opt %s --npu-lower-to-device --canonicalize --cse -o %t.mlir
+// RUN: not npu-run %t.mlir --entry=bad_batch --random-inputs=3 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not npu-run %t.mlir --entry=bad_batch --random-inputs=3 --mode=jit 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not npu-run %t.mlir --entry=bad_batch --random-inputs=3 --mode=jit --checked 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: arg1 [1, 4] = [{{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}, {{-?[0-9]+}}]
 // CHECK-NEXT: arg2 [8, 2, 1] = [{{(-1, -1, )*}}0, 0{{(, -1, -1)*}}]

@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
@@ -399,7 +400,7 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
 }
 
 /// pairsAndConvSource parsed and lowered for the case's device and
-/// strategy; null if either step failed.
+/// strategy, then canonicalized and CSE'd; null if a step failed.
 OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
                                         const SparseConvGeometry &g,
                                         int64_t sites, int64_t cin,
@@ -413,6 +414,9 @@ OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
   options.device = c.device;
   options.sparseConvStrategy = c.strategy;
   pm.addPass(createLowerGraphToDevice(options));
+  // The site checks must survive the passes a user runs after lowering.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   if (failed(pm.run(*module)))
     return nullptr;
   return module;

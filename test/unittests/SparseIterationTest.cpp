@@ -842,7 +842,8 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
 
 /// The checked mode (npu-sparse-check-formats) on inputs that break each
 /// rule: both executors fail with the same message, naming the axis, the
-/// rule and the first offending entry; valid inputs still run.
+/// rule and the first offending entry, after --canonicalize --cse too;
+/// valid inputs still run.
 class SparseCheckedModeTest : public SparseIterationTest {
 protected:
   /// Runs @kernel checked, on the device path, with and without the
@@ -860,12 +861,18 @@ protected:
         return "";
       PassManager pm(&ctx);
       pm.addNestedPass<func::FuncOp>(sparse::createSparseCheckFormats());
+      // No pass may erase a check: canonicalize and CSE right after it and
+      // at the end.
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseDecompose());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
       if (staged)
         pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns({3}));
       pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
       EXPECT_TRUE(succeeded(pm.run(*module)));
       ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
         errors[variant] += d.str();
