@@ -524,6 +524,65 @@ Case backward(Case c) {
   return c;
 }
 
+TEST_F(FlashAttentionTest, HeadSizesWiderThanTheKeys) {
+  // f16 / bf16 output rows are D wide and rounded in a tile of their own,
+  // not in one S2 keys wide (the smallest case: one query, one key, D 2).
+  for (ElementKind kind : {ElementKind::F16, ElementKind::BF16}) {
+    Case c{ref::Layout::BNSD, 1, 1, 1, 1, 1, 2};
+    c.element = kind;
+    check(c);
+    check(backward(c));
+    Case gqa{ref::Layout::BSND, 2, 4, 2, 5, 3, 128, 0};
+    gqa.element = kind;
+    gqa.device = "ascend910b";
+    check(gqa);
+    check(backward(gqa));
+  }
+  // The shape of test/Dialect/NPU/flash-attention.mlir's @tnd_and_grad:
+  // packed sequences of 3 and 5 queries over 7 and 9 keys, D 64.
+  Case tnd{ref::Layout::TND, 2, 2, 1, 5, 9, 64, 7};
+  tnd.cumQ = {3, 8};
+  tnd.cumKV = {7, 16};
+  tnd.element = ElementKind::F16;
+  check(tnd);
+  check(backward(tnd));
+}
+
+TEST_F(FlashAttentionTest, SingleQueryWithMasks) {
+  // Decode: S1 = 1 with a per-batch or per-head mask and dropout, whose row
+  // axis of size 1 is the query's own, not a broadcast.
+  using Mask = Case::Mask;
+  for (Mask mask : {Mask::PerBatch, Mask::PerHead, Mask::Plain}) {
+    Case c{ref::Layout::BNSD, 2, 4, 2, 1, 37, 64};
+    c.mask = mask;
+    c.keepProb = 0.8;
+    check(c);
+    check(backward(c));
+    c.pse = Case::Pse::OneRow;
+    c.device = "ascend910b";
+    check(c);
+    check(backward(c));
+  }
+}
+
+TEST_F(FlashAttentionTest, LargeHeadSizesAreTiledToFit) {
+  // CANN takes D up to 512: the query rows and the keys per cube matmul
+  // shrink until the tiles fit cube memory.
+  for (const char *device : {"mlu590", "ascend910b"}) {
+    Case half{ref::Layout::BNSD, 1, 1, 1, 130, 300, 512, 0};
+    half.element = ElementKind::F16;
+    half.device = device;
+    check(half);
+    half.headDim = 448;
+    half.mode = 2;
+    check(half);
+    Case single{ref::Layout::BSND, 1, 2, 1, 70, 64, 512, 0};
+    single.device = device;
+    check(single);
+    check(backward(single));
+  }
+}
+
 TEST_F(FlashAttentionTest, BackwardLayoutsAndModes) {
   for (ref::Layout layout : {ref::Layout::BSH, ref::Layout::SBH,
                              ref::Layout::BSND, ref::Layout::BNSD})

@@ -66,6 +66,8 @@ template <typename OpT> struct AttentionLowering {
   Value wsScores, wsProbs, wsOutput, batchTable;
   Type element, f32, i32, i8;
   int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
+  /// Keys per matmul on the cube (the forward's base block).
+  int64_t cubeKeys = kCubeBlock;
   int64_t rowsPerVector = 0, chunkRows = 0, items = 0;
   attention::ForwardTiling tiling;
   /// Whether an item's group depends only on its place within its batch,
@@ -125,6 +127,8 @@ template <typename OpT> struct AttentionLowering {
     s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
     s1Inner = std::min(s1Inner, std::max<int64_t>(g.seqQ, 1));
     s2Inner = std::min(limits.s2Inner, std::max<int64_t>(g.seqKV, 1));
+    if (failed(fitCubeTiles()))
+      return failure();
     if (device.hasSplitCores()) {
       groups = device.getNumCores(dev::CoreKind::cube);
       vectorsPerGroup = device.getNumCores(dev::CoreKind::vector) / groups;
@@ -146,8 +150,10 @@ template <typename OpT> struct AttentionLowering {
     int64_t optional = (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
                        (hasPrefix() ? 1 : 0) + (pse ? elementBytes : 0) +
                        (pse || dropMask ? 4 : 0);
+    // The output row is rounded to the input type in a tile of its own.
+    int64_t narrowRow = element == f32 ? 0 : g.headDim * elementBytes;
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
-                          g.headDim * 4 + 8 * 4 + 16;
+                          g.headDim * 4 + narrowRow + 8 * 4 + 16;
     int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
     int64_t room = device.vectorBytes - fixed;
     chunkRows = std::min(rowsPerVector, room / perChunkRow);
@@ -157,6 +163,28 @@ template <typename OpT> struct AttentionLowering {
              << " does not fit the vector memory of device '" << device.name
              << "'";
     return success();
+  }
+
+  /// Halves the query rows or the keys per cube matmul, the larger first,
+  /// until the cube's tiles fit its memory (large head sizes: CANN takes D
+  /// up to 512): Q and the K / V chunk in the input type, S in f32, P in
+  /// the input type, O in f32.
+  LogicalResult fitCubeTiles() {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    auto bytes = [&] {
+      return s1Inner * d * eb + cubeKeys * d * eb +
+             s1Inner * cubeKeys * (4 + eb) + s1Inner * d * 4;
+    };
+    while (bytes() > device.cubeBytes && (s1Inner > 1 || cubeKeys > 1)) {
+      int64_t &larger = s1Inner >= cubeKeys ? s1Inner : cubeKeys;
+      larger = llvm::divideCeil(larger, 2);
+    }
+    if (bytes() <= device.cubeBytes)
+      return success();
+    return op.emitOpError("cannot be lowered: one query row and one key of "
+                          "head size ")
+           << d << " need " << bytes() << " bytes of cube memory, device '"
+           << device.name << "' has " << device.cubeBytes;
   }
 
   /// The tiling key's fields that the op, not the template, decides.
@@ -434,9 +462,9 @@ template <typename OpT> struct AttentionLowering {
       return k.alloc(shape, type, dev::MemorySpace::cube);
     };
     Value qTile = cube({s1Inner, g.headDim}, element);
-    Value kTile = cube({kCubeBlock, g.headDim}, element);
-    Value sTile = cube({s1Inner, kCubeBlock}, f32);
-    Value pTile = cube({s1Inner, kCubeBlock}, element);
+    Value kTile = cube({cubeKeys, g.headDim}, element);
+    Value sTile = cube({s1Inner, cubeKeys}, f32);
+    Value pTile = cube({s1Inner, cubeKeys}, element);
     Value oTile = cube({s1Inner, g.headDim}, f32);
     Value d = k.index(g.headDim), zero = k.index(0);
     forEachItem(group, [&](const Item &it) {
@@ -492,10 +520,11 @@ template <typename OpT> struct AttentionLowering {
     });
   }
 
-  /// for (cb = 0; cb < cols; cb += 128) body(cb, min(128, cols - cb)).
+  /// for (cb = 0; cb < cols; cb += cubeKeys)
+  ///   body(cb, min(cubeKeys, cols - cb)).
   void forEachCubeBlock(Value cols, function_ref<void(Value, Value)> body) {
-    k.forLoop(k.index(0), cols, k.index(kCubeBlock), [&](Value cb) {
-      body(cb, k.min(k.index(kCubeBlock), k.sub(cols, cb)));
+    k.forLoop(k.index(0), cols, k.index(cubeKeys), [&](Value cb) {
+      body(cb, k.min(k.index(cubeKeys), k.sub(cols, cb)));
     });
   }
 
@@ -504,6 +533,8 @@ template <typename OpT> struct AttentionLowering {
   /// The vector task's buffers.
   struct VectorBuffers {
     Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
+    /// The output rows in the input type (f16 / bf16 only): [chunk, D].
+    Value outNarrow;
     Value rowIndex;
     /// Tiles of the optional inputs, and an f32 tile to widen them in;
     /// the prefix modes' "key past the prefix" tile.
@@ -522,6 +553,8 @@ template <typename OpT> struct AttentionLowering {
     v.probs = k.alloc({chunkRows, s2Inner}, element);
     v.oChunk = k.alloc({chunkRows, g.headDim}, f32);
     v.statsChunk = k.alloc({chunkRows, 8}, f32);
+    if (element != f32)
+      v.outNarrow = k.alloc({chunkRows, g.headDim}, element);
     v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
     v.rowMax = k.alloc({rowsPerVector}, f32);
     v.rowSum = k.alloc({rowsPerVector}, f32);
@@ -690,7 +723,8 @@ template <typename OpT> struct AttentionLowering {
 
   /// The window of a [S1, S2] or [B | 1, N1 | 1, S1 | 1, S2] input at
   /// query rows [i0, i0 + rows) and keys [c0, c0 + cols): [rows, cols], or
-  /// [cols] when its row axis has size 1 (one row for every query).
+  /// [cols] when its row axis is broadcast (size 1 where S1 is not: one row
+  /// for every query). With S1 = 1 the row axis is the query's own.
   Value positionTile(Value input, const Item &it, Value i0, Value rows,
                      Value c0, Value cols) {
     ArrayRef<int64_t> shape = cast<MemRefType>(input.getType()).getShape();
@@ -698,7 +732,7 @@ template <typename OpT> struct AttentionLowering {
       return k.window(input, {i0, c0}, {rows, cols});
     OpFoldResult one = k.builder().getIndexAttr(1);
     Value zero = k.index(0);
-    bool oneRow = shape[2] == 1;
+    bool oneRow = shape[2] == 1 && g.seqQ != 1;
     SmallVector<unsigned> drop = {0, 1};
     if (oneRow)
       drop.push_back(2);
@@ -796,7 +830,7 @@ template <typename OpT> struct AttentionLowering {
     if (element == f32) {
       k.dma(acc, target);
     } else {
-      Value narrow = rowsOf(buf.probs, zero, rows, zero, d);
+      Value narrow = rowsOf(buf.outNarrow, zero, rows, zero, d);
       k.vcast(acc, narrow);
       k.dma(narrow, target);
     }
