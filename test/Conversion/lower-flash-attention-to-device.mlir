@@ -130,3 +130,18 @@ func.func @grad_bf16_pse_one_batch(%q: tensor<2x2x40x64xbf16>, %st: tensor<2x2x4
   %dq, %dk, %dv, %dpse = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q pse %pse {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125} : (tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x8xf32>, tensor<2x2x40x8xf32>, tensor<2x2x40x64xbf16>, tensor<1x2x40x40xbf16>) -> (tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<2x2x40x64xbf16>, tensor<1x2x40x40xbf16>)
   return %dpse : tensor<1x2x40x40xbf16>
 }
+
+// -----
+
+// Batches with one sequence length and band compute their fields from the
+// batch index: no per-batch table, so 2^24 batches lower to a kernel of the
+// same size as one (it used to store nine constants per batch).
+// CHECK-LABEL: func.func @many_batches
+// CHECK-NOT: xi64, #npudev.space<global>>
+// CHECK: npudev.mixed_launch
+// CHECK-NOT: memref.store
+// CHECK: return
+func.func @many_batches(%q: tensor<16777216x1x1x8xf16>) -> tensor<16777216x1x1x8xf16> {
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 1, scale = 0.5} : (tensor<16777216x1x1x8xf16>, tensor<16777216x1x1x8xf16>, tensor<16777216x1x1x8xf16>) -> (tensor<16777216x1x1x8xf32>, tensor<16777216x1x1x8xf32>, tensor<16777216x1x1x8xf16>)
+  return %o : tensor<16777216x1x1x8xf16>
+}

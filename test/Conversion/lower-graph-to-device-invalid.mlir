@@ -45,3 +45,21 @@ func.func @grid_requested(%idx: tensor<4x4xi32>) -> tensor<1xi32> {
   %o, %p, %n = npu.get_indice_pairs %idx {batch_size = 4 : i64, spatial_shape = array<i64: 2048, 2048, 2048>, kernel_size = array<i64: 1, 1, 1>} : (tensor<4x4xi32>) -> (tensor<?x4xi32>, tensor<1x2x4xi32>, tensor<1xi32>)
   return %n : tensor<1xi32>
 }
+
+// -----
+
+// Every tensor lives in global memory: one larger than the device's is
+// refused before any kernel is sized from it (a batch of 2^40).
+// expected-error @+1 {{'func.func' op cannot be lowered for device 'mlu590': value of type 'tensor<1099511627776x2x4x8xf32>' needs 281474976710656 bytes of global memory, the device has 51539607552}}
+func.func @beyond_global_memory(%q: tensor<1099511627776x2x4x8xf32>) -> tensor<1099511627776x2x4x8xf32> {
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.5} : (tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>) -> (tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>)
+  return %o : tensor<1099511627776x2x4x8xf32>
+}
+
+// -----
+
+// A size whose bytes overflow int64.
+// expected-error @+1 {{'func.func' op cannot be lowered for device 'mlu590': value of type 'tensor<4611686018427387904x4xf32>' needs more than 2^63 bytes of global memory, the device has 51539607552}}
+func.func @bytes_overflow(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  return %x : tensor<4611686018427387904x4xf32>
+}

@@ -136,9 +136,12 @@ template <typename OpT> struct AttentionLowering {
       vectorsPerGroup = 2;
       groups = device.getNumCores() / (1 + vectorsPerGroup);
     }
-    items = 0;
-    for (int64_t b = 0; b < g.batch; ++b)
-      items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
+    items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
+    if (g.layout == AttentionLayout::TND) {
+      items = 0;
+      for (int64_t b = 0; b < g.batch; ++b)
+        items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
+    }
     groups = std::max<int64_t>(1, std::min(groups, items));
     vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
@@ -339,10 +342,21 @@ template <typename OpT> struct AttentionLowering {
     return globalBuffer({groups, 2, s1Inner, cols}, type);
   }
 
+  /// Whether batches differ in their sequences or band (TND's packed
+  /// sequences, the prefix modes' prefix): they then read a table, whose
+  /// size follows the attributes that describe them. Other batches are
+  /// computed from the batch index, so the kernel does not grow with B.
+  bool batchesDiffer() {
+    return g.layout == AttentionLayout::TND || hasPrefix();
+  }
+
   /// Per batch: where its sequences start and how long they are, its band
   /// (AttentionDiagonals, clamped to i32) and the index of its first item
-  /// modulo the groups. Filled before the launch; O(B) stores.
+  /// modulo the groups. Filled before the launch; O(B) stores, where the
+  /// batches differ (null otherwise).
   Value buildBatchTable() {
+    if (!batchesDiffer())
+      return {};
     OpBuilder &b = k.builder();
     Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
                                b.getI64Type());
@@ -352,8 +366,8 @@ template <typename OpT> struct AttentionLowering {
       int64_t seqQ = g.getSeqQ(batch), seqKV = g.getSeqKV(batch);
       AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
       int64_t values[kNumBatchFields] = {
-          g.startsQ[batch],    seqQ,
-          g.startsKV[batch],   seqKV,
+          g.getStartQ(batch),  seqQ,
+          g.getStartKV(batch), seqKV,
           clampToI32(d.low),   clampToI32(d.high),
           d.prefixEnd,         sameGroupAcrossBatches ? 0 : itemBase % groups,
           keyItemBase % groups};
@@ -379,8 +393,7 @@ template <typename OpT> struct AttentionLowering {
     int64_t heads = alongKeys ? g.headsKV : g.headsQ;
     k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
       Item it = readBatch(b);
-      Value base = k.toIndex(k.load(
-          batchTable, {b, k.index(alongKeys ? kKeyItemBase : kItemBase)}));
+      Value base = batchField(b, alongKeys ? kKeyItemBase : kItemBase);
       Value length = alongKeys ? it.seqKV : it.seqQ;
       Value blocks =
           k.div(k.add(length, k.index(blockSize - 1)), k.index(blockSize));
@@ -406,11 +419,44 @@ template <typename OpT> struct AttentionLowering {
                      });
   }
 
-  /// An item of batch `b` with its sequences and band read from the table.
-  Item readBatch(Value b) {
-    auto field = [&](BatchField f) {
+  /// Field `f` of batch `b`: from the table where batches differ, else
+  /// computed as buildBatchTable would have stored it.
+  Value batchField(Value b, BatchField f) {
+    if (batchTable)
       return k.toIndex(k.load(batchTable, {b, k.index(f)}));
+    auto itemsBefore = [&](int64_t heads, int64_t length, int64_t block) {
+      Value perBatch = k.index(heads * llvm::divideCeil(length, block));
+      return k.rem(k.mul(b, perBatch), k.index(groups));
     };
+    switch (f) {
+    case kStartQ:
+      return k.mul(b, k.index(g.seqQ));
+    case kSeqQ:
+      return k.index(g.seqQ);
+    case kStartKV:
+      return k.mul(b, k.index(g.seqKV));
+    case kSeqKV:
+      return k.index(g.seqKV);
+    case kLow:
+      return k.index(clampToI32(band.low));
+    case kHigh:
+      return k.index(clampToI32(band.high));
+    case kPrefixEnd:
+      return k.index(0);
+    case kItemBase:
+      return sameGroupAcrossBatches ? k.index(0)
+                                    : itemsBefore(g.headsQ, g.seqQ, s1Inner);
+    case kKeyItemBase:
+      return itemsBefore(g.headsKV, g.seqKV, s2Inner);
+    case kNumBatchFields:
+      break;
+    }
+    llvm_unreachable("not a batch field");
+  }
+
+  /// An item of batch `b` with its sequences and band.
+  Item readBatch(Value b) {
+    auto field = [&](BatchField f) { return batchField(b, f); };
     Item it;
     it.b = b;
     it.startQ = field(kStartQ);
@@ -855,7 +901,8 @@ template <typename OpT> struct AttentionLowering {
         [&](Value t) { buildVector(t); });
     recordTiling(launch);
     for (Value ws : {wsScores, wsProbs, wsOutput, batchTable})
-      b.create<memref::DeallocOp>(k.location(), ws);
+      if (ws)
+        b.create<memref::DeallocOp>(k.location(), ws);
   }
 
   void recordTiling(dev::MixedLaunchOp launch) {

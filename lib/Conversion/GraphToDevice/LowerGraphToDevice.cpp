@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace npu {
 #define GEN_PASS_DEF_LOWERGRAPHTODEVICE
@@ -119,8 +120,35 @@ private:
           << value.getType() << " is not a statically shaped tensor";
       return failure();
     }
+    if (failed(checkGlobalMemory(op, value.getType(), shape,
+                                 tensor.getElementType())))
+      return failure();
     return getGlobalMemRefType(op->getContext(), shape,
                                tensor.getElementType());
+  }
+
+  /// Every tensor lives in global memory: one larger than the device's
+  /// (or whose size overflows) cannot run, and would otherwise size
+  /// kernels, tables and loops from an impossible count.
+  LogicalResult checkGlobalMemory(Operation *op, Type type,
+                                  ArrayRef<int64_t> shape, Type element) {
+    // index (or another non-numeric element) is stored as 8 bytes.
+    unsigned bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+    int64_t bytes = llvm::divideCeil(bits, 8);
+    bool overflow = false;
+    for (int64_t size : shape)
+      overflow |= llvm::MulOverflow(bytes, size, bytes);
+    if (!overflow && bytes <= device.globalBytes)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError("cannot be lowered for device '")
+                              << device.name << "': value of type " << type
+                              << " needs ";
+    if (overflow)
+      diag << "more than 2^63 bytes";
+    else
+      diag << bytes << " bytes";
+    return diag << " of global memory, the device has " << device.globalBytes;
   }
 
   static bool hasDynamicRows(Value value) {

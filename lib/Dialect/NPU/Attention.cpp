@@ -33,7 +33,8 @@ int64_t AttentionGeometry::getOffset(bool query, int64_t b, int64_t n,
   case AttentionLayout::BNSD:
     return ((b * heads + n) * seq + s) * headDim + d;
   case AttentionLayout::TND:
-    return (((query ? startsQ : startsKV)[b] + s) * heads + n) * headDim + d;
+    return ((query ? getStartQ(b) : getStartKV(b)) + s) * heads * headDim +
+           n * headDim + d;
   }
   llvm_unreachable("unknown attention layout");
 }
@@ -41,7 +42,7 @@ int64_t AttentionGeometry::getOffset(bool query, int64_t b, int64_t n,
 int64_t AttentionGeometry::getStatisticsRow(int64_t b, int64_t n,
                                             int64_t s) const {
   if (layout == AttentionLayout::TND)
-    return (startsQ[b] + s) * headsQ + n;
+    return (getStartQ(b) + s) * headsQ + n;
   return (b * headsQ + n) * seqQ + s;
 }
 
@@ -245,10 +246,6 @@ template <typename OpT> struct AttentionChecker {
       if (qlen || kvlen)
         return error() << "actual_seq_qlen and actual_seq_kvlen are for "
                           "layout TND only";
-      for (int64_t b = 0; b <= g.batch; ++b) {
-        g.startsQ.push_back(b * g.seqQ);
-        g.startsKV.push_back(b * g.seqKV);
-      }
       return success();
     }
     if (!qlen || !kvlen)

@@ -28,15 +28,27 @@ struct AttentionGeometry {
   /// S1 and S2; for TND the longest packed sequence.
   int64_t seqQ = 0, seqKV = 0;
   int64_t headDim = 0;
-  /// Where each batch's sequence starts in its tensor's sequence axis, one
-  /// more entry than batches: b x S outside TND, the cumulative lengths
-  /// (with a leading 0) for TND.
+  /// TND only (empty otherwise, where batch b starts at b x S): where each
+  /// packed sequence starts, the cumulative lengths with a leading 0, one
+  /// more entry than batches. Nothing here grows with the batch of a
+  /// layout that has a batch axis, which a type may make 2^40.
   llvm::SmallVector<int64_t> startsQ, startsKV;
 
   /// Query heads per key/value head (N1 / N2).
   int64_t getGroup() const { return headsQ / headsKV; }
-  int64_t getSeqQ(int64_t b) const { return startsQ[b + 1] - startsQ[b]; }
-  int64_t getSeqKV(int64_t b) const { return startsKV[b + 1] - startsKV[b]; }
+  /// Where batch b's query (key/value) sequence starts along its axis.
+  int64_t getStartQ(int64_t b) const {
+    return startsQ.empty() ? b * seqQ : startsQ[b];
+  }
+  int64_t getStartKV(int64_t b) const {
+    return startsKV.empty() ? b * seqKV : startsKV[b];
+  }
+  int64_t getSeqQ(int64_t b) const {
+    return startsQ.empty() ? seqQ : startsQ[b + 1] - startsQ[b];
+  }
+  int64_t getSeqKV(int64_t b) const {
+    return startsKV.empty() ? seqKV : startsKV[b + 1] - startsKV[b];
+  }
   /// The element of (batch b, head n, position s, d) in the flat query
   /// tensor (`query` true) or key/value tensor.
   int64_t getOffset(bool query, int64_t b, int64_t n, int64_t s,
