@@ -85,16 +85,22 @@ template <typename Fn> void forEachRow(const MemRefView &view, Fn fn) {
 }
 
 /// IEEE maximum/minimum as llvm.maximum / llvm.minimum: NaN wins, +0 > -0.
+/// Which NaN: the first NaN operand, quieted (a + a keeps its sign and
+/// payload), as the JIT's lowering makes it (FloatMinMaxPatterns.cpp).
 template <typename T> T maximum(T a, T b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<T>::quiet_NaN();
+  if (std::isnan(a))
+    return a + a;
+  if (std::isnan(b))
+    return b + b;
   if (a == b)
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
 template <typename T> T minimum(T a, T b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<T>::quiet_NaN();
+  if (std::isnan(a))
+    return a + a;
+  if (std::isnan(b))
+    return b + b;
   if (a == b)
     return std::signbit(a) ? a : b;
   return a < b ? a : b;

@@ -655,6 +655,29 @@ TEST_F(FlashAttentionTest, BackwardBroadcastPse) {
   }
 }
 
+TEST_F(FlashAttentionTest, NaNsAreTheSameBytes) {
+  // scale 0 times an infinite score is NaN: the softmax statistics and the
+  // output are NaN, and both executors must write the same NaN.
+  Case c{ref::Layout::BNSD, 1, 1, 1, 2, 3, 4};
+  std::vector<double> q = {1, 2, 3, 4, -1, 0.5, 2, 1};
+  std::vector<double> k = {INFINITY, 1, 1, 1, 0, 1, 0, 1, 2, 2, 2, 2};
+  std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  std::vector<HostArray> inputs = {
+      floatArray(ElementKind::F32, q, tensorShape(c, true)),
+      floatArray(ElementKind::F32, k, tensorShape(c, false)),
+      floatArray(ElementKind::F32, v, tensorShape(c, false))};
+  std::string source = buildSource(c, 0.0);
+  OwningOpRef<ModuleOp> simModule = lower(source, c.device);
+  OwningOpRef<ModuleOp> jitModule = lower(source, c.device);
+  ASSERT_TRUE(simModule && jitModule);
+  std::vector<HostArray> sim = run(*simModule, inputs, false);
+  std::vector<HostArray> jit = run(*jitModule, inputs, true);
+  for (size_t i = inputs.size(); i < sim.size(); ++i) {
+    EXPECT_EQ(sim[i].data, jit[i].data) << "result " << i - inputs.size();
+    EXPECT_TRUE(std::isnan(sim[i].getValues<float>()[0]));
+  }
+}
+
 TEST_F(FlashAttentionTest, EmptyTensors) {
   check({ref::Layout::BNSD, 0, 2, 1, 8, 8, 64});
   check({ref::Layout::BSND, 1, 2, 1, 0, 8, 64});

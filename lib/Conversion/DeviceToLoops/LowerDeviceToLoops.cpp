@@ -35,6 +35,7 @@ void npu::dev::populateDeviceToLoopsPatterns(RewritePatternSet &patterns) {
   populateMatmulLoweringPatterns(patterns);
   populateSortLoweringPatterns(patterns);
   populateMixedLaunchLoweringPatterns(patterns);
+  populateFloatMinMaxPatterns(patterns);
   // Drop the tokens loops and branches carry once their waits are gone.
   scf::ForOp::getCanonicalizationPatterns(patterns, patterns.getContext());
   scf::IfOp::getCanonicalizationPatterns(patterns, patterns.getContext());

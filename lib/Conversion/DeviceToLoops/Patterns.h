@@ -24,6 +24,10 @@ void populateMatmulLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// vsort, vunique: runtime calls (SortPatterns.cpp).
 void populateSortLoweringPatterns(mlir::RewritePatternSet &patterns);
 
+/// arith.maximumf and arith.minimumf with the simulator's NaN rule: the
+/// first NaN operand, quieted (FloatMinMaxPatterns.cpp).
+void populateFloatMinMaxPatterns(mlir::RewritePatternSet &patterns);
+
 /// set_flag, wait_flag: runtime calls; async: its body in place
 /// (MixedLaunchLowering.cpp).
 void populateMixedLaunchLoweringPatterns(mlir::RewritePatternSet &patterns);
