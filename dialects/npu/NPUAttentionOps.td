@@ -52,7 +52,9 @@ def NPU_FlashAttentionOp : NPU_Op<"flash_attention", [Pure,
     `scale * (pse[b, h, i, j] + q_i . k_j)`; positions the mask removes
     are excluded from the softmax: `atten_mask` (1 = masked; [S1, S2],
     [B, 1, S1, S2] or [B, N1, S1, S2]) and the band of `sparse_mode`:
-    0 keeps -pre_tokens <= j - i <= next_tokens, 1 only the given mask,
+    0 keeps -pre_tokens <= j - i <= next_tokens when `atten_mask` is given
+    and everything when it is not (CANN ignores the tokens then), 1 only
+    the given mask,
     2 causal from the top left (j <= i), 3 causal from the bottom right
     (j - i <= S2 - S1), 4 the band of mode 0 counted from the bottom right,
     5 and 6 mode 3 plus the first `prefix[b]` keys, 7 and 8 causal per

@@ -52,12 +52,13 @@ func.func @s1_bf16_bsh_causal(%q: tensor<2x512x512xbf16>) -> tensor<2x512x512xbf
 
 // S2 <= 128 and 64 x 64 <= 65536: the B template; 8 (batch, head) items,
 // so 8 groups. Digits: B = 0, none, none, 0, f32 = 1, SBND (SBH) = 1,
-// band (pre/next tokens) = 4, 2.
+// band (mode 4's pre/next tokens) = 4, 2. (Mode 0 takes the tokens only
+// with a mask, as CANN does.)
 // CHECK-LABEL: func.func @b_f32_sbh_band
 // CHECK: npudev.mixed_launch cube(8)
 // CHECK: template = "b", tiling_key = "10000000000024110990"
 func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
-  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<SBH>, head_num = 2, scale = 0.125, pre_tokens = 8, next_tokens = 0} : (tensor<64x4x128xf32>, tensor<64x4x128xf32>, tensor<64x4x128xf32>) -> (tensor<4x2x64x8xf32>, tensor<4x2x64x8xf32>, tensor<64x4x128xf32>)
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<SBH>, head_num = 2, scale = 0.125, sparse_mode = 4, pre_tokens = 8, next_tokens = 0} : (tensor<64x4x128xf32>, tensor<64x4x128xf32>, tensor<64x4x128xf32>) -> (tensor<4x2x64x8xf32>, tensor<4x2x64x8xf32>, tensor<64x4x128xf32>)
   return %o : tensor<64x4x128xf32>
 }
 

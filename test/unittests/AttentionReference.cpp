@@ -58,7 +58,8 @@ static bool maskedByMode(const Attention &a, int64_t b, int64_t i, int64_t j) {
   int64_t s1 = a.getSeqQ(b), s2 = a.getSeqKV(b);
   switch (a.sparseMode) {
   case 0:
-    return j - i > a.nextTokens || i - j > a.preTokens;
+    // pre_tokens and next_tokens apply only with a mask (CANN).
+    return !a.mask.empty() && (j - i > a.nextTokens || i - j > a.preTokens);
   case 1:
     return false;
   case 2:

@@ -55,13 +55,19 @@ protected:
     std::string stats =
         tnd ? llvm::formatv("tensor<{0}x1x8xf32>", t1).str()
             : llvm::formatv("tensor<{0}x1x{1}x8xf32>", a.batch, a.seqQ).str();
+    // The mask's values do not matter to the band, only whether it is given.
+    std::string mask =
+        a.mask.empty()
+            ? ""
+            : llvm::formatv("tensor<{0}x{1}xi8>", a.seqQ, a.seqKV).str();
     std::string source = llvm::formatv(
-        R"mlir(func.func @f(%q: {0}, %k: {1}) {{
-  %m, %s, %o = npu.flash_attention %q, %k, %k {{input_layout = #npu.attention_layout<{2}>, head_num = 1, scale = 1.0, sparse_mode = {3}, pre_tokens = {4}, next_tokens = {5}{6}} : ({0}, {1}, {1}) -> ({7}, {7}, {0})
+        R"mlir(func.func @f(%q: {0}, %k: {1}{8}) {{
+  %m, %s, %o = npu.flash_attention %q, %k, %k{9} {{input_layout = #npu.attention_layout<{2}>, head_num = 1, scale = 1.0, sparse_mode = {3}, pre_tokens = {4}, next_tokens = {5}{6}} : ({0}, {1}, {1}{10}) -> ({7}, {7}, {0})
   return
 })mlir",
         q, k, tnd ? "TND" : "BNSD", a.sparseMode, a.preTokens, a.nextTokens,
-        extra, stats);
+        extra, stats, mask.empty() ? "" : ", %mask: " + mask,
+        mask.empty() ? "" : " mask %mask", mask.empty() ? "" : ", " + mask);
     module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module) << source;
     Operation *op = nullptr;
@@ -118,6 +124,12 @@ TEST_F(AttentionTest, BandsMatchTheModesDefinitions) {
     a.nextTokens = c.next;
     a.prefix = c.prefix;
     expectSameMask(parseBand(a), a);
+    // Mode 0's tokens count only with a mask (here one that masks nothing).
+    if (c.mode == 0) {
+      a.maskShape = {c.s1, c.s2};
+      a.mask.assign(c.s1 * c.s2, 0);
+      expectSameMask(parseBand(a), a);
+    }
   }
   // Mode 1 masks by atten_mask alone (which the parsed op would need).
   ref::Attention all;

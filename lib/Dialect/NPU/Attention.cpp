@@ -439,6 +439,10 @@ AttentionBand npu::getAttentionBand(Operation *op) {
     band.sparseMode = typed.getSparseMode();
     band.preTokens = typed.getPreTokens();
     band.nextTokens = typed.getNextTokens();
+    // CANN's mode 0 without atten_mask computes every position: pre_tokens
+    // and next_tokens count only when a mask is given.
+    if (band.sparseMode == 0 && !typed.getAttenMask())
+      band.preTokens = band.nextTokens = AttentionDiagonals::kUnbounded;
     if (auto prefix = typed.getPrefixAttr())
       band.prefix.assign(prefix.asArrayRef().begin(),
                          prefix.asArrayRef().end());

@@ -101,7 +101,8 @@ bool isAttentionMaskRead(int64_t sparseMode, llvm::ArrayRef<int64_t> maskShape);
 /// The geometry of an npu.flash_attention or npu.flash_attention_grad
 /// (an error at the op if its shapes do not fit its layout).
 mlir::FailureOr<AttentionGeometry> getAttentionGeometry(mlir::Operation *op);
-/// The band of such an op's sparse mode and tokens.
+/// The band of such an op's sparse mode and tokens (mode 0 without
+/// atten_mask has none: CANN ignores pre_tokens and next_tokens there).
 AttentionBand getAttentionBand(mlir::Operation *op);
 
 } // namespace npu
