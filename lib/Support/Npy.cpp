@@ -23,6 +23,7 @@ static const char kMagic[] = "\x93NUMPY";
 unsigned npu::getNpyElementBytes(NpyDType type) {
   switch (type) {
   case NpyDType::I8:
+  case NpyDType::Bool:
     return 1;
   case NpyDType::F16:
     return 2;
@@ -50,6 +51,8 @@ StringRef npu::getNpyDescr(NpyDType type) {
     return "<i4";
   case NpyDType::I64:
     return "<i8";
+  case NpyDType::Bool:
+    return "|b1";
   }
   llvm_unreachable("unknown dtype");
 }
@@ -84,13 +87,13 @@ static llvm::Expected<NpyDType> parseDescr(StringRef descr) {
                     "') is not supported; save it little-endian");
   static const std::pair<StringRef, NpyDType> known[] = {
       {"<f2", NpyDType::F16}, {"<f4", NpyDType::F32}, {"<f8", NpyDType::F64},
-      {"|i1", NpyDType::I8},  {"<i1", NpyDType::I8},  {"|b1", NpyDType::I8},
+      {"|i1", NpyDType::I8},  {"<i1", NpyDType::I8},  {"|b1", NpyDType::Bool},
       {"<i4", NpyDType::I32}, {"<i8", NpyDType::I64}};
   for (auto [name, type] : known)
     if (descr == name)
       return type;
   return npyError("element type '" + descr +
-                  "' is not supported (f2, f4, f8, i1, i4, i8 are)");
+                  "' is not supported (f2, f4, f8, i1, i4, i8, b1 are)");
 }
 
 static llvm::Expected<llvm::SmallVector<int64_t, 4>>
@@ -139,6 +142,15 @@ llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
     return npyError("truncated header");
   StringRef header = bytes.substr(headerStart, headerLength);
 
+  // A Python dict keeps the last of a repeated key, findValue the first:
+  // a header that repeats one is read by neither rule.
+  for (StringRef key : {"descr", "fortran_order", "shape"}) {
+    std::string quoted = ("'" + key + "'").str();
+    size_t first = header.find(quoted);
+    if (first != StringRef::npos &&
+        header.find(quoted, first + 1) != StringRef::npos)
+      return npyError("header gives '" + key + "' twice: " + header.rtrim());
+  }
   std::optional<StringRef> descr = findValue(header, "descr");
   std::optional<StringRef> order = findValue(header, "fortran_order");
   std::optional<StringRef> shapeText = findValue(header, "shape");
@@ -175,6 +187,12 @@ llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
   if (data.size() != expected)
     return npyError("data holds " + llvm::Twine(data.size()) +
                     " bytes, the header announces " + llvm::Twine(expected));
+  if (array.type == NpyDType::Bool)
+    for (auto [i, byte] : llvm::enumerate(data))
+      if (uint8_t(byte) > 1)
+        return npyError("bool element " + llvm::Twine(i) + " is byte " +
+                        llvm::Twine(unsigned(uint8_t(byte))) +
+                        ", not 0 or 1");
   array.data.assign(data.begin(), data.end());
   return array;
 }

@@ -25,8 +25,9 @@ std::string makeFile(std::string header, const std::string &data) {
 }
 
 TEST(NpyTest, RoundTripsEveryTypeAndRank) {
-  for (NpyDType type : {NpyDType::F16, NpyDType::F32, NpyDType::F64,
-                        NpyDType::I8, NpyDType::I32, NpyDType::I64}) {
+  for (NpyDType type :
+       {NpyDType::F16, NpyDType::F32, NpyDType::F64, NpyDType::I8,
+        NpyDType::I32, NpyDType::I64, NpyDType::Bool}) {
     for (llvm::SmallVector<int64_t, 4> shape :
          {llvm::SmallVector<int64_t, 4>{}, {5}, {2, 3}, {2, 0, 4}}) {
       NpyArray array;
@@ -36,7 +37,9 @@ TEST(NpyTest, RoundTripsEveryTypeAndRank) {
       for (int64_t d : shape)
         n *= d;
       for (int64_t i = 0; i < n * getNpyElementBytes(type); ++i)
-        array.data.push_back(static_cast<uint8_t>(i * 7 + 1));
+        array.data.push_back(type == NpyDType::Bool
+                                 ? i % 3 == 0
+                                 : static_cast<uint8_t>(i * 7 + 1));
       std::string bytes = serializeNpy(array);
       // The data starts on a 64-byte boundary, as NumPy writes it.
       EXPECT_EQ((bytes.size() - array.data.size()) % 64, 0u);
@@ -84,7 +87,7 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
       errorOf(makeFile(
           "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", four)),
       "npy: element type '<c8' is not supported (f2, f4, f8, i1, i4, "
-      "i8 are)");
+      "i8, b1 are)");
   EXPECT_EQ(
       errorOf(makeFile(
           "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", four)),
@@ -96,6 +99,19 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
       errorOf(makeFile(
           "{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }", four)),
       "npy: malformed shape dimension 'x'");
+  // NumPy keeps the last of a repeated key; rather than read another
+  // array than NumPy does, the reader refuses it.
+  EXPECT_EQ(errorOf(makeFile("{'descr': '<f4', 'fortran_order': False, "
+                             "'shape': (1,), 'shape': (2,), }",
+                             four)),
+            "npy: header gives 'shape' twice: {'descr': '<f4', "
+            "'fortran_order': False, 'shape': (1,), 'shape': (2,), }");
+  // numpy writes bools as bytes 0 and 1.
+  EXPECT_EQ(
+      errorOf(makeFile(
+          "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+          std::string("\x01\x02", 2))),
+      "npy: bool element 1 is byte 2, not 0 or 1");
   EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01\x00\xff\x00", 10)),
             "npy: truncated header");
   // The magic alone is a truncated file, not a bad magic; a version is

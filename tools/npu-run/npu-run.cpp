@@ -117,13 +117,15 @@ static std::optional<ElementKind> kindOfNpy(NpyDType type) {
     return ElementKind::I32;
   case NpyDType::I64:
     return ElementKind::I64;
+  case NpyDType::Bool:
+    return ElementKind::I1;
   }
   return std::nullopt;
 }
 
 static std::optional<NpyDType> npyOfKind(ElementKind kind) {
   for (NpyDType t : {NpyDType::F16, NpyDType::F32, NpyDType::F64, NpyDType::I8,
-                     NpyDType::I32, NpyDType::I64})
+                     NpyDType::I32, NpyDType::I64, NpyDType::Bool})
     if (kindOfNpy(t) == kind)
       return t;
   if (kind == ElementKind::Index)
@@ -208,7 +210,8 @@ static FailureOr<HostArray> randomArgument(Type type, unsigned index,
 }
 
 /// Argument `index` (of `type`) from the .npy at `path`; a bf16 argument
-/// takes a float32 file, rounded to nearest even.
+/// takes a float32 file, rounded to nearest even, and an index argument an
+/// int64 one (the type npu-run writes index outputs in).
 static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
                                          Type type) {
   llvm::Expected<NpyArray> npy = readNpy(path);
@@ -224,6 +227,8 @@ static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
   Type element = memref ? memref.getElementType() : type;
   if (element.isBF16() && array.kind == ElementKind::F32)
     return convertFloats(array, ElementKind::BF16);
+  if (element.isIndex() && array.kind == ElementKind::I64)
+    array.kind = ElementKind::Index;
   return array;
 }
 

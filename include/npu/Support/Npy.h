@@ -1,9 +1,10 @@
 //===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
 //
 // Reads and writes NumPy's .npy format (versions 1.0 to 3.0): C order,
-// little-endian f16, f32, f64, i8, i32, i64. Anything else (Fortran order,
-// big-endian, other types, a malformed header) is an error that says what
-// was found.
+// little-endian f16, f32, f64, i8, i32, i64 and bool. Anything else
+// (Fortran order, big-endian, other types, a malformed header, a key given
+// twice, a bool byte other than 0 or 1) is an error that says what was
+// found.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,7 @@
 
 namespace npu {
 
-enum class NpyDType { F16, F32, F64, I8, I32, I64 };
+enum class NpyDType { F16, F32, F64, I8, I32, I64, Bool };
 
 /// Bytes per element, and the descr string ("<f4", "|i1", ...).
 unsigned getNpyElementBytes(NpyDType type);
