@@ -694,6 +694,24 @@ template <typename OpT> struct AttentionLowering {
     k.dma(slotTile(wsScores, group, slot, row, rows, zero, cols), s);
     Value i0 = k.add(it.r0, row);
     prepareScores(buf, it, s, i0, rows, c0, cols);
+    updateSoftmax(buf, s, r, rows);
+    if (dropMask) {
+      Value keep = loadKeep(buf, it, i0, rows, c0, cols);
+      applyDropout(s, keep);
+    }
+    Value p = rowsOf(buf.probs, zero, rows, zero, cols);
+    if (element == f32)
+      p = s;
+    else
+      k.vcast(s, p);
+    k.dma(p, slotTile(wsProbs, group, slot, row, rows, zero, cols));
+  }
+
+  /// One online softmax step of own rows [r, r + rows) over the prepared
+  /// scores `s`: m' = max(m, rowmax(s)), alpha = exp(m - m'), l = l alpha +
+  /// rowsum(P), m = m', with P = exp(s - m') left in `s` and alpha in
+  /// buf.alpha.
+  void updateSoftmax(const VectorBuffers &buf, Value s, Value r, Value rows) {
     Value m = k.window(buf.rowMax, {r}, {rows});
     Value l = k.window(buf.rowSum, {r}, {rows});
     Value alpha = k.window(buf.alpha, {r}, {rows});
@@ -719,16 +737,6 @@ template <typename OpT> struct AttentionLowering {
     k.vreduce(dev::ReduceKind::sum, s, newMax);
     k.vbinary(dev::BinaryKind::mul, l, alpha, l);
     k.vbinary(dev::BinaryKind::add, l, newMax, l);
-    if (dropMask) {
-      Value keep = loadKeep(buf, it, i0, rows, c0, cols);
-      applyDropout(s, keep);
-    }
-    Value p = rowsOf(buf.probs, zero, rows, zero, cols);
-    if (element == f32)
-      p = s;
-    else
-      k.vcast(s, p);
-    k.dma(p, slotTile(wsProbs, group, slot, row, rows, zero, cols));
   }
 
   /// The scores `s` of query rows [i0, i0 + rows) and keys [c0, c0 +
@@ -926,13 +934,21 @@ template <typename OpT> struct AttentionLowering {
 // Backward
 //===----------------------------------------------------------------------===//
 
-/// npu.flash_attention_grad as FlashAttention-2 computes it, in two mixed
+/// npu.flash_attention_grad as FlashAttention-2 computes it, in three mixed
 /// launches that share one step: for a block of query rows and a block of
 /// keys, the cube computes S = Q K^T and dP = dY V^T into the workspace
-/// (flag 0); the vector tasks recompute P = exp(prepared S - m) / l from
-/// the forward's statistics, take D = rowsum(dY * O), and write P' (P
-/// through the dropout) and dS = scale P (dP' - D) (flag 1); the cube
-/// then accumulates. Launch 1 takes (batch, key/value head, key block)
+/// (flag 0), and the vector tasks consume them (flag 1). Launch 0 takes
+/// (batch, query head, query block) items and recomputes each row's
+/// statistics m (max), l (sum of exp(S - m)) and D = rowsum(P * dP') with
+/// an online softmax over its key blocks, rather than reading softmax_max,
+/// softmax_sum and D = rowsum(dY * O) from the forward: D from dY * O
+/// carries O's rounding, which dP - D does not cancel as the softmax's own
+/// backward does (in a row that sees few keys, dq came out 6x the error of
+/// a plain f32 implementation), and statistics computed elsewhere do not
+/// match this S to the last bit (dv 3x). Then the vector tasks
+/// recompute P = exp(prepared S - m) / l and write P' (P through the
+/// dropout) and dS = scale P (dP' - D); the cube accumulates. Launch 1
+/// takes (batch, key/value head, key block)
 /// items and accumulates dV += P'^T dY and dK += dS^T Q over every query
 /// head of the group and every query block the band reaches; launch 2
 /// takes (batch, query head, query block) items and accumulates
@@ -949,14 +965,19 @@ template <typename OpT> struct AttentionLowering {
 /// (launch 2) tiles have two slots for that.
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
-  Value dy, statMax, statSum, attentionIn;
+  /// softmax_max, softmax_sum and attention_in are not read: launch 0
+  /// recomputes what they stand for (see above).
+  Value dy, statMax;
   Value dq, dk, dv, dpse;
   /// Where the cube's sums go: the outputs, or f32 scratch copies.
   Value dqSum, dkSum, dvSum;
   Value wsDp, wsDs, zeros;
-  /// D = rowsum(dY * O) per query row, shaped as the statistics with one
-  /// column.
-  Value rowDots;
+  /// Per query row, from launch 0: m, l and D = rowsum(P * dP'), each
+  /// shaped as the statistics with one column.
+  Value rowMaxes, rowSums, rowDots;
+  /// The launches: the rows' statistics, dK and dV over key blocks, dQ
+  /// over query blocks.
+  enum class Pass { Statistics, KeysValues, Queries };
   /// How dpse is formed from dS (see above), and where it is summed (dpse
   /// itself, or an f32 scratch copy when it is a sum in f16 / bf16).
   enum class PseGrad {
@@ -973,8 +994,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       : Base(k, op, std::move(g), io, device, /*firstOptional=*/7) {
     dy = io.operands[3];
     statMax = io.operands[4];
-    statSum = io.operands[5];
-    attentionIn = io.operands[6];
     dq = io.results[0];
     dk = io.results[1];
     dv = io.results[2];
@@ -1094,7 +1113,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     zeros = globalBuffer({rows, g.headDim}, f32);
     elementwiseLaunch(Value(), zeros, "zeros",
                       [&](Value, Value to) { k.vfill(to, k.f32(0)); });
-    buildRowDots();
+    rowMaxes = rowBuffer();
+    rowSums = rowBuffer();
+    rowDots = rowBuffer();
     if (dpse) {
       dpseSum = pseGrad == PseGrad::Full ? dpse : sumBuffer(dpse);
       Type sumType = getElementTypeOrSelf(dpseSum);
@@ -1108,12 +1129,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         k.vfill(to, k.floatConstant(element, 1));
       });
     }
-    for (bool keys : {true, false}) {
+    for (auto [pass, step] :
+         {std::pair{Pass::Statistics, "statistics"},
+          {Pass::KeysValues, "dk_dv"},
+          {Pass::Queries, "dq"}}) {
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
-          [&](Value t) { buildCube(t, keys); },
-          [&](Value t) { buildVector(t, keys); });
-      launch->setAttr("npudev.tiling", gradTiling(keys ? "dk_dv" : "dq"));
+          [&, pass = pass](Value t) { buildCube(t, pass); },
+          [&, pass = pass](Value t) { buildVector(t, pass); });
+      launch->setAttr("npudev.tiling", gradTiling(step));
     }
     // Sums in f32 scratch are rounded into their outputs.
     std::tuple<Value, Value, StringRef> sums[] = {
@@ -1124,8 +1148,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [sum, out, step] : sums)
       if (sum != out)
         round(sum, out, step);
-    for (Value buffer :
-         {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros, rowDots, ones})
+    for (Value buffer : {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros,
+                         rowMaxes, rowSums, rowDots, ones})
       if (buffer)
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     for (auto [sum, out, step] : sums)
@@ -1133,43 +1157,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         k.builder().create<memref::DeallocOp>(k.location(), sum);
   }
 
-  /// D_i = dY_i . O_i on the cube, one 1 x D by D x 1 product per row: the
-  /// same fused multiply-adds in the same order as dP_ij = dY_i . V_j, so
-  /// dP - D cancels exactly where O_i = V_j (a row that sees one key), as
-  /// the softmax's own backward does, and not merely to f32 rounding.
-  void buildRowDots() {
-    auto statsType = cast<MemRefType>(statMax.getType());
-    SmallVector<int64_t> shape(statsType.getShape());
+  /// One f32 per query row, shaped as the statistics with one column.
+  Value rowBuffer() {
+    SmallVector<int64_t> shape(
+        cast<MemRefType>(statMax.getType()).getShape());
     shape.back() = 1;
-    rowDots = globalBuffer(shape, f32);
-    auto launch = k.launch(
-        groups,
-        [&](Value group) {
-          Value dyTile =
-              k.alloc({s1Inner, g.headDim}, element, dev::MemorySpace::cube);
-          Value outTile =
-              k.alloc({s1Inner, g.headDim}, element, dev::MemorySpace::cube);
-          Value dots = k.alloc({s1Inner, 1}, f32, dev::MemorySpace::cube);
-          Value zero = k.index(0), d = k.index(g.headDim);
-          OpFoldResult one = k.builder().getIndexAttr(1);
-          forEachItem(group, [&](const Item &it) {
-            k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
-                  rowsOf(dyTile, zero, it.rows, zero, d));
-            k.dma(headRows(attentionIn, true, it, it.n, it.r0, it.rows),
-                  rowsOf(outTile, zero, it.rows, zero, d));
-            k.forLoop(zero, it.rows, k.index(1), [&](Value r) {
-              k.matmul(k.window(dyTile, {r, zero}, {one, d}),
-                       k.window(outTile, {r, zero}, {one, d}),
-                       k.window(dots, {r, zero}, {one, one}),
-                       /*accumulate=*/false, /*transposeB=*/true);
-            });
-            k.dma(rowsOf(dots, zero, it.rows, zero, k.index(1)),
-                  statisticsRows(rowDots, it, it.r0, it.rows));
-          });
-        },
-        dev::CoreKind::cube);
-    KernelBuilder::recordStep(launch, "flash_attention_grad", "row_dots",
-                              "block", s1Inner);
+    return globalBuffer(shape, f32);
   }
 
   DictionaryAttr gradTiling(StringRef step) {
@@ -1200,15 +1193,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value headBlock, headBlocks;
   };
 
-  /// Calls body(step t) for each step of the items of `group`: launch 1
-  /// (`keys`) over key blocks, each with every query head of its group and
-  /// every query block the band reaches; launch 2 over query blocks, each
-  /// with the key blocks it reaches. `prologue(it)` / `epilogue(it)` run
-  /// per item, and `count(it)` steps follow.
+  /// Calls body(it, steps, stepAt) for each item of `group` in `pass`:
+  /// launch 1 (KeysValues) over key blocks, each with every query head of
+  /// its group and every query block the band reaches; launches 0 and 2
+  /// over query blocks, each with the key blocks it reaches. stepAt(t)
+  /// gives step t < steps of the item.
   void forEachItemOf(
-      Value group, bool keys,
+      Value group, Pass pass,
       function_ref<void(Item &, Value steps, function_ref<Step(Value)>)> body) {
-    if (!keys) {
+    if (pass != Pass::KeysValues) {
       forEachItem(group, [&](const Item &item) {
         Item it = item;
         auto step = [&](Value t) {
@@ -1278,39 +1271,49 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
   //===--- Cube side ------------------------------------------------------===//
 
-  void buildCube(Value group, bool keys) {
+  /// The cube tiles of a launch's steps.
+  struct CubeTiles {
+    Value qTiles, dyTiles, kTiles, vTiles, sTile, pTile, dsTile;
+    /// Launch 1 sums dK (A) and dV (B) over its key block, launch 2 dQ
+    /// over its query block; launch 1 sums dpse rows with a row of ones.
+    Value sumA, sumB, sumQ, onesRow, dpseRow;
+  };
+
+  void buildCube(Value group, Pass pass) {
+    bool keys = pass == Pass::KeysValues;
     auto cube = [&](ArrayRef<int64_t> shape, Type type) {
       return k.alloc(shape, type, dev::MemorySpace::cube);
     };
     int64_t d = g.headDim;
-    Value qTiles = cube({2, s1Inner, d}, element);
-    Value dyTiles = cube({2, s1Inner, d}, element);
-    Value kTiles = cube({2, s2Inner, d}, element);
-    Value vTiles = cube({2, s2Inner, d}, element);
-    Value sTile = cube({s1Inner, s2Inner}, f32);
-    Value pTile = cube({s1Inner, s2Inner}, element);
-    Value dsTile = cube({s1Inner, s2Inner}, element);
-    // Launch 1 sums dK and dV over its key block, launch 2 dQ over its
-    // query block.
-    Value sumA, sumB, sumQ, onesRow, dpseRow;
+    CubeTiles tiles;
+    Value qTiles = tiles.qTiles = cube({2, s1Inner, d}, element);
+    Value dyTiles = tiles.dyTiles = cube({2, s1Inner, d}, element);
+    Value kTiles = tiles.kTiles = cube({2, s2Inner, d}, element);
+    Value vTiles = tiles.vTiles = cube({2, s2Inner, d}, element);
+    Value sTile = tiles.sTile = cube({s1Inner, s2Inner}, f32);
+    if (pass != Pass::Statistics) {
+      tiles.pTile = cube({s1Inner, s2Inner}, element);
+      tiles.dsTile = cube({s1Inner, s2Inner}, element);
+    }
     Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
-      sumA = cube({s2Inner, d}, f32);
-      sumB = cube({s2Inner, d}, f32);
+      tiles.sumA = cube({s2Inner, d}, f32);
+      tiles.sumB = cube({s2Inner, d}, f32);
       if (pseGrad == PseGrad::SumRows) {
-        onesRow = cube({1, s1Inner}, element);
-        dpseRow = cube({1, s2Inner}, f32);
-        k.dma(ones, onesRow);
+        tiles.onesRow = cube({1, s1Inner}, element);
+        tiles.dpseRow = cube({1, s2Inner}, f32);
+        k.dma(ones, tiles.onesRow);
       }
-    } else {
-      sumQ = cube({s1Inner, d}, f32);
+    } else if (pass == Pass::Queries) {
+      tiles.sumQ = cube({s1Inner, d}, f32);
     }
+    Value sumA = tiles.sumA, sumB = tiles.sumB, sumQ = tiles.sumQ;
     auto slotRows = [&](Value tiles, Value slot, Value rows) {
       return k.window(tiles, {slot, zero, zero},
                       {k.builder().getIndexAttr(1), rows, dIdx}, {0});
     };
     forEachItemOf(
-        group, keys,
+        group, pass,
         [&](Item &it, Value steps, function_ref<Step(Value)> stepAt) {
           // Fixed for the item: K, V (launch 1) or Q, dY (launch 2), in slot
           // 0 of their tiles; the sums start at zero.
@@ -1328,8 +1331,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   slotRows(qTiles, zero, it.rows));
             k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
                   slotRows(dyTiles, zero, it.rows));
-            k.dma(rowsOf(zeros, zero, it.rows, zero, dIdx),
-                  rowsOf(sumQ, zero, it.rows, zero, dIdx));
+            if (sumQ)
+              k.dma(rowsOf(zeros, zero, it.rows, zero, dIdx),
+                    rowsOf(sumQ, zero, it.rows, zero, dIdx));
           }
           auto signalVectors = [&](int64_t flag) {
             for (int64_t v = 0; v < vectorsPerGroup; ++v)
@@ -1368,36 +1372,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   slotTile(wsDp, group, s.slot, zero, s.rows, zero, s.cols));
             signalVectors(kScoresReady);
           };
+          // Once the vector tasks are done with a step's slot, launches 1
+          // and 2 take its P' and dS into their sums.
           auto consume = [&](Value t) {
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.waitFlag(kProbsReady + v);
+            if (pass == Pass::Statistics)
+              return;
             Step s = stepAt(t);
             Value q, dyRows, kRows, vRows;
             std::tie(q, dyRows, kRows, vRows) = varying(s);
-            for (int64_t v = 0; v < vectorsPerGroup; ++v)
-              k.waitFlag(kProbsReady + v);
-            Value p = rowsOf(pTile, zero, s.rows, zero, s.cols);
-            Value ds = rowsOf(dsTile, zero, s.rows, zero, s.cols);
-            k.dma(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols),
-                  p);
-            k.dma(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols),
-                  ds);
-            if (keys) {
-              // dV += P'^T dY, dK += dS^T Q.
-              auto dvOp = k.builder().create<dev::MatmulOp>(
-                  k.location(), p, dyRows,
-                  rowsOf(sumB, zero, s.cols, zero, dIdx),
-                  /*accumulate=*/true);
-              dvOp.setTransposeA(true);
-              auto dkOp = k.builder().create<dev::MatmulOp>(
-                  k.location(), ds, q, rowsOf(sumA, zero, s.cols, zero, dIdx),
-                  /*accumulate=*/true);
-              dkOp.setTransposeA(true);
-              if (dpseRow)
-                sumDpseRow(s, ds, onesRow, dpseRow);
-            } else {
-              // dQ += dS K.
-              k.matmul(ds, kRows, rowsOf(sumQ, zero, s.rows, zero, dIdx),
-                       /*accumulate=*/true);
-            }
+            accumulateStep(tiles, group, s, q, dyRows, kRows);
           };
           k.forLoop(zero, k.add(steps, k.index(1)), k.index(1), [&](Value t) {
             k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
@@ -1409,11 +1394,38 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   headRows(dkSum, false, it, it.kvHead, first.c0, first.cols));
             k.dma(rowsOf(sumB, zero, first.cols, zero, dIdx),
                   headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
-          } else {
+          } else if (sumQ) {
             k.dma(rowsOf(sumQ, zero, it.rows, zero, dIdx),
                   headRows(dqSum, true, it, it.n, it.r0, it.rows));
           }
         });
+  }
+
+  /// Step `s`'s P' and dS (from the workspace) into the sums: dV += P'^T
+  /// dY and dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in
+  /// launch 2.
+  void accumulateStep(const CubeTiles &tiles, Value group, const Step &s,
+                      Value q, Value dyRows, Value kRows) {
+    Value zero = k.index(0), dIdx = k.index(g.headDim);
+    Value p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
+    Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
+    k.dma(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
+    k.dma(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
+    if (!tiles.sumA) {
+      k.matmul(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
+               /*accumulate=*/true);
+      return;
+    }
+    auto dvOp = k.builder().create<dev::MatmulOp>(
+        k.location(), p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx),
+        /*accumulate=*/true);
+    dvOp.setTransposeA(true);
+    auto dkOp = k.builder().create<dev::MatmulOp>(
+        k.location(), ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx),
+        /*accumulate=*/true);
+    dkOp.setTransposeA(true);
+    if (tiles.dpseRow)
+      sumDpseRow(s, ds, tiles.onesRow, tiles.dpseRow);
   }
 
   /// dpse[b, n, 0, keys] = sum over the head's query blocks of ones^T dS,
@@ -1438,33 +1450,100 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   struct GradBuffers {
     VectorBuffers base;
     Value dp, dropped, ds, rowD;
+    /// Launch 0: per own row, the running sum of exp(S - m) dP'.
+    Value dotSum;
   };
 
-  void buildVector(Value task, bool keys) {
+  void buildVector(Value task, Pass pass) {
     GradBuffers buf;
     buf.base = allocVector();
     buf.dp = k.alloc({chunkRows, s2Inner}, f32);
     buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
     buf.ds = k.alloc({chunkRows, s2Inner}, element);
     buf.rowD = k.alloc({chunkRows}, f32);
+    buf.dotSum = k.alloc({rowsPerVector}, f32);
     Value group = k.div(task, k.index(vectorsPerGroup));
     Value part = k.rem(task, k.index(vectorsPerGroup));
     k.vfill(buf.base.negInf, k.f32(-std::numeric_limits<double>::infinity()));
     Value zero = k.index(0);
-    forEachItemOf(group, keys,
-                  [&](Item &, Value steps, function_ref<Step(Value)> stepAt) {
-                    k.forLoop(zero, steps, k.index(1), [&](Value t) {
-                      Step s = stepAt(t);
-                      Value own0 = k.mul(part, k.index(rowsPerVector));
-                      Value own = k.max(zero, k.min(k.index(rowsPerVector),
-                                                    k.sub(s.rows, own0)));
-                      k.waitFlag(kScoresReady);
-                      forEachChunk(own, [&](Value r, Value rows) {
-                        gradChunk(buf, s, group, k.add(own0, r), rows, !keys);
-                      });
-                      signalCube(part, group);
-                    });
-                  });
+    Value own0 = k.mul(part, k.index(rowsPerVector));
+    auto ownRows = [&](Value rows) {
+      return k.max(zero, k.min(k.index(rowsPerVector), k.sub(rows, own0)));
+    };
+    bool statistics = pass == Pass::Statistics;
+    forEachItemOf(
+        group, pass, [&](Item &it, Value steps, function_ref<Step(Value)> at) {
+          if (statistics)
+            startStatistics(buf);
+          k.forLoop(zero, steps, k.index(1), [&](Value t) {
+            Step s = at(t);
+            k.waitFlag(kScoresReady);
+            forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
+              if (statistics)
+                statisticsChunk(buf, s, group, k.add(own0, r), r, rows);
+              else
+                gradChunk(buf, s, group, k.add(own0, r), rows,
+                          pass == Pass::Queries);
+            });
+            signalCube(part, group);
+          });
+          if (statistics)
+            forEachChunk(ownRows(it.rows), [&](Value r, Value rows) {
+              writeStatistics(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
+            });
+        });
+  }
+
+  /// m = -inf, l = 0 and the sum of exp(S - m) dP' = 0 for the own rows.
+  void startStatistics(const GradBuffers &buf) {
+    k.vfill(buf.base.rowMax, k.f32(-std::numeric_limits<double>::infinity()));
+    k.vfill(buf.base.rowSum, k.f32(0));
+    k.vfill(buf.dotSum, k.f32(0));
+  }
+
+  /// Launch 0's step on rows [row, row + rows) (own rows [r, r + rows)):
+  /// the online softmax over the block's prepared scores, and the sum of
+  /// exp(S - m) dP' rescaled with it.
+  void statisticsChunk(const GradBuffers &buf, const Step &st, Value group,
+                       Value row, Value r, Value rows) {
+    const VectorBuffers &v = buf.base;
+    Value zero = k.index(0), cols = st.cols;
+    Value i0 = k.add(st.r0, row);
+    Value s = rowsOf(v.scores, zero, rows, zero, cols);
+    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, cols), s);
+    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    updateSoftmax(v, s, r, rows);
+    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
+    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    if (dropMask)
+      applyDropout(dp, loadKeep(v, st.it, i0, rows, st.c0, cols));
+    // sum = sum alpha + rowsum(exp(S - m') dP').
+    Value blockSum = k.window(buf.rowD, {zero}, {rows});
+    Value sum = k.window(buf.dotSum, {r}, {rows});
+    k.vbinary(dev::BinaryKind::mul, s, dp, dp);
+    k.vreduce(dev::ReduceKind::sum, dp, blockSum);
+    k.vbinary(dev::BinaryKind::mul, sum, k.window(v.alpha, {r}, {rows}), sum);
+    k.vbinary(dev::BinaryKind::add, sum, blockSum, sum);
+  }
+
+  /// Writes m, l and D = sum / l (0 where l = 0: the row saw no key) of
+  /// query rows [row, row + rows) (own rows [r, r + rows)).
+  void writeStatistics(const GradBuffers &buf, const Item &it, Value row,
+                       Value r, Value rows) {
+    const VectorBuffers &v = buf.base;
+    Value l = k.window(v.rowSum, {r}, {rows});
+    Value sum = k.window(buf.dotSum, {r}, {rows});
+    Value divisor = k.window(v.scratch, {r}, {rows});
+    Value isZero = k.window(v.empty, {r}, {rows});
+    Value ones = k.window(v.constant, {r}, {rows});
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
+    k.vfill(ones, k.f32(1));
+    k.vselect(isZero, ones, l, divisor);
+    k.vbinary(dev::BinaryKind::div, sum, divisor, sum);
+    k.dma(k.window(v.rowMax, {r}, {rows}),
+          statisticColumn(rowMaxes, it, row, rows));
+    k.dma(l, statisticColumn(rowSums, it, row, rows));
+    k.dma(sum, statisticColumn(rowDots, it, row, rows));
   }
 
   /// Rows [row, row + rows) of step `s`'s block: P', dS (and dpse).
@@ -1482,8 +1561,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value l = k.window(v.rowSum, {zero}, {rows});
     Value empty = k.window(v.empty, {zero}, {rows});
     Value constant = k.window(v.constant, {zero}, {rows});
-    k.dma(statisticColumn(statMax, st.it, i0, rows), m);
-    k.dma(statisticColumn(statSum, st.it, i0, rows), l);
+    k.dma(statisticColumn(rowMaxes, st.it, i0, rows), m);
+    k.dma(statisticColumn(rowSums, st.it, i0, rows), l);
     k.vcmpScalar(dev::ComparePredicate::eq, m,
                  k.f32(-std::numeric_limits<double>::infinity()), empty);
     k.vfill(constant, k.f32(0));
