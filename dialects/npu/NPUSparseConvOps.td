@@ -78,9 +78,11 @@ def NPU_SparseConv3DOp : NPU_Op<"sparse_conv3d", [Pure,
     `num_act_out` is the number of output rows. With `inverse` the pairs
     are used backwards (gather along row 1, scatter along row 0), as
     mmcv's inverse convolution. With `subm` (pairs of a submanifold
-    get_indice_pairs, whose centre offset K / 2 pairs each row with itself)
-    the centre offset is one dense product `features x weights[K / 2]`,
-    taken first, then the other offsets in ascending order, as mmcv does.
+    get_indice_pairs) offset K / 2 is summed first, then the other offsets
+    in ascending order, as mmcv does; where the pairs come from a
+    get_indice_pairs whose offset K / 2 maps every site to itself (odd
+    kernel extents) the lowering takes it as one dense product
+    `features x weights[K / 2]`, the same bits.
     Each pair's product row is one matmul row (f32 fused multiply-adds in
     Cin order) added to the output row; sums run in f32 in this fixed
     order, so every executor and thread count gives the same bits.

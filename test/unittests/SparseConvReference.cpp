@@ -127,19 +127,20 @@ std::vector<float> npu::testing::referenceSparseConv(
       out[to * cout + j] += acc;
     }
   };
-  int64_t centre = kernel / 2;
-  if (subm)
-    for (int64_t i = 0; i < outRows; ++i)
-      addProduct(centre, i, i);
-  for (int64_t k = 0; k < kernel; ++k) {
-    if (subm && k == centre)
-      continue;
+  // out[o] = sum over pairs (i, o) of offset k of features[i] W[k], the
+  // offsets in the op's order: subm takes K / 2 first.
+  auto addPairs = [&](int64_t k) {
     for (int32_t n = 0; n < p.num[k]; ++n) {
       int32_t in = p.pairs[(k * 2) * sites + n];
       int32_t o = p.pairs[(k * 2 + 1) * sites + n];
       inverse ? addProduct(k, o, in) : addProduct(k, in, o);
     }
-  }
+  };
+  if (subm && kernel > 0)
+    addPairs(kernel / 2);
+  for (int64_t k = 0; k < kernel; ++k)
+    if (!subm || k != kernel / 2)
+      addPairs(k);
   return out;
 }
 

@@ -74,6 +74,10 @@ const GeometryCase kCases[] = {
     {"transpose_s2", 2, {3, 4, 5}, {2, 3, 3}, {2, 2, 1}, {0, 1, 1}, {1, 1, 1}, {1, 0, 0}, false, true, 30},
     {"one_site", 1, {3, 3, 3}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, false, false, 1},
     {"no_sites", 1, {3, 3, 3}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, true, false, 0},
+    // subm with an even kernel extent (and so an even dilation): no offset
+    // maps a site to itself, offset K / 2 included.
+    {"subm_even_x", 2, {5, 6, 8}, {1, 3, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 2}, {0, 0, 0}, true, false, 60},
+    {"subm_even_all", 1, {6, 6, 6}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {2, 2, 2}, {0, 0, 0}, true, false, 50},
 };
 // clang-format on
 
@@ -137,8 +141,10 @@ TEST_P(ReferenceTest, PairsMatchTheOutputCentricEnumeration) {
     for (int64_t n = ref.num[k]; n < l; ++n)
       EXPECT_EQ(ref.pairs[k * 2 * l + n], -1);
   }
-  // Every site reaches some output (subm: itself through the centre).
-  EXPECT_GE(total, l);
+  // Every site reaches some output here (subm: itself through the
+  // identity offset, where the geometry has one).
+  if (!g.subm || g.getIdentityOffset())
+    EXPECT_GE(total, l);
   if (g.subm) {
     EXPECT_EQ(ref.outIndices, sites);
   } else {
@@ -196,6 +202,18 @@ TEST(SparseConvReference, BadRowsAreNamed) {
             "indices row 2 has a coordinate outside the spatial shape " +
                 std::to_string(g.in[0]) + "x" + std::to_string(g.in[1]) + "x" +
                 std::to_string(g.in[2]));
+}
+
+TEST(SparseConvGeometry, IdentityOffsetOnlyWhereTheGeometryHasOne) {
+  // subm with odd extents: the centre; with an even one: none.
+  EXPECT_EQ(makeGeometry(kCases[0]).getIdentityOffset(), 13);
+  EXPECT_EQ(makeGeometry(kCases[1]).getIdentityOffset(), 62);
+  EXPECT_EQ(makeGeometry(kCases[8]).getIdentityOffset(), std::nullopt);
+  EXPECT_EQ(makeGeometry(kCases[9]).getIdentityOffset(), std::nullopt);
+  // Stride 2 and transpose map no site to itself; a 1x1x1 kernel does.
+  EXPECT_EQ(makeGeometry(kCases[2]).getIdentityOffset(), std::nullopt);
+  EXPECT_EQ(makeGeometry(kCases[5]).getIdentityOffset(), std::nullopt);
+  EXPECT_EQ(makeGeometry(kCases[3]).getIdentityOffset(), 0);
 }
 
 TEST(SparseConvGeometry, WideKeysFromTheShape) {

@@ -3,7 +3,7 @@
 // out[o] = sum over offsets k and pairs (i, o) of k of features[i] x W[k],
 // in the op's fixed order (docs/sparse-conv.md):
 //  1. a launch zero-fills the num_act_out output rows;
-//  2. one launch per offset, in order (subm: the centre offset first), so
+//  2. one launch per offset, in order (subm: offset K / 2 first), so
 //     that the additions into each output row happen in that order. Within
 //     one offset every output row appears in at most one pair (an offset
 //     maps sites one to one), so tasks take chunks of M pairs in any order
@@ -11,10 +11,12 @@
 //     gathers its chunk's input rows into cube memory (dma_gather),
 //     multiplies them by W[k] on the cube unit (W[k] kept in cube memory
 //     for the whole launch) and scatter-adds the product rows into the
-//     output (dma_scatter add). The subm centre pairs each row with itself
-//     and comes first, so its rows move by plain DMA both ways: the product
-//     is written over the zeros, which is the same bits as adding it (a
-//     product accumulated from +0 is never -0).
+//     output (dma_scatter add). Where the geometry proves that offset
+//     K / 2 pairs each row with itself (the pairs of a submanifold
+//     get_indice_pairs with odd kernel extents), that first offset moves
+//     its rows by plain DMA both ways: the product is written over the
+//     zeros, which is the same bits as adding it (a product accumulated
+//     from +0 is never -0). Otherwise it goes through its pairs too.
 // f16 and bf16 features and weights accumulate in f32: products and sums
 // go to an f32 copy of the output in global memory, rounded once into the
 // output by a last launch (vector cores, as the zero fill). M is the
@@ -126,8 +128,8 @@ struct SparseConvLowering {
   }
 
   /// The pairs of offset `kk` (an index), gathered along `from`, added
-  /// along `to`; `identity` for the subm centre, which runs first and
-  /// pairs each row with itself.
+  /// along `to`; `identity` for a subm centre proven to pair each row
+  /// with itself (isCentreIdentity), which runs first.
   void buildOffset(Value kk, bool identity) {
     auto launch = k.launch(
         cubeTasks,
@@ -199,13 +201,26 @@ struct SparseConvLowering {
     }
   }
 
+  /// Whether offset K / 2 pairs every row with itself, in row order: the
+  /// pairs are a submanifold get_indice_pairs' whose geometry maps each
+  /// site to itself through that offset. An even kernel extent has no
+  /// such offset, and a table from elsewhere proves nothing.
+  bool isCentreIdentity() {
+    auto producer = op.getIndicePairs().getDefiningOp<GetIndicePairsOp>();
+    if (!op.getSubm() || !producer || !producer.getSubm())
+      return false;
+    std::optional<int64_t> identity =
+        producer.getGeometry().getIdentityOffset();
+    return identity == offsets / 2;
+  }
+
   /// The offsets' launches in the op's order.
   void buildOffsets() {
     if (offsets == 0)
       return;
     int64_t centre = offsets / 2;
     if (op.getSubm())
-      buildOffset(k.index(centre), /*identity=*/true);
+      buildOffset(k.index(centre), isCentreIdentity());
     // The other offsets in ascending order (all of them without subm).
     auto offsetRange = [&](int64_t lo, int64_t hi) {
       if (lo < hi)

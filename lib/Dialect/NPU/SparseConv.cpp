@@ -49,6 +49,19 @@ std::optional<int64_t> SparseConvGeometry::reach(unsigned dim, int64_t x,
   return o;
 }
 
+std::optional<int64_t> SparseConvGeometry::getIdentityOffset() const {
+  if (transpose)
+    return std::nullopt;
+  int64_t k = 0;
+  for (unsigned d = 0; d < 3; ++d) {
+    if (stride[d] != 1 || padding[d] % dilation[d] != 0 ||
+        padding[d] / dilation[d] >= kernel[d])
+      return std::nullopt;
+    k = k * kernel[d] + padding[d] / dilation[d];
+  }
+  return k;
+}
+
 LogicalResult SparseConvGeometry::complete(std::optional<Location> loc,
                                            StringRef opName) {
   // Bounds that keep every formula below far inside 64 bits.

@@ -42,6 +42,12 @@ struct SparseConvGeometry {
   /// The output site input coordinate `x` reaches along dimension `dim`
   /// through kernel offset `r`, or nullopt when it reaches none.
   std::optional<int64_t> reach(unsigned dim, int64_t x, int64_t r) const;
+  /// The offset that maps every site to the same coordinates, if one does:
+  /// stride 1, no transpose, and padding a multiple of the dilation within
+  /// the kernel in each dimension. With subm that is the centre K / 2 when
+  /// every kernel extent is odd, and none when one is even (its dilation is
+  /// then even, and the padding d (k - 1) / 2 no multiple of it).
+  std::optional<int64_t> getIdentityOffset() const;
 
   /// Checks the attributes and fills `out`. Reports a broken rule as
   /// "'<opName>' op ..." at `loc` (silently without one).
