@@ -2,6 +2,11 @@
 //
 // out[o] = sum over offsets k and pairs (i, o) of k of features[i] x W[k],
 // in the op's fixed order (docs/sparse-conv.md):
+//  0. a pair table that is not a get_indice_pairs' of the same function is
+//     input data: a vector launch checks it first (each count in [0, L],
+//     each listed row inside the features or the output) and reports the
+//     offset that breaks a rule, so no later launch reads past the table
+//     or the features;
 //  1. a launch zero-fills the num_act_out output rows;
 //  2. one launch per offset, in order (subm: offset K / 2 first), so
 //     that the additions into each output row happen in that order. Within
@@ -193,12 +198,79 @@ struct SparseConvLowering {
           MemRefType::get(type.getShape(), f32, MemRefLayoutAttrInterface(),
                           type.getMemorySpace()));
     }
+    if (!isTableProven())
+      buildTableChecks();
     buildZeroFill();
     buildOffsets();
     if (sums != output) {
       buildRounding();
       k.builder().create<memref::DeallocOp>(k.location(), sums);
     }
+  }
+
+  /// Whether the pair table and its counts are one get_indice_pairs'
+  /// results, valid by construction.
+  bool isTableProven() {
+    auto producer = op.getIndicePairs().getDefiningOp<GetIndicePairsOp>();
+    return producer &&
+           op.getIndiceNum().getDefiningOp() == producer.getOperation();
+  }
+
+  /// Fails the kernel, naming the offset, where indice_num[k] is outside
+  /// [0, L] or one of the first indice_num[k] pairs of offset k lists a
+  /// gathered row outside the features or a scattered row outside the
+  /// output. One task per offset in turn; O(sum(indice_num)) work.
+  void buildTableChecks() {
+    int64_t tableRows = cast<MemRefType>(pairs.getType()).getShape()[2];
+    Value featureRows = k.builder().create<memref::DimOp>(k.location(),
+                                                          features, 0);
+    int64_t from = op.getInverse() ? 1 : 0;
+    auto launch = k.launch(vectorTasks, [&](Value tid) {
+      int64_t chunk = std::max<int64_t>(1, vectorChunk * cout / 4);
+      Value entries = k.alloc({chunk}, i32), bad = k.alloc({chunk}, i32);
+      Value scratch = k.alloc({chunk}, i32), rows = k.alloc({chunk}, i32);
+      Value none = k.alloc({chunk}, i32), offsetRow = k.alloc({chunk}, i32);
+      k.vfill(none, -1);
+      auto report = [&](Value size, const Twine &rule) {
+        Value window = k.window(rows, {k.index(0)}, {size});
+        k.vselect(k.window(bad, {k.index(0)}, {size}),
+                  k.window(offsetRow, {k.index(0)}, {size}),
+                  k.window(none, {k.index(0)}, {size}), window);
+        k.reportRows(window, ("'npu.sparse_conv3d' " + rule).str());
+      };
+      // bad = 1 where `in` is outside [0, bound).
+      auto markOutside = [&](Value in, Value bound, Value size) {
+        Value b = k.window(bad, {k.index(0)}, {size});
+        Value t = k.window(scratch, {k.index(0)}, {size});
+        k.vcmpScalar(dev::ComparePredicate::lt, in, k.index(0), b);
+        k.vcmpScalar(dev::ComparePredicate::ge, in, bound, t);
+        k.vbinary(dev::BinaryKind::Or, b, t, b);
+      };
+      k.forEachItem(tid, vectorTasks, offsets, [&](Value kk) {
+        k.vfill(offsetRow, k.convert(kk, i32));
+        Value count = k.toIndex(k.load(pairCounts, kk));
+        Value one = k.index(1);
+        Value first = k.window(entries, {k.index(0)}, {one});
+        k.vfill(first, k.convert(count, i32));
+        markOutside(first, k.index(tableRows + 1), one);
+        report(one, "indice_num[{row}] is outside [0, " + Twine(tableRows) +
+                        "]");
+        Value listed = k.min(k.max(count, k.index(0)), k.index(tableRows));
+        auto checkSide = [&](int64_t side, Value bound, StringRef rule) {
+          k.forLoop(k.index(0), listed, k.index(chunk), [&](Value j) {
+            Value size = k.min(k.index(chunk), k.sub(listed, j));
+            Value in = k.window(entries, {k.index(0)}, {size});
+            k.dma(pairSpan(kk, side, j, size), in);
+            markOutside(in, bound, size);
+            report(size, "indice_pairs offset {row} " + rule);
+          });
+        };
+        checkSide(from, featureRows, "gathers a row outside the features");
+        checkSide(1 - from, numActOut,
+                  "scatters to a row outside [0, num_act_out)");
+      });
+    });
+    record(launch, "check_table");
   }
 
   /// Whether offset K / 2 pairs every row with itself, in row order: the
