@@ -1066,7 +1066,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value flatTarget = flat(target);
     Value flatSource = source ? flat(source) : Value();
     int64_t tasks = device.getNumCores(dev::CoreKind::vector);
-    int64_t chunk = device.vectorBytes / 16;
+    int64_t chunk = std::min(device.vectorBytes / 16, total);
     auto launch = k.launch(tasks, [&](Value tid) {
       Value wide = k.alloc({chunk}, f32);
       Value narrow = k.alloc({chunk}, getElementTypeOrSelf(target));

@@ -48,7 +48,7 @@ struct SparseConvLowering {
   Value sums;
   /// Rows per chunk and tasks of the cube launches (offsets) and of the
   /// vector launches (zero fill, rounding).
-  int64_t cubeChunk, cubeTasks, vectorChunk, vectorTasks;
+  int64_t cubeChunk, cubeTasks, vectorChunk, vectorTasks, tableChunk;
   int64_t offsets, cin, cout;
   Type element, f32, i32;
 
@@ -72,13 +72,20 @@ struct SparseConvLowering {
     i32 = IntegerType::get(op.getContext(), 32);
     // Per chunk row: gathered features, f32 product, two indices beside
     // W[k] in cube memory; the rounding launch holds an f32 and an output
-    // row in vector memory.
+    // row in vector memory; the table check six i32. No chunk is larger
+    // than the rows there are (a device with gigabytes of on-chip memory
+    // must not allocate them for four sites).
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     int64_t weightBytes = elementBytes * cin * cout;
-    cubeChunk = std::max<int64_t>(1, (device.cubeBytes - weightBytes) /
-                                         (elementBytes * cin + 4 * cout + 8));
-    vectorChunk =
-        std::max<int64_t>(1, device.vectorBytes / ((4 + elementBytes) * cout));
+    int64_t tableRows = std::max<int64_t>(1, shape(pairs)[2]);
+    int64_t outputRows = std::max<int64_t>(1, shape(output)[0]);
+    cubeChunk = std::clamp<int64_t>((device.cubeBytes - weightBytes) /
+                                        (elementBytes * cin + 4 * cout + 8),
+                                    1, tableRows);
+    vectorChunk = std::clamp<int64_t>(
+        device.vectorBytes / ((4 + elementBytes) * std::max<int64_t>(1, cout)),
+        1, outputRows);
+    tableChunk = std::clamp<int64_t>(device.vectorBytes / 24, 1, tableRows);
     cubeTasks = device.getNumCores(dev::CoreKind::cube);
     vectorTasks = device.getNumCores(dev::CoreKind::vector);
   }
@@ -226,7 +233,7 @@ struct SparseConvLowering {
                                                           features, 0);
     int64_t from = op.getInverse() ? 1 : 0;
     auto launch = k.launch(vectorTasks, [&](Value tid) {
-      int64_t chunk = std::max<int64_t>(1, vectorChunk * cout / 4);
+      int64_t chunk = tableChunk;
       Value entries = k.alloc({chunk}, i32), bad = k.alloc({chunk}, i32);
       Value scratch = k.alloc({chunk}, i32), rows = k.alloc({chunk}, i32);
       Value none = k.alloc({chunk}, i32), offsetRow = k.alloc({chunk}, i32);
