@@ -51,3 +51,57 @@ func.func @view_and_call(%m: memref<8xf32>, %o: index) {
   func.call @npu_rt_sort_f32(%c, %c) : (memref<?xf32, strided<[?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>) -> ()
   return
 }
+
+// -----
+
+// A loop around a guarded access stops once something failed, as the
+// simulator stops at the first failure: scf.for becomes an scf.while that
+// also asks the status (a bound read from bad data, 2^31 - 1, ran its
+// skipped iterations for seconds to minutes). A while loop's condition asks
+// too; the second run leaves both alone.
+// CHECK-LABEL: func.func @loops
+// TWICE-LABEL: func.func @loops
+// CHECK: %[[R:.*]]:2 = scf.while (%[[IV:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) : (index, f32) -> (index, f32) {
+// CHECK:   %[[IN:.*]] = arith.cmpi slt, %[[IV]], %[[N:.*]] : index
+// CHECK:   %[[S:.*]] = memref.load {{.*}} {npudev.checked} : memref<4xi64>
+// CHECK:   %[[OK:.*]] = arith.cmpi eq, %[[S]], %{{.*}} : i64
+// CHECK:   %[[GO:.*]] = arith.andi %[[IN]], %[[OK]] : i1
+// CHECK:   scf.condition(%[[GO]]) %[[IV]], %[[ACC]] : index, f32
+// CHECK: } do {
+// CHECK:   memref.load %{{.*}}[%{{.*}}] {npudev.checked} : memref<?xf32>
+// CHECK:   %[[NEXT:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK:   scf.yield %[[NEXT]], %{{.*}} : index, f32
+// CHECK: } attributes {npudev.checked}
+// CHECK: scf.while
+// CHECK:   arith.andi
+// CHECK:   scf.condition
+// CHECK: return %[[R]]#1
+// TWICE: scf.while
+// TWICE-NOT: scf.while
+// TWICE: memref.generic_atomic_rmw
+// TWICE-NOT: memref.generic_atomic_rmw
+// TWICE: scf.while
+// TWICE-COUNT-2: memref.generic_atomic_rmw
+// TWICE-NOT: memref.generic_atomic_rmw
+// TWICE-NOT: scf.while
+func.func @loops(%m: memref<?xf32>, %n: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %m[%i] : memref<?xf32>
+    %s = arith.addf %acc, %v : f32
+    scf.yield %s : f32
+  }
+  %last = scf.while (%i = %c0) : (index) -> index {
+    %v = memref.load %m[%i] : memref<?xf32>
+    %more = arith.cmpf one, %v, %zero : f32
+    scf.condition(%more) %i : index
+  } do {
+  ^bb0(%i: index):
+    %j = arith.addi %i, %c1 : index
+    scf.yield %j : index
+  }
+  memref.store %sum, %m[%last] : memref<?xf32>
+  return %sum : f32
+}

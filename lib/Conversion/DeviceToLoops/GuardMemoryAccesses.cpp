@@ -6,11 +6,15 @@
 //     and its cf.asserts become records of their site;
 //  2. each load, store and atomic runs under `in bounds && nothing failed`,
 //     recording (site, dimension, index, size) when an index is out;
-//  3. copies and runtime calls run only while nothing failed.
+//  3. copies and runtime calls run only while nothing failed;
+//  4. loops around guarded ops stop once something failed (scf.for becomes
+//     an scf.while that asks), as the simulator stops at the first failure:
+//     a bound read from bad data (an indptr entry of 2^31 - 1) would
+//     otherwise run out its billions of skipped iterations.
 // A record is a compare-and-swap of the site into @npu_checked_status[0]
 // (first failure wins); only the winner writes the details. The sites'
 // locations and messages go to the module as `npudev.checked_sites`. One walk,
-// O(ops), each access growing by O(rank) ops.
+// O(ops), each access growing by O(rank) ops and each loop by O(1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +131,7 @@ public:
       guardAccess(op);
     for (Operation *op : effects)
       guardEffect(op);
+    stopLoopsOnFailure();
     module->setAttr(kSitesAttr, ArrayAttr::get(ctx(), sites));
   }
 
@@ -296,6 +301,81 @@ private:
   void guardEffect(Operation *op) {
     OpBuilder b(op);
     runOnlyIf(op, buildNothingFailed(b, op->getLoc()), [](OpBuilder &) {});
+  }
+
+  /// Whether `loop` holds a guarded op and no npudev op (those loops are
+  /// taken after the device lowering, by the pass's second run).
+  static bool needsExit(Operation *loop) {
+    bool guarded = false, device = false;
+    loop->walk([&](Operation *op) {
+      guarded |= op->hasAttr(kCheckedAttr);
+      device |= op->getDialect() &&
+                op->getDialect()->getNamespace() == "npudev";
+    });
+    return guarded && !device;
+  }
+
+  /// Loops around guarded ops leave once something failed, innermost first.
+  void stopLoopsOnFailure() {
+    SmallVector<Operation *> loops;
+    module.walk([&](Operation *op) {
+      if (isa<scf::ForOp, scf::WhileOp>(op) && !op->hasAttr(kCheckedAttr) &&
+          needsExit(op))
+        loops.push_back(op);
+    });
+    for (Operation *loop : loops) {
+      if (auto whileLoop = dyn_cast<scf::WhileOp>(loop))
+        exitWhile(whileLoop);
+      else
+        exitFor(cast<scf::ForOp>(loop));
+    }
+  }
+
+  /// scf.condition(%c) becomes scf.condition(%c && nothing failed).
+  void exitWhile(scf::WhileOp loop) {
+    scf::ConditionOp condition = loop.getConditionOp();
+    OpBuilder b(condition);
+    Value go =
+        b.create<arith::AndIOp>(condition.getLoc(), condition.getCondition(),
+                                buildNothingFailed(b, condition.getLoc()));
+    condition.getConditionMutable().assign(go);
+    markChecked(loop);
+  }
+
+  /// for iv = lb to ub step s iter_args(a) becomes a while over (iv, a)
+  /// whose condition is iv < ub (signed, as scf.for compares) and nothing
+  /// failed, whose body is the for's, yielding (iv + s, yielded).
+  void exitFor(scf::ForOp loop) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    SmallVector<Value> inits = {loop.getLowerBound()};
+    llvm::append_range(inits, loop.getInitArgs());
+    SmallVector<Type> types = llvm::to_vector(ValueRange(inits).getTypes());
+    SmallVector<Location> locs(types.size(), loc);
+    auto whileLoop = b.create<scf::WhileOp>(loc, types, inits);
+    markChecked(whileLoop);
+    Block *before = b.createBlock(&whileLoop.getBefore(), {}, types, locs);
+    Value inRange =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                before->getArgument(0), loop.getUpperBound());
+    Value go = b.create<arith::AndIOp>(loc, inRange,
+                                       buildNothingFailed(b, loc));
+    b.create<scf::ConditionOp>(loc, go, before->getArguments());
+    Block *after = b.createBlock(&whileLoop.getAfter(), {}, types, locs);
+    Block *body = loop.getBody();
+    for (auto [from, to] :
+         llvm::zip(body->getArguments(), after->getArguments()))
+      from.replaceAllUsesWith(to);
+    after->getOperations().splice(after->end(), body->getOperations());
+    auto yield = cast<scf::YieldOp>(after->getTerminator());
+    b.setInsertionPoint(yield);
+    SmallVector<Value> next = {
+        b.create<arith::AddIOp>(loc, after->getArgument(0), loop.getStep())};
+    llvm::append_range(next, yield.getOperands());
+    b.create<scf::YieldOp>(loc, next);
+    yield.erase();
+    loop.replaceAllUsesWith(whileLoop.getResults().drop_front());
+    loop.erase();
   }
 
   ModuleOp module;
