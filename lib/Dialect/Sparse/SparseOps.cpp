@@ -11,9 +11,17 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace npu::sparse;
+
+/// Every count of the dialect (an axis's length and nnz_cols, the
+/// positions an iteration enumerates from its fixed axes) is below 2^31,
+/// what i32 index arrays address. Like the launch's task limit, it bounds
+/// the work an input can ask for (and keeps position arithmetic far from
+/// overflowing).
+static constexpr int64_t kMaxCount = (int64_t(1) << 31) - 1;
 
 #define GET_OP_CLASSES
 #include "npu/Dialect/Sparse/SparseOps.cpp.inc"
@@ -42,8 +50,12 @@ static std::optional<int64_t> getStaticPositions(AxisOp axis) {
     return axis.getLengthValue();
   case AxisKind::sparse_fixed:
     if (AxisOp parent = axis.getParentAxis())
-      if (std::optional<int64_t> above = getStaticPositions(parent))
-        return *above * axis.getNnzColsValue();
+      if (std::optional<int64_t> above = getStaticPositions(parent)) {
+        int64_t positions;
+        if (llvm::MulOverflow(*above, axis.getNnzColsValue(), positions))
+          return std::numeric_limits<int64_t>::max();
+        return positions;
+      }
     return std::nullopt;
   default:
     return std::nullopt;
@@ -63,8 +75,8 @@ LogicalResult AxisOp::verify() {
       return success();
     return emitOpError() << "a " << name << " axis has no " << what;
   };
-  if (getLengthValue() < 0)
-    return emitOpError() << "length must be at least 0, got "
+  if (getLengthValue() < 0 || getLengthValue() > kMaxCount)
+    return emitOpError() << "length must be in [0, 2^31 - 1], got "
                          << getLengthValue();
   bool fixed = kind == AxisKind::dense_fixed;
   if (failed(fixed ? forbid(bool(getParent()), "parent")
@@ -87,16 +99,19 @@ LogicalResult AxisOp::verify() {
                          << name;
   if (sparseFixed) {
     int64_t nnz = getNnzColsValue();
-    if (nnz < 0 || (getSorted() && nnz > getLengthValue()))
+    if (nnz < 0 || nnz > (getSorted() ? getLengthValue() : kMaxCount))
       return emitOpError() << "nnz_cols must be in [0, "
-                           << (getSorted() ? "length" : "inf") << "], got "
-                           << nnz;
+                           << (getSorted() ? "length" : "2^31 - 1")
+                           << "], got " << nnz;
   }
   // Static sizes: indptr has a parent's positions plus one entries, a
   // sparse-fixed axis's indices nnz_cols per parent position.
   std::optional<int64_t> parentPositions;
   if (AxisOp parent = getParentAxis())
     parentPositions = getStaticPositions(parent);
+  if (std::optional<int64_t> positions = getStaticPositions(*this);
+      positions && *positions > kMaxCount)
+    return emitOpError() << "has more than 2^31 - 1 positions";
   if (!parentPositions)
     return success();
   auto checkSize = [&](Value array, StringRef what,
@@ -259,6 +274,19 @@ LogicalResult IterationOp::verifyRegions() {
   }
   if (failed(verifyFuse(*this, axes, loops)))
     return failure();
+  // The loops over fixed axes run a number of times the IR alone decides.
+  int64_t trips = 1;
+  for (AxisOp axis : axes) {
+    int64_t extent = axis.getKind() == AxisKind::dense_fixed
+                         ? axis.getLengthValue()
+                     : axis.getKind() == AxisKind::sparse_fixed
+                         ? axis.getNnzColsValue()
+                         : 1;
+    if (llvm::MulOverflow(trips, extent, trips) || trips > kMaxCount)
+      return emitOpError() << "enumerates more than 2^31 - 1 positions "
+                              "from its fixed axes (the product of their "
+                              "lengths and nnz_cols)";
+  }
   if (std::optional<int64_t> width = getHybridEllWidth()) {
     if (*width < 1)
       return emitOpError() << "hybrid_ell_width must be at least 1, got "

@@ -2,8 +2,50 @@
 // RUN: npu-opt %s --split-input-file --verify-diagnostics
 
 func.func @negative_length() {
-  // expected-error @+1 {{'sparse.axis' op length must be at least 0, got -1}}
+  // expected-error @+1 {{'sparse.axis' op length must be in [0, 2^31 - 1], got -1}}
   %i = sparse.axis dense_fixed length -1
+  return
+}
+
+// -----
+
+// Counts are bounded like the launch's task count: 2^31 - 1.
+func.func @length_past_the_limit() {
+  // expected-error @+1 {{'sparse.axis' op length must be in [0, 2^31 - 1], got 9223372036854775807}}
+  %i = sparse.axis dense_fixed length 9223372036854775807
+  return
+}
+
+// -----
+
+func.func @unsorted_nnz_cols_past_the_limit(%c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 4
+  // expected-error @+1 {{nnz_cols must be in [0, 2^31 - 1], got 2147483648}}
+  %j = sparse.axis sparse_fixed parent %i length 4 nnz_cols 2147483648 indices %c : memref<?xi32>
+  return
+}
+
+// -----
+
+func.func @positions_past_the_limit(%c: memref<?xi32>) {
+  %i = sparse.axis dense_fixed length 65536
+  // expected-error @+1 {{'sparse.axis' op has more than 2^31 - 1 positions}}
+  %j = sparse.axis sparse_fixed parent %i length 4 nnz_cols 65536 indices %c : memref<?xi32>
+  return
+}
+
+// -----
+
+// Each axis is in range, the positions the two loops enumerate are not
+// (2^16 x 2^16 = 2^32: an empty iteration over 2^31 positions ran for
+// minutes in the simulator).
+func.func @iteration_past_the_limit() {
+  %i = sparse.axis dense_fixed length 65536
+  %k = sparse.axis dense_fixed length 65536
+  // expected-error @+1 {{'sparse.iteration' op enumerates more than 2^31 - 1 positions from its fixed axes (the product of their lengths and nnz_cols)}}
+  sparse.iteration [%i, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vk: index):
+  }
   return
 }
 
