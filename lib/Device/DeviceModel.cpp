@@ -299,5 +299,19 @@ llvm::Expected<DeviceModel> DeviceModel::load(StringRef presetOrPath) {
     return llvm::createStringError(file.getError(),
                                    "cannot read device description '" +
                                        presetOrPath + "'");
-  return parseJSON((*file)->getBuffer());
+  llvm::Expected<DeviceModel> model = parseJSON((*file)->getBuffer());
+  if (model)
+    return model;
+  // Name the file: "device description 'f.json': field ...", and say that
+  // a truncated or mistyped file is no JSON at all.
+  std::string reason = llvm::toString(model.takeError());
+  StringRef rest(reason);
+  std::string named = ("device description '" + presetOrPath + "'").str();
+  if (rest.consume_front("device description: "))
+    named += ": " + rest.str();
+  else if (rest.consume_front("device description "))
+    named += " " + rest.str();
+  else
+    named += " is not valid JSON: " + reason;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), named);
 }

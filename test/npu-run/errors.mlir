@@ -14,6 +14,10 @@
 // RUN: not npu-run %s --entry=oob_load 2>&1 | FileCheck %s --check-prefix=NODATA
 // RUN: not npu-run %s --entry=oob_load --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not npu-run %s --entry=oob_load --device=%S/Inputs/bad-device.json 2>&1 | FileCheck %s --check-prefix=BAD-DEVICE
+// A truncated description names its file and says it is no JSON.
+// RUN: not npu-run %s --entry=oob_load --device=%S/Inputs/truncated-device.json 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// RUN: not npu-opt %s --npu-lower-to-device=device=%S/Inputs/truncated-device.json 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// TRUNCATED: device description '{{.*}}truncated-device.json' is not valid JSON: [4:4, byte=44]: Unterminated string
 // RUN: not npu-run %s --entry=missing 2>&1 | FileCheck %s --check-prefix=ENTRY
 // A .npy of the wrong shape:
 // RUN: rm -rf %t && npu-run %s --entry=on_chip_overflow --random-inputs=0 --output-dir=%t
@@ -158,6 +162,6 @@ func.func @wants_32(%x: memref<32xf32, #npudev.space<global>>) {
 
 // NODATA: npu-run: argument #0 of 'oob_load' has no data: give it with --input, or use --random-inputs
 // DEVICE: npu-run: unknown device preset 'tpu' (known: mlu590, ascend910b)
-// BAD-DEVICE: npu-run: device description: clusters x (cores_per_cluster + cube_cores_per_cluster) is 4294967296 cores, more than 65536
+// BAD-DEVICE: npu-run: device description '{{.*}}bad-device.json': clusters x (cores_per_cluster + cube_cores_per_cluster) is 4294967296 cores, more than 65536
 // ENTRY: npu-run: no function named 'missing'
 // SHAPE: error: argument #0 has shape [64] but the function takes 'memref<32xf32, #npudev.space<global>>'
