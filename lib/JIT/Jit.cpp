@@ -305,6 +305,8 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
     return module.emitError("no function '") << entry << "' with a body";
+  if (failed(dev::checkKernelIR(module)))
+    return failure();
   if (func.getNumResults() != 0)
     return func.emitError("kernels return through memref arguments; this "
                           "function has results");

@@ -721,6 +721,12 @@ npu::sim::simulate(func::FuncOp func, MutableArrayRef<HostArray> args,
              << device.name << "' a kernel compiled for device '" << named->name
              << "' (they differ in '" << *field << "')";
   }
+  // The whole module, as the JIT compiles it: both refuse the same input.
+  Operation *root = func;
+  while (Operation *parent = root->getParentOp())
+    root = parent;
+  if (failed(dev::checkKernelIR(root)))
+    return failure();
   ensureSimulatorModels(func->getContext());
   return Interpreter(device, options, report, trace).run(func, args);
 }

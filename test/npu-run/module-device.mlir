@@ -8,6 +8,10 @@
 // CHECK: device: ascend910b (48 vector + 24 cube cores, 1.80 GHz)
 // MISMATCH: npu-run: the module is compiled for device 'ascend910b' but --device names 'mlu590' (they differ in 'name')
 // TINY: npu-run: the module is compiled for device 'ascend910b' but --device names 'tiny' (they differ in 'name')
+// A truncated description names its file and says it is no JSON.
+// RUN: not npu-run %s --random-inputs=1 --device=%S/Inputs/truncated-device.json 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// RUN: not npu-opt %s --npu-lower-to-device=device=%S/Inputs/truncated-device.json 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// TRUNCATED: device description '{{.*}}truncated-device.json' is not valid JSON: [4:4, byte=44]: Unterminated string
 module attributes {npudev.device = "ascend910b"} {
   func.func @copy(%x: memref<64xf32, #npudev.space<global>>, %y: memref<64xf32, #npudev.space<global>>) {
     npudev.launch tasks(2) on vector {

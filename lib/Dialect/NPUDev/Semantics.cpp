@@ -98,3 +98,18 @@ SmallVector<Operation *> npu::dev::getRowReports(Operation *root) {
       [&](ReportRowsOp op) { reports.push_back(op); });
   return reports;
 }
+
+LogicalResult npu::dev::checkKernelIR(Operation *root) {
+  static constexpr llvm::StringLiteral kKernelDialects[] = {
+      "npudev", "arith", "math", "scf", "memref", "func", "builtin"};
+  WalkResult walk = root->walk([](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (llvm::is_contained(kKernelDialects, dialect))
+      return WalkResult::advance();
+    op->emitOpError("is not kernel IR: both executors run npudev, arith, "
+                    "math, scf, memref and func ops; lower the ")
+        << (dialect.empty() ? "op" : dialect) << " dialect first";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}

@@ -66,6 +66,13 @@ std::string formatReportedRow(llvm::StringRef message, int64_t row);
 /// first that fired gives the error.
 llvm::SmallVector<mlir::Operation *> getRowReports(mlir::Operation *root);
 
+/// Fails, naming the first op found, unless every op of `root` is kernel
+/// IR: npudev, arith, math, scf, memref and func (and builtin.module). Both
+/// executors check the whole module before running any of it, so that
+/// each refuses what neither can run (the sparse or graph dialect before
+/// its lowering) with the same message.
+mlir::LogicalResult checkKernelIR(mlir::Operation *root);
+
 } // namespace npu::dev
 
 #endif // NPU_DIALECT_NPUDEV_SEMANTICS_H
