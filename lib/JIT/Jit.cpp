@@ -382,6 +382,7 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
       };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
+  engineOptions.enablePerfNotificationListener = options.perfProfile;
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
   SmallVector<StringRef> libs = {NPU_MLIR_RUNTIME_DIR

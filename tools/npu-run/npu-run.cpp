@@ -84,6 +84,10 @@ cl::opt<bool> checkedJit(
     "checked",
     cl::desc("with --mode=jit, bounds-check every memory access and fail "
              "as the simulator does (which always checks)"));
+cl::opt<bool> jitPerfProfile(
+    "jit-perf-profile",
+    cl::desc("with --mode=jit, register the compiled code with Linux perf "
+             "(writes jit-<pid>.dump under $JITDUMPDIR/.debug/jit)"));
 cl::opt<unsigned> jitMaxVectorBits(
     "jit-max-vector-bits",
     cl::desc("with --mode=jit, use vectors of at most this many bits, as a "
@@ -472,7 +476,8 @@ int main(int argc, char **argv) {
   LogicalResult ran =
       mode == Mode::Jit ? jit::runJit(*module, func.getSymName().str(), *args,
                                       jit::JitOptions{3, jitThreads, checkedJit,
-                                                      jitMaxVectorBits})
+                                                      jitMaxVectorBits,
+                                                      jitPerfProfile})
                         : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;

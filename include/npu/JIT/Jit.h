@@ -39,6 +39,10 @@ struct JitOptions {
   /// a host without AVX-512), 128 for no AVX at all. Lets one host run and
   /// test the code every narrower host gets.
   unsigned maxVectorBits = 0;
+  /// Register the compiled code with Linux perf (a jit-<pid>.dump file in
+  /// $JITDUMPDIR/.debug/jit, else the home or working directory's), for
+  /// profiling. Off, a run leaves no file behind.
+  bool perfProfile = false;
 };
 
 /// A kernel compiled to native code, to run any number of times.
