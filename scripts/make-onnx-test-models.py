@@ -260,6 +260,56 @@ def models():
         [node("LayerNormalization", ["x", "g"], ["y", "mean"], axis=-1)],
         [("x", F, [2, 8])], [("y", F, [2, 8]), ("mean", F, [2, 1])],
         [weight("g", [8])])
+    # One initializer reached through Identity, as exporters deduplicate
+    # weights: one argument.
+    m["identity_initializer"] = model(
+        [node("Identity", ["w"], ["w_copy"]),
+         node("Conv", ["x", "w"], ["a"], kernel_shape=[1, 1]),
+         node("Conv", ["x", "w_copy"], ["b"], kernel_shape=[1, 1]),
+         node("Add", ["a", "b"], ["y"])],
+        [X], [("y", F, [1, 2, 8, 8])], [weight("w", [2, 3, 1, 1])])
+    # A rank-3 image: its leading dimension is its channels, not a batch.
+    m["image_without_batch"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, [3, 8, 8])],
+        [("y", F, [3, 8, 8])])
+    # Malformed models libonnx would crash or hang on, or the importer
+    # run out of memory for; each must be a clear error.
+    conv_y = [("y", F, ["n", "c", "h", "w"])]
+    m["err_conv_stride0"] = model(
+        [node("Conv", ["x", "w"], ["y"], kernel_shape=[1, 1], strides=[0, 0])],
+        [X], conv_y, [weight("w", [2, 3, 1, 1])])
+    m["err_pool_stride0"] = model(
+        [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[0, 1])],
+        [X], conv_y)
+    m["err_layernorm_axis_stats"] = model(
+        [node("LayerNormalization", ["x", "g"], ["y", "mean"], axis=2**31)],
+        [("x", F, [2, 8])], [("y", F, ["a", "b"]), ("mean", F, ["c", "d"])],
+        [weight("g", [8])])
+    shape = ints("shape", [3, 4])
+    shape.raw_data = shape.raw_data[:4]
+    m["err_truncated_shape"] = model(
+        [node("Reshape", ["x", "shape"], ["y"])], [("x", F, [2, 6])],
+        [("y", F, ["a", "b"])], [shape])
+    m["err_expand_huge"] = model(
+        [node("Expand", ["one", "shape"], ["e"]),
+         node("Add", ["x", "e"], ["y"])],
+        [("x", F, [1, 1, 1])], [("y", F, ["a", "b", "c"])],
+        [floats("one", [1.0]), ints("shape", [1 << 20, 1 << 20, 1 << 10])])
+    m["err_huge_dim"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, [1, 1 << 62, 4])],
+        [("y", F, ["a", "b", "c"])])
+    m["err_negative_dim"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, [1, -1, 4])],
+        [("y", F, ["a", "b", "c"])])
+    big = helper.make_tensor("fill", F, [1], [1.0])
+    m["err_fold_too_large"] = model(
+        [node("ConstantOfShape", ["shape"], ["c"], value=big),
+         node("Add", ["x", "c"], ["y"])],
+        [("x", F, [8192, 8192])], [("y", F, [8192, 8192])],
+        [ints("shape", [8192, 8192])])
+    m["err_dynamic_sequence_first"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, ["seq", 2, 4])],
+        [("y", F, ["seq", 2, 4])])
     return m
 
 

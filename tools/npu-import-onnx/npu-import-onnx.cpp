@@ -27,9 +27,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("filename"),
                                        cl::init("-"));
-static cl::opt<int64_t>
-    batch("batch", cl::desc("Bind the graph inputs' dynamic batch dimension"),
-          cl::init(-1));
+static cl::opt<int64_t> batch(
+    "batch",
+    cl::desc("Bind the graph inputs' dynamic leading (batch) dimension"));
 static cl::opt<npu::ONNXWeights>
     weights("weights", cl::desc("What float initializers become"),
             cl::init(npu::ONNXWeights::Arguments),
@@ -61,7 +61,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   npu::ONNXImportOptions options;
-  if (batch >= 0)
+  // Any value given is the user's: a negative one is reported, not
+  // taken for "unset".
+  if (batch.getNumOccurrences())
     options.batch = batch;
   options.weights = weights;
   options.functionName = functionName;

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -25,9 +26,11 @@ using namespace npu::onnx_import;
 bool HostTensor::isFloat() const { return isFloatType(dtype); }
 
 int64_t HostTensor::numElements() const {
+  // Saturated: a shape from a malformed model may overflow.
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -576,6 +579,8 @@ static LogicalResult foldConstantOfShape(NodeImporter &n) {
       return n.emitError() << "attribute 'value' must hold one element";
     fill = *data;
   }
+  if (failed(n.checkFoldedShape(*shape)))
+    return failure();
   HostTensor out = HostTensor::zeros(fill.dtype, *shape);
   for (int64_t i = 0, count = out.numElements(); i < count; ++i)
     copyElement(fill, 0, out, i);
@@ -587,8 +592,14 @@ static LogicalResult foldRange(NodeImporter &n) {
   double first = start.asDouble(0), step = delta.asDouble(0);
   if (step == 0)
     return n.emitError() << "delta must not be 0";
-  int64_t count = std::max<int64_t>(
-      static_cast<int64_t>(std::ceil((limit.asDouble(0) - first) / step)), 0);
+  // Clamped before the conversion: a bound from a malformed model may be
+  // past int64, or NaN.
+  double steps = std::ceil((limit.asDouble(0) - first) / step);
+  int64_t count = !(steps <= double(kMaxFoldedElements))
+                      ? kMaxFoldedElements + 1
+                      : std::max<int64_t>(static_cast<int64_t>(steps), 0);
+  if (failed(n.checkFoldedShape({count})))
+    return failure();
   HostTensor out = HostTensor::zeros(start.dtype, {count});
   for (int64_t i = 0; i < count; ++i)
     out.set(i, first + i * step);
@@ -631,7 +642,7 @@ static LogicalResult foldWhere(NodeImporter &n) {
 
 static LogicalResult foldExpand(NodeImporter &n) {
   FailureOr<SmallVector<int64_t>> shape = n.intsInput(1, "shape");
-  if (failed(shape))
+  if (failed(shape) || failed(n.checkFoldedShape(*shape)))
     return failure();
   HostTensor target = HostTensor::zeros(onnx::TensorProto::BOOL, *shape);
   const HostTensor &x = in(n, 0);

@@ -22,6 +22,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace npu::onnx_import;
@@ -71,9 +72,8 @@ Perm npu::onnx_import::invertPerm(ArrayRef<int64_t> perm, int64_t rank) {
 /// The node's name (its first output's when unnamed), in the model file.
 static Location nodeLocation(GraphImporter &graph,
                              const onnx::NodeProto &node) {
-  std::string name =
-      node.name().empty() && node.output_size() ? node.output(0) : node.name();
-  return NameLoc::get(StringAttr::get(graph.context, name), graph.fileLoc);
+  return NameLoc::get(StringAttr::get(graph.context, nodeName(node)),
+                      graph.fileLoc);
 }
 
 NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node)
@@ -120,6 +120,15 @@ FailureOr<const HostTensor *> NodeImporter::constantInput(size_t i,
     return emitError() << "input #" << i << " ('" << node.input(i) << "', "
                        << role << ") must be known at import time";
   return &*v.constant;
+}
+
+LogicalResult NodeImporter::checkFoldedShape(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(n, d, n) || n > kMaxFoldedElements)
+      return emitError() << "folding it on the host would make a tensor of "
+                            "more than 2^24 elements";
+  return success();
 }
 
 FailureOr<SmallVector<int64_t>> NodeImporter::intsInput(size_t i,
@@ -430,7 +439,14 @@ Value GraphImporter::materialize(NodeImporter &n, StringRef name,
   if (v.constant) {
     result = n.constant(v.constant->transposed(want));
   } else if (v.weight) {
-    result = addWeightArgument(*this, n, name, v, want);
+    // One argument per initializer and order, whatever names reach it
+    // (exporters deduplicate initializers through Identity nodes).
+    auto &shared = weightForms[v.weight];
+    for (auto &[order, value] : shared)
+      if (order == want)
+        return value;
+    result = addWeightArgument(*this, n, v.weight->name(), v, want);
+    shared.push_back({want, result});
   } else {
     auto [from, original] = v.forms.front();
     FailureOr<Value> converted = n.reorder(original, from, want);
@@ -540,6 +556,21 @@ LogicalResult FunctionBuilder::importNode(const onnx::NodeProto &node) {
   const auto &importers = getOpImporters();
   auto folder = folders.find(node.op_type());
   auto importer = importers.find(node.op_type());
+  // A large result is imported as an op where one exists, rather than
+  // folded on the host.
+  auto foldsSmall = [&] {
+    for (const std::string &output : node.output()) {
+      auto it = graph.model.inferred.find(output);
+      int64_t n = 1;
+      if (it != graph.model.inferred.end() && it->second.hasShape)
+        for (int64_t d : it->second.shape)
+          if (d > 0 && (llvm::MulOverflow(n, d, n) || n > kMaxFoldedElements))
+            return false;
+    }
+    return true;
+  };
+  if (known && importer != importers.end() && !foldsSmall())
+    known = false;
   LogicalResult result = failure();
   if (known && folder != folders.end())
     result = folder->second(n);
@@ -618,10 +649,15 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
                                       const ONNXImportOptions &options) {
   context->loadDialect<npu::NPUDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(context, modelPath, 0, 0);
-  std::string error;
+  LoadError error;
   FailureOr<LoadedModel> model = loadModel(bytes, modelPath, options, error);
   if (failed(model)) {
-    emitError(fileLoc) << "'" << modelPath << "' " << error;
+    if (error.node.empty())
+      emitError(fileLoc) << "'" << modelPath << "' " << error.message;
+    else
+      emitError(NameLoc::get(StringAttr::get(context, error.node), fileLoc))
+          << "node '" << error.node << "' (" << error.opType
+          << "): " << error.message;
     return {};
   }
   OpBuilder builder(context);

@@ -22,6 +22,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -115,6 +116,10 @@ public:
   llvm::StringSet<> graphOutputs;
   /// The attributes of each entry-block argument, in order.
   llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
+  /// Each weight's arguments by order, shared by every value that names it.
+  llvm::DenseMap<const onnx::TensorProto *,
+                 llvm::SmallVector<std::pair<Perm, mlir::Value>, 1>>
+      weightForms;
   /// Nodes another node's handler has imported already (a BatchNormalization
   /// folded into its convolution), by output name.
   llvm::StringSet<> absorbed;
@@ -149,6 +154,9 @@ public:
   /// Input i's contents; an error naming the input when not known.
   mlir::FailureOr<const HostTensor *> constantInput(size_t i,
                                                     llvm::StringRef role);
+  /// Fails, naming the node, when a tensor of `shape` is too large to fold
+  /// on the host (kMaxFoldedElements).
+  mlir::LogicalResult checkFoldedShape(llvm::ArrayRef<int64_t> shape);
   /// Input i as an integer list (a 0-D or 1-D constant).
   mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(size_t i,
                                                         llvm::StringRef role);
@@ -215,6 +223,10 @@ public:
 private:
   llvm::SmallVector<std::string> readAttrs;
 };
+
+/// The most elements a tensor folded on the host may have (shape
+/// arithmetic and masks; 128 MiB of int64 or double).
+inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
 
 /// A handler: imports one node, or folds it when its inputs are known.
 using NodeHandler = std::function<mlir::LogicalResult(NodeImporter &)>;

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -263,12 +264,30 @@ npu::onnx_import::readTensor(const onnx::TensorProto &tensor,
 // Loading
 //===----------------------------------------------------------------------===//
 
+/// "[3, 224, 224]", "[?, 3, 224, 224]".
+static std::string formatDims(const onnx::TensorShapeProto &shape) {
+  std::string text = "[";
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    if (d)
+      text += ", ";
+    text += shape.dim(d).has_dim_value()
+                ? std::to_string(shape.dim(d).dim_value())
+                : "?";
+  }
+  return text + "]";
+}
+
 /// Binds the dynamic dimensions of the graph inputs: only the leading one,
 /// and only to --batch.
 static LogicalResult bindBatch(onnx::GraphProto &graph,
                                const llvm::StringSet<> &initializers,
                                std::optional<int64_t> batch,
                                std::string &error) {
+  if (batch && (*batch < 0 || *batch > kMaxElements)) {
+    error = "cannot be imported with --batch=" + std::to_string(*batch) +
+            ": a batch is 0 to 2^40";
+    return failure();
+  }
   for (onnx::ValueInfoProto &input : *graph.mutable_input()) {
     if (initializers.contains(input.name()))
       continue;
@@ -282,12 +301,15 @@ static LogicalResult bindBatch(onnx::GraphProto &graph,
     for (int d = 0; d < shape->dim_size(); ++d) {
       onnx::TensorShapeProto_Dimension *dim = shape->mutable_dim(d);
       if (dim->has_dim_value()) {
+        // A fixed leading dimension may be anything (an image without a
+        // batch axis starts with its channels): say what it is.
         if (d == 0 && batch && dim->dim_value() != *batch) {
           error = "--batch=" + std::to_string(*batch) +
-                  " given, but graph "
-                  "input '" +
-                  input.name() + "' has a fixed batch of " +
-                  std::to_string(dim->dim_value());
+                  " given, but graph input '" + input.name() + "' of shape " +
+                  formatDims(*shape) +
+                  " has no dynamic leading dimension to bind (it is fixed "
+                  "at " +
+                  std::to_string(dim->dim_value()) + ")";
           return failure();
         }
         continue;
@@ -295,15 +317,16 @@ static LogicalResult bindBatch(onnx::GraphProto &graph,
       std::string label =
           dim->has_dim_param() ? " ('" + dim->dim_param() + "')" : "";
       if (d != 0) {
-        error = "graph input '" + input.name() + "' has dynamic dimension " +
+        error = "graph input '" + input.name() + "' of shape " +
+                formatDims(*shape) + " has dynamic dimension " +
                 std::to_string(d) + label +
-                "; only the leading (batch) dimension can be bound, by --batch";
+                "; only the leading dimension can be bound, by --batch";
         return failure();
       }
       if (!batch) {
-        error = "graph input '" + input.name() +
-                "' has a dynamic batch dimension" + label +
-                "; bind it with --batch=N";
+        error = "graph input '" + input.name() + "' of shape " +
+                formatDims(*shape) + " has a dynamic leading dimension" +
+                label + "; bind it with --batch=N";
         return failure();
       }
       dim->set_dim_value(*batch);
@@ -356,10 +379,33 @@ static InferredType toInferredType(const onnx::TypeProto &type) {
   return out;
 }
 
+/// Every node output shape inference sized is within kMaxElements (a huge
+/// Expand, a batch that multiplies past it).
+static LogicalResult checkInferredSizes(const LoadedModel &loaded,
+                                        LoadError &error) {
+  for (const onnx::NodeProto &node : loaded.model.graph().node())
+    for (const std::string &output : node.output()) {
+      auto it = loaded.inferred.find(output);
+      if (it == loaded.inferred.end() || !it->second.hasShape)
+        continue;
+      int64_t n = 1;
+      bool overflow = false;
+      for (int64_t d : it->second.shape)
+        overflow |= d > 0 && llvm::MulOverflow(n, d, n);
+      if (overflow || n > kMaxElements) {
+        error = {nodeName(node), node.op_type(),
+                 "output '" + output + "' would have more than 2^40 elements"};
+        return failure();
+      }
+    }
+  return success();
+}
+
 FailureOr<LoadedModel>
 npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
                             const ONNXImportOptions &options,
-                            std::string &error) {
+                            LoadError &loadError) {
+  std::string &error = loadError.message;
   LoadedModel loaded;
   onnx::ModelProto &model = loaded.model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
@@ -391,8 +437,10 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
   loaded.dir = std::string(llvm::sys::path::parent_path(path));
   for (const onnx::TensorProto &t : model.graph().initializer())
     loaded.initializers.insert(t.name());
-  if (failed(bindBatch(*model.mutable_graph(), loaded.initializers,
+  if (failed(checkBeforeONNX(model, loadError)) ||
+      failed(bindBatch(*model.mutable_graph(), loaded.initializers,
                        options.batch, error)) ||
+      failed(checkValueTypes(model.graph(), loadError)) ||
       failed(checkModel(model, loaded.dir, error)))
     return failure();
   try {
@@ -409,5 +457,7 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
        {&model.graph().value_info(), &model.graph().output()})
     for (const onnx::ValueInfoProto &info : *list)
       loaded.inferred[info.name()] = toInferredType(info.type());
+  if (failed(checkInferredSizes(loaded, loadError)))
+    return failure();
   return loaded;
 }

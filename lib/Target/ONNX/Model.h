@@ -28,13 +28,37 @@ struct LoadedModel {
   llvm::StringMap<InferredType> inferred;
 };
 
-/// Parses `bytes`, checks the opset (13 to 17), binds the batch, runs the
-/// ONNX checker and shape inference. On failure sets `error` to a sentence
-/// that follows the model's path ("... is not an ONNX model").
+/// Why a model did not load: a sentence about the model as a whole, which
+/// follows its path ("... is not an ONNX model"), or about one node.
+struct LoadError {
+  /// The node at fault and its op type; empty for the whole model.
+  std::string node, opType;
+  std::string message;
+};
+
+/// The most elements (and the largest size of a dimension) any tensor of an
+/// imported model may have: more fit no device's memory, and every size
+/// bounded keeps the arithmetic on them far from overflowing.
+inline constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+/// A node's name: its own, else its first output's.
+std::string nodeName(const onnx::NodeProto &node);
+
+/// What the ONNX checker and shape inference would trip on, checked before
+/// either runs: unsupported ops, windowed ops' sizes, tensors whose data
+/// does not match their shape, sizes past kMaxElements (ModelChecks.cpp).
+mlir::LogicalResult checkBeforeONNX(const onnx::ModelProto &model,
+                                    LoadError &error);
+/// The sizes of the graph's inputs, outputs and value types.
+mlir::LogicalResult checkValueTypes(const onnx::GraphProto &graph,
+                                    LoadError &error);
+
+/// Parses `bytes`, checks the opset (13 to 17) and what libonnx would trip
+/// on, binds the batch, runs the ONNX checker and shape inference.
 mlir::FailureOr<LoadedModel> loadModel(llvm::StringRef bytes,
                                        llvm::StringRef path,
                                        const ONNXImportOptions &options,
-                                       std::string &error);
+                                       LoadError &error);
 
 /// The file an external initializer's data lives in.
 std::string externalDataPath(const onnx::TensorProto &tensor,

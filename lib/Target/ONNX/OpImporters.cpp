@@ -76,17 +76,31 @@ Perm elementwiseOrder(NodeImporter &n, ArrayRef<size_t> operands,
 }
 
 /// Operand i for a rank-`rank` broadcast in `order`: padded with leading unit
-/// dimensions, permuted, and, when it is a broadcast operand, with its
-/// leading unit dimensions dropped (numpy broadcasting puts them back).
+/// dimensions, permuted, and, when it is a broadcast operand, with leading
+/// unit dimensions dropped (numpy broadcasting puts them back). A constant or
+/// a weight drops all of them; a value computed at run time only those the
+/// padding added, so that neither its rank nor the layout its producer
+/// keeps depends on a batch of 1 ([1, C, 1, 1] stays rank 4 as [2, C, 1, 1]
+/// does: dropping its unit batch made it a rank-1 reshape, which a
+/// channel-aligned producer had to be converted for).
 Value broadcastOperand(NodeImporter &n, size_t i, int64_t rank,
                        ArrayRef<int64_t> order, ArrayRef<int64_t> result) {
   ImportedValue &v = n.input(i);
-  SmallVector<int64_t> padded(rank - v.shape.size(), 1);
+  int64_t padding = rank - v.shape.size();
+  SmallVector<int64_t> padded(padding, 1);
   llvm::append_range(padded, v.shape);
   SmallVector<int64_t> physical = permute(padded, order);
   ArrayRef<int64_t> kept = physical;
-  if (padded != result)
-    kept = kept.drop_while([](int64_t d) { return d == 1; });
+  // A weight's leading unit dimensions are not the batch's: at a batch of
+  // 1 a [1, N, S, S] bias added to [1, N, S, S] scores, or a [C] weight
+  // padded to a [1, 1, 1, C] result, is still the broadcast operand of a
+  // vs_ op, as at a batch of 2.
+  int64_t leadingUnits =
+      llvm::find_if(kept, [](int64_t d) { return d != 1; }) - kept.begin();
+  if (v.constant || v.weight)
+    kept = kept.drop_front(leadingUnits);
+  else if (ArrayRef<int64_t>(v.shape) != result)
+    kept = kept.drop_front(std::min(leadingUnits, padding));
   if (v.constant) {
     HostTensor t = *v.constant;
     t.shape = padded;
@@ -94,7 +108,7 @@ Value broadcastOperand(NodeImporter &n, size_t i, int64_t rank,
     t.shape.assign(kept.begin(), kept.end());
     return n.constant(t);
   }
-  if (static_cast<int64_t>(v.shape.size()) == rank && padded == result)
+  if (kept.size() == static_cast<size_t>(rank) && padding == 0)
     return n.value(i, order);
   Value x = n.value(i);
   if (!x)
