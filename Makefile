@@ -54,7 +54,7 @@ check-sanitize: sanitize-configure
 # Each fuzz target for FUZZ_SECONDS, from a seed corpus made of test/.
 fuzz: sanitize-configure
 	$(CMAKE) --build $(SANITIZE_BUILD_DIR) -j $(JOBS) \
-	  --target npu-opt-fuzzer npu-input-fuzzer
+	  --target npu-opt-fuzzer npu-input-fuzzer npu-onnx-fuzzer npu-data-fuzzer
 	@python3 scripts/fuzz.py $(SANITIZE_BUILD_DIR) $(FUZZ_SECONDS)
 
 demo: build

@@ -7,7 +7,8 @@ Each target runs for SECONDS from a seed corpus made of the repository's own
 inputs: every function of the .mlir tests and examples (split at
 `// -----`) for npu-opt-fuzzer; the .npy files and device descriptions in
 test/, plus one .npy file per element type and format version, for
-npu-input-fuzzer. What the fuzzer adds is kept in BUILD_DIR/fuzz/TARGET/corpus
+npu-input-fuzzer; the .onnx networks and test models for npu-onnx-fuzzer;
+a few data patterns per kernel for npu-data-fuzzer. What the fuzzer adds is kept in BUILD_DIR/fuzz/TARGET/corpus
 for the next run. A crash, a sanitizer report, a leak, a hang (25 s on one
 input) or running out of memory fails the run; the input that did it is
 written to BUILD_DIR/fuzz/TARGET/artifacts/. Prints one line per target:
@@ -23,7 +24,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test"))
 import sanitizers  # noqa: E402  (the lit suites' sanitizer options)
-TARGETS = ["npu-opt-fuzzer", "npu-input-fuzzer"]
+TARGETS = ["npu-opt-fuzzer", "npu-input-fuzzer", "npu-onnx-fuzzer",
+           "npu-data-fuzzer"]
 OP_NAME = re.compile(rb"\b(?:npu|npudev|sparse|arith|memref|scf|func|tensor|"
                      rb"math)\.[a-z_0-9]+")
 
@@ -80,6 +82,32 @@ def input_seeds(seeds):
     return count, set()
 
 
+def onnx_seeds(seeds):
+    """The shipped networks and the importer tests' models."""
+    count = 0
+    for path in repository_files((".onnx",)):
+        with open(path, "rb") as f:
+            write_seed(seeds, count, f.read())
+        count += 1
+    return count, set()
+
+
+def data_seeds(seeds):
+    """One input per kernel: its number, then data that makes valid sites,
+    indices and probabilities for some of it (small integers, 0.5f)."""
+    count = 0
+    for kernel in range(7):
+        for pattern in (b"\x00\x00\x00\x00", b"\x01\x00\x00\x00",
+                        struct.pack("<f", 0.5), struct.pack("<f", -2.0)):
+            write_seed(seeds, count, bytes([kernel]) + pattern * 256)
+            count += 1
+    return count, set()
+
+
+SEEDS = {"npu-opt-fuzzer": mlir_seeds, "npu-input-fuzzer": input_seeds,
+         "npu-onnx-fuzzer": onnx_seeds, "npu-data-fuzzer": data_seeds}
+
+
 def write_dict(path, names):
     with open(path, "wb") as out:
         for name in sorted(names):
@@ -95,8 +123,7 @@ def run_target(build, target, seconds):
         os.makedirs(folder, exist_ok=True)
     for name in os.listdir(seeds):
         os.remove(os.path.join(seeds, name))
-    make_seeds = mlir_seeds if target == "npu-opt-fuzzer" else input_seeds
-    seed_count, names = make_seeds(seeds)
+    seed_count, names = SEEDS[target](seeds)
     args = [binary, "-max_total_time=%d" % seconds, "-timeout=25",
             "-rss_limit_mb=4096", "-print_final_stats=1",
             "-artifact_prefix=" + artifacts]

@@ -36,7 +36,9 @@ namespace {
 
 /// The pipelines npu-opt users run, each from the parsed module: layout
 /// assignment with both strategies, the graph and device lowerings with the
-/// checked JIT's guards, the sparse iteration lowering, and the folders.
+/// checked JIT's guards, the sparse iteration lowering, the folders, and
+/// the passes that insert runtime checks followed by the folders (which
+/// must leave the checks alone).
 constexpr const char *kPipelines[] = {
     "builtin.module(func.func(npu-annotate-align-mode,"
     "npu-layout-align{strategy=greedy}),npu-verify-layout)",
@@ -49,6 +51,10 @@ constexpr const char *kPipelines[] = {
     "npu-sparse-tile,npu-sparse-stage-runs{chunk=2},"
     "npu-sparse-lower-buffers))",
     "builtin.module(canonicalize,cse)",
+    "builtin.module(npu-lower-to-device,canonicalize,cse)",
+    "builtin.module(func.func(npu-sparse-check-formats),canonicalize,cse,"
+    "func.func(npu-sparse-to-device,npu-sparse-lower-iterations,"
+    "npu-sparse-lower-buffers),canonicalize,cse)",
 };
 
 constexpr unsigned kInputsPerContext = 4096;
