@@ -38,5 +38,6 @@ tool_dirs = [config.npu_tools_dir, config.llvm_tools_dir]
 tools = ["npu-opt", "npu-run", "npu-import-onnx"]
 if config.npu_fuzzers:
     config.available_features.add("fuzzers")
-    tools += ["npu-opt-fuzzer", "npu-input-fuzzer"]
+    tools += ["npu-opt-fuzzer", "npu-input-fuzzer", "npu-onnx-fuzzer",
+              "npu-data-fuzzer"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -176,7 +176,7 @@ public:
   void run(const uint8_t *data, size_t size) {
     if (size == 0)
       return;
-    const Kernel &k = kernels[data[0] % kernels.size()];
+    Kernel &k = kernels[data[0] % kernels.size()];
     auto func = k.simModule->lookupSymbol<func::FuncOp>(k.name);
     std::vector<HostArray> simArgs = fillArguments(k, data + 1, size - 1);
     std::vector<HostArray> jitArgs = simArgs;
@@ -227,7 +227,8 @@ private:
     k.name = func.getSymName().str();
     // Each executor gets a module of this function alone: the JIT lowers
     // its copy in place and compiles all of it.
-    k.simModule = cast<ModuleOp>(module->cloneWithoutRegions());
+    k.simModule = ModuleOp::create(module.getLoc());
+    (*k.simModule)->setAttrs(module->getAttrDictionary());
     k.simModule->getBody()->push_back(func.clone());
     OwningOpRef<ModuleOp> jitModule = k.simModule->clone();
     jit::JitOptions options;

@@ -54,8 +54,20 @@ void HostTensor::set(int64_t i, double v) {
   } else if (dtype == onnx::TensorProto::BOOL) {
     ints[i] = v != 0;
   } else {
-    ints[i] = static_cast<int64_t>(v);
+    ints[i] = toInt64(v);
   }
+}
+
+int64_t npu::onnx_import::toInt64(double v) {
+  // Saturated, NaN as 0: a malformed model's value must not be undefined
+  // behaviour (C++ leaves an out-of-range conversion so).
+  if (std::isnan(v))
+    return 0;
+  if (v >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  if (v < -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
 }
 
 void HostTensor::setInt(int64_t i, int64_t v) {
@@ -219,16 +231,27 @@ FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
       compare ? onnx::TensorProto::BOOL : lhs.dtype, b->shape);
   bool integer = !lhs.isFloat() && !rhs.isFloat();
   if (integer && !compare && kind != "Div" && kind != "Pow") {
-    // Exact int64 arithmetic for the operations shape arithmetic uses.
+    // Exact int64 arithmetic for the operations shape arithmetic uses,
+    // wrapping as two's complement (a malformed model's overflow must not
+    // be undefined behaviour).
+    auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+    auto mod = [](int64_t x, int64_t y) -> int64_t {
+      // Python's %, the sign of the divisor; x % -1 is 0 (and INT64_MIN
+      // % -1 would trap).
+      if (y == 0 || y == -1)
+        return 0;
+      int64_t r = x % y;
+      return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+    };
     b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
       int64_t x = lhs.ints[i[0]], y = rhs.ints[i[1]];
-      int64_t r = kind == "Add"   ? x + y
-                  : kind == "Sub" ? x - y
-                  : kind == "Mul" ? x * y
+      uint64_t ux = x, uy = y;
+      int64_t r = kind == "Add"   ? wrap(ux + uy)
+                  : kind == "Sub" ? wrap(ux - uy)
+                  : kind == "Mul" ? wrap(ux * uy)
                   : kind == "Max" ? std::max(x, y)
                   : kind == "Min" ? std::min(x, y)
-                  : y == 0        ? 0
-                                  : ((x % y) + y) % y;
+                                  : mod(x, y);
       out.setInt(o, r);
     });
     return out;
@@ -430,6 +453,13 @@ static LogicalResult foldWithShape(NodeImporter &n,
   return n.setOutput(0, std::move(out));
 }
 
+/// a x b for non-negative a and b, INT64_MAX past it.
+static int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t product;
+  return llvm::MulOverflow(a, b, product) ? std::numeric_limits<int64_t>::max()
+                                          : product;
+}
+
 FailureOr<SmallVector<int64_t>>
 npu::onnx_import::reshapeTarget(NodeImporter &n) {
   FailureOr<SmallVector<int64_t>> target = n.intsInput(1, "shape");
@@ -458,13 +488,14 @@ npu::onnx_import::reshapeTarget(NodeImporter &n) {
     if (d < 0)
       return n.emitError() << "shape " << formatShape(*target)
                            << " has a negative extent";
-    known *= d;
+    known = saturatingMul(known, d);
   }
   if (inferred >= 0)
     out[inferred] = known == 0 ? 0 : total / known;
+  // Saturated: extents from a malformed model may overflow.
   int64_t count = 1;
   for (int64_t d : out)
-    count *= d;
+    count = saturatingMul(count, d);
   if (count != total)
     return n.emitError() << "cannot reshape " << formatShape(shape) << " ("
                          << total << " elements) to " << formatShape(*target);

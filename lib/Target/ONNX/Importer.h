@@ -76,6 +76,9 @@ struct HostTensor {
   HostTensor transposed(llvm::ArrayRef<int64_t> perm) const;
 };
 
+/// `v` truncated toward zero, saturated to int64, NaN as 0.
+int64_t toInt64(double v);
+
 /// Whether `dtype` is a floating-point ONNX type.
 bool isFloatType(int32_t dtype);
 

@@ -985,9 +985,12 @@ LogicalResult importResize(NodeImporter &n) {
     if (failed(scales))
       return failure();
     for (int64_t d = 0; d < (*scales)->numElements() && d < 4; ++d)
-      size.push_back(
-          static_cast<int64_t>(std::floor(in[d] * (*scales)->asDouble(d))));
+      size.push_back(toInt64(std::floor(in[d] * (*scales)->asDouble(d))));
   }
+  for (auto [d, extent] : llvm::enumerate(size))
+    if (extent < 0 || extent > kMaxElements)
+      return n.emitError() << "output size " << extent << " of dimension " << d
+                           << " is outside [0, 2^40]";
   if (size.size() != 4 || size[0] != in[0] || size[1] != in[1])
     return n.emitError() << "only the spatial dimensions (H, W) can be "
                             "resized";
