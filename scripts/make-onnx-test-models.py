@@ -307,6 +307,14 @@ def models():
          node("Add", ["x", "c"], ["y"])],
         [("x", F, [8192, 8192])], [("y", F, [8192, 8192])],
         [ints("shape", [8192, 8192])])
+    # A Conv whose kernel_shape has one entry for a 2-D input fails ONNX
+    # inference and leaves its output untyped; libonnx's data propagation
+    # through the Shape after it read that missing type.
+    m["err_shape_after_failed_conv"] = model(
+        [node("Conv", ["x", "w"], ["c"], kernel_shape=[1]),
+         node("Shape", ["c"], ["s"]),
+         node("Relu", ["x"], ["y"])],
+        [X], [("y", F, [1, 3, 8, 8])], [weight("w", [2, 3, 1, 1])])
     m["err_dynamic_sequence_first"] = model(
         [node("Relu", ["x"], ["y"])], [("x", F, ["seq", 2, 4])],
         [("y", F, ["seq", 2, 4])])

@@ -444,9 +444,13 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
       failed(checkModel(model, loaded.dir, error)))
     return failure();
   try {
+    // Strict: a node whose inference fails is an error. No data
+    // propagation: the importer folds shape arithmetic itself, and
+    // libonnx 1.12's propagation reads the type of an input that a failed
+    // node left untyped (Shape after a malformed Conv: SIGSEGV).
     onnx::ShapeInferenceOptions inference(/*check_type=*/false,
-                                          /*strict_mode=*/0,
-                                          /*data_prop=*/true);
+                                          /*strict_mode=*/1,
+                                          /*data_prop=*/false);
     onnx::shape_inference::InferShapes(
         model, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception &e) {
