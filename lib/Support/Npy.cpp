@@ -191,8 +191,7 @@ llvm::Expected<NpyArray> npu::parseNpy(StringRef bytes) {
     for (auto [i, byte] : llvm::enumerate(data))
       if (uint8_t(byte) > 1)
         return npyError("bool element " + llvm::Twine(i) + " is byte " +
-                        llvm::Twine(unsigned(uint8_t(byte))) +
-                        ", not 0 or 1");
+                        llvm::Twine(unsigned(uint8_t(byte))) + ", not 0 or 1");
   array.data.assign(data.begin(), data.end());
   return array;
 }

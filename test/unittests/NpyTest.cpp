@@ -107,11 +107,10 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
             "npy: header gives 'shape' twice: {'descr': '<f4', "
             "'fortran_order': False, 'shape': (1,), 'shape': (2,), }");
   // numpy writes bools as bytes 0 and 1.
-  EXPECT_EQ(
-      errorOf(makeFile(
-          "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
-          std::string("\x01\x02", 2))),
-      "npy: bool element 1 is byte 2, not 0 or 1");
+  EXPECT_EQ(errorOf(makeFile(
+                "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+                std::string("\x01\x02", 2))),
+            "npy: bool element 1 is byte 2, not 0 or 1");
   EXPECT_EQ(errorOf(std::string("\x93NUMPY\x01\x00\xff\x00", 10)),
             "npy: truncated header");
   // The magic alone is a truncated file, not a bad magic; a version is

@@ -33,8 +33,8 @@ struct IndicePairs {
 IndicePairs referenceIndicePairs(const SparseConvGeometry &g,
                                  const std::vector<Site> &indices);
 
-/// sparse_conv3d in f32, summing in the op's order (subm: offset K / 2 first, then
-/// offsets ascending, pairs in list order; each product row a chain of
+/// sparse_conv3d in f32, summing in the op's order (subm: offset K / 2 first,
+/// then offsets ascending, pairs in list order; each product row a chain of
 /// fused multiply-adds over Cin). features [L, cin], weights [K, cin, cout].
 std::vector<float> referenceSparseConv(const std::vector<float> &features,
                                        const std::vector<float> &weights,

@@ -141,12 +141,12 @@ std::vector<HostArray> fillArguments(const Kernel &k, const uint8_t *data,
 /// JIT's "cannot run 'f': " and a location before the op's name.
 std::string normalize(StringRef message) {
   message.consume_front("cannot run '");
-  if (size_t quote = message.find("': "); quote != StringRef::npos &&
-                                          message.take_front(quote).find(' ') ==
-                                              StringRef::npos)
+  if (size_t quote = message.find("': ");
+      quote != StringRef::npos &&
+      message.take_front(quote).find(' ') == StringRef::npos)
     message = message.drop_front(quote + 3);
-  if (size_t op = message.find(": '"); op != StringRef::npos &&
-                                       message.take_front(op).count(':') >= 2)
+  if (size_t op = message.find(": '");
+      op != StringRef::npos && message.take_front(op).count(':') >= 2)
     message = message.drop_front(op + 2);
   return message.str();
 }
@@ -213,7 +213,8 @@ private:
   /// Parses `source`, lowers it with `pipeline` and compiles every function.
   void addKernels(const char *source,
                   function_ref<void(OpPassManager &)> pipeline) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     PassManager pm(&context);
     pipeline(pm);
     if (!module || failed(pm.run(*module)))
@@ -252,8 +253,7 @@ private:
     kernels.push_back(std::move(k));
   }
 
-  [[noreturn]] void report(const Kernel &k, StringRef what,
-                           StringRef detail) {
+  [[noreturn]] void report(const Kernel &k, StringRef what, StringRef detail) {
     llvm::errs() << "npu-data-fuzzer: kernel @" << k.name << ": " << what
                  << "\n"
                  << detail << "\n";

@@ -27,9 +27,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("filename"),
                                        cl::init("-"));
-static cl::opt<int64_t> batch(
-    "batch",
-    cl::desc("Bind the graph inputs' dynamic leading (batch) dimension"));
+static cl::opt<int64_t>
+    batch("batch",
+          cl::desc("Bind the graph inputs' dynamic leading (batch) dimension"));
 static cl::opt<npu::ONNXWeights>
     weights("weights", cl::desc("What float initializers become"),
             cl::init(npu::ONNXWeights::Arguments),

@@ -474,11 +474,11 @@ int main(int argc, char **argv) {
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
   LogicalResult ran =
-      mode == Mode::Jit ? jit::runJit(*module, func.getSymName().str(), *args,
-                                      jit::JitOptions{3, jitThreads, checkedJit,
-                                                      jitMaxVectorBits,
-                                                      jitPerfProfile})
-                        : sim::simulate(func, *args, options, report, &trace);
+      mode == Mode::Jit
+          ? jit::runJit(*module, func.getSymName().str(), *args,
+                        jit::JitOptions{3, jitThreads, checkedJit,
+                                        jitMaxVectorBits, jitPerfProfile})
+          : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;
 

@@ -28,8 +28,7 @@ struct PropagateFirstNaN : OpRewritePattern<MinMaxOp> {
 
   LogicalResult matchAndRewrite(MinMaxOp op,
                                 PatternRewriter &rewriter) const override {
-    if (arith::bitEnumContainsAll(op.getFastmath(),
-                                  arith::FastMathFlags::nnan))
+    if (arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::nnan))
       return rewriter.notifyMatchFailure(op, "assumes no NaN operand");
     Location loc = op.getLoc();
     Value a = op.getLhs(), b = op.getRhs();
@@ -44,10 +43,9 @@ struct PropagateFirstNaN : OpRewritePattern<MinMaxOp> {
         loc, a, b,
         arith::FastMathFlagsAttr::get(
             op.getContext(), op.getFastmath() | arith::FastMathFlags::nnan));
-    Value fromB = rewriter.create<arith::SelectOp>(loc, isNaN(b), quiet(b),
-                                                   ordered);
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNaN(a), quiet(a),
-                                                 fromB);
+    Value fromB =
+        rewriter.create<arith::SelectOp>(loc, isNaN(b), quiet(b), ordered);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNaN(a), quiet(a), fromB);
     return success();
   }
 };

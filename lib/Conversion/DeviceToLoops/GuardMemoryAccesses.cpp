@@ -309,8 +309,8 @@ private:
     bool guarded = false, device = false;
     loop->walk([&](Operation *op) {
       guarded |= op->hasAttr(kCheckedAttr);
-      device |= op->getDialect() &&
-                op->getDialect()->getNamespace() == "npudev";
+      device |=
+          op->getDialect() && op->getDialect()->getNamespace() == "npudev";
     });
     return guarded && !device;
   }
@@ -358,8 +358,8 @@ private:
     Value inRange =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
                                 before->getArgument(0), loop.getUpperBound());
-    Value go = b.create<arith::AndIOp>(loc, inRange,
-                                       buildNothingFailed(b, loc));
+    Value go =
+        b.create<arith::AndIOp>(loc, inRange, buildNothingFailed(b, loc));
     b.create<scf::ConditionOp>(loc, go, before->getArguments());
     Block *after = b.createBlock(&whileLoop.getAfter(), {}, types, locs);
     Block *body = loop.getBody();

@@ -1129,10 +1129,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         k.vfill(to, k.floatConstant(element, 1));
       });
     }
-    for (auto [pass, step] :
-         {std::pair{Pass::Statistics, "statistics"},
-          {Pass::KeysValues, "dk_dv"},
-          {Pass::Queries, "dq"}}) {
+    for (auto [pass, step] : {std::pair{Pass::Statistics, "statistics"},
+                              {Pass::KeysValues, "dk_dv"},
+                              {Pass::Queries, "dq"}}) {
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
           [&, pass = pass](Value t) { buildCube(t, pass); },
@@ -1159,8 +1158,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
   /// One f32 per query row, shaped as the statistics with one column.
   Value rowBuffer() {
-    SmallVector<int64_t> shape(
-        cast<MemRefType>(statMax.getType()).getShape());
+    SmallVector<int64_t> shape(cast<MemRefType>(statMax.getType()).getShape());
     shape.back() = 1;
     return globalBuffer(shape, f32);
   }

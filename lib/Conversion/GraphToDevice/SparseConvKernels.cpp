@@ -229,8 +229,8 @@ struct SparseConvLowering {
   /// output. One task per offset in turn; O(sum(indice_num)) work.
   void buildTableChecks() {
     int64_t tableRows = cast<MemRefType>(pairs.getType()).getShape()[2];
-    Value featureRows = k.builder().create<memref::DimOp>(k.location(),
-                                                          features, 0);
+    Value featureRows =
+        k.builder().create<memref::DimOp>(k.location(), features, 0);
     int64_t from = op.getInverse() ? 1 : 0;
     auto launch = k.launch(vectorTasks, [&](Value tid) {
       int64_t chunk = tableChunk;
@@ -260,8 +260,8 @@ struct SparseConvLowering {
         Value first = k.window(entries, {k.index(0)}, {one});
         k.vfill(first, k.convert(count, i32));
         markOutside(first, k.index(tableRows + 1), one);
-        report(one, "indice_num[{row}] is outside [0, " + Twine(tableRows) +
-                        "]");
+        report(one,
+               "indice_num[{row}] is outside [0, " + Twine(tableRows) + "]");
         Value listed = k.min(k.max(count, k.index(0)), k.index(tableRows));
         auto checkSide = [&](int64_t side, Value bound, StringRef rule) {
           k.forLoop(k.index(0), listed, k.index(chunk), [&](Value j) {

@@ -101,8 +101,8 @@ LogicalResult AxisOp::verify() {
     int64_t nnz = getNnzColsValue();
     if (nnz < 0 || nnz > (getSorted() ? getLengthValue() : kMaxCount))
       return emitOpError() << "nnz_cols must be in [0, "
-                           << (getSorted() ? "length" : "2^31 - 1")
-                           << "], got " << nnz;
+                           << (getSorted() ? "length" : "2^31 - 1") << "], got "
+                           << nnz;
   }
   // Static sizes: indptr has a parent's positions plus one entries, a
   // sparse-fixed axis's indices nnz_cols per parent position.
@@ -277,11 +277,10 @@ LogicalResult IterationOp::verifyRegions() {
   // The loops over fixed axes run a number of times the IR alone decides.
   int64_t trips = 1;
   for (AxisOp axis : axes) {
-    int64_t extent = axis.getKind() == AxisKind::dense_fixed
-                         ? axis.getLengthValue()
-                     : axis.getKind() == AxisKind::sparse_fixed
-                         ? axis.getNnzColsValue()
-                         : 1;
+    int64_t extent =
+        axis.getKind() == AxisKind::dense_fixed    ? axis.getLengthValue()
+        : axis.getKind() == AxisKind::sparse_fixed ? axis.getNnzColsValue()
+                                                   : 1;
     if (llvm::MulOverflow(trips, extent, trips) || trips > kMaxCount)
       return emitOpError() << "enumerates more than 2^31 - 1 positions "
                               "from its fixed axes (the product of their "

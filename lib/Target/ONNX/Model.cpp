@@ -1,8 +1,8 @@
 //===- Model.cpp - reading, checking and shape-inferring an ONNX model ----===//
 //
 // The model's protobuf is parsed, its opset checked, a dynamic batch bound,
-// the ONNX checker and ONNX shape inference (strict, no data propagation) run, and
-// the inferred value types kept so that the importer can compare its own
+// the ONNX checker and ONNX shape inference (strict, no data propagation) run,
+// and the inferred value types kept so that the importer can compare its own
 // result types against them. Initializer data is read on demand, inline or
 // from external files. Linear in the model's size.
 //

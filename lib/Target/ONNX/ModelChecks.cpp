@@ -43,8 +43,8 @@ int64_t countElements(ArrayRef<int64_t> shape) {
 
 std::string formatShape(ArrayRef<int64_t> shape) {
   return "[" +
-         llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
+         llvm::join(llvm::map_range(
+                        shape, [](int64_t d) { return std::to_string(d); }),
                     ", ") +
          "]";
 }
@@ -135,9 +135,8 @@ std::optional<std::string> checkTensor(const Twine &what,
 
 /// The ops whose strides, dilations and kernel divide or step in libonnx.
 bool isWindowed(StringRef op) {
-  return llvm::is_contained({"Conv", "ConvTranspose", "MaxPool", "AveragePool",
-                             "LpPool"},
-                            op);
+  return llvm::is_contained(
+      {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"}, op);
 }
 
 /// A windowed op's sizes: strides, dilations, kernel and group at least 1,
@@ -145,13 +144,11 @@ bool isWindowed(StringRef op) {
 LogicalResult checkWindow(const onnx::NodeProto &node, LoadError &error) {
   for (const onnx::AttributeProto &attr : node.attribute()) {
     StringRef name = attr.name();
-    int64_t least = llvm::is_contained({"strides", "dilations",
-                                        "kernel_shape", "group"},
-                                       name)
+    int64_t least = llvm::is_contained(
+                        {"strides", "dilations", "kernel_shape", "group"}, name)
                         ? 1
-                    : llvm::is_contained({"pads", "output_padding"}, name)
-                        ? 0
-                        : -1;
+                    : llvm::is_contained({"pads", "output_padding"}, name) ? 0
+                                                                           : -1;
     if (least < 0)
       continue;
     SmallVector<int64_t> values(attr.ints().begin(), attr.ints().end());
@@ -167,8 +164,7 @@ LogicalResult checkWindow(const onnx::NodeProto &node, LoadError &error) {
 }
 
 LogicalResult checkNode(const onnx::NodeProto &node,
-                        const llvm::StringSet<> &usedValues,
-                        LoadError &error) {
+                        const llvm::StringSet<> &usedValues, LoadError &error) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nodeError(error, node,
                      "ops of domain '" + node.domain() + "' are not supported");
@@ -212,10 +208,9 @@ std::string npu::onnx_import::nodeName(const onnx::NodeProto &node) {
 
 LogicalResult npu::onnx_import::checkValueTypes(const onnx::GraphProto &graph,
                                                 LoadError &error) {
-  for (auto [kind, list] :
-       {std::make_pair("graph input", &graph.input()),
-        std::make_pair("graph output", &graph.output()),
-        std::make_pair("value", &graph.value_info())})
+  for (auto [kind, list] : {std::make_pair("graph input", &graph.input()),
+                            std::make_pair("graph output", &graph.output()),
+                            std::make_pair("value", &graph.value_info())})
     for (const onnx::ValueInfoProto &info : *list) {
       if (!info.type().has_tensor_type() ||
           !info.type().tensor_type().has_shape())
