@@ -865,21 +865,28 @@ template <typename OpT> struct AttentionLowering {
                                std::numeric_limits<int32_t>::max());
   }
 
+  /// Own rows [r, r + rows) of l, with 1 where l = 0: only a row that saw
+  /// no key has l = 0, and what it divides is 0 too, and 0 / 1 = 0.
+  Value rowSumDivisor(const VectorBuffers &buf, Value r, Value rows) {
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    Value divisor = k.window(buf.scratch, {r}, {rows});
+    Value isZero = k.window(buf.empty, {r}, {rows});
+    Value ones = k.window(buf.constant, {r}, {rows});
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
+    k.vfill(ones, k.f32(1));
+    k.vselect(isZero, ones, l, divisor);
+    return divisor;
+  }
+
   /// out = acc / l (0 where l = 0), softmax_max = m, softmax_sum = l.
   void writeRows(const VectorBuffers &buf, const Item &it, Value row, Value r,
                  Value rows) {
     Value zero = k.index(0), d = k.index(g.headDim);
     Value acc = rowsOf(buf.acc, r, rows, zero, d);
-    Value l = k.window(buf.rowSum, {r}, {rows});
     Value m = k.window(buf.rowMax, {r}, {rows});
-    Value divisor = k.window(buf.scratch, {r}, {rows});
-    // l = 0 only where the row saw no key; its acc is 0, and 0 / 1 = 0.
-    Value isZero = k.window(buf.empty, {r}, {rows});
-    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
-    Value ones = k.window(buf.constant, {r}, {rows});
-    k.vfill(ones, k.f32(1));
-    k.vselect(isZero, ones, l, divisor);
-    k.vbinaryBroadcast(dev::BinaryKind::div, acc, divisor, acc, 0);
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    k.vbinaryBroadcast(dev::BinaryKind::div, acc, rowSumDivisor(buf, r, rows),
+                       acc, 0);
     Value target = headRows(out, true, it, it.n, row, rows);
     if (element == f32) {
       k.dma(acc, target);
@@ -1499,6 +1506,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.vfill(buf.dotSum, k.f32(0));
   }
 
+  /// Rows [row, row + rows) of step `st`'s scores from the workspace,
+  /// prepared as the softmax takes them (prepareScores).
+  Value loadPreparedScores(const VectorBuffers &v, const Step &st, Value group,
+                           Value row, Value rows) {
+    Value zero = k.index(0);
+    Value s = rowsOf(v.scores, zero, rows, zero, st.cols);
+    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, st.cols), s);
+    prepareScores(v, st.it, s, k.add(st.r0, row), rows, st.c0, st.cols);
+    return s;
+  }
+
   /// Launch 0's step on rows [row, row + rows) (own rows [r, r + rows)):
   /// the online softmax over the block's prepared scores, and the sum of
   /// exp(S - m) dP' rescaled with it.
@@ -1507,9 +1525,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
-    Value s = rowsOf(v.scores, zero, rows, zero, cols);
-    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, cols), s);
-    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    Value s = loadPreparedScores(v, st, group, row, rows);
     updateSoftmax(v, s, r, rows);
     Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
     k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
@@ -1529,18 +1545,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   void writeStatistics(const GradBuffers &buf, const Item &it, Value row,
                        Value r, Value rows) {
     const VectorBuffers &v = buf.base;
-    Value l = k.window(v.rowSum, {r}, {rows});
     Value sum = k.window(buf.dotSum, {r}, {rows});
-    Value divisor = k.window(v.scratch, {r}, {rows});
-    Value isZero = k.window(v.empty, {r}, {rows});
-    Value ones = k.window(v.constant, {r}, {rows});
-    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
-    k.vfill(ones, k.f32(1));
-    k.vselect(isZero, ones, l, divisor);
-    k.vbinary(dev::BinaryKind::div, sum, divisor, sum);
+    k.vbinary(dev::BinaryKind::div, sum, rowSumDivisor(v, r, rows), sum);
     k.dma(k.window(v.rowMax, {r}, {rows}),
           statisticColumn(rowMaxes, it, row, rows));
-    k.dma(l, statisticColumn(rowSums, it, row, rows));
+    k.dma(k.window(v.rowSum, {r}, {rows}),
+          statisticColumn(rowSums, it, row, rows));
     k.dma(sum, statisticColumn(rowDots, it, row, rows));
   }
 
@@ -1550,9 +1560,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
-    Value s = rowsOf(v.scores, zero, rows, zero, cols);
-    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, cols), s);
-    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    Value s = loadPreparedScores(v, st, group, row, rows);
     // P = exp(S - m) / l with the forward's statistics; a row that saw no
     // key (m = -inf, l = 0) gets P = 0.
     Value m = k.window(v.rowMax, {zero}, {rows});

@@ -156,17 +156,20 @@ static void decodeElement(int32_t dtype, const char *p, HostTensor &out,
   }
 }
 
-static int64_t elementBytes(int32_t dtype) {
+int64_t npu::onnx_import::getElementBytes(int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::DOUBLE:
   case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
     return 8;
   case onnx::TensorProto::FLOAT:
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
     return 4;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
   case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
     return 2;
   case onnx::TensorProto::INT8:
   case onnx::TensorProto::UINT8:
@@ -214,8 +217,11 @@ FailureOr<HostTensor>
 npu::onnx_import::readTensor(const onnx::TensorProto &tensor,
                              llvm::StringRef dir, std::string &error) {
   int32_t dtype = tensor.data_type();
-  int64_t bytes = elementBytes(dtype);
-  if (!bytes) {
+  int64_t bytes = getElementBytes(dtype);
+  // decodeElement reads every type of getElementBytes but the wide unsigned.
+  if (!bytes || dtype == onnx::TensorProto::UINT16 ||
+      dtype == onnx::TensorProto::UINT32 ||
+      dtype == onnx::TensorProto::UINT64) {
     error = "element type " + dtypeName(dtype) + " is not supported";
     return failure();
   }

@@ -41,6 +41,10 @@ struct LoadError {
 /// bounded keeps the arithmetic on them far from overflowing.
 inline constexpr int64_t kMaxElements = int64_t(1) << 40;
 
+/// Bytes per element of an ONNX dtype with a fixed size; 0 for the others
+/// (strings, complex numbers).
+int64_t getElementBytes(int32_t dtype);
+
 /// A node's name: its own, else its first output's.
 std::string nodeName(const onnx::NodeProto &node);
 

@@ -65,31 +65,6 @@ std::optional<std::string> checkShape(const Twine &what,
   return std::nullopt;
 }
 
-/// Bytes per element of the types data can be checked for; 0 otherwise.
-int64_t storedBytes(int32_t dtype) {
-  switch (dtype) {
-  case onnx::TensorProto::DOUBLE:
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return 8;
-  case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return 4;
-  case onnx::TensorProto::FLOAT16:
-  case onnx::TensorProto::BFLOAT16:
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return 2;
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-  case onnx::TensorProto::BOOL:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 /// How many values the typed repeated field of `t`'s type holds.
 int64_t typedValues(const onnx::TensorProto &t) {
   switch (t.data_type()) {
@@ -114,7 +89,7 @@ std::optional<std::string> checkTensor(const Twine &what,
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   if (std::optional<std::string> bad = checkShape(what, shape))
     return bad;
-  int64_t bytes = storedBytes(t.data_type());
+  int64_t bytes = getElementBytes(t.data_type());
   if (!bytes || t.data_location() == onnx::TensorProto::EXTERNAL)
     return std::nullopt;
   int64_t n = countElements(shape);
