@@ -62,7 +62,21 @@ static std::optional<int64_t> getStaticPositions(AxisOp axis) {
   }
 }
 
+/// Whether following parents from `axis` comes back to an axis already
+/// seen: a parent defined after its child, which dominance rejects only
+/// after this verifier has run.
+static bool hasParentCycle(AxisOp axis) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  for (AxisOp a = axis; a; a = a.getParentAxis())
+    if (!seen.insert(a).second)
+      return true;
+  return false;
+}
+
 LogicalResult AxisOp::verify() {
+  // Before anything that walks the parents.
+  if (hasParentCycle(*this))
+    return emitOpError("its parent chain comes back to an axis it has passed");
   AxisKind kind = getKind();
   StringRef name = stringifyAxisKind(kind);
   auto need = [&](bool has, StringRef what) -> LogicalResult {

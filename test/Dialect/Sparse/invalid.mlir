@@ -51,6 +51,16 @@ func.func @iteration_past_the_limit() {
 
 // -----
 
+// An axis that is its own parent (dominance rejects it, but only after the
+// op's verifier, which walked the parents forever).
+func.func @own_parent(%c: memref<?xi32>) {
+  // expected-error @+1 {{'sparse.axis' op its parent chain comes back to an axis it has passed}}
+  %i = sparse.axis sparse_fixed parent %i length 4 nnz_cols 2 indices %c : memref<?xi32>
+  return
+}
+
+// -----
+
 func.func @dense_fixed_with_parent() {
   %i = sparse.axis dense_fixed length 4
   // expected-error @+1 {{a dense_fixed axis has no parent}}
