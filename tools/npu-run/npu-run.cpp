@@ -499,9 +499,11 @@ int main(int argc, char **argv) {
                   " has an element type .npy output does not support");
     SmallString<128> path(outputDir);
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
-    HostArray stored = *kindOfNpy(*npyType) == (*args)[i].kind
-                           ? (*args)[i]
-                           : convertFloats((*args)[i], *kindOfNpy(*npyType));
+    // bf16 is widened to f32; index has int64's bytes already.
+    const HostArray &value = (*args)[i];
+    HostArray stored = isFloat(value.kind) && *kindOfNpy(*npyType) != value.kind
+                           ? convertFloats(value, *kindOfNpy(*npyType))
+                           : value;
     NpyArray npy{*npyType, stored.shape, stored.data};
     if (llvm::Error e = writeNpy(path, npy))
       return fail(llvm::toString(std::move(e)));
