@@ -136,12 +136,13 @@ template <typename OpT> struct AttentionLowering {
       vectorsPerGroup = 2;
       groups = device.getNumCores() / (1 + vectorsPerGroup);
     }
-    items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
-    if (g.layout == AttentionLayout::TND) {
-      items = 0;
+    // Packed sequences differ in length; other batches are all S1 long.
+    items = 0;
+    if (g.layout != AttentionLayout::TND)
+      items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
+    else
       for (int64_t b = 0; b < g.batch; ++b)
         items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
-    }
     groups = std::max<int64_t>(1, std::min(groups, items));
     vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);

@@ -205,7 +205,7 @@ struct SparseConvLowering {
           MemRefType::get(type.getShape(), f32, MemRefLayoutAttrInterface(),
                           type.getMemorySpace()));
     }
-    if (!isTableProven())
+    if (!getTableProducer())
       buildTableChecks();
     buildZeroFill();
     buildOffsets();
@@ -215,12 +215,13 @@ struct SparseConvLowering {
     }
   }
 
-  /// Whether the pair table and its counts are one get_indice_pairs'
-  /// results, valid by construction.
-  bool isTableProven() {
+  /// The get_indice_pairs whose results the pair table and its counts
+  /// both are (valid by construction), or null.
+  GetIndicePairsOp getTableProducer() {
     auto producer = op.getIndicePairs().getDefiningOp<GetIndicePairsOp>();
-    return producer &&
-           op.getIndiceNum().getDefiningOp() == producer.getOperation();
+    if (!producer || op.getIndiceNum().getDefiningOp() != producer)
+      return {};
+    return producer;
   }
 
   /// Fails the kernel, naming the offset, where indice_num[k] is outside
@@ -285,7 +286,7 @@ struct SparseConvLowering {
   /// site to itself through that offset. An even kernel extent has no
   /// such offset, and a table from elsewhere proves nothing.
   bool isCentreIdentity() {
-    auto producer = op.getIndicePairs().getDefiningOp<GetIndicePairsOp>();
+    GetIndicePairsOp producer = getTableProducer();
     if (!op.getSubm() || !producer || !producer.getSubm())
       return false;
     std::optional<int64_t> identity =

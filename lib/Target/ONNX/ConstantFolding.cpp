@@ -25,14 +25,15 @@ using namespace npu::onnx_import;
 
 bool HostTensor::isFloat() const { return isFloatType(dtype); }
 
-int64_t HostTensor::numElements() const {
-  // Saturated: a shape from a malformed model may overflow.
+int64_t npu::onnx_import::countElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    if (llvm::MulOverflow(n, d, n))
+    if (d >= 0 && llvm::MulOverflow(n, d, n))
       return std::numeric_limits<int64_t>::max();
   return n;
 }
+
+int64_t HostTensor::numElements() const { return countElements(shape); }
 
 HostTensor HostTensor::zeros(int32_t dtype, ArrayRef<int64_t> shape) {
   HostTensor t;
@@ -453,13 +454,6 @@ static LogicalResult foldWithShape(NodeImporter &n,
   return n.setOutput(0, std::move(out));
 }
 
-/// a x b for non-negative a and b, INT64_MAX past it.
-static int64_t saturatingMul(int64_t a, int64_t b) {
-  int64_t product;
-  return llvm::MulOverflow(a, b, product) ? std::numeric_limits<int64_t>::max()
-                                          : product;
-}
-
 FailureOr<SmallVector<int64_t>>
 npu::onnx_import::reshapeTarget(NodeImporter &n) {
   FailureOr<SmallVector<int64_t>> target = n.intsInput(1, "shape");
@@ -467,9 +461,7 @@ npu::onnx_import::reshapeTarget(NodeImporter &n) {
     return failure();
   ArrayRef<int64_t> shape = n.inputShape(0);
   bool allowZero = n.attrInt("allowzero", 0) != 0;
-  int64_t total = 1, known = 1, inferred = -1;
-  for (int64_t d : shape)
-    total *= d;
+  int64_t total = countElements(shape), inferred = -1;
   SmallVector<int64_t> out = *target;
   for (auto [i, d] : llvm::enumerate(out)) {
     if (d == 0 && !allowZero) {
@@ -488,15 +480,14 @@ npu::onnx_import::reshapeTarget(NodeImporter &n) {
     if (d < 0)
       return n.emitError() << "shape " << formatShape(*target)
                            << " has a negative extent";
-    known = saturatingMul(known, d);
   }
-  if (inferred >= 0)
+  // Saturated counts: extents from a malformed model may overflow. The -1
+  // still in `out` counts as 1.
+  if (inferred >= 0) {
+    int64_t known = countElements(out);
     out[inferred] = known == 0 ? 0 : total / known;
-  // Saturated: extents from a malformed model may overflow.
-  int64_t count = 1;
-  for (int64_t d : out)
-    count = saturatingMul(count, d);
-  if (count != total)
+  }
+  if (countElements(out) != total)
     return n.emitError() << "cannot reshape " << formatShape(shape) << " ("
                          << total << " elements) to " << formatShape(*target);
   return out;

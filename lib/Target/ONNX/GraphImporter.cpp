@@ -123,11 +123,10 @@ FailureOr<const HostTensor *> NodeImporter::constantInput(size_t i,
 }
 
 LogicalResult NodeImporter::checkFoldedShape(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (d < 0 || llvm::MulOverflow(n, d, n) || n > kMaxFoldedElements)
-      return emitError() << "folding it on the host would make a tensor of "
-                            "more than 2^24 elements";
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }) ||
+      countElements(shape) > kMaxFoldedElements)
+    return emitError() << "folding it on the host would make a tensor of "
+                          "more than 2^24 elements";
   return success();
 }
 
@@ -559,15 +558,11 @@ LogicalResult FunctionBuilder::importNode(const onnx::NodeProto &node) {
   // A large result is imported as an op where one exists, rather than
   // folded on the host.
   auto foldsSmall = [&] {
-    for (const std::string &output : node.output()) {
+    return llvm::all_of(node.output(), [&](const std::string &output) {
       auto it = graph.model.inferred.find(output);
-      int64_t n = 1;
-      if (it != graph.model.inferred.end() && it->second.hasShape)
-        for (int64_t d : it->second.shape)
-          if (d > 0 && (llvm::MulOverflow(n, d, n) || n > kMaxFoldedElements))
-            return false;
-    }
-    return true;
+      return it == graph.model.inferred.end() || !it->second.hasShape ||
+             countElements(it->second.shape) <= kMaxFoldedElements;
+    });
   };
   if (known && importer != importers.end() && !foldsSmall())
     known = false;

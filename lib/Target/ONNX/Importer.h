@@ -76,6 +76,11 @@ struct HostTensor {
   HostTensor transposed(llvm::ArrayRef<int64_t> perm) const;
 };
 
+/// The elements of `shape`, saturated at INT64_MAX (a malformed model's
+/// shape may overflow); an unknown extent (negative, as ONNX shape
+/// inference leaves it) counts as 1.
+int64_t countElements(llvm::ArrayRef<int64_t> shape);
+
 /// `v` truncated toward zero, saturated to int64, NaN as 0.
 int64_t toInt64(double v);
 

@@ -394,11 +394,7 @@ static LogicalResult checkInferredSizes(const LoadedModel &loaded,
       auto it = loaded.inferred.find(output);
       if (it == loaded.inferred.end() || !it->second.hasShape)
         continue;
-      int64_t n = 1;
-      bool overflow = false;
-      for (int64_t d : it->second.shape)
-        overflow |= d > 0 && llvm::MulOverflow(n, d, n);
-      if (overflow || n > kMaxElements) {
+      if (countElements(it->second.shape) > kMaxElements) {
         error = {nodeName(node), node.op_type(),
                  "output '" + output + "' would have more than 2^40 elements"};
         return failure();

@@ -32,15 +32,6 @@ LogicalResult nodeError(LoadError &error, const onnx::NodeProto &node,
   return failure();
 }
 
-/// The number of elements of `shape`, saturated at INT64_MAX.
-int64_t countElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (llvm::MulOverflow(n, d, n))
-      return std::numeric_limits<int64_t>::max();
-  return n;
-}
-
 std::string formatShape(ArrayRef<int64_t> shape) {
   return "[" +
          llvm::join(llvm::map_range(
