@@ -1,7 +1,8 @@
 // A mixture-of-experts layer's dispatch, forward and backward (tutel's
-// semantics, seed 001): 2048 tokens of hidden size 512 go to 16 experts of
-// capacity 256. `make demo` lowers it with npu-lower-to-device and runs it
-// in the simulator and through the JIT.
+// semantics, as mlu-ops' MoE dispatch backward implements them): 2048
+// tokens of hidden size 512 go to 16 experts of capacity 256. `make demo`
+// lowers it with npu-lower-to-device and runs it in the simulator and
+// through the JIT.
 func.func @moe_layer(%gates: tensor<2048xf32>, %indices: tensor<2048xi32>,
                      %locations: tensor<2048xi32>, %tokens: tensor<2048x512xf32>,
                      %grad_dispatch: tensor<4096x512xf32>)

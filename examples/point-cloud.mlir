@@ -1,6 +1,7 @@
 // A point-cloud backbone's first two layers (CenterPoint / OpenPCDet style,
-// seed 000): a submanifold 3x3x3 convolution on the active voxels, then a
-// stride-2 downsampling convolution whose output sites depend on the data.
+// mmcv/spconv's get_indice_pairs): a submanifold 3x3x3 convolution on the
+// active voxels, then a stride-2 downsampling convolution whose output sites
+// depend on the data.
 // 3000 sites over 2 batch entries of 21x200x200 voxels; `make demo` makes
 // them with scripts/point-cloud-sites.py, lowers the function for mlu590
 // and runs it in the simulator and through the JIT.

@@ -1,4 +1,4 @@
-// Sparse iteration (seed 003): SpMM and the row softmax of one CSR matrix,
+// Sparse iteration (SparseTIR): SpMM and the row softmax of one CSR matrix,
 // 512 x 512 with 4096 nonzeros (scripts/sparse-matrix.py writes one), in
 // the sparse dialect. `make demo` lowers them in stages (checked mode,
 // rows over the device's tasks by nonzeros, position loops with binary

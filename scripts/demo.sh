@@ -27,7 +27,7 @@ echo "== 1. The example network ($example) parses and verifies"
 echo "ok"
 
 echo
-echo "== 2. AlignMode of every op, as the rules of seed 002 assign it"
+echo "== 2. AlignMode of every op, as the rules of the LayoutAlignToNPU design assign it"
 "$opt" "$example" --npu-annotate-align-mode | awk '
   /align_mode</ {
     name = "argument"
@@ -58,7 +58,7 @@ echo "            (yellow aligned, grey dense, green border adapted, diamonds ch
 echo "             render with: dot -Tpng $out/cnn-optimal.dot -o cnn.png)"
 
 echo
-echo "== 4. MoE dispatch (seed 001): lower to device kernels, simulate, JIT"
+echo "== 4. MoE dispatch (mlu-ops / tutel): lower to device kernels, simulate, JIT"
 run="$build/bin/npu-run"
 moe="$root/examples/moe.mlir"
 "$opt" "$moe" --npu-lower-to-device=device=mlu590 -o "$out/moe-device.mlir"
@@ -75,7 +75,7 @@ same_bytes "$out/moe-sim" "$out/moe-jit" \
   "simulator and JIT outputs are identical"
 
 echo
-echo "== 5. Point cloud (seed 000): get_indice_pairs (subm, stride 2) and sparse_conv3d"
+echo "== 5. Point cloud (mmcv/spconv, mlu-ops): get_indice_pairs (subm, stride 2) and sparse_conv3d"
 pc="$root/examples/point-cloud.mlir"
 python3 "$root/scripts/point-cloud-sites.py" "$out/point-cloud-sites.npy"
 echo "  3000 LiDAR-like sites, 2 x 21x200x200 voxels: $out/point-cloud-sites.npy"
@@ -104,7 +104,7 @@ same_bytes "$out/pc-sim" "$out/pc-jit $out/pc-grid" \
   "simulator, JIT and the grid strategy give identical bytes"
 
 echo
-echo "== 6. FlashAttention (seed 004): a causal GQA layer, forward and backward, on ascend910b's cube and vector cores"
+echo "== 6. FlashAttention (CANN's FlashAttentionScore): a causal GQA layer, forward and backward, on ascend910b's cube and vector cores"
 att="$root/examples/attention.mlir"
 "$opt" "$att" --npu-lower-to-device=device=ascend910b -o "$out/attention-device.mlir"
 echo "  kernels ($out/attention-device.mlir): mixed launches of cube and vector tasks, and vector launches"
@@ -122,7 +122,7 @@ same_bytes "$out/att-sim" "$out/att-jit" \
   "simulator and JIT outputs are identical"
 
 echo
-echo "== 7. Sparse iteration (seed 003): SpMM and the row softmax of a power-law CSR matrix"
+echo "== 7. Sparse iteration (SparseTIR): SpMM and the row softmax of a power-law CSR matrix"
 sp="$root/examples/sparse.mlir"
 python3 "$root/scripts/sparse-matrix.py" "$out/sparse" 512 512 4096
 echo "  512 x 512, 4096 nonzeros (R-MAT-like rows): $out/sparse-{indptr,indices,values}.npy"

@@ -1,7 +1,7 @@
 //===- NPUAttentionOps.td - FlashAttention forward and backward -*- tablegen -*-===//
 //
 // Fused attention as CANN's FlashAttentionScore / FlashAttentionScoreGrad
-// define it (seed 004; docs/flash-attention.md states the semantics):
+// define it (docs/flash-attention.md states the semantics):
 //
 //   out = Dropout(Softmax(Mask(scale * (pse + Q K^T), mask)), keep_prob) V
 //

@@ -88,9 +88,10 @@ def NPU_AlignModeAttr : EnumAttr<NPU_Dialect, NPU_AlignMode, "align_mode"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
-// The seed describes channel_norm's direction as a bool, once as "False for
-// ALIGN->NALIGN, True for NALIGN->ALIGN" and once in code as the opposite.
-// A named enum removes the ambiguity: the case says what the result is.
+// The LayoutAlignToNPU design describes channel_norm's direction as a bool,
+// once as "False for ALIGN->NALIGN, True for NALIGN->ALIGN" and once in code
+// as the opposite. A named enum removes the ambiguity: the case says what
+// the result is.
 def NPU_ChannelNormDirection : I32EnumAttr<"ChannelNormDirection",
     "the layout a channel_norm converts to", [
       I32EnumAttrCase<"to_align", 0>,

@@ -1,10 +1,11 @@
 //===- NPUSparseConvOps.td - sparse 3-D convolution (spconv) -*- tablegen -*-===//
 //
-// The sparse convolution of point-cloud detectors (mmcv's sparse_ops,
-// seed 000): get_indice_pairs finds, for every kernel offset, which active
-// input site feeds which active output site; sparse_conv3d then gathers,
-// multiplies and scatter-adds along those pairs. Coordinates are rows
-// (batch, z, y, x) of i32. docs/sparse-conv.md states the semantics.
+// The sparse convolution of point-cloud detectors (mmcv's sparse_ops, as
+// mlu-ops' mluOpGetIndicePairs plans it): get_indice_pairs finds, for every
+// kernel offset, which active input site feeds which active output site;
+// sparse_conv3d then gathers, multiplies and scatter-adds along those
+// pairs. Coordinates are rows (batch, z, y, x) of i32. docs/sparse-conv.md
+// states the semantics.
 //
 // Both ops are NALIGN: their operands are point lists and index tables,
 // never channel-aligned feature maps, and a channel_norm between them would

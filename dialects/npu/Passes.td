@@ -38,13 +38,13 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
     AlignMode rules; the strategy picks the modes of the ops that adapt
     (BOTH):
 
-    - `strategy=greedy`: the seed's algorithm. In topological order a BOTH
-      op follows its producers: a broadcast op the producer of its
-      full-size operand, any other op the producer that comes first in
-      topological order (the common mode when they agree); without a
-      producer (a constant or `npu.weight` argument), the mode its
-      fixed-mode consumers read when they agree, else NALIGN.
-      O(ops + uses).
+    - `strategy=greedy`: the greedy one-pass algorithm of the
+      LayoutAlignToNPU design. In topological order a BOTH op follows its
+      producers: a broadcast op the producer of its full-size operand, any
+      other op the producer that comes first in topological order (the
+      common mode when they agree); without a producer (a constant or
+      `npu.weight` argument), the mode its fixed-mode consumers read when
+      they agree, else NALIGN. O(ops + uses).
     - `strategy=optimal` (default): the assignment with the minimum total
       conversion cost, exactly (a minimum s-t cut); among those, the one
       with the fewest padding bytes, then the fewest aligned values.
@@ -66,7 +66,7 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
            "::npu::LayoutStrategy::Optimal", "how BOTH ops are assigned",
            [{::llvm::cl::values(
                clEnumValN(::npu::LayoutStrategy::Greedy, "greedy",
-                          "the seed's one-pass rule"),
+                          "the LayoutAlignToNPU design's one-pass rule"),
                clEnumValN(::npu::LayoutStrategy::Optimal, "optimal",
                           "minimum conversion cost (default)"))}]>,
     Option<"costKind", "cost", "::npu::ConversionCostKind",
@@ -137,13 +137,13 @@ def VerifyLayout : Pass<"npu-verify-layout", "mlir::ModuleOp"> {
 def PrintLayoutGraph : Pass<"npu-print-layout-graph", "mlir::func::FuncOp"> {
   let summary = "Write the function as a Graphviz graph coloured by layout";
   let description = [{
-    Nodes are ops, graph inputs and the graph output, filled as the seed
-    draws them: yellow when stored aligned, grey when dense, green for an
-    adapting (BOTH) op whose layout is not decided yet; adapting ops whose
-    layout is decided keep a green border. channel_norm ops are diamonds
-    (blue to_align, orange to_nalign). Edges are labelled with the tensor
-    type. Writes to `output` (default: standard error), one digraph per
-    function.
+    Nodes are ops, graph inputs and the graph output, filled as the
+    LayoutAlignToNPU design draws them: yellow when stored aligned, grey
+    when dense, green for an adapting (BOTH) op whose layout is not decided
+    yet; adapting ops whose layout is decided keep a green border.
+    channel_norm ops are diamonds (blue to_align, orange to_nalign). Edges
+    are labelled with the tensor type. Writes to `output` (default:
+    standard error), one digraph per function.
   }];
   let options = [
     NPU_GraphIOModeOption,

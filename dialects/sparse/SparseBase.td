@@ -1,6 +1,6 @@
 //===- SparseBase.td - sparse iteration dialect, types ------*- tablegen -*-===//
 //
-// The sparse iteration layer (seed 003, SparseTIR): axes of four kinds that
+// The sparse iteration layer (after SparseTIR): axes of four kinds that
 // form a format tree, sparse buffers over flat data, and iterations over
 // axes whose bodies read and write buffers by coordinates. Lowered in
 // stages to scf loops over positions, then to flat memrefs, then to the

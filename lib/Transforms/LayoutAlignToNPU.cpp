@@ -1,6 +1,6 @@
 //===- LayoutAlignToNPU.cpp - channel_norm insertion ----------------------===//
 //
-// LayoutAlignToNPU (seed 002) in three steps:
+// LayoutAlignToNPU, after its design note, in three steps:
 //  1. buildLayoutGraph: one walk over the function in block (topological)
 //     order turns it into a LayoutProblem: a node per tensor with a layout
 //     to decide, fixed by the AlignMode rules or free (BOTH), and for each

@@ -1,11 +1,12 @@
 //===- LayoutAssignment.cpp - greedy and optimal layout assignment --------===//
 //
-// Greedy (the seed's algorithm): one pass in topological order; a BOTH node
-// takes the mode of its leader (broadcast ops) or of its first producer in
-// topological order, which is also the producers' common mode when they
-// agree. A BOTH node without producers (a weight or constant, which the
-// seed's graphs do not have) is stored the way its fixed consumers read it
-// when they agree, else NALIGN. O(nodes + edges).
+// Greedy (the LayoutAlignToNPU design's greedy one-pass algorithm): one
+// pass in topological order; a BOTH node takes the mode of its leader
+// (broadcast ops) or of its first producer in topological order, which is
+// also the producers' common mode when they agree. A BOTH node without
+// producers (a weight or constant, which the design's graphs do not have)
+// is stored the way its fixed consumers read it when they agree, else
+// NALIGN. O(nodes + edges).
 //
 // Optimal: a minimum s-t cut. The source side is ALIGN, the sink side
 // NALIGN; fixed nodes are contracted into the terminals. Converting a value

@@ -1,8 +1,9 @@
 //===- PrintLayoutGraph.cpp - Graphviz picture of layout decisions --------===//
 //
 // Writes each function as a dot digraph: one node per graph input, op and
-// graph output, coloured by stored layout as seed 002 draws them, and one
-// edge per use labelled with the tensor type. O(ops + uses).
+// graph output, coloured by stored layout as the LayoutAlignToNPU design
+// draws them, and one edge per use labelled with the tensor type.
+// O(ops + uses).
 //
 //===----------------------------------------------------------------------===//
 

@@ -10,8 +10,9 @@
 // TINY: module attributes {npudev.device = {{{.*}}clusters = 1 : i64, cores_per_cluster = 2 : i64{{.*}}name = "tiny"{{.*}}vector_bytes = 1024 : i64{{.*}}}}
 // CHECK-LABEL: func.func @few_samples
 // CHECK-SAME: (%{{.*}}: memref<4xf32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<4xi32, #npudev.space<global>>, %{{.*}}: memref<6x300xf32, #npudev.space<global>>, %{{.*}}: memref<4x300xf32, #npudev.space<global>> {npudev.output})
-// Seed kernel 1: no more samples than cores, so cores split the hidden
-// dimension; a chunk is a quarter of vector memory.
+// Kernel 1 of mlu-ops' MoE dispatch backward: no more samples than cores,
+// so cores split the hidden dimension; a chunk is a quarter of vector
+// memory.
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 300 : i64, deal_s = 1 : i64, strategy = "split_hidden"}}
 // With two cores and 1 KiB, four samples are many and a row too long.
@@ -26,10 +27,11 @@ func.func @few_samples(%g: tensor<4xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, 
 
 // -----
 
-// The seed's first shape: samples > cores, whole rows fit, so each core
-// takes a range of samples in two-slot tiles of deal_s rows, as many as
-// vector memory holds: 512 KiB on mlu590, 192 KiB on ascend910b.
-// CHECK-LABEL: func.func @seed_shape
+// The first network shape of mlu-ops' MoE dispatch backward: samples > cores,
+// whole rows fit, so each core takes a range of samples in two-slot tiles of
+// deal_s rows, as many as vector memory holds: 512 KiB on mlu590, 192 KiB on
+// ascend910b.
+// CHECK-LABEL: func.func @mlu_ops_shape
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 126 : i64, strategy = "split_samples"}}
 // MLU: npudev.alloc : memref<2x126x512xf32, #npudev.space<vector>>
 // MLU: npudev.dma_start
@@ -37,14 +39,14 @@ func.func @few_samples(%g: tensor<4xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, 
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 47 : i64, strategy = "split_samples"}}
 // ASC: npudev.alloc : memref<2x47x512xf32, #npudev.space<vector>>
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
-func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
+func.func @mlu_ops_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
   %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<18432xf32>, tensor<18432xi32>, tensor<18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
   return %r : tensor<18432x512xf32>
 }
 
 // -----
 
-// The seed's shape for the forward and the gate gradient, in 4-byte words
+// That mlu-ops shape for the forward and the gate gradient, in 4-byte words
 // W of vector memory (131072 mlu590, 49152 ascend910b, 256 tiny).
 // forward: each core owns 480 dispatch rows (23040 / 48) with a winner
 // and a gate each (2 * 481 words), scans the samples in two-slot tiles of
@@ -54,7 +56,7 @@ func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<1
 // 256 - 32 - 22 words left. backward_gate: two-slot tiles of deal_s = W /
 // 2058 samples (a dispatch row and an input row in each slot, 2048 words,
 // plus 10 words of per-sample state).
-// CHECK-LABEL: func.func @seed_forward_and_gate
+// CHECK-LABEL: func.func @mlu_ops_forward_and_gate
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 0 : i64, deal_m = 1489 : i64, deal_r = 111 : i64, deal_w = 480 : i64, strategy = "gather_rows"}}
 // MLU: npudev.vscatter
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 63 : i64, strategy = "dot_tiles"}}
@@ -63,7 +65,7 @@ func.func @seed_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<1
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 23 : i64, strategy = "dot_tiles"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 202 : i64, deal_m = 2 : i64, deal_r = 0 : i64, deal_w = 15 : i64, strategy = "gather_rows_chunked"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 127 : i64, deal_s = 1 : i64, strategy = "dot_per_sample"}}
-func.func @seed_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf32>) -> (tensor<23040x512xf32>, tensor<18432xf32>) {
+func.func @mlu_ops_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf32>) -> (tensor<23040x512xf32>, tensor<18432xf32>) {
   %d = npu.moe_dispatch_forward %g, %i, %l, %x {capacity = 11520, num_experts = 2} : (tensor<18432xf32>, tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf32>) -> tensor<23040x512xf32>
   %gg = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 11520, num_experts = 2} : (tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf32>, tensor<23040x512xf32>) -> tensor<18432xf32>
   return %d, %gg : tensor<23040x512xf32>, tensor<18432xf32>
@@ -71,26 +73,26 @@ func.func @seed_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %
 
 // -----
 
-// moe_combine with the seed's shape and top-2 routing: two-slot tiles of
+// moe_combine with that mlu-ops shape and top-2 routing: two-slot tiles of
 // deal_s samples, two pipeline tiles (one per slot j) per sample tile,
 // summed in one [deal_s, hidden] buffer: deal_s = W / (10 + 3 * 512) (10
 // words of per-sample state, two gathered rows and the sum): 84 on mlu590,
 // 31 on ascend910b; tiny holds no row, so one sample at a time in chunks of
 // W / 2.
-// CHECK-LABEL: func.func @seed_combine
+// CHECK-LABEL: func.func @mlu_ops_combine
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 84 : i64, strategy = "combine_tiles"}}
 // MLU: npudev.vbinary_broadcast <mul>
 // MLU: npudev.vbinary <add>
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 31 : i64, strategy = "combine_tiles"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}
-func.func @seed_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: tensor<2x18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
+func.func @mlu_ops_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: tensor<2x18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
   %r = npu.moe_combine %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<2x18432xf32>, tensor<2x18432xi32>, tensor<2x18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
   return %r : tensor<18432x512xf32>
 }
 
 // -----
 
-// f16 at the seed's shape, per sample row in bytes. backward_data: two
+// f16 at that mlu-ops shape, per sample row in bytes. backward_data: two
 // slots of 1024 B and 30 B of per-sample state (the gate 2 B): deal_s =
 // vector bytes / 2082, 251 on mlu590 (twice f32's 126), 94 on ascend910b.
 // backward_gate widens the gathered and input rows into f32 scratch
@@ -100,7 +102,7 @@ func.func @seed_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: te
 // one sample at a time: backward_data in chunks of 1024 / 2 / 2 elements,
 // backward_gate (1024 - 4) / 12 (two rows and their f32 copies), combine
 // 1024 / 10 (the row, its f32 copy, the f32 sum).
-// CHECK-LABEL: func.func @seed_half
+// CHECK-LABEL: func.func @mlu_ops_half
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 251 : i64, strategy = "split_samples"}}
 // MLU: npudev.vbinary_broadcast <mul> {{.*}} : memref<?x512xf16, {{.*}}>, memref<?xf16, {{.*}}>, memref<?x512xf16,
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 63 : i64, strategy = "dot_tiles"}}
@@ -118,7 +120,7 @@ func.func @seed_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: te
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 256 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 85 : i64, deal_s = 1 : i64, strategy = "dot_per_sample"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 102 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}
-func.func @seed_half(%g: tensor<18432xf16>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf16>, %d: tensor<23040x512xf16>, %gk: tensor<2x18432xf16>, %ik: tensor<2x18432xi32>) -> (tensor<18432x512xf16>, tensor<18432xf16>, tensor<18432x512xf16>) {
+func.func @mlu_ops_half(%g: tensor<18432xf16>, %i: tensor<18432xi32>, %l: tensor<18432xi32>, %x: tensor<18432x512xf16>, %d: tensor<23040x512xf16>, %gk: tensor<2x18432xf16>, %ik: tensor<2x18432xi32>) -> (tensor<18432x512xf16>, tensor<18432xf16>, tensor<18432x512xf16>) {
   %r = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<18432xf16>, tensor<18432xi32>, tensor<18432xi32>, tensor<23040x512xf16>) -> tensor<18432x512xf16>
   %gg = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 11520, num_experts = 2} : (tensor<18432xi32>, tensor<18432xi32>, tensor<18432x512xf16>, tensor<23040x512xf16>) -> tensor<18432xf16>
   %c = npu.moe_combine %gk, %ik, %ik, %d {capacity = 11520, num_experts = 2} : (tensor<2x18432xf16>, tensor<2x18432xi32>, tensor<2x18432xi32>, tensor<23040x512xf16>) -> tensor<18432x512xf16>

@@ -1,5 +1,5 @@
-// The AlignMode rules of seed 002, one by one, as npu-annotate-align-mode
-// reports them.
+// The AlignMode rules of the LayoutAlignToNPU design, one by one, as
+// npu-annotate-align-mode reports them.
 // RUN: npu-opt %s --split-input-file --npu-annotate-align-mode | FileCheck %s
 // RUN: npu-opt %s --split-input-file --npu-annotate-align-mode=io-mode=align | FileCheck %s --check-prefix=IO-ALIGN
 

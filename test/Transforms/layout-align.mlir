@@ -1,5 +1,6 @@
-// LayoutAlignToNPU on the cases of seed 002 ("实现细节", "效果展示"), with
-// both strategies. Every output must also pass the layout verifier.
+// LayoutAlignToNPU on the cases of the LayoutAlignToNPU design (its
+// implementation details and examples), with both strategies. Every output
+// must also pass the layout verifier.
 // RUN: npu-opt %s --split-input-file --npu-layout-align=strategy=greedy --npu-verify-layout | FileCheck %s --check-prefixes=CHECK,GREEDY
 // RUN: npu-opt %s --split-input-file --npu-layout-align=strategy=optimal --npu-verify-layout | FileCheck %s --check-prefixes=CHECK,OPTIMAL
 // Running the pass twice changes nothing:

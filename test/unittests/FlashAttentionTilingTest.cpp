@@ -1,7 +1,8 @@
-//===- FlashAttentionTilingTest.cpp - seed 004's templates and keys -------===//
+//===- FlashAttentionTilingTest.cpp - CANN's FA templates and keys --------===//
 //
-// Expected values are worked out by hand from seed 004's text (and the
-// public tiling_type.h values), not produced by the code under test.
+// Expected values are worked out by hand from the text of CANN's FA/FAG
+// design (FlashAttentionScore / FlashAttentionScoreGrad) and the public
+// tiling_type.h values, not produced by the code under test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +21,7 @@ AttentionLimits ascend() {
       llvm::cantFail(DeviceModel::getPreset("ascend910b")));
 }
 
-TEST(FlashAttentionTiling, LimitsOfAscend910bAreTheSeeds) {
+TEST(FlashAttentionTiling, LimitsOfAscend910bAreCANNs) {
   AttentionLimits l = ascend();
   EXPECT_EQ(l.vectorBlock, 8 * 1024); // 32 KiB of f32
   EXPECT_EQ(l.s2Inner, 1024);
@@ -34,7 +35,7 @@ TEST(FlashAttentionTiling, LimitsOfAscend910bAreTheSeeds) {
   EXPECT_EQ(m.s2Inner, 2048);
 }
 
-TEST(FlashAttentionTiling, KeyOfTheSeedsExample) {
+TEST(FlashAttentionTiling, KeyOfThePublishedExample) {
   // GET_TILINGKEY(S1, S2, NONE, implMode 0, FLOAT16, BSND, Sparse ANY,
   // BIG_DOUBLE_BUFFER, ND, no dropout, mask, no pse, no L1 reuse): digits
   // from the most significant: 0 0 1 0 0 2 2 0 0 0 9 4 3.

@@ -1,11 +1,11 @@
 //===- FlashAttentionTiling.h - templates and tiling keys -------*- C++ -*-===//
 //
 // How FlashAttention forward (FA) and backward (FAG) are cut into work, as
-// seed 004 specifies for Ascend: the template chosen from the shape, with
-// limits taken from the device model, and the tiling key that names the
-// template: one decimal digit per field, the first field least
-// significant, plus 10^19. The field values are those of the public
-// tiling_type.h of CANN's FlashAttentionScore.
+// CANN's FA/FAG design specifies for Ascend: the template chosen from the
+// shape, with limits taken from the device model, and the tiling key that names
+// the template: one decimal digit per field, the first field least significant,
+// plus 10^19. The field values are those of the public tiling_type.h of CANN's
+// FlashAttentionScore.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,10 +50,11 @@ enum class Buffering : unsigned { BigBuffer = 1, BigDoubleBuffer = 2 };
 enum class CubeFormat : unsigned { ND = 0, NZ = 1 };
 
 /// The fields of a tiling key, least significant digit first, in the order
-/// of seed 004's rule: UB0, UB1, Block, ImplMode, DataType, Format,
-/// Sparse, BIG_DOUBLE_BUFFER, Bmm1Format, hasDropOut, hasAttenMask,
-/// hasPse, enableL1Reuse. (The seed's code example passes Bmm1Format
-/// before Sparse; its prose, followed here, after the buffering field.)
+/// of the rule in CANN's FA/FAG design: UB0, UB1, Block, ImplMode,
+/// DataType, Format, Sparse, BIG_DOUBLE_BUFFER, Bmm1Format, hasDropOut,
+/// hasAttenMask, hasPse, enableL1Reuse. (The design's code example passes
+/// Bmm1Format before Sparse; its prose, followed here, after the buffering
+/// field.)
 struct TilingKeyFields {
   Axis ub0 = Axis::None, ub1 = Axis::None, block = Axis::None;
   /// inner_precise: 0 high precision, 1 high performance, 2 high precision
@@ -74,7 +75,7 @@ struct TilingKeyFields {
 /// 10^19 plus the digits (each 0..9, least significant first, at most 19)
 /// as a decimal number. It does not fit 64 bits when the digits reach
 /// 2^64 - 1 - 10^19 = 8446744073709551615: that is an error here, where
-/// the seed's uint64_t arithmetic would wrap silently. Keys are recorded
+/// CANN's uint64_t arithmetic would wrap silently. Keys are recorded
 /// as decimal strings: they never fit a signed 64-bit attribute.
 llvm::Expected<uint64_t> composeTilingKey(llvm::ArrayRef<unsigned> digits);
 /// The key of `fields` (always fits: 13 digits).
@@ -86,9 +87,9 @@ struct AttentionShape {
   int64_t b, n2, g, s1, s2, d;
 };
 
-/// Device-derived limits, in f32 elements (seed 004 on ascend910b: vector
-/// blocks of 8 x 1024, cube blocks of 128 x 128 and a 1:16 vector:cube
-/// ratio, hence 128 x 1024 per round).
+/// Device-derived limits, in f32 elements (CANN's FA design on ascend910b:
+/// vector blocks of 8 x 1024, cube blocks of 128 x 128 and a 1:16
+/// vector:cube ratio, hence 128 x 1024 per round).
 struct AttentionLimits {
   /// Elements of the largest of the six vector buffers (32 KiB of f32).
   int64_t vectorBlock;
@@ -116,7 +117,7 @@ struct ForwardTiling {
   TilingKeyFields key;
 };
 
-/// Seed 004's rules: S1S2 when S2 > s2Inner (s1 inner 64, or 128 when the
+/// CANN's FA rules: S1S2 when S2 > s2Inner (s1 inner 64, or 128 when the
 /// outer B*N2*G*ceil(S1/64) exceeds the vector cores); S1 when S2 > 128 or
 /// align16(S1) * align16(S2) > roundElements / 2 (s1 inner the largest
 /// multiple of 8 with s1 inner * align16(S2) <= roundElements); else B

@@ -20,7 +20,8 @@ namespace npu {
 
 /// How LayoutAlignToNPU picks the modes of BOTH ops.
 enum class LayoutStrategy {
-  /// The seed's one-pass rule: a BOTH op follows its producers.
+  /// The LayoutAlignToNPU design's greedy one-pass rule: a BOTH op follows
+  /// its producers.
   Greedy,
   /// Minimum total conversion cost (a minimum s-t cut), then fewest padding
   /// bytes.

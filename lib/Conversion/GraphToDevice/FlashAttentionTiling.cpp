@@ -1,9 +1,10 @@
 //===- FlashAttentionTiling.cpp - templates and tiling keys ---------------===//
 //
-// Seed 004's template rules and GET_TILINGKEY, with the limits derived from
-// the device model instead of written as literals: the vector block is the
-// largest of six equal shares of vector memory in f32 (32 KiB, 8 x 1024 on
-// ascend910b), a cube/vector round is 16 of them. O(1) per call.
+// The template rules and GET_TILINGKEY of CANN's FlashAttentionScore, with the
+// limits derived from the device model instead of written as literals: the
+// vector block is the largest of six equal shares of vector memory in f32
+// (32 KiB, 8 x 1024 on ascend910b), a cube/vector round is 16 of them. O(1)
+// per call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +18,12 @@ using namespace npu::attention;
 
 namespace {
 /// Vector memory holds inputs, outputs, intermediates and their double
-/// buffers: the seed's best split gives six shares, the largest 32 KiB.
+/// buffers: the best split in CANN's FA design gives six shares, the
+/// largest 32 KiB.
 constexpr int64_t kVectorShares = 6;
 /// Rows of a vector block (8 x 1024 f32).
 constexpr int64_t kBlockRows = 8;
-/// Cube work per vector block in one round (seed: 1:16).
+/// Cube work per vector block in one round (CANN's FA design: 1:16).
 constexpr int64_t kCubeVectorRatio = 16;
 /// Query rows per S1S2 tile, and the larger choice when the cores are
 /// otherwise oversubscribed.

@@ -2,7 +2,7 @@
 //
 // A thin layer over OpBuilder for the operator lowerings: index arithmetic,
 // windows into memrefs, on-chip buffers, DMA and loops, so that a kernel
-// reads like the seeds' pseudo-code.
+// reads like the pseudo-code of the mlu-ops and CANN operator designs.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- AlignMode.cpp - the AlignMode rules --------------------------------===//
 //
-// Implements the rules of seed 002 ("AlignMode判断") that decide which
-// storage layout an op needs. Per-op facts live in ODS (the
+// Implements the AlignMode rules of the LayoutAlignToNPU design that decide
+// which storage layout an op needs. Per-op facts live in ODS (the
 // RequiresAlignedLayout and BroadcastsSecondOperand traits); this file holds
 // the rules that look at attributes, ranks and neighbours.
 //

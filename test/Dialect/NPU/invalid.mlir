@@ -724,7 +724,8 @@ func.func @vs_element_type(%x: tensor<2x3xf32>, %s: tensor<3xf16>) {
 
 // -----
 
-// The checks of seed 001 ("防呆").
+// The parameter checks of mlu-ops' MoE dispatch backward
+// (mluOpMoeDispatchBackwardData).
 func.func @moe_gates_type(%g: tensor<8xf64>, %i: tensor<8xi32>, %d: tensor<12x16xf64>) {
   // expected-error @+1 {{'npu.moe_dispatch_backward_data' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = npu.moe_dispatch_backward_data %g, %i, %i, %d {capacity = 6, num_experts = 2} : (tensor<8xf64>, tensor<8xi32>, tensor<8xi32>, tensor<12x16xf64>) -> tensor<8x16xf64>

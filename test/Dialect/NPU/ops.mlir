@@ -204,7 +204,7 @@ func.func @moe(%g: tensor<8xf32>, %i: tensor<8xi32>, %l: tensor<8xi32>,
   %2 = npu.moe_dispatch_backward_gate %i, %l, %x, %d {capacity = 6, num_experts = 2} : (tensor<8xi32>, tensor<8xi32>, tensor<8x16xf32>, tensor<12x16xf32>) -> tensor<8xf32>
   // CHECK: npu.moe_combine {{.*}} : (tensor<2x8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
   %k = npu.moe_combine %gk, %ik, %ik, %d {capacity = 6, num_experts = 2} : (tensor<2x8xf32>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xf32>) -> tensor<8x16xf32>
-  // The seed's zero-element cases are valid.
+  // The zero-element cases of mlu-ops' MoE dispatch backward are valid.
   // CHECK: -> tensor<0x16xf32>
   %3 = npu.moe_dispatch_backward_data %g0, %i0, %l0, %d {capacity = 6, num_experts = 2} : (tensor<0xf32>, tensor<0xi32>, tensor<0xi32>, tensor<12x16xf32>) -> tensor<0x16xf32>
   return

@@ -1,5 +1,5 @@
 // The sparse dialect's formats (CSR, BSR, ELL, DCSR, CSF, a ragged tensor,
-// the seed's irregular batched matmul) and iterations, printed and parsed
+// SparseTIR's irregular batched matmul) and iterations, printed and parsed
 // back.
 // RUN: npu-opt %s --split-input-file | npu-opt | FileCheck %s
 
@@ -73,7 +73,7 @@ func.func @ell_dcsr_csf(%ell: memref<8xi64>, %rows: memref<3xi32>, %p: memref<?x
 
 // -----
 
-// The seed's irregular batched matmul: b batches of n[i] x k[i] times
+// SparseTIR's irregular batched matmul: b batches of n[i] x k[i] times
 // k[i] x m[i]. j, kk and l are dense-variable children of i (their runs'
 // lengths are n[i], m[i], k[i]); each buffer's last axis hangs off its
 // row axis with an indptr over that buffer's rows.
