@@ -12,6 +12,8 @@
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
+include "device/DeviceEnums.td"
+include "npudev/NPUDevEnums.td"
 
 def NPUDev_Dialect : Dialect {
   let name = "npudev";
@@ -40,29 +42,11 @@ def NPUDev_Dialect : Dialect {
   }];
 }
 
-def NPUDev_MemorySpace : I32EnumAttr<"MemorySpace", "NPU memory space", [
-      I32EnumAttrCase<"global", 0>,
-      I32EnumAttrCase<"vector", 1>,
-      I32EnumAttrCase<"cube", 2>,
-      I32EnumAttrCase<"shared", 3>
-    ]> {
-  let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
-
+// The device's enums (device/DeviceEnums.td) as npudev attributes.
 def NPUDev_MemorySpaceAttr
-    : EnumAttr<NPUDev_Dialect, NPUDev_MemorySpace, "space"> {
-  let assemblyFormat = "`<` $value `>`";
-}
-
-def NPUDev_TaskType : I32EnumAttr<"TaskType", "how tasks map to cores", [
-      I32EnumAttrCase<"block", 0>,
-      I32EnumAttrCase<"union1", 1>,
-      I32EnumAttrCase<"union2", 2>,
-      I32EnumAttrCase<"union4", 4>
-    ]> {
+    : EnumAttr<NPUDev_Dialect, NPU_MemorySpace, "space"> {
   let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def NPUDev_TaskTypeAttr
@@ -70,71 +54,26 @@ def NPUDev_TaskTypeAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
-def NPUDev_CoreKind : I32EnumAttr<"CoreKind", "the units of a core", [
-      I32EnumAttrCase<"unified", 0>,
-      I32EnumAttrCase<"vector", 1>,
-      I32EnumAttrCase<"cube", 2>
-    ]> {
+def NPUDev_CoreKindAttr : EnumAttr<NPUDev_Dialect, NPU_CoreKind, "cores"> {
   let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
-def NPUDev_CoreKindAttr : EnumAttr<NPUDev_Dialect, NPUDev_CoreKind, "cores"> {
   let assemblyFormat = "$value";
 }
 
-def NPUDev_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary op", [
-      I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
-      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
-      I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>,
-      I32EnumAttrCase<"And", 6, "and">, I32EnumAttrCase<"Or", 7, "or">,
-      I32EnumAttrCase<"Xor", 8, "xor">, I32EnumAttrCase<"rem", 9>,
-      I32EnumAttrCase<"shl", 10>, I32EnumAttrCase<"shrs", 11>,
-      I32EnumAttrCase<"shru", 12>
-    ]> {
-  let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
 def NPUDev_BinaryKindAttr
     : EnumAttr<NPUDev_Dialect, NPUDev_BinaryKind, "binary"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
-def NPUDev_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary op", [
-      I32EnumAttrCase<"abs", 0>, I32EnumAttrCase<"neg", 1>,
-      I32EnumAttrCase<"relu", 2>, I32EnumAttrCase<"exp", 3>,
-      I32EnumAttrCase<"log", 4>, I32EnumAttrCase<"sqrt", 5>,
-      I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"recip", 7>,
-      I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"sigmoid", 9>
-    ]> {
-  let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
 def NPUDev_UnaryKindAttr
     : EnumAttr<NPUDev_Dialect, NPUDev_UnaryKind, "unary"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
-def NPUDev_ComparePredicate
-    : I32EnumAttr<"ComparePredicate", "elementwise comparison", [
-      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
-      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
-      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
-    ]> {
-  let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
 def NPUDev_ComparePredicateAttr
     : EnumAttr<NPUDev_Dialect, NPUDev_ComparePredicate, "predicate"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
-def NPUDev_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
-      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
-      I32EnumAttrCase<"min", 2>
-    ]> {
-  let cppNamespace = "::npu::dev";
-  let genSpecializedAttr = 0;
-}
 def NPUDev_ReduceKindAttr
     : EnumAttr<NPUDev_Dialect, NPUDev_ReduceKind, "reduce"> {
   let assemblyFormat = "`<` $value `>`";

@@ -15,6 +15,8 @@
 
 #include <cstdio>
 
+#include "npu/Device/DeviceEnums.cpp.inc"
+
 using namespace npu;
 using llvm::ArrayRef;
 using llvm::StringRef;
@@ -22,23 +24,27 @@ using llvm::StringRef;
 static DeviceModel makeMLU590() {
   DeviceModel m;
   m.name = "mlu590";
-  m.clusters = 12; // 48 cores: seed 000 divides by 48 for one core's share.
+  // 48 cores: mlu-ops' get_indice_pairs design (mluOpGetIndicePairs)
+  // divides by 48 for one core's share.
+  m.clusters = 12;
   m.coresPerCluster = 4;
   m.clockGHz = 1.5;
   m.vectorBytes = 512 * 1024; // NRAM
   m.cubeBytes = 512 * 1024;   // WRAM
   m.sharedBytes = 4 * 1024 * 1024;
-  m.globalGBps = 2765;               // Seed 000.
+  m.globalGBps = 2765;               // mlu-ops' figure for MLU590.
   m.globalBytes = int64_t(48) << 30; // Assumption: 48 GiB of HBM.
   m.dmaGBps = 2765.0 / 48 * 2;       // A core may draw twice its fair share.
   m.dmaLatencyCycles = 300;
-  // 14.7 TFLOPS f32 (seed 000) over 48 cores at 1.5 GHz: ~204 flop/cycle,
-  // ~102 f32 elements/cycle for a binary op, i.e. ~408 bytes/cycle.
+  // 14.7 TFLOPS f32 (mlu-ops' figure for MLU590) over 48 cores at 1.5 GHz:
+  // ~204 flop/cycle, ~102 f32 elements/cycle for a binary op, i.e. ~408
+  // bytes/cycle.
   m.vectorBytesPerCycle = 408;
   m.vectorIssueCycles = 16;
   m.cubeMacsPerCycle = 2048;
   m.scalarCycles = 1;
-  // Calibrated: seed 000 measured a unique of 4,025,700 int32 at 4,614 us.
+  // Calibrated: mluOpUnique of 4,025,700 int32 measured on MLU590 at
+  // 4,614 us (mlu-ops' get_indice_pairs design).
   // The sort strategy of get_indice_pairs does that unique (tile sort,
   // merge passes, run count, scan), and its merge-path co-rank searches
   // are bound by scalar loads of global memory (docs/device-model.md).
@@ -88,29 +94,29 @@ llvm::Expected<DeviceModel> DeviceModel::getPreset(StringRef name) {
                                      "' (known: " + known + ")");
 }
 
-int64_t DeviceModel::getCapacity(dev::MemorySpace space) const {
+int64_t DeviceModel::getCapacity(MemorySpace space) const {
   switch (space) {
-  case dev::MemorySpace::global:
+  case MemorySpace::global:
     return -1;
-  case dev::MemorySpace::vector:
+  case MemorySpace::vector:
     return vectorBytes;
-  case dev::MemorySpace::cube:
+  case MemorySpace::cube:
     return cubeBytes;
-  case dev::MemorySpace::shared:
+  case MemorySpace::shared:
     return sharedBytes;
   }
   llvm_unreachable("unknown memory space");
 }
 
-unsigned DeviceModel::getNumCores(dev::CoreKind kind) const {
+unsigned DeviceModel::getNumCores(CoreKind kind) const {
   if (!hasSplitCores())
     return getNumCores();
   switch (kind) {
-  case dev::CoreKind::unified:
+  case CoreKind::unified:
     return 0;
-  case dev::CoreKind::vector:
+  case CoreKind::vector:
     return getNumCores();
-  case dev::CoreKind::cube:
+  case CoreKind::cube:
     return clusters * cubeCoresPerCluster;
   }
   llvm_unreachable("unknown core kind");

@@ -13,7 +13,7 @@
 #ifndef NPU_DEVICE_DEVICEMODEL_H
 #define NPU_DEVICE_DEVICEMODEL_H
 
-#include "npu/Dialect/NPUDev/NPUDevEnums.h"
+#include "npu/Device/DeviceEnums.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -70,10 +70,10 @@ struct DeviceModel {
   /// The cores that run a launch `on kind`: every core of a unified device
   /// (its cores have both units), the cores of that kind on a split device
   /// (none for `unified`).
-  unsigned getNumCores(dev::CoreKind kind) const;
+  unsigned getNumCores(CoreKind kind) const;
   /// Capacity of `space` for one core (vector, cube) or cluster (shared);
   /// -1 for global memory (unbounded here).
-  int64_t getCapacity(dev::MemorySpace space) const;
+  int64_t getCapacity(MemorySpace space) const;
   /// Peak vector throughput over the whole device, in elements per second,
   /// for elements of `elementBytes`.
   double getPeakVectorElementsPerSecond(unsigned elementBytes) const;
