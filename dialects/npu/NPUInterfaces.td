@@ -1,4 +1,4 @@
-//===- NPUInterfaces.td - AlignMode interface ---------------*- tablegen -*-===//
+//===- NPUInterfaces.td - AlignMode and MoE interfaces -----*- tablegen -*-===//
 
 #ifndef NPU_INTERFACES_TD
 #define NPU_INTERFACES_TD
@@ -46,6 +46,27 @@ def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
                           ::npu::BroadcastsSecondOperand>())
           return 0u;
         return std::nullopt;
+      }]>
+  ];
+}
+
+def NPU_MoEDispatchOpInterface : OpInterface<"MoEDispatchOpInterface"> {
+  let cppNamespace = "::npu";
+  let description = [{
+    An op of the MoE dispatch family. Each op states the role of its
+    operands (`static MoEOperands getOperandRoles(Adaptor)`, written in its
+    own ODS definition); shape inference and the device kernels read them
+    through it, so no code switches over the family's op types.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the op's operands by role, taken from `operands`: the op's
+        own operands, or values standing in for them (the memrefs a
+        lowering stores them in).
+      }], "::npu::MoEOperands", "getMoEOperands",
+      (ins "::mlir::ValueRange":$operands), [{}], [{
+        return ConcreteOp::getOperandRoles(
+            typename ConcreteOp::Adaptor(operands, $_op));
       }]>
   ];
 }

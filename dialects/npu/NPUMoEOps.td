@@ -5,7 +5,8 @@
 // dispatched tensor has num_experts * capacity rows, row
 // indices[i] * capacity + locations[i] belonging to sample i. A sample whose
 // expert is not in [0, num_experts) or whose slot is not in [0, capacity)
-// is dropped. Shapes and checks follow seed 001.
+// is dropped. Shapes and checks follow mlu-ops' MoE dispatch backward
+// (mluOpMoeDispatchBackwardData).
 //
 // Gates, data and results share one float type, f32, f16 or bf16 (tutel's
 // single __dtype). Every product is computed in f32, where the product of two
@@ -23,20 +24,39 @@ include "npu/NPUOpBase.td"
 def NPU_MoEFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def NPU_I32Tensor : RankedTensorOf<[I32]>;
 
-class NPU_MoEOp<string mnemonic> : NPU_GraphOp<mnemonic> {
+// `operandRoles` is the body of the op's `getOperandRoles(Adaptor a)`: the
+// MoEOperands its operands fill.
+class NPU_MoEOp<string mnemonic, code operandRoles>
+    : NPU_GraphOp<mnemonic, [NPU_MoEDispatchOpInterface]> {
+  let extraClassDeclaration = [{
+    /// The operands of `a` by role.
+    static ::npu::MoEOperands getOperandRoles(Adaptor a) {
+      using Result = ::npu::MoEOperands::Result;
+      ::npu::MoEOperands ops;
+      ops.indices = a.getIndices();
+      ops.locations = a.getLocations();
+      ops.capacity = a.getCapacity();
+      ops.numExperts = a.getNumExperts();
+  }] # operandRoles # [{
+      return ops;
+    }
+  }];
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
       return ::npu::detail::inferMoEType(loc, getOperationName(),
-                                         ::npu::detail::MoEOperands(adaptor),
-                                         types);
+                                         getOperandRoles(adaptor), types);
     }
   }];
 }
 
 def NPU_MoEDispatchBackwardDataOp
-    : NPU_MoEOp<"moe_dispatch_backward_data"> {
+    : NPU_MoEOp<"moe_dispatch_backward_data", [{
+      ops.gates = a.getGates();
+      ops.dispatch = a.getDispatch();
+      ops.result = Result::SamplesByHidden;
+    }]> {
   let summary = "gradient of the dispatched input: gather, scale by gate";
   let description = [{
     `grad_input[i, :] = gates[i] * dispatch[indices[i] * capacity +
@@ -54,7 +74,11 @@ def NPU_MoEDispatchBackwardDataOp
                        "attr-dict `:` functional-type(operands, results)";
 }
 
-def NPU_MoEDispatchForwardOp : NPU_MoEOp<"moe_dispatch_forward"> {
+def NPU_MoEDispatchForwardOp : NPU_MoEOp<"moe_dispatch_forward", [{
+      ops.gates = a.getGates();
+      ops.input = a.getInput();
+      ops.result = Result::RowsByHidden;
+    }]> {
   let summary = "dispatch: scatter scaled samples to their expert slots";
   let description = [{
     `dispatch[indices[i] * capacity + locations[i], :] = gates[i] *
@@ -74,7 +98,11 @@ def NPU_MoEDispatchForwardOp : NPU_MoEOp<"moe_dispatch_forward"> {
 }
 
 def NPU_MoEDispatchBackwardGateOp
-    : NPU_MoEOp<"moe_dispatch_backward_gate"> {
+    : NPU_MoEOp<"moe_dispatch_backward_gate", [{
+      ops.input = a.getInput();
+      ops.dispatch = a.getDispatch();
+      ops.result = Result::Samples;
+    }]> {
   let summary = "gradient of the gates: row dot products";
   let description = [{
     `grad_gates[i] = sum_j dispatch[indices[i] * capacity + locations[i], j]
@@ -92,7 +120,12 @@ def NPU_MoEDispatchBackwardGateOp
                        "attr-dict `:` functional-type(operands, results)";
 }
 
-def NPU_MoECombineOp : NPU_MoEOp<"moe_combine"> {
+def NPU_MoECombineOp : NPU_MoEOp<"moe_combine", [{
+      ops.gates = a.getGates();
+      ops.dispatch = a.getDispatch();
+      ops.result = Result::SamplesByHidden;
+      ops.topK = true;
+    }]> {
   let summary = "combine: each sample sums its top-k expert rows, gated";
   let description = [{
     tutel's decoder: `output[i, :] = sum_j gates[j, i] * dispatch[indices[j,

@@ -1,9 +1,9 @@
 //===- FlashAttentionKernels.cpp - npu.flash_attention on the device ------===//
 //
-// FlashAttention forward as seed 004 splits it between core kinds, one
-// npudev.mixed_launch of G groups, each a cube task and R vector tasks
-// (ascend910b: an AIC and its two AIV). Work items are (batch, head, block
-// of s1Inner query rows), dealt to the groups in turn. For each item the
+// FlashAttention forward as CANN's FlashAttentionScore splits it between core
+// kinds, one npudev.mixed_launch of G groups, each a cube task and R vector
+// tasks (ascend910b: an AIC and its two AIV). Work items are (batch, head,
+// block of s1Inner query rows), dealt to the groups in turn. For each item the
 // key blocks of s2Inner keys that the sparse mode's band reaches are
 // visited in order (blocks the band misses entirely are skipped); per
 // block, through a two-slot global workspace:
@@ -13,10 +13,10 @@
 //           l = l e^(m - m') + rowsum(P); P into ws_p        -> flag 1
 //   cube:   O = P V (accumulated over 128-key chunks) into ws_o -> flag 2
 //   vector: acc = acc e^(m - m') + O
-// The cube computes block k + 1's S before it waits for block k's P (the
-// seed's cube double issue), so cube and vector overlap; the two slots
-// make that safe without further flags. At the end of an item each vector
-// task writes its rows: out = acc / l (0 where no key is visible),
+// The cube computes block k + 1's S before it waits for block k's P (the cube
+// double issue of CANN's design), so cube and vector overlap; the two slots
+// make that safe without further flags. At the end of an item each vector task
+// writes its rows: out = acc / l (0 where no key is visible),
 // softmax_max = m and softmax_sum = l, 8 copies each. Nothing of size
 // S1 x S2 is stored: the workspace is G x 2 tiles. Work O(B N S1 S2 D).
 //
@@ -30,6 +30,8 @@
 
 #include "KernelBuilder.h"
 #include "OperatorKernels.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/Conversion/FlashAttentionTiling.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
@@ -84,25 +86,20 @@ template <typename OpT> struct AttentionLowering {
     Value firstBlock, blocks;
   };
 
-  /// `firstOptional`: the operand index of the first optional input.
   AttentionLowering(KernelBuilder &k, OpT op, AttentionGeometry g,
-                    const KernelOperands &io, const DeviceModel &device,
-                    unsigned firstOptional = 3)
+                    const KernelOperands &io, const DeviceModel &device)
       : k(k), op(op), g(std::move(g)), device(device) {
-    query = io.operands[0];
-    key = io.operands[1];
-    value = io.operands[2];
-    unsigned next = firstOptional;
-    if (op.getAttenMask()) {
-      Value mask = io.operands[next++];
-      if (isAttentionMaskRead(op.getSparseMode(),
-                              cast<MemRefType>(mask.getType()).getShape()))
-        attenMask = mask;
-    }
-    if (op.getPse())
-      pse = io.operands[next++];
-    if (op.getDropMask())
-      dropMask = io.operands[next++];
+    typename OpT::Adaptor in(io.operands, op);
+    query = in.getQuery();
+    key = in.getKey();
+    value = in.getValue();
+    Value mask = in.getAttenMask();
+    if (mask && isAttentionMaskRead(
+                    op.getSparseMode(),
+                    cast<MemRefType>(mask.getType()).getShape()))
+      attenMask = mask;
+    pse = in.getPse();
+    dropMask = in.getDropMask();
     if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
       maxOut = io.results[0];
       sumOut = io.results[1];
@@ -999,9 +996,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
                             AttentionGeometry g, const KernelOperands &io,
                             const DeviceModel &device)
-      : Base(k, op, std::move(g), io, device, /*firstOptional=*/7) {
-    dy = io.operands[3];
-    statMax = io.operands[4];
+      : Base(k, op, std::move(g), io, device) {
+    FlashAttentionGradOp::Adaptor in(io.operands, op);
+    dy = in.getDy();
+    statMax = in.getSoftmaxMax();
     dq = io.results[0];
     dk = io.results[1];
     dv = io.results[2];
@@ -1009,8 +1007,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       dpse = io.results[3];
   }
 
-  LogicalResult chooseGradSizes() {
-    if (failed(chooseSizes()))
+  /// The forward's sizes, then how dpse is reduced.
+  LogicalResult chooseSizes() {
+    if (failed(Base::chooseSizes()))
       return failure();
     if (pse) {
       ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
@@ -1638,34 +1637,61 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
 } // namespace
 
-LogicalResult npu::buildFlashAttentionKernels(OpBuilder &b, Operation *op,
-                                              const KernelOperands &io,
-                                              const DeviceModel &device) {
-  if (auto grad = dyn_cast<FlashAttentionGradOp>(op)) {
-    FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
-    if (failed(geometry))
-      return failure();
-    KernelBuilder k(b, op->getLoc());
-    AttentionBackwardLowering lowering(k, grad, *geometry, io, device);
-    if (failed(lowering.chooseGradSizes()))
-      return failure();
-    if (geometry->batch * geometry->headsQ *
-            (geometry->seqQ + geometry->seqKV) ==
-        0)
-      return success();
-    lowering.build();
-    return success();
-  }
-  auto fa = cast<FlashAttentionOp>(op);
-  FailureOr<AttentionGeometry> geometry = getAttentionGeometry(op);
-  if (failed(geometry))
-    return failure();
-  KernelBuilder k(b, op->getLoc());
-  AttentionLowering<FlashAttentionOp> lowering(k, fa, *geometry, io, device);
+namespace {
+
+/// Builds `lowering`'s kernels unless the op has no work (`empty`); the
+/// sizes are chosen first, so a shape the device cannot hold is an error
+/// even then.
+template <typename Lowering>
+LogicalResult buildUnlessEmpty(Lowering &lowering, bool empty) {
   if (failed(lowering.chooseSizes()))
     return failure();
-  if (geometry->batch * geometry->headsQ * geometry->seqQ == 0)
-    return success();
-  lowering.build();
+  if (!empty)
+    lowering.build();
   return success();
+}
+
+struct FlashAttentionKernelModel
+    : DeviceKernelOpInterface::ExternalModel<FlashAttentionKernelModel,
+                                             FlashAttentionOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
+    if (failed(g))
+      return failure();
+    KernelBuilder k(b, op->getLoc());
+    AttentionLowering<FlashAttentionOp> lowering(
+        k, cast<FlashAttentionOp>(op), *g, io, device);
+    return buildUnlessEmpty(lowering, g->batch * g->headsQ * g->seqQ == 0);
+  }
+};
+
+struct FlashAttentionGradKernelModel
+    : DeviceKernelOpInterface::ExternalModel<FlashAttentionGradKernelModel,
+                                             FlashAttentionGradOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
+    if (failed(g))
+      return failure();
+    KernelBuilder k(b, op->getLoc());
+    AttentionBackwardLowering lowering(k, cast<FlashAttentionGradOp>(op), *g,
+                                       io, device);
+    return buildUnlessEmpty(lowering,
+                            g->batch * g->headsQ * (g->seqQ + g->seqKV) == 0);
+  }
+};
+
+} // namespace
+
+void npu::registerFlashAttentionKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    FlashAttentionOp::attachInterface<FlashAttentionKernelModel>(*ctx);
+    FlashAttentionGradOp::attachInterface<FlashAttentionGradKernelModel>(
+        *ctx);
+  });
 }

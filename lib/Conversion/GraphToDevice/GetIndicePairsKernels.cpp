@@ -37,6 +37,8 @@
 
 #include "DeviceSort.h"
 #include "OperatorKernels.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
@@ -76,8 +78,9 @@ std::optional<int64_t> getGridBytes(const SparseConvGeometry &g) {
 /// it fits the device's budget and has no more cells than there are
 /// candidates (K L): filling and scanning it then costs about one pass
 /// over the candidates, where sorting or searching costs log passes. A
-/// sparse input in a large shape (the subm seed: 340 million cells for
-/// 6.7 million candidates) takes the sort.
+/// sparse input in a large shape (the subm shape of mlu-ops'
+/// get_indice_pairs design: 340 million cells for 6.7 million candidates)
+/// takes the sort.
 StringRef selectPairsStrategy(const SparseConvGeometry &g, int64_t rows,
                               std::optional<int64_t> bytes,
                               const DeviceModel &device, StringRef requested) {
@@ -111,7 +114,7 @@ struct PairsLowering {
   PairsLowering(KernelBuilder &k, GetIndicePairsOp op, const KernelOperands &io,
                 const DeviceModel &device, StringRef strategy)
       : k(k), geometry(op.getGeometry()), useGrid(strategy == "grid") {
-    indices = io.operands[0];
+    indices = GetIndicePairsOp::Adaptor(io.operands, op).getIndices();
     outIndices = io.results[0];
     pairs = io.results[1];
     pairCounts = io.results[2];
@@ -869,42 +872,47 @@ struct PairsLowering {
 
 } // namespace
 
-bool npu::isSparseConvOp(Operation *op) {
-  return isa<GetIndicePairsOp, SparseConv3DOp>(op);
-}
+namespace {
 
-FailureOr<int64_t> npu::getSparseConvRowBound(
-    Operation *op, unsigned result,
-    function_ref<std::optional<int64_t>(Value)> indexBound) {
-  if (auto pairs = dyn_cast<GetIndicePairsOp>(op)) {
+struct GetIndicePairsKernelModel
+    : DeviceKernelOpInterface::ExternalModel<GetIndicePairsKernelModel,
+                                             GetIndicePairsOp> {
+  /// out_indices has at most one row per (site, offset) and per output
+  /// cell.
+  FailureOr<int64_t>
+  getResultRowBound(Operation *op, unsigned,
+                    function_ref<std::optional<int64_t>(Value)>) const {
+    auto pairs = cast<GetIndicePairsOp>(op);
     SparseConvGeometry g = pairs.getGeometry();
     int64_t rows = pairs.getIndices().getType().getDimSize(0);
     return std::min(rows * g.getKernelVolume(), g.batch * g.getOutVolume());
   }
-  auto conv = cast<SparseConv3DOp>(op);
-  if (std::optional<int64_t> bound = indexBound(conv.getNumActOut()))
-    return *bound;
-  return op->emitOpError("cannot be lowered to the device: num_act_out has "
-                         "no known upper bound (use tensor.dim of "
-                         "get_indice_pairs' out_indices or a constant)");
-}
 
-LogicalResult npu::buildGetIndicePairsKernels(OpBuilder &b, Operation *op,
-                                              const KernelOperands &io,
-                                              const DeviceModel &device,
-                                              const KernelOptions &options) {
-  auto pairs = cast<GetIndicePairsOp>(op);
-  SparseConvGeometry geometry = pairs.getGeometry();
-  std::optional<int64_t> gridBytes = getGridBytes(geometry);
-  StringRef strategy =
-      selectPairsStrategy(geometry, pairs.getIndices().getType().getDimSize(0),
-                          gridBytes, device, options.sparseConvStrategy);
-  if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
-    return op->emitOpError("the grid strategy needs ")
-           << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")
-           << " bytes of global memory for its grid, more than the "
-           << device.globalBytes << " of device '" << device.name << "'";
-  KernelBuilder k(b, op->getLoc());
-  PairsLowering(k, pairs, io, device, strategy).build();
-  return success();
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &options) const {
+    auto pairs = cast<GetIndicePairsOp>(op);
+    SparseConvGeometry geometry = pairs.getGeometry();
+    std::optional<int64_t> gridBytes = getGridBytes(geometry);
+    StringRef strategy = selectPairsStrategy(
+        geometry, pairs.getIndices().getType().getDimSize(0), gridBytes,
+        device, options.sparseConvStrategy);
+    if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
+      return op->emitOpError("the grid strategy needs ")
+             << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")
+             << " bytes of global memory for its grid, more than the "
+             << device.globalBytes << " of device '" << device.name << "'";
+    KernelBuilder k(b, op->getLoc());
+    PairsLowering(k, pairs, io, device, strategy).build();
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::registerGetIndicePairsKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    GetIndicePairsOp::attachInterface<GetIndicePairsKernelModel>(*ctx);
+  });
 }

@@ -6,8 +6,9 @@
 //     result becomes an extra argument marked `npudev.output`;
 //  2. every op gets a destination: the output argument when its result is
 //     returned (first claim wins), else a global memref.alloc;
-//  3. the op's family builds its kernels in place of the op, reading the
-//     memrefs of its operands and writing its destination;
+//  3. the op builds its kernels in place of itself (DeviceKernelOpInterface,
+//     attached by its family), reading the memrefs of its operands and
+//     writing its destination;
 //  4. returned values that were not written in place (function arguments,
 //     values returned twice) are copied into their output argument, the
 //     allocations are freed and the graph ops erased.
@@ -15,8 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OperatorKernels.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Conversion/Passes.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -178,12 +180,12 @@ private:
           rowBounds[dim.getResult()] = rowBounds.lookup(dim.getSource());
         continue;
       }
+      auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
       for (OpResult result : op.getResults()) {
-        if (!hasDynamicRows(result) ||
-            !isa_and_nonnull<NPUDialect>(op.getDialect()))
+        if (!hasDynamicRows(result) || !kernels)
           continue;
         FailureOr<int64_t> bound =
-            getResultRowBound(&op, result.getResultNumber(), indexBound);
+            kernels.getResultRowBound(result.getResultNumber(), indexBound);
         if (failed(bound))
           return failure();
         rowBounds[result] = *bound;
@@ -278,7 +280,8 @@ private:
     }
     if (isScalarOp(op))
       return success();
-    if (!hasDeviceKernels(&op))
+    auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
+    if (!kernels)
       return op.emitOpError("has no device lowering");
     OpBuilder b(&op);
     SmallVector<Value> results, counts;
@@ -304,7 +307,7 @@ private:
                              : operand);
     Operation *before = op.getPrevNode();
     KernelOperands io{operands, results, counts};
-    if (failed(buildDeviceKernels(b, &op, io, device, options)) ||
+    if (failed(kernels.buildDeviceKernels(b, io, device, options)) ||
         failed(checkOnChipMemory(op, before)))
       return failure();
     for (auto [result, target] : llvm::zip(op.getResults(), results))
@@ -416,6 +419,12 @@ FailureOr<DeviceModel> selectDevice(ModuleOp module, StringRef option) {
 struct LowerGraphToDevicePass
     : public npu::impl::LowerGraphToDeviceBase<LowerGraphToDevicePass> {
   using Base::Base;
+
+  /// The kernels come from the families' external models.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerDeviceKernelModels(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -1,15 +1,16 @@
 //===- MoEKernels.cpp - the MoE dispatch family on the device -------------===//
 //
-// moe_dispatch_backward_data follows seed 001, every parameter taken from
-// the DeviceModel (tasks = cores, tiles from vector-memory capacity):
-//  - split_hidden (seed Kernel 1, samples <= tasks): each sample is served
-//    by tasks/samples tasks (the first tasks%samples samples by one more),
-//    which split its hidden dimension; chunks of deal_h go through one
-//    buffer: DMA in, multiply by the gate, DMA out.
+// moe_dispatch_backward_data follows mlu-ops' MoE dispatch backward
+// (mluOpMoeDispatchBackwardData), every parameter taken from the
+// DeviceModel (tasks = cores, tiles from vector-memory capacity):
+//  - split_hidden (mlu-ops' Kernel 1, samples <= tasks): each sample is
+//    served by tasks/samples tasks (the first tasks%samples samples by one
+//    more), which split its hidden dimension; chunks of deal_h go through
+//    one buffer: DMA in, multiply by the gate, DMA out.
 //  - split_samples (Kernel 2, samples > tasks): each task takes a
 //    contiguous range of samples in tiles of deal_s rows. Per tile, the
 //    gates, indices and locations come in by DMA and the row numbers and
-//    the validity mask are computed with vector ops, as in the seed; kept
+//    the validity mask are computed with vector ops, as in mlu-ops; kept
 //    rows are gathered by asynchronous DMA, dropped rows zero-filled, and
 //    each row is scaled by its gate (0 for a dropped sample). Tiles are
 //    software-pipelined over two slots (RowTilePipeline): tile t+1's
@@ -37,6 +38,8 @@
 
 #include "KernelBuilder.h"
 #include "OperatorKernels.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
@@ -48,8 +51,6 @@ using dev::BinaryKind;
 using dev::ComparePredicate;
 
 namespace {
-
-using npu::detail::MoEOperands;
 
 struct MoEShape {
   /// topK: slots per sample (moe_combine's k), else 1.
@@ -248,7 +249,7 @@ void narrowMask(KernelBuilder &k, Value mask, ComparePredicate pred, Value in,
 
 /// rows = experts * capacity + slots, and mask = 1 where the sample is kept,
 /// else 0 (a dropped sample's row is meaningless): vector ops on buffers of
-/// one length, as in the seed; `tmp` is scratch.
+/// one length, as in mlu-ops' kernel; `tmp` is scratch.
 void computeDispatchRows(KernelBuilder &k, const MoEShape &shape, Value experts,
                          Value slots, Value tmp, Value rows, Value mask) {
   k.vbinaryScalar(BinaryKind::mul, experts, k.i32(shape.capacity), rows);
@@ -584,7 +585,8 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
   int64_t tasks = device.getNumCores();
   int64_t bytes = elementBytes(grad);
   if (shape.samples <= tasks) {
-    // Seed: a quarter of vector memory per chunk (room for ping-pong).
+    // As mlu-ops' Kernel 1: a quarter of vector memory per chunk (room
+    // for ping-pong).
     if (failed(requireVectorBytes(op, device, 4 * bytes)))
       return failure();
     buildSplitHidden(
@@ -598,7 +600,7 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
                                                  deal);
                              }))
     return success();
-  // Seed: two buffers of deal_h.
+  // As mlu-ops' Kernel 2: two buffers of deal_h.
   if (failed(requireVectorBytes(op, device, 2 * bytes)))
     return failure();
   buildSplitSamplesChunked(k, in, grad, shape, tasks,
@@ -1025,38 +1027,50 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
   return success();
 }
 
-} // namespace
-
-bool npu::isMoEOp(Operation *op) {
-  return isa<MoEDispatchBackwardDataOp, MoEDispatchForwardOp,
-             MoEDispatchBackwardGateOp, MoECombineOp>(op);
-}
-
-LogicalResult npu::buildMoEKernels(OpBuilder &b, Operation *op,
-                                   ValueRange operands, Value result,
-                                   const DeviceModel &device) {
-  // The op's named operands, with the memrefs in place of the tensors.
-  std::optional<MoEOperands> in;
-  if (auto data = dyn_cast<MoEDispatchBackwardDataOp>(op))
-    in.emplace(MoEDispatchBackwardDataOp::Adaptor(operands, data));
-  else if (auto combine = dyn_cast<MoECombineOp>(op))
-    in.emplace(MoECombineOp::Adaptor(operands, combine));
-  else if (auto forward = dyn_cast<MoEDispatchForwardOp>(op))
-    in.emplace(MoEDispatchForwardOp::Adaptor(operands, forward));
-  else
-    in.emplace(MoEDispatchBackwardGateOp::Adaptor(
-        operands, cast<MoEDispatchBackwardGateOp>(op)));
+/// Builds the kernel of the MoE op `op`, whose operands by role are `in`.
+LogicalResult buildMoEKernels(OpBuilder &b, Operation *op,
+                              const MoEOperands &in, Value result,
+                              const DeviceModel &device) {
   KernelBuilder k(b, op->getLoc());
-  MoEShape shape(*in);
-  switch (in->result) {
+  MoEShape shape(in);
+  switch (in.result) {
   case MoEOperands::Result::SamplesByHidden:
-    if (in->topK)
-      return buildCombine(k, op, *in, result, shape, device);
-    return buildBackwardData(k, op, *in, result, shape, device);
+    if (in.topK)
+      return buildCombine(k, op, in, result, shape, device);
+    return buildBackwardData(k, op, in, result, shape, device);
   case MoEOperands::Result::RowsByHidden:
-    return buildForward(k, op, *in, result, shape, device);
+    return buildForward(k, op, in, result, shape, device);
   case MoEOperands::Result::Samples:
-    return buildBackwardGate(k, op, *in, result, shape, device);
+    return buildBackwardGate(k, op, in, result, shape, device);
   }
   llvm_unreachable("unknown MoE result");
+}
+
+/// One model for the family: the op names its operands' roles
+/// (MoEDispatchOpInterface); the result's shape picks the kernel.
+template <typename OpT>
+struct MoEKernelModel
+    : DeviceKernelOpInterface::ExternalModel<MoEKernelModel<OpT>, OpT> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    MoEOperands in =
+        cast<MoEDispatchOpInterface>(op).getMoEOperands(io.operands);
+    return buildMoEKernels(b, op, in, io.results.front(), device);
+  }
+};
+
+} // namespace
+
+void npu::registerMoEKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    MoEDispatchBackwardDataOp::attachInterface<
+        MoEKernelModel<MoEDispatchBackwardDataOp>>(*ctx);
+    MoEDispatchForwardOp::attachInterface<
+        MoEKernelModel<MoEDispatchForwardOp>>(*ctx);
+    MoEDispatchBackwardGateOp::attachInterface<
+        MoEKernelModel<MoEDispatchBackwardGateOp>>(*ctx);
+    MoECombineOp::attachInterface<MoEKernelModel<MoECombineOp>>(*ctx);
+  });
 }

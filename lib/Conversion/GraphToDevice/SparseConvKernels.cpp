@@ -33,6 +33,8 @@
 
 #include "KernelBuilder.h"
 #include "OperatorKernels.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
 using namespace mlir;
@@ -55,11 +57,12 @@ struct SparseConvLowering {
   SparseConvLowering(KernelBuilder &k, SparseConv3DOp op,
                      const KernelOperands &io, const DeviceModel &device)
       : k(k), op(op) {
-    features = io.operands[0];
-    weights = io.operands[1];
-    pairs = io.operands[2];
-    pairCounts = io.operands[3];
-    numActOut = io.operands[4];
+    SparseConv3DOp::Adaptor in(io.operands, op);
+    features = in.getFeatures();
+    weights = in.getWeights();
+    pairs = in.getIndicePairs();
+    pairCounts = in.getIndiceNum();
+    numActOut = in.getNumActOut();
     output = io.results[0];
     auto shape = [](Value v) {
       return cast<MemRefType>(v.getType()).getShape();
@@ -318,11 +321,38 @@ struct SparseConvLowering {
 
 } // namespace
 
-LogicalResult npu::buildSparseConv3dKernels(OpBuilder &b, Operation *op,
-                                            const KernelOperands &io,
-                                            const DeviceModel &device) {
-  auto conv = cast<SparseConv3DOp>(op);
-  KernelBuilder k(b, op->getLoc());
-  SparseConvLowering(k, conv, io, device).build(io.rowCounts[0]);
-  return success();
+namespace {
+
+struct SparseConvKernelModel
+    : DeviceKernelOpInterface::ExternalModel<SparseConvKernelModel,
+                                             SparseConv3DOp> {
+  /// One row per output site: num_act_out's bound.
+  FailureOr<int64_t> getResultRowBound(
+      Operation *op, unsigned,
+      function_ref<std::optional<int64_t>(Value)> indexBound) const {
+    if (std::optional<int64_t> bound =
+            indexBound(cast<SparseConv3DOp>(op).getNumActOut()))
+      return *bound;
+    return op->emitOpError("cannot be lowered to the device: num_act_out has "
+                           "no known upper bound (use tensor.dim of "
+                           "get_indice_pairs' out_indices or a constant)");
+  }
+
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    KernelBuilder k(b, op->getLoc());
+    SparseConvLowering(k, cast<SparseConv3DOp>(op), io, device)
+        .build(io.rowCounts[0]);
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::registerSparseConvKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    SparseConv3DOp::attachInterface<SparseConvKernelModel>(*ctx);
+  });
 }

@@ -1,4 +1,4 @@
-//===- NPUInterfaces.h - AlignMode interface and rules ----------*- C++ -*-===//
+//===- NPUInterfaces.h - AlignMode and MoE interfaces -----------*- C++ -*-===//
 
 #ifndef NPU_DIALECT_NPU_NPUINTERFACES_H
 #define NPU_DIALECT_NPU_NPUINTERFACES_H
@@ -17,6 +17,20 @@ class RequiresAlignedLayout
 template <typename ConcreteType>
 class BroadcastsSecondOperand
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastsSecondOperand> {};
+
+/// The operands of an MoE dispatch op by role: null where the op has no
+/// such operand.
+struct MoEOperands {
+  mlir::Value gates, indices, locations, input, dispatch;
+  int64_t capacity = 0, numExperts = 0;
+  /// Whether gates, indices and locations are [k, samples] (moe_combine)
+  /// rather than [samples].
+  bool topK = false;
+  /// What the result is: [samples, hidden] (backward data, combine),
+  /// [rows, hidden] (forward) or [samples] (backward gate).
+  enum class Result { SamplesByHidden, RowsByHidden, Samples };
+  Result result = Result::SamplesByHidden;
+};
 
 namespace detail {
 /// Applies the rank rule: a result of rank 1 or 3 (or a rank-0 scalar, which

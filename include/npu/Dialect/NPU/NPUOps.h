@@ -70,21 +70,6 @@ inferVectorScalarType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                       mlir::Value input, mlir::Value scalar,
                       llvm::SmallVectorImpl<mlir::Type> &types);
 
-/// The operands of an MoE dispatch op, whichever op it is: null where the
-/// op has no such operand.
-struct MoEOperands {
-  mlir::Value gates, indices, locations, input, dispatch;
-  int64_t capacity = 0, numExperts = 0;
-  /// Whether gates, indices and locations are [k, samples] (moe_combine)
-  /// rather than [samples].
-  bool topK = false;
-  /// What the result is: [samples, hidden] (backward data, combine), [rows, hidden]
-  /// (forward) or [samples] (backward gate).
-  enum class Result { SamplesByHidden, RowsByHidden, Samples } result;
-
-  template <typename Adaptor> explicit MoEOperands(Adaptor adaptor);
-};
-
 mlir::LogicalResult inferMoEType(std::optional<mlir::Location> loc,
                                  llvm::StringRef opName,
                                  const MoEOperands &operands,
@@ -95,29 +80,5 @@ mlir::LogicalResult inferMoEType(std::optional<mlir::Location> loc,
 #define GET_OP_CLASSES
 #include "npu/Dialect/NPU/NPUOps.h.inc"
 
-namespace npu::detail {
-template <typename Adaptor> MoEOperands::MoEOperands(Adaptor adaptor) {
-  indices = adaptor.getIndices();
-  locations = adaptor.getLocations();
-  capacity = adaptor.getCapacity();
-  numExperts = adaptor.getNumExperts();
-  if constexpr (std::is_same_v<Adaptor, MoEDispatchBackwardDataOp::Adaptor> ||
-                std::is_same_v<Adaptor, MoECombineOp::Adaptor>) {
-    gates = adaptor.getGates();
-    dispatch = adaptor.getDispatch();
-    result = Result::SamplesByHidden;
-    topK = std::is_same_v<Adaptor, MoECombineOp::Adaptor>;
-  } else if constexpr (std::is_same_v<Adaptor,
-                                      MoEDispatchForwardOp::Adaptor>) {
-    gates = adaptor.getGates();
-    input = adaptor.getInput();
-    result = Result::RowsByHidden;
-  } else {
-    input = adaptor.getInput();
-    dispatch = adaptor.getDispatch();
-    result = Result::Samples;
-  }
-}
-} // namespace npu::detail
 
 #endif // NPU_DIALECT_NPU_NPUOPS_H

@@ -1,0 +1,51 @@
+//===- DeviceKernelOpInterface.td - graph ops with kernels -*- tablegen -*-===//
+//
+// How npu-lower-to-device reaches an op's kernels. The graph dialect does
+// not know about the device: each operator family attaches this interface
+// to its ops as an external model, from the GraphToDevice library
+// (registerDeviceKernelModels), as upstream dialects attach
+// BufferizableOpInterface from their transforms libraries.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_DEVICE_KERNEL_OP_INTERFACE_TD
+#define NPU_DEVICE_KERNEL_OP_INTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+def DeviceKernelOpInterface : OpInterface<"DeviceKernelOpInterface"> {
+  let cppNamespace = "::npu";
+  let description = [{
+    A graph op that lowers to npudev kernels. The lowering gives the op the
+    memrefs its operands and results are stored in (`KernelOperands`, in the
+    op's operand and result order, so the op's Adaptor names them) and the
+    device to build for; the op emits its kernels at the builder's
+    insertion point.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Emits the kernels of this op at `builder`'s insertion point, reading
+        `io.operands` and writing `io.results` (and `io.rowCounts` for a
+        result with data-dependent rows). Fails with a diagnostic naming the
+        op when the op cannot run on `device`.
+      }], "::llvm::LogicalResult", "buildDeviceKernels",
+      (ins "::mlir::OpBuilder &":$builder,
+           "const ::npu::KernelOperands &":$io,
+           "const ::npu::DeviceModel &":$device,
+           "const ::npu::KernelOptions &":$options)>,
+    InterfaceMethod<[{
+        Returns an upper bound of the rows of result `result`, whose first
+        dimension is dynamic; `indexBound` gives the bound of an index
+        operand when one is known. Fails with a diagnostic naming the op
+        when there is none (the default: no dynamic results).
+      }], "::mlir::FailureOr<int64_t>", "getResultRowBound",
+      (ins "unsigned":$result,
+           "::llvm::function_ref<std::optional<int64_t>(::mlir::Value)>":
+               $indexBound), [{}], [{
+        return $_op->emitOpError("cannot be lowered to the device: result #")
+               << result << " has a dynamic shape";
+      }]>
+  ];
+}
+
+#endif // NPU_DEVICE_KERNEL_OP_INTERFACE_TD

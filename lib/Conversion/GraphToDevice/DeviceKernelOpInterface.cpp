@@ -1,0 +1,18 @@
+//===- DeviceKernelOpInterface.cpp - the families' kernel models ----------===//
+//
+// The interface's definitions and the registration of every family's
+// models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "OperatorKernels.h"
+
+#include "npu/Conversion/DeviceKernelOpInterface.cpp.inc"
+
+void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
+  registerMoEKernelModels(registry);
+  registerGetIndicePairsKernelModels(registry);
+  registerSparseConvKernelModels(registry);
+  registerFlashAttentionKernelModels(registry);
+}
