@@ -20,6 +20,7 @@
 #include "BenchSupport.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -156,6 +157,7 @@ int main(int argc, char **argv) {
                                     "npu.flash_attention benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   if (!noSim) {

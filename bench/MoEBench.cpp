@@ -1,6 +1,7 @@
-//===- MoEBench.cpp - the MoE dispatch family on the seed's shapes --------===//
+//===- MoEBench.cpp - the MoE dispatch family on mlu-ops' shapes ----------===//
 //
-// For each of seed 001's network shapes and each op of the family
+// For each network shape of mlu-ops' MoE dispatch backward
+// (mluOpMoeDispatchBackwardData) and each op of the family
 // (backward_data, forward, backward_gate, combine): lowers the op for
 // mlu590, runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
@@ -13,11 +14,11 @@
 // written.
 //
 // Inputs are those of a top-1 router: experts drawn uniformly, each sample
-// taking the next free slot of its expert (so every sample is kept at the
-// seed's capacities). combine's are a top-2 router's: each sample's two
+// taking the next free slot of its expert (so every sample is kept at
+// mlu-ops' capacities). combine's are a top-2 router's: each sample's two
 // slots name distinct experts and take their next free slots, so slots past
-// an expert's capacity are dropped, as in tutel (with two experts and the
-// seed's capacities, 23040 of the 36864 slots are kept).
+// an expert's capacity are dropped, as in tutel (with two experts and
+// mlu-ops' capacities, 23040 of the 36864 slots are kept).
 //
 // The JIT runs on one thread and on two (the speed-up is reported); the
 // first line names the host and the vectors used (--max-vector-bits=256:
@@ -31,6 +32,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -409,6 +411,7 @@ int main(int argc, char **argv) {
                                     "MoE dispatch family benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   auto &out = llvm::outs();

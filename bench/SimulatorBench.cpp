@@ -17,6 +17,7 @@
 #include "BenchKernels.h"
 #include "BenchSupport.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -161,6 +162,7 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv, "simulator benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));

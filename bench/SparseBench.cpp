@@ -21,6 +21,7 @@
 #include "BenchSupport.h"
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
 #include "npu/Simulator/Simulator.h"
@@ -383,6 +384,7 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv, "sparse iteration benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   auto &out = llvm::outs();

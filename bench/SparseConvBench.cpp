@@ -1,8 +1,8 @@
 //===- SparseConvBench.cpp - get_indice_pairs and sparse_conv3d -----------===//
 //
-// Seed 000's two shapes, with sites from the LiDAR-like generator
-// (LidarSites.h, calibrated so the default shape reaches about the seed's
-// 58,838 output sites):
+// The two shapes of mlu-ops' get_indice_pairs design, with sites from the
+// LiDAR-like generator (LidarSites.h, calibrated so the default shape
+// reaches about that design's 58,838 output sites):
 //  - subm:    L 248,636, batch 4, 41x1440x1440, k3 s1 p1;
 //  - default: L 149,100, batch 4, 11x360x360,   k3 s2 p(0,1,1).
 // For each and each strategy (sort, grid): the global workspace the
@@ -27,6 +27,7 @@
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -432,6 +433,7 @@ int main(int argc, char **argv) {
                                     "benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   auto [avx2, avx512] = bench::peakFmaGFlops(runs);

@@ -1,12 +1,12 @@
 //===- InitAll.cpp - register npu-mlir with a context ---------------------===//
 
 #include "npu/InitAll.h"
+#include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/Dialect/Sparse/SparseDialect.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,7 +22,10 @@ void npu::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
-  sim::registerSimulatorModels(registry);
+}
+
+void npu::registerAllExtensions(mlir::DialectRegistry &registry) {
+  registerDeviceKernelModels(registry);
 }
 
 void npu::registerAllPasses() {

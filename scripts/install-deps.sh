@@ -6,6 +6,9 @@
 #                                    python3-torch for FlashAttention)
 #   scripts/install-deps.sh --sanitize  also clang-19 and its sanitizer and
 #                                    libFuzzer runtimes (check-sanitize, fuzz)
+#   scripts/install-deps.sh --format also clang-format-19, which
+#                                    `make format` and `make check-format`
+#                                    (run by CI) use
 #   scripts/install-deps.sh --demo   also graphviz, which renders the demo's
 #                                    layout picture
 #   scripts/install-deps.sh --onnx-export  also python3-onnx, python3-torch
@@ -23,6 +26,7 @@ PACKAGES=(
 case "${1:-}" in
   --bench) PACKAGES+=(libopenblas0-pthread python3-torch) ;;
   --sanitize) PACKAGES+=(clang-19 libclang-rt-19-dev) ;;
+  --format) PACKAGES+=(clang-format-19) ;;
   --demo) PACKAGES+=(graphviz) ;;
   --onnx-export) PACKAGES+=(python3-onnx python3-torch python3-torchvision) ;;
 esac

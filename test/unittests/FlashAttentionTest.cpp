@@ -15,6 +15,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/ElementKind.h"
 #include "npu/Simulator/Simulator.h"
@@ -204,6 +205,7 @@ protected:
   FlashAttentionTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

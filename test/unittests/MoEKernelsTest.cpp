@@ -18,6 +18,7 @@
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -151,6 +152,7 @@ protected:
   MoEKernelsTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

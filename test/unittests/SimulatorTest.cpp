@@ -9,6 +9,7 @@
 
 #include "npu/Simulator/Simulator.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -29,6 +30,7 @@ protected:
   SimulatorTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
     device = cantFail(DeviceModel::getPreset("mlu590"));

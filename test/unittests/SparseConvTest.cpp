@@ -14,6 +14,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Simulator.h"
 
@@ -332,6 +333,7 @@ protected:
   SparseConvKernelsTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }
@@ -574,6 +576,7 @@ const Corruption kCorruptions[] = {
 TEST(SparseConvBadInput, BothExecutorsNameTheRow) {
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   for (const GeometryCase &c : {kCases[1], kCases[2]}) {

@@ -13,6 +13,7 @@
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/Dialect/Sparse/SparseOps.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
 #include "npu/Simulator/Simulator.h"
@@ -127,6 +128,7 @@ protected:
   SparseIterationTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }
@@ -307,7 +309,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %out: me
 }
 
 /// Softmax over each CSR row's nonzeros, with the row maximum subtracted
-/// (seed 003's example): three iterations sharing the axes.
+/// (SparseTIR's example): three iterations sharing the axes.
 TEST_F(SparseIterationTest, SparseSoftmax) {
   const char *source = R"(
 func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memref<$NNZxf32>, %out: memref<$NNZxf32>, %max: memref<$Rxf32>, %sum: memref<$Rxf32>) {
@@ -565,7 +567,7 @@ func.func @kernel(%cols: memref<$RExi32>, %a: memref<$RExf32>, %b: memref<$CFxf3
   }
 }
 
-/// Seed 003's irregular batched matmul: batch t multiplies an n[t] x k[t]
+/// SparseTIR's irregular batched matmul: batch t multiplies an n[t] x k[t]
 /// matrix by a k[t] x m[t] one. j, kk, l are dense-variable axes under
 /// the batch axis (their indptrs are prefix sums of n, m, k); each
 /// matrix's column axis hangs off its row axis with an indptr over its

@@ -20,6 +20,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/InitAll.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
 #include "npu/Simulator/Simulator.h"
@@ -207,6 +208,7 @@ private:
   static DialectRegistry makeRegistry() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
     return registry;
   }
 

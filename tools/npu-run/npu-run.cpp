@@ -416,6 +416,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registerAllDialects(registry);
+  sim::registerSimulatorModels(registry);
   MLIRContext context(registry);
   // Diagnostics point at the source line; the op's generic form adds
   // nothing a user can act on (a launch prints as its whole body).
