@@ -18,10 +18,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -76,9 +76,9 @@ OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
                 .str();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
   PassManager pm(&ctx);
-  LowerGraphToDeviceOptions options;
+  GraphToDevicePipelineOptions options;
   options.device = device;
-  pm.addPass(createLowerGraphToDevice(options));
+  buildGraphToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     std::exit(1);
   return module;

@@ -29,11 +29,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -220,9 +220,7 @@ const OpBench kBackwardData = {
     "backward_data",
     "moe_dispatch_backward_data",
     {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Dispatch},
-    [](const Shape &s) {
-      return SmallVector<int64_t>{s.samples, s.hidden};
-    },
+    [](const Shape &s) { return SmallVector<int64_t>{s.samples, s.hidden}; },
     [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
       const float *gates = at<float>(a, 0), *dispatch = at<float>(a, 3);
       float *grad = at<float>(a, 4);
@@ -245,9 +243,7 @@ const OpBench kForward = {
     "forward",
     "moe_dispatch_forward",
     {Operand::Gates, Operand::Indices, Operand::Locations, Operand::Input},
-    [](const Shape &s) {
-      return SmallVector<int64_t>{rowsOf(s), s.hidden};
-    },
+    [](const Shape &s) { return SmallVector<int64_t>{rowsOf(s), s.hidden}; },
     [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
       const float *gates = at<float>(a, 0), *input = at<float>(a, 3);
       float *out = at<float>(a, 4);
@@ -269,9 +265,7 @@ const OpBench kCombine = {
     "moe_combine",
     {Operand::TopGates, Operand::TopIndices, Operand::TopLocations,
      Operand::Dispatch},
-    [](const Shape &s) {
-      return SmallVector<int64_t>{s.samples, s.hidden};
-    },
+    [](const Shape &s) { return SmallVector<int64_t>{s.samples, s.hidden}; },
     [](const Shape &s, llvm::MutableArrayRef<HostArray> a) {
       const float *gates = at<float>(a, 0), *dispatch = at<float>(a, 3);
       float *out = at<float>(a, 4);
@@ -336,9 +330,9 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
                     args, result, op.mnemonic, s.capacity, s.experts, types);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
-  LowerGraphToDeviceOptions options;
+  GraphToDevicePipelineOptions options;
   options.device = device.str();
-  pm.addPass(createLowerGraphToDevice(options));
+  buildGraphToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     std::exit(1);
   return module;

@@ -19,11 +19,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -181,15 +181,9 @@ OwningOpRef<ModuleOp> lower(MLIRContext &ctx, const std::string &text,
                             bool onDevice) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
-  if (onDevice)
-    pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
-  pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
-  if (onDevice) {
-    pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
-    pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns());
-  }
-  pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
-  pm.addPass(createCanonicalizerPass());
+  SparseToDevicePipelineOptions options;
+  options.onDevice = onDevice;
+  buildSparseToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     return nullptr;
   return module;

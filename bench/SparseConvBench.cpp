@@ -23,12 +23,12 @@
 
 #include "BenchSupport.h"
 #include "LidarSites.h"
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -121,10 +121,10 @@ OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
       s.subm ? ", subm" : "");
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
-  LowerGraphToDeviceOptions options;
+  GraphToDevicePipelineOptions options;
   options.sparseConvStrategy = strategy.str();
   options.device = device.str();
-  pm.addPass(createLowerGraphToDevice(options));
+  buildGraphToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     std::exit(1);
   return module;
@@ -397,7 +397,7 @@ void benchConv(MLIRContext &ctx, const Shape &s, const std::vector<Site> &sites,
       L, c);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
-  pm.addPass(createLowerGraphToDevice());
+  buildGraphToDevicePipeline(pm, GraphToDevicePipelineOptions());
   if (!module || failed(pm.run(*module)))
     std::exit(1);
   std::vector<float> features(L * c), weights(kOffsets * c * c);

@@ -3,6 +3,7 @@
 #include "npu/InitAll.h"
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Dialect/Sparse/Passes.h"
@@ -32,4 +33,7 @@ void npu::registerAllPasses() {
   registerNPUPasses();
   registerNPUConversionPasses();
   sparse::registerNPUSparsePasses();
+  registerGraphToDevicePipeline();
+  registerSparseToDevicePipeline();
+  registerDeviceToLLVMPipeline();
 }

@@ -126,10 +126,9 @@ echo "== 7. Sparse iteration (SparseTIR): SpMM and the row softmax of a power-la
 sp="$root/examples/sparse.mlir"
 python3 "$root/scripts/sparse-matrix.py" "$out/sparse" 512 512 4096
 echo "  512 x 512, 4096 nonzeros (R-MAT-like rows): $out/sparse-{indptr,indices,values}.npy"
-"$opt" "$sp" --npu-sparse-check-formats --npu-sparse-to-device \
-  --npu-sparse-lower-iterations --npu-sparse-tile --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize \
+"$opt" "$sp" --npu-sparse-to-device-pipeline=checked=true \
   -o "$out/sparse-device.mlir"
-echo "  lowered in stages: checked mode, rows over 48 tasks by work, position loops, tiles of the feature axis, staged runs, flat memrefs"
+echo "  lowered by npu-sparse-to-device-pipeline: checked mode, rows over 48 tasks by work, position loops, tiles of the feature axis, staged runs, flat memrefs"
 echo "  ($out/sparse-device.mlir)"
 csr=(--input="$out/sparse-indptr.npy" --input="$out/sparse-indices.npy"
      --input="$out/sparse-values.npy")

@@ -60,20 +60,30 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
   let summary = "Lower npudev kernels to scf/memref/arith/math loops for the JIT";
   let description = [{
     Rewrites every npudev op into upstream dialects with the semantics the
-    simulator implements: `npudev.launch` becomes an `scf.parallel` over task
-    ids (so that it can run on host threads), on-chip buffers become heap
-    `memref.alloc`s freed at the end of their block, DMA becomes an
-    element loop nest when rows are contiguous on both sides (LLVM
-    vectorizes it; `memref.copy` of a dynamically sized window would call
-    the runtime's element-at-a-time `memrefCopy`), else `memref.copy`
-    (asynchronous copies complete at once; `npudev.wait` disappears), vector ops become loop nests over their buffers computing
-    in the element type (f32 math in f32, reductions and prefix sums in
-    index order), `npudev.matmul` a loop nest of fused multiply-adds in f32
-    (or multiply-adds in i32), except f32 matmuls, which call the runtime's
-    vectorized micro-kernel (`npu_rt_matmul_f32`, same bits), and
-    `npudev.vsort` / `npudev.vunique` calls to the runtime
-    (`npu_rt_sort_<type>`, `npu_rt_unique_<type>`). Finally every memref
-    loses its `#npudev.space`, which the LLVM lowering does not know.
+    simulator implements. `npudev.launch` becomes an `scf.parallel` over
+    task ids (so that it can run on host threads); each region of an
+    `npudev.mixed_launch` is outlined into a function of its own and the
+    launch becomes a call that npu-lower-mixed-launch-calls completes,
+    with `set_flag` / `wait_flag` runtime calls (`npu_rt_set_flag`,
+    `npu_rt_wait_flag`) and `npudev.async` bodies run in place. On-chip
+    buffers become heap `memref.alloc`s freed at the end of their block.
+    DMA becomes an element loop nest when rows are contiguous on both
+    sides (LLVM vectorizes it; `memref.copy` of a dynamically sized window
+    would call the runtime's element-at-a-time `memrefCopy`), else
+    `memref.copy`; asynchronous copies complete at once (`npudev.wait`
+    disappears); `dma_gather` / `dma_scatter` become loops over their
+    indices. Vector ops become loop nests over their buffers computing in
+    the element type (f16 / bf16 reductions and prefix sums in f32, in
+    index order; maximumf / minimumf return the first NaN operand,
+    quieted). `npudev.matmul` calls the runtime's vectorized micro-kernel
+    for f32, f16 and bf16 inputs (`npu_rt_matmul_<type>`, the same bits
+    as the simulator) and is a loop nest of multiply-adds in i32 for
+    integers; `vsort`, `vmerge` and `vunique` call the runtime
+    (`npu_rt_sort_<type>`, `npu_rt_merge_<type>`, `npu_rt_unique_<type>`;
+    names in npu/Runtime/RuntimeABI.h). `npudev.report_rows` becomes
+    stores into a status argument that later launches check. Finally
+    every memref loses its `#npudev.space`, which the LLVM lowering does
+    not know.
 
     Before that, copies that only stage data for the host are dropped:
     a matmul reads the global source of a buffer a DMA just filled for it,
@@ -119,6 +129,170 @@ def GuardMemoryAccesses : Pass<"npu-guard-memory-accesses", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// npudev kernels to the LLVM dialect (lib/Conversion/DeviceToLLVM)
+//===----------------------------------------------------------------------===//
+
+def MathToLibmWherePossible : Pass<"npu-math-to-libm", "mlir::ModuleOp"> {
+  let summary = "Call libm for every math op it has a function for";
+  let description = [{
+    Upstream math-to-libm's patterns, applied greedily rather than as a
+    conversion: the upstream pass marks the whole math dialect illegal and
+    so fails on ops libm lacks (ctpop, copysign, rsqrt, ...), which
+    math-to-llvm lowers afterwards; running math-to-llvm first would expand
+    expm1 and friends instead of calling the libm function the simulator
+    calls.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+def LowerMixedLaunchCalls
+    : Pass<"npu-lower-mixed-launch-calls", "mlir::ModuleOp"> {
+  let summary = "Hand each mixed launch's regions to the JIT runtime";
+  let description = [{
+    Completes, once the module is in the LLVM dialect, the calls
+    npu-lower-device-to-loops left for mixed launches
+    (`__npu_mixed_launch_<n>`): the captured values go into one stack
+    struct, each region's function gets an entry taking (task, struct
+    pointer), and the call becomes `npu_rt_run_mixed` with `threads` tasks
+    running at once.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "Host threads running a mixed launch's tasks">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Sparse iterations onto the device (lib/Conversion/SparseToDevice)
+//===----------------------------------------------------------------------===//
+
+def SparseCheckFormats
+    : Pass<"npu-sparse-check-formats", "mlir::func::FuncOp"> {
+  let summary = "Checked mode: validate every axis's indptr and indices";
+  let description = [{
+    Adds, at the start of the function, two one-task launches that check
+    each `sparse.axis` against its definition and fail the kernel through
+    `npudev.report_rows`, naming the axis (its kind and its number among
+    the function's axes, from 0), the broken rule and the first offending
+    entry. The first launch checks the structure: indptr starts at 0,
+    never decreases, has the parent's positions plus one entries, ends at
+    the number of indices (sparse_variable), runs no longer than the
+    length (dense_variable), and a sparse_fixed axis has nnz_cols indices
+    per parent position. The second, which runs only if the first passed
+    (so it reads only entries that exist), checks the contents:
+    coordinates in [0, length), and strictly increasing within each run
+    where `sorted` is declared. Run it first, before npu-sparse-decompose
+    and npu-sparse-to-device: the JIT stops at a failed launch only
+    before later launches.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseDecompose : Pass<"npu-sparse-decompose", "mlir::func::FuncOp"> {
+  let summary = "Format decomposition: hybrid ELL + CSR by row length";
+  let description = [{
+    Each iteration with `hybrid_ell_width = E` over rows i and a
+    sparse_variable axis j under them becomes two: one over an ELL axis
+    (the first E positions of every row, padded with coordinate 0 and
+    value 0) and one over a CSR remainder (the positions past E), each a
+    kernel of its own; the second has no init, so reductions carry on
+    from the first, in the same order. Every buffer over [i, j] gets an
+    ELL and a remainder copy, filled by a one-task launch before the two
+    iterations. Buffers over j must be read-only in the iteration (the
+    parts are copies), and the column axis must not be empty. The padded
+    slots run the body with coordinate 0 and value 0: right for sums of
+    products (SpMM: 0 times a finite operand adds nothing), wrong for a
+    body that is not (a maximum, say), which must not be split. Runs
+    after npu-sparse-check-formats (which checks the user's arrays; the
+    split's own are right by construction) and before
+    npu-sparse-to-device.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
+  let summary = "Sparse iterations onto the device's cores";
+  let description = [{
+    Each sparse.iteration not yet in a launch becomes an `npudev.launch`
+    of `tasks` tasks on vector cores (0: the vector cores of the device the
+    function is compiled for, `npudev.device`, else mlu590), each running
+    it over a `range` of its first axis. When the second axis is a
+    variable child of the first, the rows are split by work, a row
+    weighing its nonzeros plus one: task t starts at the first row r with
+    indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (a binary search over
+    indptr), so neither a heavy row nor a crowd of light ones loads one
+    task with many rows' work; otherwise by equal row counts. An iteration whose
+    first axis is a reduction or has a parent runs as one task. Runs before
+    npu-sparse-lower-iterations.
+  }];
+  let options = [
+    Option<"tasks", "tasks", "int64_t", /*default=*/"0",
+           "Tasks per launch; 0 takes the device's vector cores">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseTileDenseAxis
+    : Pass<"npu-sparse-tile-dense-axis", "mlir::func::FuncOp"> {
+  let summary = "Innermost dense loops as DMA'd tiles and vector ops";
+  let description = [{
+    Runs between npu-sparse-lower-iterations and npu-sparse-lower-buffers,
+    on the loops inside launches. An innermost loop over a dense axis of K
+    positions whose body reads and writes buffers only along that axis
+    (their last axis, every other position fixed outside the loop) and
+    computes with f32 add, sub, mul, div, maximum and minimum becomes a
+    loop over chunks of K: each chunk DMAs the buffers' slices into vector
+    memory, runs one vector op per arithmetic op (a value fixed outside
+    the loop filled into a tile), and DMAs the written slices back. The
+    chunk is the largest that gives each of the loop's values its own
+    tile within the device's vector memory. Loops that do not match stay
+    as they are. The results are the same bits: each element is computed
+    by the same operations in the same order.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseStageRuns : Pass<"npu-sparse-stage-runs", "mlir::func::FuncOp"> {
+  let summary = "Runs of read-only arrays read by a loop staged on chip";
+  let description = [{
+    Runs after npu-sparse-tile-dense-axis, before npu-sparse-lower-buffers, on the
+    loops inside launches. A loop over q in [lb, ub) with step 1 whose body
+    reads a read-only global array at q + c on every iteration (c fixed
+    outside the loop: indptr[i] and indptr[i + 1] in a row loop, the
+    indices and a CSR buffer's values in a loop over a row's nonzeros)
+    runs in chunks of `chunk` positions: each chunk starts one DMA per
+    such run into vector memory, waits for them together, and runs the
+    body on the staged copies. A read at q + c under a condition or in an
+    inner loop is staged too when the body reads q + c unconditionally
+    (so only elements that exist are copied). An array is read-only when
+    nothing in the launch writes it; a loop whose copies would not fit in
+    the vector memory beside the launch's other buffers stays as it is.
+    The results are the same bits.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", /*default=*/"256",
+           "Positions staged per chunk">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
 }
 
 #endif // NPU_CONVERSION_PASSES_TD

@@ -1,45 +1,27 @@
 //===- Jit.cpp - run npudev kernels with MLIR's ExecutionEngine -----------===//
 //
-// Pipeline: npu-lower-device-to-loops; with threads, async-parallel-for
-// and the async runtime lowering (each launch's tasks dispatched to the
-// runtime's thread pool), else scf to cf makes them a sequential loop; math
-// to libm (so exp/log/tanh call the same libm
-// the simulator does), strided-metadata expansion, then arith/math/memref/
-// func/cf to LLVM. The entry gets a C interface and is called through
-// ExecutionEngine::invokePacked with memref descriptors built around the
-// host arrays, so results land in place.
+// Lowers the kernels by npu-lower-to-llvm (lib/Conversion/DeviceToLLVM),
+// compiles them for the host and runs them. The entry gets a C interface
+// and is called through ExecutionEngine::invokePacked with memref descriptors
+// built around the host arrays, so results land in place.
 //
 //===----------------------------------------------------------------------===//
 
 #include "npu/JIT/Jit.h"
-#include "Runtime.h"
-#include "npu/Conversion/Passes.h"
+#include "KernelRuntime.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/JIT/WorkspaceAllocator.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MathToLibm/MathToLibm.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -54,97 +36,15 @@ using namespace mlir;
 using namespace npu;
 using namespace npu::jit;
 
-namespace {
-/// math-to-libm as patterns rather than a conversion: the upstream pass
-/// marks the whole math dialect illegal and so fails on ops libm lacks,
-/// while running math-to-llvm first would expand expm1 and friends instead
-/// of calling libm.
-struct MathToLibmWherePossible
-    : PassWrapper<MathToLibmWherePossible, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MathToLibmWherePossible)
-  StringRef getArgument() const final { return "npu-math-to-libm"; }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<func::FuncDialect>();
-  }
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateMathToLibmConversionPatterns(patterns);
-    if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-} // namespace
-
-void npu::jit::buildLowerToLLVMPipeline(OpPassManager &pm,
+/// Lowers `module` in place to the LLVM dialect (npu-lower-to-llvm).
+static LogicalResult lowerToLLVMDialect(ModuleOp module,
                                         const JitOptions &options) {
-  // Checked: the accesses written in the kernel are guarded before the
-  // lowering (which erases dead loads, out-of-bounds ones too), those it
-  // creates after.
-  if (options.checked)
-    pm.addPass(createGuardMemoryAccesses());
-  // Checked mode keeps every copy, so that each access stays attributed to
-  // the op the kernel wrote.
-  LowerDeviceToLoopsOptions lowering;
-  lowering.forwardTransits = !options.checked;
-  pm.addPass(createLowerDeviceToLoops(lowering));
-  if (options.checked)
-    pm.addPass(createGuardMemoryAccesses());
-  if (options.threads > 1) {
-    // Tasks (the scf.parallel of each launch) run on the async runtime's
-    // thread pool, one task per work item.
-    pm.addPass(createAsyncParallelForPass(/*asyncDispatch=*/true,
-                                          options.threads,
-                                          /*minTaskSize=*/1));
-    pm.addPass(createAsyncToAsyncRuntimePass());
-    pm.addPass(createAsyncRuntimeRefCountingPass());
-    pm.addPass(createAsyncRuntimeRefCountingOptPass());
-    pm.addPass(createConvertAsyncToLLVMPass());
-  }
-  pm.addPass(createConvertSCFToCFPass());
-  // Every math op libm has becomes a call of it (the function the
-  // simulator calls); the rest (ctpop, copysign, rsqrt, ...) become LLVM
-  // intrinsics.
-  pm.addPass(std::make_unique<MathToLibmWherePossible>());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  // ceildivsi, floordivsi, maxnumf and friends have no LLVM lowering of
-  // their own: the simulator runs them, so the JIT expands them.
-  pm.addPass(arith::createArithExpandOpsPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createLowerMixedLaunchCalls(std::max(options.threads, 1)));
-}
-
-LogicalResult npu::jit::lowerToLLVMDialect(ModuleOp module,
-                                           const JitOptions &options) {
   PassManager pm(module.getContext());
-  buildLowerToLLVMPipeline(pm, options);
+  DeviceToLLVMPipelineOptions pipeline;
+  pipeline.threads = options.threads;
+  pipeline.checked = options.checked;
+  buildDeviceToLLVMPipeline(pm, pipeline);
   return pm.run(module);
-}
-
-namespace {
-struct LowerToLLVMPipelineOptions
-    : public PassPipelineOptions<LowerToLLVMPipelineOptions> {
-  Option<int32_t> threads{*this, "threads",
-                          llvm::cl::desc("host threads running the tasks"),
-                          llvm::cl::init(1)};
-};
-} // namespace
-
-void npu::jit::registerLowerToLLVMPipeline() {
-  PassPipelineRegistration<LowerToLLVMPipelineOptions>(
-      "npu-lower-to-llvm",
-      "Lower npudev kernels to the LLVM dialect, as the JIT does",
-      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &options) {
-        JitOptions jit;
-        jit.threads = options.threads;
-        buildLowerToLLVMPipeline(pm, jit);
-      });
 }
 
 namespace {

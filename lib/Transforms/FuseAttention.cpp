@@ -409,6 +409,12 @@ struct FuseAttentionPass
     : public npu::impl::FuseAttentionBase<FuseAttentionPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // Without a softmax there is nothing to fuse; the greedy driver would
+    // still fold and erase dead ops, which must not happen to a kernel
+    // (npu-graph-to-device runs this on device-level functions too).
+    if (!func.walk([](SoftmaxOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      return markAllAnalysesPreserved();
     auto countFused = [&] {
       int64_t count = 0;
       func.walk([&](FlashAttentionOp) { ++count; });

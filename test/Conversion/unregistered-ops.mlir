@@ -11,7 +11,7 @@
 // RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-lower-buffers | FileCheck %s
 // RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-lower-iterations | FileCheck %s
 // RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-stage-runs | FileCheck %s
-// RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-tile | FileCheck %s
+// RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-tile-dense-axis | FileCheck %s
 // RUN: npu-opt %s --allow-unregistered-dialect --npu-sparse-to-device | FileCheck %s
 // RUN: npu-opt %s --allow-unregistered-dialect --npu-verify-layout | FileCheck %s
 

@@ -6,7 +6,7 @@
 // op that only read would be dead to upstream MLIR and the check would
 // vanish. test/npu-run/sparse-conv-rows.mlir does the same for sparse
 // convolution's site checks.
-// RUN: npu-opt %s --npu-sparse-check-formats --canonicalize --cse --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --cse -o %t.sparse.mlir
+// RUN: npu-opt %s --npu-sparse-check-formats --canonicalize --cse --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --cse -o %t.sparse.mlir
 // RUN: not npu-run %t.sparse.mlir --entry=row_sums --random-inputs=0 2>&1 | FileCheck %s --check-prefix=SPARSE
 // RUN: not npu-run %t.sparse.mlir --entry=row_sums --random-inputs=0 --mode=jit 2>&1 | FileCheck %s --check-prefix=SPARSE
 // RUN: not npu-run %t.sparse.mlir --entry=row_sums --random-inputs=0 --mode=jit --checked 2>&1 | FileCheck %s --check-prefix=SPARSE

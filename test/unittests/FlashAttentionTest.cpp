@@ -13,11 +13,11 @@
 #include "AttentionReference.h"
 #include "FloatArrays.h"
 
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/ElementKind.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -214,9 +214,9 @@ protected:
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module) << source;
     PassManager pm(&ctx);
-    LowerGraphToDeviceOptions options;
+    GraphToDevicePipelineOptions options;
     options.device = device;
-    pm.addPass(createLowerGraphToDevice(options));
+    buildGraphToDevicePipeline(pm, options);
     EXPECT_TRUE(succeeded(pm.run(*module)));
     return module;
   }

@@ -14,12 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "FloatArrays.h"
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -210,9 +210,9 @@ protected:
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module);
     PassManager pm(&ctx);
-    LowerGraphToDeviceOptions options;
+    GraphToDevicePipelineOptions options;
     options.device = deviceOption(c);
-    pm.addPass(createLowerGraphToDevice(options));
+    buildGraphToDevicePipeline(pm, options);
     EXPECT_TRUE(succeeded(pm.run(*module)));
     return module;
   }

@@ -11,11 +11,11 @@
 
 #include "FloatArrays.h"
 #include "SparseConvReference.h"
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -430,10 +430,10 @@ OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
   if (!module)
     return nullptr;
   PassManager pm(&ctx);
-  LowerGraphToDeviceOptions options;
+  GraphToDevicePipelineOptions options;
   options.device = c.device;
   options.sparseConvStrategy = c.strategy;
-  pm.addPass(createLowerGraphToDevice(options));
+  buildGraphToDevicePipeline(pm, options);
   // The site checks must survive the passes a user runs after lowering.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

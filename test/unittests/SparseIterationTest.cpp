@@ -9,13 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/Dialect/Sparse/SparseOps.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -147,17 +149,11 @@ protected:
       if (!module)
         return args;
       PassManager pm(&ctx);
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseDecompose());
-      if (onDevice)
-        pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
-      if (onDevice) {
-        pm.addNestedPass<func::FuncOp>(sparse::createSparseTileDenseAxis());
-        // Chunks of 3 positions: rows and runs cross chunk boundaries.
-        pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns({3}));
-      }
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
-      pm.addPass(createCanonicalizerPass());
+      SparseToDevicePipelineOptions options;
+      options.onDevice = onDevice;
+      // Chunks of 3 positions: rows and runs cross chunk boundaries.
+      options.stageChunk = 3;
+      buildSparseToDevicePipeline(pm, options);
       EXPECT_TRUE(succeeded(pm.run(*module)));
       results[variant] = args;
       if (jit) {
@@ -754,11 +750,11 @@ func.func @kernel(%pa: memref<3xi32>, %pm: memref<3xi32>, %kap: memref<4xi32>, %
   EXPECT_EQ(got, want);
 }
 
-/// Stage 3 gives each of T tasks the rows from the first r with
+/// npu-sparse-to-device gives each of T tasks the rows from the first r with
 /// indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (task 0 from row 0,
 /// the last to the end): a row weighs its nonzeros plus one. The test records,
 /// per row, the task that ran it: a store of npudev.task_id put into the body
-/// after stage 3.
+/// after npu-sparse-to-device.
 TEST_F(SparseIterationTest, RowsSplitByWork) {
   const char *source = R"(
 func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: memref<$Rxi32>) {
@@ -786,9 +782,9 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
         parseSourceString<ModuleOp>(substitute(text, sizes(m, 1)), &ctx);
     ASSERT_TRUE(module);
     PassManager toDevice(&ctx);
-    sparse::SparseToDeviceOptions options;
+    SparseToDeviceOptions options;
     options.tasks = kTasks;
-    toDevice.addNestedPass<func::FuncOp>(sparse::createSparseToDevice(options));
+    toDevice.addNestedPass<func::FuncOp>(createSparseToDevice(options));
     ASSERT_TRUE(succeeded(toDevice.run(*module)));
     // owner[row] = the running task, from init (which sees every row).
     sparse::IterationOp iteration;
@@ -862,18 +858,15 @@ protected:
       if (!module)
         return "";
       PassManager pm(&ctx);
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseCheckFormats());
+      pm.addNestedPass<func::FuncOp>(createSparseCheckFormats());
       // No pass may erase a check: canonicalize and CSE right after it and
       // at the end.
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseDecompose());
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseToDevice());
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerIterations());
-      if (staged)
-        pm.addNestedPass<func::FuncOp>(sparse::createSparseStageRuns({3}));
-      pm.addNestedPass<func::FuncOp>(sparse::createSparseLowerBuffers());
-      pm.addPass(createCanonicalizerPass());
+      SparseToDevicePipelineOptions options;
+      options.tile = false;
+      options.stageChunk = staged ? 3 : 0;
+      buildSparseToDevicePipeline(pm, options);
       pm.addPass(createCSEPass());
       EXPECT_TRUE(succeeded(pm.run(*module)));
       ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {

@@ -18,11 +18,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Conversion/Passes.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/HostArray.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -161,16 +161,16 @@ public:
       return failure();
     });
     addKernels(kGraphKernels, [](OpPassManager &pm) {
-      LowerGraphToDeviceOptions options;
+      GraphToDevicePipelineOptions options;
       options.device = "mlu590";
-      pm.addPass(createLowerGraphToDevice(options));
+      buildGraphToDevicePipeline(pm, options);
     });
     addKernels(kSparseKernel, [](OpPassManager &pm) {
-      OpPassManager &func = pm.nest<func::FuncOp>();
-      func.addPass(sparse::createSparseCheckFormats());
-      func.addPass(sparse::createSparseToDevice());
-      func.addPass(sparse::createSparseLowerIterations());
-      func.addPass(sparse::createSparseLowerBuffers());
+      SparseToDevicePipelineOptions options;
+      options.checked = true;
+      options.tile = false;
+      options.stageChunk = 0;
+      buildSparseToDevicePipeline(pm, options);
     });
   }
 

@@ -48,7 +48,7 @@ constexpr const char *kPipelines[] = {
     "npu-lower-device-to-loops,npu-guard-memory-accesses)",
     "builtin.module(func.func(npu-sparse-check-formats,npu-sparse-decompose,"
     "npu-sparse-to-device{tasks=2},npu-sparse-lower-iterations,"
-    "npu-sparse-tile,npu-sparse-stage-runs{chunk=2},"
+    "npu-sparse-tile-dense-axis,npu-sparse-stage-runs{chunk=2},"
     "npu-sparse-lower-buffers))",
     "builtin.module(canonicalize,cse)",
     "builtin.module(npu-lower-to-device,canonicalize,cse)",

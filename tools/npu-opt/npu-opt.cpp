@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/InitAll.h"
-#include "npu/JIT/Jit.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -42,7 +41,6 @@ static int runInPlace(int argc, char **argv, llvm::StringRef path,
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   npu::registerAllPasses();
-  npu::jit::registerLowerToLLVMPipeline();
   mlir::DialectRegistry registry;
   npu::registerAllDialects(registry);
   auto [input, output] = mlir::registerAndParseCLIOptions(

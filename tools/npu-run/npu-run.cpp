@@ -1,13 +1,16 @@
 //===- npu-run.cpp - run a device kernel from an .mlir file ---------------===//
 //
-// npu-run FILE.mlir [--entry=F] [--mode=sim] [--device=PRESET|FILE.json]
+// npu-run FILE.mlir [--entry=F] [--mode=sim|jit] [--device=PRESET|FILE.json]
 //         [--input=a.npy,b.npy,...] [--random-inputs=SEED]
 //         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
+//         [--checked] [--jit-threads=N] [--jit-max-vector-bits=B]
+//         [--jit-perf-profile]
+// npu-run --list-simulated-ops
 //
 // The run's device is the one the module names in `npudev.device` (a
 // --device that disagrees is an error), else --device, else mlu590. A module
 // that still holds npu graph ops is first lowered to device kernels for it
-// (npu-lower-to-device). Arguments take, in order, the --input
+// (npu-graph-to-device). Arguments take, in order, the --input
 // files, then generated data when --random-inputs is given (npu-run says
 // which); the result buffers of a graph-level function start as zeros and
 // need no data. Outputs are the arguments marked `npudev.output`
@@ -17,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "npu/Conversion/Passes.h"
+#include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
@@ -379,34 +382,23 @@ static FailureOr<DeviceModel> selectDevice(ModuleOp module) {
     }
     requested = *loaded;
   }
-  if (!dev::findDeviceAttr(module)) {
-    DeviceModel device =
-        requested ? *requested : cantFail(DeviceModel::getPreset("mlu590"));
-    module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
-                    dev::getDeviceAttr(module.getContext(), device));
-    if (failed(verify(module)))
-      return failure();
+  bool named = static_cast<bool>(dev::findDeviceAttr(module));
+  FailureOr<DeviceModel> device =
+      dev::selectDevice(module, requested, "npu-run", "--device");
+  if (failed(device) || named)
     return device;
-  }
-  FailureOr<DeviceModel> named = dev::lookupDevice(module);
-  if (failed(named))
+  module->setAttr(dev::NPUDevDialect::getDeviceAttrName(),
+                  dev::getDeviceAttr(module.getContext(), *device));
+  if (failed(verify(module)))
     return failure();
-  if (requested) {
-    if (std::optional<std::string> field = named->findDifference(*requested)) {
-      fail("the module is compiled for device '" + named->name +
-           "' but --device names '" + requested->name + "' (they differ in '" +
-           *field + "')");
-      return failure();
-    }
-  }
-  return *named;
+  return device;
 }
 
 /// Lowers graph-level IR to device kernels for the module's device; the
 /// pass leaves IR that is already at device level alone.
 static LogicalResult lowerGraphOps(ModuleOp module) {
   PassManager pm(module.getContext());
-  pm.addPass(createLowerGraphToDevice());
+  buildGraphToDevicePipeline(pm, GraphToDevicePipelineOptions());
   return pm.run(module);
 }
 

@@ -19,7 +19,6 @@
 
 namespace mlir {
 class ExecutionEngine;
-class OpPassManager;
 } // namespace mlir
 
 namespace npu::jit {
@@ -88,17 +87,6 @@ private:
 mlir::LogicalResult runJit(mlir::ModuleOp module, llvm::StringRef entry,
                            llvm::MutableArrayRef<HostArray> args,
                            const JitOptions &options = {});
-
-/// Adds the passes that lower npudev kernels to the LLVM dialect to `pm`.
-void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
-                              const JitOptions &options = {});
-
-/// Registers that pipeline as `npu-lower-to-llvm{threads=N}` for npu-opt.
-void registerLowerToLLVMPipeline();
-
-/// Lowers `module` in place to the LLVM dialect, as runJit does.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
-                                       const JitOptions &options = {});
 
 } // namespace npu::jit
 

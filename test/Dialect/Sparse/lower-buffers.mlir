@@ -1,4 +1,4 @@
-// Stage 2: sparse buffers to their flat data, offsets by the prefix rule.
+// npu-sparse-lower-buffers: sparse buffers to their flat data, offsets by the prefix rule.
 // RUN: npu-opt %s --split-input-file --npu-sparse-lower-buffers --canonicalize --cse --verify-diagnostics | FileCheck %s
 
 // CSR: F(1) = indptr[p0] + p1. BSR 2 x 2 blocks: F(3) = ((indptr[p0] + p1)

@@ -1,4 +1,4 @@
-// Accesses stage 1 cannot lower, each with its diagnostic.
+// Accesses npu-sparse-lower-iterations cannot lower, each with its diagnostic.
 // RUN: npu-opt %s --split-input-file --npu-sparse-lower-iterations --verify-diagnostics
 
 func.func @store_creates_nonzero(%ap: memref<5xi32>, %ai: memref<?xi32>, %mp: memref<5xi32>, %mi: memref<?xi32>, %m: memref<?xf32>, %v: f32) {

@@ -1,4 +1,4 @@
-// Stage 1: sparse iterations to loops over positions.
+// npu-sparse-lower-iterations: sparse iterations to loops over positions.
 // RUN: npu-opt %s --split-input-file --npu-sparse-lower-iterations --canonicalize | FileCheck %s
 
 // CSR SpMM: rows over 4 positions, columns over indptr[i + 1] - indptr[i],

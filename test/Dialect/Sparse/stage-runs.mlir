@@ -1,6 +1,6 @@
-// Stage 3: runs of read-only arrays that a loop reads at q + c staged in
+// npu-sparse-stage-runs: runs of read-only arrays that a loop reads at q + c staged in
 // vector memory per chunk (here 2 positions, so rows cross chunks).
-// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile --npu-sparse-stage-runs=chunk=2 --canonicalize | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs=chunk=2 --canonicalize | FileCheck %s
 // RUN: not npu-opt %s --split-input-file --npu-sparse-stage-runs=chunk=0 2>&1 | FileCheck %s --check-prefix=CHUNK
 
 // CHUNK: error: npu-sparse-stage-runs: chunk must be at least 1, got 0

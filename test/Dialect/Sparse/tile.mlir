@@ -1,6 +1,6 @@
-// Stage 3's tiles: an innermost dense loop along the buffers' last axis
+// npu-sparse-tile-dense-axis: an innermost dense loop along the buffers' last axis
 // as DMA'd slices and vector ops, per chunk.
-// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile --canonicalize | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --canonicalize | FileCheck %s
 
 // SpMM. init: a row of zeros filled once and DMA'd out. Body: C's row is
 // the accumulator, fixed across the row's nonzeros: DMA'd in before the

@@ -1,4 +1,4 @@
-// Stage 3: each iteration in a launch, tasks over shares of the first axis.
+// npu-sparse-to-device: each iteration in a launch, tasks over shares of the first axis.
 // RUN: npu-opt %s --split-input-file --npu-sparse-to-device | FileCheck %s
 // RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=3 | FileCheck %s --check-prefix=THREE
 

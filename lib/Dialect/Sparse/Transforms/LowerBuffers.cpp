@@ -1,13 +1,14 @@
 //===- LowerBuffers.cpp - sparse buffers to flat memrefs ------------------===//
 //
-// Stage 2 of the sparse lowering. Each position-level access becomes a
+// npu-sparse-lower-buffers, the sparse lowering's last pass. Each
+// position-level access becomes a
 // memref access of the buffer's data at F(n - 1), F(i) = start of axis
 // i's run under F(i - 1) plus p_i (AxisRuns' getBufferRunStart). Then the
 // buffers and axes, now unused, are erased. O(accesses x rank).
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 #include "npu/Dialect/Sparse/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,6 +1,6 @@
 //===- LowerIterations.cpp - sparse iterations to position loops ----------===//
 //
-// Stage 1 of the sparse lowering: coordinate space to position space.
+// npu-sparse-lower-iterations: coordinate space to position space.
 // Each sparse.iteration becomes an scf.for nest over positions, one loop
 // per axis in the iteration's order, each over its run under its parent's
 // position (AxisRuns); a sparse axis's coordinate is indices[global
@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 #include "npu/Dialect/Sparse/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,13 +1,14 @@
 //===- AxisRuns.h - positions of an axis under a prefix ---------*- C++ -*-===//
 //
-// The one place that knows where an axis's positions lie: both lowering
-// stages use it, the first for loop bounds and searches, the second for
-// the flat offset F of a buffer element.
+// The one place that knows where an axis's positions lie: the sparse
+// lowering's passes use it, npu-sparse-lower-iterations for loop bounds
+// and searches, npu-sparse-lower-buffers for the flat offset F of a buffer
+// element, the passes onto the device for rows and runs.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H
-#define NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H
+#ifndef NPU_DIALECT_SPARSE_AXISRUNS_H
+#define NPU_DIALECT_SPARSE_AXISRUNS_H
 
 #include "npu/Dialect/Sparse/SparseOps.h"
 
@@ -58,4 +59,4 @@ mlir::Value buildLowerBound(mlir::OpBuilder &b, mlir::Location loc,
 
 } // namespace npu::sparse
 
-#endif // NPU_LIB_DIALECT_SPARSE_TRANSFORMS_AXISRUNS_H
+#endif // NPU_DIALECT_SPARSE_AXISRUNS_H

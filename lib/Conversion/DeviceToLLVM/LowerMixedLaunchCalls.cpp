@@ -1,4 +1,4 @@
-//===- MixedLaunchCalls.cpp - hand mixed launches to the runtime ----------===//
+//===- LowerMixedLaunchCalls.cpp - hand mixed launches to the runtime -----===//
 //
 // npu-lower-device-to-loops outlines each region of a mixed launch into
 // `@__npu_mixed_launch_<n>_cube` / `_vector` (task, captures...) and leaves
@@ -13,11 +13,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runtime.h"
+#include "npu/Conversion/Passes.h"
+#include "npu/Runtime/RuntimeABI.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
+
+namespace npu {
+#define GEN_PASS_DEF_LOWERMIXEDLAUNCHCALLS
+#include "npu/Conversion/Passes.h.inc"
+} // namespace npu
 
 using namespace mlir;
 
@@ -52,14 +58,15 @@ LLVM::LLVMFuncOp buildEntry(ModuleOp module, LLVM::LLVMFuncOp region,
 }
 
 LLVM::LLVMFuncOp getRunMixed(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>("npu_rt_run_mixed"))
+  if (auto existing =
+          module.lookupSymbol<LLVM::LLVMFuncOp>(npu::abi::kRunMixed))
     return existing;
   MLIRContext *ctx = module.getContext();
   OpBuilder b(module.getBodyRegion());
   Type i64 = IntegerType::get(ctx, 64);
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   return b.create<LLVM::LLVMFuncOp>(
-      module.getLoc(), "npu_rt_run_mixed",
+      module.getLoc(), npu::abi::kRunMixed,
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                   {ptr, ptr, ptr, i64, i64, i64}));
 }
@@ -102,11 +109,9 @@ LogicalResult completeCall(ModuleOp module, LLVM::CallOp call,
   return success();
 }
 
-struct LowerMixedLaunchCalls
-    : PassWrapper<LowerMixedLaunchCalls, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerMixedLaunchCalls)
-  explicit LowerMixedLaunchCalls(int64_t threads) : threads(threads) {}
-  StringRef getArgument() const final { return "npu-lower-mixed-launch-calls"; }
+struct LowerMixedLaunchCallsPass
+    : npu::impl::LowerMixedLaunchCallsBase<LowerMixedLaunchCallsPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -130,12 +135,6 @@ struct LowerMixedLaunchCalls
       marker.erase();
     }
   }
-
-  int64_t threads;
 };
 
 } // namespace
-
-std::unique_ptr<Pass> npu::jit::createLowerMixedLaunchCalls(int64_t threads) {
-  return std::make_unique<LowerMixedLaunchCalls>(threads);
-}

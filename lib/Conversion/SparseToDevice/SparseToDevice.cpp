@@ -1,6 +1,7 @@
 //===- SparseToDevice.cpp - sparse iterations onto the device's cores -----===//
 //
-// Stage 3 of the sparse lowering, its first step: each iteration runs in an
+// npu-sparse-to-device, before npu-sparse-lower-iterations: each
+// iteration runs in an
 // npudev.launch, every task over a contiguous share of the first axis.
 // Shares are balanced by work when the second axis is a variable child of
 // the first: a row costs its nonzeros plus one (its init, its output and
@@ -11,19 +12,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-namespace npu::sparse {
+namespace npu {
 #define GEN_PASS_DEF_SPARSETODEVICE
-#include "npu/Dialect/Sparse/Passes.h.inc"
-} // namespace npu::sparse
+#include "npu/Conversion/Passes.h.inc"
+} // namespace npu
 
 using namespace mlir;
 using namespace npu;
@@ -63,8 +65,7 @@ Value buildShareStart(OpBuilder &b, Location loc, Value indptr, Value rows,
   return b.create<arith::SelectOp>(loc, first, constant(0), start);
 }
 
-struct SparseToDevicePass
-    : npu::sparse::impl::SparseToDeviceBase<SparseToDevicePass> {
+struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
   using SparseToDeviceBase::SparseToDeviceBase;
 
   void runOnOperation() override {

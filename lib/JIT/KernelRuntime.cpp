@@ -1,4 +1,4 @@
-//===- Runtime.cpp - functions the JIT-compiled kernels call --------------===//
+//===- KernelRuntime.cpp - functions the JIT-compiled kernels call --------===//
 //
 // npudev.vsort, npudev.vunique and float npudev.matmul lower to calls of
 // these (as IREE's ukernels): `_mlir_ciface_npu_rt_{sort,unique,merge}_<type>`
@@ -14,12 +14,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runtime.h"
+#include "KernelRuntime.h"
 #include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/JIT/MatmulKernel.h"
 #include "npu/JIT/WorkspaceAllocator.h"
 #include "npu/Runtime/ConcurrentTasks.h"
 #include "npu/Runtime/ElementKind.h"
+#include "npu/Runtime/RuntimeABI.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
@@ -267,9 +268,9 @@ llvm::orc::SymbolMap
 npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner,
                             MatmulIsa matmulIsa) {
   llvm::orc::SymbolMap symbols;
-  auto add = [&](const char *name, void *address) {
-    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                               llvm::JITSymbolFlags::Exported};
+  auto add = [&](const llvm::Twine &name, void *address) {
+    symbols[interner(name.str())] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                     llvm::JITSymbolFlags::Exported};
   };
 #define NPU_RT_SYMBOLS(SUFFIX, T)                                              \
   add("_mlir_ciface_npu_rt_sort_" #SUFFIX,                                     \
@@ -290,16 +291,19 @@ npu::jit::getRuntimeSymbols(llvm::orc::MangleAndInterner interner,
 #include "npu/Runtime/SortTypes.def"
 #undef NPU_RT_PAIR_SYMBOL
 #undef NPU_RT_SYMBOLS
-  add("_mlir_ciface_npu_rt_matmul_f32",
-      getMatmulEntry<jit::MatmulInput::F32>(matmulIsa));
-  add("_mlir_ciface_npu_rt_matmul_f16",
-      getMatmulEntry<jit::MatmulInput::F16>(matmulIsa));
-  add("_mlir_ciface_npu_rt_matmul_bf16",
-      getMatmulEntry<jit::MatmulInput::BF16>(matmulIsa));
-  add("npu_rt_run_mixed", reinterpret_cast<void *>(&npu_rt_run_mixed));
-  add("_mlir_ciface_npu_rt_set_flag",
+  auto addMatmul = [&](ElementKind kind, void *entry) {
+    add(abi::kCInterfacePrefix +
+            abi::getFunctionName("matmul", {*abi::getMatmulSuffix(kind)}),
+        entry);
+  };
+  addMatmul(ElementKind::F32, getMatmulEntry<jit::MatmulInput::F32>(matmulIsa));
+  addMatmul(ElementKind::F16, getMatmulEntry<jit::MatmulInput::F16>(matmulIsa));
+  addMatmul(ElementKind::BF16,
+            getMatmulEntry<jit::MatmulInput::BF16>(matmulIsa));
+  add(abi::kRunMixed, reinterpret_cast<void *>(&npu_rt_run_mixed));
+  add(abi::kCInterfacePrefix + abi::kSetFlag,
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_set_flag));
-  add("_mlir_ciface_npu_rt_wait_flag",
+  add(abi::kCInterfacePrefix + abi::kWaitFlag,
       reinterpret_cast<void *>(&_mlir_ciface_npu_rt_wait_flag));
   add("malloc", reinterpret_cast<void *>(&workspaceMalloc));
   add("free", reinterpret_cast<void *>(&workspaceFree));

@@ -1,6 +1,7 @@
 //===- TileDenseAxis.cpp - innermost dense loops as tiles and vector ops --===//
 //
-// Stage 3 of the sparse lowering, its second step. For an innermost loop
+// npu-sparse-tile-dense-axis, after npu-sparse-lower-iterations. For an
+// innermost loop
 // k in [0, K) inside a launch whose accesses all run along k as their
 // buffer's last axis (so each access is a contiguous slice of the data
 // at F(prefix) * K + k), and whose other ops are f32 elementwise
@@ -13,21 +14,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-namespace npu::sparse {
+namespace npu {
 #define GEN_PASS_DEF_SPARSETILEDENSEAXIS
-#include "npu/Dialect/Sparse/Passes.h.inc"
-} // namespace npu::sparse
+#include "npu/Conversion/Passes.h.inc"
+} // namespace npu
 
 using namespace mlir;
 using namespace npu;
@@ -35,35 +38,12 @@ using namespace npu::sparse;
 
 namespace {
 
-/// The vector op of an f32 arithmetic op, if it has one.
-std::optional<dev::BinaryKind> getVectorKind(Operation *op) {
-  if (isa<arith::AddFOp>(op))
-    return dev::BinaryKind::add;
-  if (isa<arith::SubFOp>(op))
-    return dev::BinaryKind::sub;
-  if (isa<arith::MulFOp>(op))
-    return dev::BinaryKind::mul;
-  if (isa<arith::DivFOp>(op))
-    return dev::BinaryKind::div;
-  if (isa<arith::MaximumFOp>(op))
-    return dev::BinaryKind::max;
-  if (isa<arith::MinimumFOp>(op))
-    return dev::BinaryKind::min;
-  return std::nullopt;
-}
-
 /// The buffer and positions of a sparse.pos_load or sparse.pos_store.
 std::pair<Value, ValueRange> getAccessed(Operation *access) {
   if (auto load = dyn_cast<PosLoadOp>(access))
     return {load.getBuffer(), load.getPositions()};
   auto store = cast<PosStoreOp>(access);
   return {store.getBuffer(), store.getPositions()};
-}
-
-/// The commutative ops: a fixed left operand can become the scalar.
-bool isCommutative(dev::BinaryKind kind) {
-  return kind == dev::BinaryKind::add || kind == dev::BinaryKind::mul ||
-         kind == dev::BinaryKind::max || kind == dev::BinaryKind::min;
 }
 
 class LoopTiler {
@@ -126,8 +106,9 @@ bool LoopTiler::matches() {
       !loop.getInitArgs().empty())
     return false;
   extent = *upper;
-  // Stage 1 leaves index arithmetic nothing uses, and constants (an init's
-  // zero) in the body: fixed values, so they go before the loop.
+  // npu-sparse-lower-iterations leaves index arithmetic nothing uses, and
+  // constants (an init's zero) in the body: fixed values, so they go before the
+  // loop.
   for (Operation &op :
        llvm::make_early_inc_range(llvm::reverse(*loop.getBody()))) {
     if (isOpTriviallyDead(&op))
@@ -164,7 +145,7 @@ bool LoopTiler::matches() {
         return false;
       if (outside(value) && !llvm::is_contained(fixedStored, value))
         fixedStored.push_back(value);
-    } else if (getVectorKind(&op) && op.getResult(0).getType().isF32()) {
+    } else if (dev::getBinaryKind(&op) && op.getResult(0).getType().isF32()) {
       if (llvm::none_of(op.getOperands(), [&](Value v) {
             return llvm::is_contained(perPosition, v);
           }))
@@ -277,10 +258,10 @@ void LoopTiler::promoteSlice(MemRefType tileType) {
 void LoopTiler::emitVectorOp(Operation *op, Value n, MemRefType tileType) {
   Value zero = constant(0);
   auto part = [&](Value tile) { return window(tile, zero, n); };
-  dev::BinaryKind kind = *getVectorKind(op);
+  dev::BinaryKind kind = *dev::getBinaryKind(op);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   Value out = part(tileOf[op->getResult(0)]);
-  if (!tileOf.count(lhs) && isCommutative(kind))
+  if (!tileOf.count(lhs) && dev::isCommutative(kind))
     std::swap(lhs, rhs);
   if (!tileOf.count(rhs)) {
     b.create<dev::VBinaryScalarOp>(loc, kind, part(tileOf[lhs]), rhs, out);
@@ -341,7 +322,7 @@ void LoopTiler::rewrite() {
 }
 
 struct SparseTileDenseAxisPass
-    : npu::sparse::impl::SparseTileDenseAxisBase<SparseTileDenseAxisPass> {
+    : npu::impl::SparseTileDenseAxisBase<SparseTileDenseAxisPass> {
   void runOnOperation() override {
     FailureOr<DeviceModel> device = dev::lookupDevice(getOperation());
     if (failed(device))

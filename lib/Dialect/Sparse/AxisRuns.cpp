@@ -1,6 +1,6 @@
 //===- AxisRuns.cpp - positions of an axis under a prefix -----------------===//
 
-#include "AxisRuns.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -11,19 +11,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
-namespace npu::sparse {
+namespace npu {
 #define GEN_PASS_DEF_SPARSEDECOMPOSE
-#include "npu/Dialect/Sparse/Passes.h.inc"
-} // namespace npu::sparse
+#include "npu/Conversion/Passes.h.inc"
+} // namespace npu
 
 using namespace mlir;
 using namespace npu;
@@ -229,7 +230,7 @@ void HybridSplit::buildCopies(OpBuilder &nb, Value ellIndices, Value restIndptr,
 }
 
 struct SparseDecomposePass
-    : npu::sparse::impl::SparseDecomposeBase<SparseDecomposePass> {
+    : npu::impl::SparseDecomposeBase<SparseDecomposePass> {
   void runOnOperation() override {
     SmallVector<IterationOp> requests;
     getOperation().walk([&](IterationOp op) {

@@ -1,6 +1,7 @@
 //===- StageRuns.cpp - runs of read-only arrays staged on chip ------------===//
 //
-// Stage 3 of the sparse lowering, its third step. Inside a launch, a loop
+// npu-sparse-stage-runs, after npu-sparse-tile-dense-axis. Inside a
+// launch, a loop
 // q in [lb, ub) step 1 whose body reads a read-only global array at q + c
 // on every iteration (c fixed outside the loop) reads a contiguous run of
 // it: the loop becomes a loop over chunks of C positions, each of which
@@ -13,23 +14,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisRuns.h"
+#include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
-#include "npu/Dialect/Sparse/Passes.h"
+#include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
-namespace npu::sparse {
+namespace npu {
 #define GEN_PASS_DEF_SPARSESTAGERUNS
-#include "npu/Dialect/Sparse/Passes.h.inc"
-} // namespace npu::sparse
+#include "npu/Conversion/Passes.h.inc"
+} // namespace npu
 
 using namespace mlir;
 using namespace npu;
@@ -130,9 +132,9 @@ bool LoopStager::isStageable(Value array) const {
          !written.contains(getRootMemRef(array));
 }
 
-/// `index` as q + c, through sums and differences with constants (stage 1 puts
-/// them inside the loop: the 1 of indptr[i + 1]) and at most one value fixed
-/// outside.
+/// `index` as q + c, through sums and differences with constants
+/// (npu-sparse-lower-iterations puts them inside the loop: the 1 of indptr[i +
+/// 1]) and at most one value fixed outside.
 std::optional<Offset> LoopStager::matchOffset(Value index) {
   if (index == loop.getInductionVar())
     return Offset();
@@ -295,7 +297,7 @@ void LoopStager::rewrite(int64_t chunk) {
 }
 
 struct SparseStageRunsPass
-    : npu::sparse::impl::SparseStageRunsBase<SparseStageRunsPass> {
+    : npu::impl::SparseStageRunsBase<SparseStageRunsPass> {
   using SparseStageRunsBase::SparseStageRunsBase;
 
   void runOnOperation() override {
