@@ -1,5 +1,4 @@
-//===- BenchKernels.h - kernels and data shared by the benchmarks -*- C++
-//-*-===//
+//===- BenchKernels.h - the benchmarks' kernels and data --------*- C++ -*-===//
 
 #ifndef NPU_BENCH_BENCHKERNELS_H
 #define NPU_BENCH_BENCHKERNELS_H

@@ -17,8 +17,8 @@
 #include "BenchKernels.h"
 #include "BenchSupport.h"
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -1,4 +1,4 @@
-//===- NPUMoEOps.td - mixture-of-experts dispatch (tutel) ---*- tablegen -*-===//
+//===- NPUMoEOps.td - mixture-of-experts dispatch (tutel) --*- tablegen -*-===//
 //
 // The dispatch family of tutel's MoE layer. Each sample i has a gate
 // weight gates[i], an expert indices[i] and a slot locations[i]; the

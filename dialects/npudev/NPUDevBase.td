@@ -1,4 +1,4 @@
-//===- NPUDevBase.td - npudev dialect, spaces, types --------*- tablegen -*-===//
+//===- NPUDevBase.td - npudev dialect, spaces, types -------*- tablegen -*-===//
 //
 // The device loop dialect: kernels over memrefs placed in the NPU's memory
 // spaces, moved by DMA and computed on by vector and cube (matrix) ops.

@@ -1,4 +1,4 @@
-//===- NPUDevOps.td - npudev ops ----------------------------*- tablegen -*-===//
+//===- NPUDevOps.td - npudev ops ---------------------------*- tablegen -*-===//
 
 #ifndef NPUDEV_OPS_TD
 #define NPUDEV_OPS_TD

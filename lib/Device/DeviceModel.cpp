@@ -78,9 +78,12 @@ static DeviceModel makeAscend910B() {
 }
 
 ArrayRef<DeviceModel> DeviceModel::getPresets() {
+  // The first is the default.
   static const DeviceModel presets[] = {makeMLU590(), makeAscend910B()};
   return presets;
 }
+
+const DeviceModel &DeviceModel::getDefault() { return getPresets().front(); }
 
 llvm::Expected<DeviceModel> DeviceModel::getPreset(StringRef name) {
   for (const DeviceModel &m : getPresets())
@@ -230,7 +233,7 @@ DeviceModel::fromJSON(const llvm::json::Object &object) {
   if (base && !base->getAsString())
     return describeError("field 'base' must be a preset name");
   llvm::Expected<DeviceModel> model =
-      getPreset(base ? *base->getAsString() : "mlu590");
+      base ? getPreset(*base->getAsString()) : getDefault();
   if (!model)
     return model.takeError();
   if (const llvm::json::Value *name = object.get("name")) {

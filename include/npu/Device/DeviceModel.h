@@ -80,12 +80,16 @@ struct DeviceModel {
 
   /// The built-in presets, by name: "mlu590" and "ascend910b".
   static llvm::ArrayRef<DeviceModel> getPresets();
+  /// The device of a module that names none and of a description without
+  /// "base": the mlu590 preset.
+  static const DeviceModel &getDefault();
   /// A preset by name, or an error naming the known ones.
   static llvm::Expected<DeviceModel> getPreset(llvm::StringRef name);
   /// Reads a description (see docs/device-model.md): "name", "base" (the
-  /// preset the other fields default to, mlu590 if absent) and the numeric
-  /// fields. An error names the field: an unknown key, a non-number, a
-  /// fraction where an integer is due, a value out of its range, or a core
+  /// preset the other fields default to, getDefault() if absent) and the
+  /// numeric fields. An error names the field: an unknown key, a
+  /// non-number, a fraction where an integer is due, a value out of its
+  /// range, or a core
   /// count (clusters x cores_per_cluster) above 65536.
   static llvm::Expected<DeviceModel> fromJSON(const llvm::json::Object &object);
   /// fromJSON of the text of a JSON object.

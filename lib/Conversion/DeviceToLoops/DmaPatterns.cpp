@@ -1,5 +1,4 @@
-//===- DmaPatterns.cpp - on-chip memory and DMA to loops
-//--------------------===//
+//===- DmaPatterns.cpp - on-chip memory and DMA to loops ------------------===//
 //
 // On-chip buffers become heap memref.allocs freed at the end of their block;
 // a DMA becomes a copy (an element loop nest when rows are contiguous on

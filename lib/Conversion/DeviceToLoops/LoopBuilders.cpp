@@ -35,57 +35,6 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
 }
 
-Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value x,
-                  Value y) {
-  if (isa<FloatType>(x.getType())) {
-    switch (kind) {
-    case BinaryKind::add:
-      return b.create<arith::AddFOp>(loc, x, y);
-    case BinaryKind::sub:
-      return b.create<arith::SubFOp>(loc, x, y);
-    case BinaryKind::mul:
-      return b.create<arith::MulFOp>(loc, x, y);
-    case BinaryKind::div:
-      return b.create<arith::DivFOp>(loc, x, y);
-    case BinaryKind::max:
-      return b.create<arith::MaximumFOp>(loc, x, y);
-    case BinaryKind::min:
-      return b.create<arith::MinimumFOp>(loc, x, y);
-    default:
-      llvm_unreachable("integer-only op on floats (rejected by the verifier)");
-    }
-  }
-  switch (kind) {
-  case BinaryKind::add:
-    return b.create<arith::AddIOp>(loc, x, y);
-  case BinaryKind::sub:
-    return b.create<arith::SubIOp>(loc, x, y);
-  case BinaryKind::mul:
-    return b.create<arith::MulIOp>(loc, x, y);
-  case BinaryKind::div:
-    return b.create<arith::DivSIOp>(loc, x, y);
-  case BinaryKind::max:
-    return b.create<arith::MaxSIOp>(loc, x, y);
-  case BinaryKind::min:
-    return b.create<arith::MinSIOp>(loc, x, y);
-  case BinaryKind::And:
-    return b.create<arith::AndIOp>(loc, x, y);
-  case BinaryKind::Or:
-    return b.create<arith::OrIOp>(loc, x, y);
-  case BinaryKind::Xor:
-    return b.create<arith::XOrIOp>(loc, x, y);
-  case BinaryKind::rem:
-    return b.create<arith::RemSIOp>(loc, x, y);
-  case BinaryKind::shl:
-    return b.create<arith::ShLIOp>(loc, x, y);
-  case BinaryKind::shrs:
-    return b.create<arith::ShRSIOp>(loc, x, y);
-  case BinaryKind::shru:
-    return b.create<arith::ShRUIOp>(loc, x, y);
-  }
-  llvm_unreachable("unknown binary op");
-}
-
 Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
   Type type = x.getType();
   if (!isa<FloatType>(type)) {
@@ -164,27 +113,6 @@ Value isNonZero(OpBuilder &b, Location loc, Value v) {
   if (isa<FloatType>(v.getType()))
     return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v, zero);
   return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
-}
-
-Value convert(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
-               : b.create<arith::TruncFOp>(loc, to, v).getResult();
-  if (fromFloat)
-    return b.create<arith::FPToSIOp>(loc, to, v);
-  bool isBool = from.getIntOrFloatBitWidth() == 1;
-  if (toFloat)
-    return isBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
-                  : b.create<arith::SIToFPOp>(loc, to, v).getResult();
-  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
-    return b.create<arith::TruncIOp>(loc, to, v);
-  return isBool ? b.create<arith::ExtUIOp>(loc, to, v).getResult()
-                : b.create<arith::ExtSIOp>(loc, to, v).getResult();
 }
 
 //===----------------------------------------------------------------------===//

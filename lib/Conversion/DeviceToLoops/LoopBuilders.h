@@ -1,5 +1,4 @@
-//===- LoopBuilders.h - IR builders shared by the loop lowerings -*- C++
-//-*-===//
+//===- LoopBuilders.h - builders the loop lowerings share -------*- C++ -*-===//
 //
 // Private to lib/Conversion/DeviceToLoops.
 //
@@ -9,6 +8,7 @@
 #define NPU_LIB_CONVERSION_DEVICETOLOOPS_LOOPBUILDERS_H
 
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -22,9 +22,6 @@ mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
 mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                      const llvm::APInt &v);
 mlir::Value zeroOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
-/// x (kind) y in the type of x, with the vector ops' semantics.
-mlir::Value buildBinary(mlir::OpBuilder &b, mlir::Location loc, BinaryKind kind,
-                        mlir::Value x, mlir::Value y);
 mlir::Value buildUnary(mlir::OpBuilder &b, mlir::Location loc, UnaryKind kind,
                        mlir::Value x);
 /// An i1: x (pred) y, ordered for floats except `ne`.
@@ -35,9 +32,6 @@ mlir::Value flagAs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flag,
                    mlir::Type type);
 /// Whether a value is nonzero (NaN counts as nonzero).
 mlir::Value isNonZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
-/// Element conversion as npudev.vcast defines it.
-mlir::Value convert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
-                    mlir::Type to);
 
 //===--- Loops ------------------------------------------------------------===//
 mlir::Type elementTypeOf(mlir::Value memref);

@@ -1,5 +1,4 @@
-//===- MatmulPatterns.cpp - cube-unit matmul to loops
-//-----------------------===//
+//===- MatmulPatterns.cpp - cube-unit matmul to loops ---------------------===//
 //
 // npudev.matmul becomes an (i, j, k) nest of fused multiply-adds in f32 (or
 // multiply-adds in i32), each c[i, j] accumulating in k order; matmuls of
@@ -9,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "npu/Runtime/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +20,7 @@
 using namespace mlir;
 using namespace npu::dev;
 using namespace npu::dev::loops;
+using namespace npu;
 
 namespace {
 
@@ -57,11 +58,11 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
               l, indexConst(ob, l, 0), depth, indexConst(ob, l, 1),
               ValueRange{init},
               [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
-                Value x = convert(
+                Value x = convertElement(
                     ib, il,
                     ib.create<memref::LoadOp>(il, a, ValueRange{ij[0], k}),
                     accType);
-                Value y = convert(
+                Value y = convertElement(
                     ib, il,
                     ib.create<memref::LoadOp>(il, b, ValueRange{k, ij[1]}),
                     accType);
@@ -102,17 +103,16 @@ LogicalResult npu::dev::loops::buildMatmulKernelCall(OpBuilder &builder,
                                                      MatmulOp op, Value a,
                                                      Value b) {
   Type input = elementTypeOf(a);
-  StringRef suffix = input.isF32()    ? "f32"
-                     : input.isF16()  ? "f16"
-                     : input.isBF16() ? "bf16"
-                                      : "";
-  if (suffix.empty())
+  std::optional<ElementKind> kind = getElementKind(input);
+  std::optional<StringRef> suffix =
+      kind ? abi::getMatmulSuffix(*kind) : std::nullopt;
+  if (!suffix)
     return failure();
   MLIRContext *ctx = builder.getContext();
   Type inputMatrix = getRuntimeMemRefType(ctx, 2, input);
   Type accMatrix = getRuntimeMemRefType(ctx, 2, builder.getF32Type());
   func::FuncOp kernel = getRuntimeFunction(
-      builder, op, ("npu_rt_matmul_" + suffix).str(),
+      builder, op, abi::getFunctionName("matmul", {*suffix}),
       {inputMatrix, inputMatrix, accMatrix, builder.getI1Type()}, {});
   Location loc = op.getLoc();
   auto cast = [&](Value v, Type to) -> Value {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "npu/Runtime/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,7 @@
 using namespace mlir;
 using namespace npu::dev;
 using namespace npu::dev::loops;
+using namespace npu;
 
 namespace {
 
@@ -107,9 +109,8 @@ struct LowerSetFlag : OpRewritePattern<SetFlagOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
-    func::FuncOp callee =
-        getRuntimeFunction(rewriter, op, "npu_rt_set_flag",
-                           {i32, rewriter.getIndexType(), i32}, {});
+    func::FuncOp callee = getRuntimeFunction(
+        rewriter, op, abi::kSetFlag, {i32, rewriter.getIndexType(), i32}, {});
     Value kind = rewriter.create<arith::ConstantIntOp>(
         loc, static_cast<int64_t>(op.getTo()), i32);
     Value flag = rewriter.create<arith::ConstantIntOp>(loc, op.getFlag(), i32);
@@ -125,7 +126,7 @@ struct LowerWaitFlag : OpRewritePattern<WaitFlagOp> {
                                 PatternRewriter &rewriter) const override {
     Type i32 = rewriter.getI32Type();
     func::FuncOp callee =
-        getRuntimeFunction(rewriter, op, "npu_rt_wait_flag", {i32}, {});
+        getRuntimeFunction(rewriter, op, abi::kWaitFlag, {i32}, {});
     Value flag =
         rewriter.create<arith::ConstantIntOp>(op.getLoc(), op.getFlag(), i32);
     rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, ValueRange{flag});

@@ -15,13 +15,14 @@ namespace npu::dev {
 
 /// launch, task_id, task_dim (TaskPatterns.cpp).
 void populateTaskLoweringPatterns(mlir::RewritePatternSet &patterns);
-/// alloc, dma, dma_start, wait, wait_all (DmaPatterns.cpp).
+/// alloc, dma, dma_start, wait, wait_all, dma_gather, dma_scatter
+/// (DmaPatterns.cpp).
 void populateDmaLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// The vector unit's loop-shaped ops (VectorPatterns.cpp).
 void populateVectorLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// matmul (MatmulPatterns.cpp).
 void populateMatmulLoweringPatterns(mlir::RewritePatternSet &patterns);
-/// vsort, vunique: runtime calls (SortPatterns.cpp).
+/// vsort, vmerge, vunique: runtime calls (SortPatterns.cpp).
 void populateSortLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 /// arith.maximumf and arith.minimumf with the simulator's NaN rule: the

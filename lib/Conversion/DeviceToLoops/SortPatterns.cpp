@@ -1,5 +1,4 @@
-//===- SortPatterns.cpp - vsort and vunique to runtime calls
-//----------------===//
+//===- SortPatterns.cpp - vsort and vunique to runtime calls --------------===//
 //
 // Sorting has no loop form worth generating: npudev.vsort and
 // npudev.vunique call the runtime (npu_rt_sort_<type>,
@@ -12,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "npu/Runtime/RuntimeABI.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -19,21 +20,15 @@
 using namespace mlir;
 using namespace npu::dev;
 using namespace npu::dev::loops;
+using namespace npu;
 
 namespace {
 
 /// The runtime's type suffix of `element` ("f32", "i32", ...), if the
 /// runtime sorts it.
-std::optional<std::string> getSortSuffix(Type element) {
-  std::string suffix;
-  llvm::raw_string_ostream(suffix) << element;
-  static const char *const sorted[] = {
-#define NPU_RUNTIME_SORT_TYPE(SUFFIX, T) #SUFFIX,
-#include "npu/Runtime/SortTypes.def"
-  };
-  if (!llvm::is_contained(sorted, suffix))
-    return std::nullopt;
-  return suffix;
+std::optional<StringRef> getSortSuffix(Type element) {
+  std::optional<ElementKind> kind = getElementKind(element);
+  return kind ? abi::getSortSuffix(*kind) : std::nullopt;
 }
 
 /// Calls `npu_rt_<what>_<suffix per group of buffers>` of the runtime on
@@ -49,17 +44,16 @@ FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
       return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
         diag << "the runtime does not sort " << elementTypeOf(buffer);
       });
-  std::string name = ("npu_rt_" + what).str();
+  SmallVector<StringRef> suffixes;
   SmallVector<Type> rows;
   SmallVector<Value> operands;
   Location loc = op->getLoc();
   for (Value buffer : buffers) {
     Type element = elementTypeOf(buffer);
-    std::optional<std::string> suffix = getSortSuffix(element);
     // Each group of `group` buffers (keys and their output, then values
     // and theirs) shares one suffix.
     if (rows.size() % group == 0)
-      name += "_" + *suffix;
+      suffixes.push_back(*getSortSuffix(element));
     rows.push_back(getRuntimeMemRefType(rewriter.getContext(), 1, element));
     operands.push_back(
         rewriter.create<memref::CastOp>(loc, rows.back(), buffer));
@@ -67,7 +61,8 @@ FailureOr<func::CallOp> callRowFunction(PatternRewriter &rewriter,
   SmallVector<Type> results;
   if (count)
     results.push_back(rewriter.getIndexType());
-  func::FuncOp callee = getRuntimeFunction(rewriter, op, name, rows, results);
+  func::FuncOp callee = getRuntimeFunction(
+      rewriter, op, abi::getFunctionName(what, suffixes), rows, results);
   return rewriter.create<func::CallOp>(loc, callee, operands);
 }
 

@@ -1,5 +1,4 @@
-//===- TaskPatterns.cpp - launches and tasks to loops
-//-----------------------===//
+//===- TaskPatterns.cpp - launches and tasks to loops ---------------------===//
 //
 // npudev.launch becomes an scf.parallel over task ids (so that it can run on
 // host threads); task_id and task_dim become its induction variable and

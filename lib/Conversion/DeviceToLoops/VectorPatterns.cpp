@@ -1,5 +1,4 @@
-//===- VectorPatterns.cpp - vector-unit ops to loops
-//------------------------===//
+//===- VectorPatterns.cpp - vector-unit ops to loops ----------------------===//
 //
 // Each vector op becomes a loop nest over its buffers computing in the
 // element type with the simulator's semantics (lib/Simulator/VectorOps.cpp):
@@ -133,7 +132,7 @@ struct LowerVCast : OpRewritePattern<VCastOp> {
     Type to = elementTypeOf(op.getOut());
     buildElementwise(rewriter, op, {op.getInput()}, op.getOut(),
                      [&](OpBuilder &b, Location l, ArrayRef<Value> v) {
-                       return convert(b, l, v[0], to);
+                       return convertElement(b, l, v[0], to);
                      });
     return success();
   }
@@ -227,14 +226,15 @@ struct LowerVReduce : OpRewritePattern<VReduceOp> {
         rewriter.create<arith::ConstantOp>(
             loc, getReductionIdentity(op.getKind(), accType)),
         [&](OpBuilder &b, Location l, Value acc, Value x, ValueRange, Value) {
-          return buildBinary(b, l, combine, acc, convert(b, l, x, accType));
+          return buildBinary(b, l, combine, acc,
+                             convertElement(b, l, x, accType));
         },
         [&](OpBuilder &b, Location l, Value acc, ValueRange outer) {
           SmallVector<Value> idx(outer.begin(), outer.end());
           if (rankOne)
             idx.push_back(indexConst(b, l, 0));
-          b.create<memref::StoreOp>(l, convert(b, l, acc, type), op.getOut(),
-                                    idx);
+          b.create<memref::StoreOp>(l, convertElement(b, l, acc, type),
+                                    op.getOut(), idx);
         });
     rewriter.eraseOp(op);
     return success();
@@ -253,11 +253,11 @@ struct LowerVCumsum : OpRewritePattern<VCumsumOp> {
         [&](OpBuilder &b, Location l, Value acc, Value x, ValueRange outer,
             Value k) {
           Value sum = buildBinary(b, l, BinaryKind::add, acc,
-                                  convert(b, l, x, accType));
+                                  convertElement(b, l, x, accType));
           SmallVector<Value> idx(outer.begin(), outer.end());
           idx.push_back(k);
-          b.create<memref::StoreOp>(l, convert(b, l, sum, type), op.getOut(),
-                                    idx);
+          b.create<memref::StoreOp>(l, convertElement(b, l, sum, type),
+                                    op.getOut(), idx);
           return sum;
         },
         [](OpBuilder &, Location, Value, ValueRange) {});

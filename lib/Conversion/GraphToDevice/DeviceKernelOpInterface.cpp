@@ -15,4 +15,5 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerGetIndicePairsKernelModels(registry);
   registerSparseConvKernelModels(registry);
   registerFlashAttentionKernelModels(registry);
+  registerFlashAttentionGradKernelModels(registry);
 }

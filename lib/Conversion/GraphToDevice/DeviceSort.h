@@ -8,7 +8,7 @@
 #ifndef NPU_LIB_CONVERSION_DEVICESORT_H
 #define NPU_LIB_CONVERSION_DEVICESORT_H
 
-#include "KernelBuilder.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 
 namespace npu {
 

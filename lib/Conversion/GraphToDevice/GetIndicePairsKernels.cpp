@@ -896,8 +896,8 @@ struct GetIndicePairsKernelModel
     SparseConvGeometry geometry = pairs.getGeometry();
     std::optional<int64_t> gridBytes = getGridBytes(geometry);
     StringRef strategy = selectPairsStrategy(
-        geometry, pairs.getIndices().getType().getDimSize(0), gridBytes,
-        device, options.sparseConvStrategy);
+        geometry, pairs.getIndices().getType().getDimSize(0), gridBytes, device,
+        options.sparseConvStrategy);
     if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
       return op->emitOpError("the grid strategy needs ")
              << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")

@@ -391,9 +391,8 @@ private:
   SmallVector<Operation *> lowered;
 };
 
-/// The device to build kernels for: the one the module names, else the
-/// `device` option, else mlu590. An option that disagrees with the module's
-/// device is an error naming both.
+/// The device to build kernels for: the module's, else the `device`
+/// option's, else the default (dev::selectDevice).
 FailureOr<DeviceModel> selectDevice(ModuleOp module, StringRef option) {
   std::optional<DeviceModel> requested;
   if (!option.empty()) {
@@ -403,17 +402,8 @@ FailureOr<DeviceModel> selectDevice(ModuleOp module, StringRef option) {
              << llvm::toString(loaded.takeError());
     requested = *loaded;
   }
-  if (!dev::findDeviceAttr(module))
-    return requested ? *requested : cantFail(DeviceModel::getPreset("mlu590"));
-  FailureOr<DeviceModel> named = dev::lookupDevice(module);
-  if (failed(named))
-    return failure();
-  if (requested && *requested != *named)
-    return module.emitError("npu-lower-to-device: the module is compiled for "
-                            "device '")
-           << named->name << "' but the device option names '"
-           << requested->name << "'";
-  return *named;
+  return dev::selectDevice(module, requested, "npu-lower-to-device",
+                           "the device option");
 }
 
 struct LowerGraphToDevicePass

@@ -36,11 +36,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
 #include "OperatorKernels.h"
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
 #include <tuple>
@@ -483,6 +483,29 @@ LogicalResult requireVectorBytes(Operation *op, const DeviceModel &device,
          << " bytes of vector memory, the kernel needs at least " << bytes;
 }
 
+/// The family's one sizing rule: tiles of as many samples as fit in
+/// vector memory (`tiles`, when `tryTiles`), else one sample at a time
+/// with its hidden dimension in chunks of as many elements as fit beside
+/// `fixed` bytes, `perElement` bytes each (`chunks`, given the chunk
+/// length, at least 1 and at most hidden). Fails at `op` when not even one
+/// element fits.
+LogicalResult
+buildTilesOrChunks(KernelBuilder &k, Operation *op, const MoEShape &shape,
+                   const DeviceModel &device, bool tryTiles, int64_t perElement,
+                   int64_t fixed,
+                   function_ref<void(KernelBuilder &, int64_t)> tiles,
+                   function_ref<void(int64_t)> chunks) {
+  if (failed(requireVectorBytes(op, device, fixed + perElement)))
+    return failure();
+  int64_t tasks = device.getNumCores();
+  if (tryTiles &&
+      buildFittedSampleTiles(k, shape, tasks, device.vectorBytes, tiles))
+    return success();
+  chunks(std::max<int64_t>(
+      1, std::min((device.vectorBytes - fixed) / perElement, shape.hidden)));
+  return success();
+}
+
 /// Bytes of one element of a memref.
 int64_t elementBytes(Value memref) {
   return dev::getElementBytes(elementOf(memref));
@@ -594,18 +617,15 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
         std::min<int64_t>(device.vectorBytes / bytes / 4, shape.hidden));
     return success();
   }
-  if (buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
-                             [&](KernelBuilder &b, int64_t deal) {
-                               buildSplitSamples(b, in, grad, shape, tasks,
-                                                 deal);
-                             }))
-    return success();
-  // As mlu-ops' Kernel 2: two buffers of deal_h.
-  if (failed(requireVectorBytes(op, device, 2 * bytes)))
-    return failure();
-  buildSplitSamplesChunked(k, in, grad, shape, tasks,
-                           device.vectorBytes / bytes / 2);
-  return success();
+  // Chunks as mlu-ops' Kernel 2: two buffers of deal_h.
+  return buildTilesOrChunks(
+      k, op, shape, device, /*tryTiles=*/true, 2 * bytes, /*fixed=*/0,
+      [&](KernelBuilder &b, int64_t deal) {
+        buildSplitSamples(b, in, grad, shape, tasks, deal);
+      },
+      [&](int64_t dealH) {
+        buildSplitSamplesChunked(k, in, grad, shape, tasks, dealH);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -884,22 +904,17 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
   // bf16; then the one-word sum.
   Type element = elementOf(gradGates);
   int64_t perElement = 2 * (elementBytes(gradGates) + wideBytes(element));
-  if (failed(requireVectorBytes(op, device, perElement + kWord)))
-    return failure();
   int64_t tasks = device.getNumCores();
-  if (shape.hidden > 0 &&
-      buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
-                             [&](KernelBuilder &b, int64_t deal) {
-                               buildDotTiles(b, in, gradGates, shape, tasks,
-                                             deal);
-                             }))
-    return success();
-  // At least 1: with hidden = 0 the chunk loop runs no iteration, but its
-  // step must still be positive.
-  int64_t dealH = std::max<int64_t>(
-      1, std::min((device.vectorBytes - kWord) / perElement, shape.hidden));
-  buildDotPerSample(k, in, gradGates, shape, tasks, dealH);
-  return success();
+  // With hidden = 0 the chunk loop runs no iteration (its step is 1).
+  return buildTilesOrChunks(
+      k, op, shape, device, /*tryTiles=*/shape.hidden > 0, perElement,
+      /*fixed=*/kWord,
+      [&](KernelBuilder &b, int64_t deal) {
+        buildDotTiles(b, in, gradGates, shape, tasks, deal);
+      },
+      [&](int64_t dealH) {
+        buildDotPerSample(k, in, gradGates, shape, tasks, dealH);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1011,20 +1026,16 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
   // the f32 sum.
   Type element = elementOf(output);
   int64_t perElement = elementBytes(output) + wideBytes(element) + kWord;
-  if (failed(requireVectorBytes(op, device, perElement)))
-    return failure();
   int64_t tasks = device.getNumCores();
-  if (shape.topK > 0 &&
-      buildFittedSampleTiles(k, shape, tasks, device.vectorBytes,
-                             [&](KernelBuilder &b, int64_t deal) {
-                               buildCombineTiles(b, in, output, shape, tasks,
-                                                 deal);
-                             }))
-    return success();
-  buildCombineChunked(
-      k, in, output, shape, tasks,
-      std::min<int64_t>(device.vectorBytes / perElement, shape.hidden));
-  return success();
+  return buildTilesOrChunks(
+      k, op, shape, device, /*tryTiles=*/shape.topK > 0, perElement,
+      /*fixed=*/0,
+      [&](KernelBuilder &b, int64_t deal) {
+        buildCombineTiles(b, in, output, shape, tasks, deal);
+      },
+      [&](int64_t dealH) {
+        buildCombineChunked(k, in, output, shape, tasks, dealH);
+      });
 }
 
 /// Builds the kernel of the MoE op `op`, whose operands by role are `in`.
@@ -1067,8 +1078,8 @@ void npu::registerMoEKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
     MoEDispatchBackwardDataOp::attachInterface<
         MoEKernelModel<MoEDispatchBackwardDataOp>>(*ctx);
-    MoEDispatchForwardOp::attachInterface<
-        MoEKernelModel<MoEDispatchForwardOp>>(*ctx);
+    MoEDispatchForwardOp::attachInterface<MoEKernelModel<MoEDispatchForwardOp>>(
+        *ctx);
     MoEDispatchBackwardGateOp::attachInterface<
         MoEKernelModel<MoEDispatchBackwardGateOp>>(*ctx);
     MoECombineOp::attachInterface<MoEKernelModel<MoECombineOp>>(*ctx);

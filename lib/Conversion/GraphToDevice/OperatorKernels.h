@@ -23,8 +23,11 @@ void registerGetIndicePairsKernelModels(mlir::DialectRegistry &registry);
 /// sparse_conv3d (SparseConvKernels.cpp).
 void registerSparseConvKernelModels(mlir::DialectRegistry &registry);
 
-/// flash_attention and flash_attention_grad (FlashAttentionKernels.cpp).
+/// flash_attention (FlashAttentionForward.cpp).
 void registerFlashAttentionKernelModels(mlir::DialectRegistry &registry);
+
+/// flash_attention_grad (FlashAttentionBackward.cpp).
+void registerFlashAttentionGradKernelModels(mlir::DialectRegistry &registry);
 
 } // namespace npu
 

@@ -31,11 +31,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
 #include "OperatorKernels.h"
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 
 using namespace mlir;
 using namespace npu;

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Conversion/Passes.h"
-#include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/Sparse/AxisRuns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -123,8 +123,7 @@ void checkStructure(Checker &c, AxisOp axis, unsigned number) {
     c.report(c.firstBad(c.constant(0), upTo1,
                         [&](Value p) {
                           return c.compare(arith::CmpIPredicate::ne,
-                                           c.loadIndex(indptr, p),
-                                           k.index(0));
+                                           c.loadIndex(indptr, p), k.index(0));
                         }),
              name + ": indptr[{row}] is not 0");
     c.report(c.firstBad(c.constant(1), n,
@@ -146,15 +145,15 @@ void checkStructure(Checker &c, AxisOp axis, unsigned number) {
         name + ": indptr ends at {row}, not at the number of indices");
   if (axis.getKind() == AxisKind::dense_variable) {
     Value indptr = axis.getIndptr();
-    Value runs = k.sub(
-        b.create<arith::MaxUIOp>(loc, c.count(indptr), c.constant(1)),
-        c.constant(1));
+    Value runs =
+        k.sub(b.create<arith::MaxUIOp>(loc, c.count(indptr), c.constant(1)),
+              c.constant(1));
     Value length = c.constant(axis.getLengthValue());
     c.report(c.firstBad(c.constant(0), runs,
                         [&](Value p) {
                           AxisRun run = getAxisRun(b, loc, axis, p);
-                          return c.compare(arith::CmpIPredicate::sgt,
-                                           run.count, length);
+                          return c.compare(arith::CmpIPredicate::sgt, run.count,
+                                           length);
                         }),
              name + ": run {row} is longer than the axis length " +
                  Twine(axis.getLengthValue()));

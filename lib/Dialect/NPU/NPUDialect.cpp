@@ -23,10 +23,8 @@ void NPUDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "npu/Dialect/NPU/NPUAttrs.cpp.inc"
       >();
-  addOperations<
-#define GET_OP_LIST
-#include "npu/Dialect/NPU/NPUOps.cpp.inc"
-      >();
+  // The ops' definitions are sharded (NPUOpDefs<i>.cpp).
+  registerNPUDialectOperations(this);
 }
 
 Operation *NPUDialect::materializeConstant(OpBuilder &builder, Attribute value,

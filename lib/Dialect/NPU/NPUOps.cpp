@@ -669,6 +669,3 @@ LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
   }
   return success();
 }
-
-#define GET_OP_CLASSES
-#include "npu/Dialect/NPU/NPUOps.cpp.inc"

@@ -56,7 +56,7 @@ static FailureOr<llvm::json::Object> toJSON(Operation *op,
 
 FailureOr<DeviceModel> npu::dev::lookupDevice(Operation *op) {
   Attribute attr = findDeviceAttr(op);
-  llvm::Expected<DeviceModel> device = DeviceModel::getPreset("mlu590");
+  llvm::Expected<DeviceModel> device = DeviceModel::getDefault();
   if (auto preset = dyn_cast_or_null<StringAttr>(attr)) {
     device = DeviceModel::getPreset(preset.getValue());
   } else if (auto dict = dyn_cast_or_null<DictionaryAttr>(attr)) {
@@ -73,4 +73,21 @@ FailureOr<DeviceModel> npu::dev::lookupDevice(Operation *op) {
     return op->emitOpError("npudev.device: ")
            << llvm::toString(device.takeError());
   return *device;
+}
+
+FailureOr<DeviceModel>
+npu::dev::selectDevice(Operation *module,
+                       const std::optional<DeviceModel> &requested,
+                       StringRef tool, StringRef option) {
+  if (!findDeviceAttr(module))
+    return requested ? *requested : DeviceModel::getDefault();
+  FailureOr<DeviceModel> named = lookupDevice(module);
+  if (failed(named) || !requested)
+    return named;
+  if (std::optional<std::string> field = named->findDifference(*requested))
+    return module->emitError(tool)
+           << ": the module is compiled for device '" << named->name << "' but "
+           << option << " names '" << requested->name << "' (they differ in '"
+           << *field << "')";
+  return named;
 }

@@ -3,6 +3,7 @@
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -112,4 +113,127 @@ LogicalResult npu::dev::checkKernelIR(Operation *root) {
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar meaning of the element ops
+//===----------------------------------------------------------------------===//
+
+Value npu::dev::buildBinary(OpBuilder &b, Location loc, BinaryKind kind,
+                            Value x, Value y) {
+  if (isa<FloatType>(x.getType())) {
+    switch (kind) {
+    case BinaryKind::add:
+      return b.create<arith::AddFOp>(loc, x, y);
+    case BinaryKind::sub:
+      return b.create<arith::SubFOp>(loc, x, y);
+    case BinaryKind::mul:
+      return b.create<arith::MulFOp>(loc, x, y);
+    case BinaryKind::div:
+      return b.create<arith::DivFOp>(loc, x, y);
+    case BinaryKind::max:
+      return b.create<arith::MaximumFOp>(loc, x, y);
+    case BinaryKind::min:
+      return b.create<arith::MinimumFOp>(loc, x, y);
+    default:
+      llvm_unreachable("integer-only op on floats (rejected by the verifier)");
+    }
+  }
+  switch (kind) {
+  case BinaryKind::add:
+    return b.create<arith::AddIOp>(loc, x, y);
+  case BinaryKind::sub:
+    return b.create<arith::SubIOp>(loc, x, y);
+  case BinaryKind::mul:
+    return b.create<arith::MulIOp>(loc, x, y);
+  case BinaryKind::div:
+    return b.create<arith::DivSIOp>(loc, x, y);
+  case BinaryKind::max:
+    return b.create<arith::MaxSIOp>(loc, x, y);
+  case BinaryKind::min:
+    return b.create<arith::MinSIOp>(loc, x, y);
+  case BinaryKind::And:
+    return b.create<arith::AndIOp>(loc, x, y);
+  case BinaryKind::Or:
+    return b.create<arith::OrIOp>(loc, x, y);
+  case BinaryKind::Xor:
+    return b.create<arith::XOrIOp>(loc, x, y);
+  case BinaryKind::rem:
+    return b.create<arith::RemSIOp>(loc, x, y);
+  case BinaryKind::shl:
+    return b.create<arith::ShLIOp>(loc, x, y);
+  case BinaryKind::shrs:
+    return b.create<arith::ShRSIOp>(loc, x, y);
+  case BinaryKind::shru:
+    return b.create<arith::ShRUIOp>(loc, x, y);
+  }
+  llvm_unreachable("unknown binary op");
+}
+
+std::optional<BinaryKind> npu::dev::getBinaryKind(Operation *op) {
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
+    return BinaryKind::add;
+  if (isa<arith::SubFOp, arith::SubIOp>(op))
+    return BinaryKind::sub;
+  if (isa<arith::MulFOp, arith::MulIOp>(op))
+    return BinaryKind::mul;
+  if (isa<arith::DivFOp, arith::DivSIOp>(op))
+    return BinaryKind::div;
+  if (isa<arith::MaximumFOp, arith::MaxSIOp>(op))
+    return BinaryKind::max;
+  if (isa<arith::MinimumFOp, arith::MinSIOp>(op))
+    return BinaryKind::min;
+  if (isa<arith::AndIOp>(op))
+    return BinaryKind::And;
+  if (isa<arith::OrIOp>(op))
+    return BinaryKind::Or;
+  if (isa<arith::XOrIOp>(op))
+    return BinaryKind::Xor;
+  if (isa<arith::RemSIOp>(op))
+    return BinaryKind::rem;
+  if (isa<arith::ShLIOp>(op))
+    return BinaryKind::shl;
+  if (isa<arith::ShRSIOp>(op))
+    return BinaryKind::shrs;
+  if (isa<arith::ShRUIOp>(op))
+    return BinaryKind::shru;
+  return std::nullopt;
+}
+
+bool npu::dev::isCommutative(BinaryKind kind) {
+  switch (kind) {
+  case BinaryKind::add:
+  case BinaryKind::mul:
+  case BinaryKind::max:
+  case BinaryKind::min:
+  case BinaryKind::And:
+  case BinaryKind::Or:
+  case BinaryKind::Xor:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Value npu::dev::convertElement(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.isIndex() || to.isIndex())
+    return b.create<arith::IndexCastOp>(loc, to, v);
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+               : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (fromFloat)
+    return b.create<arith::FPToSIOp>(loc, to, v);
+  bool isBool = from.getIntOrFloatBitWidth() == 1;
+  if (toFloat)
+    return isBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                  : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return b.create<arith::TruncIOp>(loc, to, v);
+  return isBool ? b.create<arith::ExtUIOp>(loc, to, v).getResult()
+                : b.create<arith::ExtSIOp>(loc, to, v).getResult();
 }

@@ -7,8 +7,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "npu/Dialect/NPU/NPUInterfaces.h"
 #include "npu/Dialect/NPU/AttentionGeometry.h"
+#include "npu/Dialect/NPU/NPUInterfaces.h"
 #include "npu/Dialect/NPU/SparseConvGeometry.h"
 
 namespace npu {
@@ -79,6 +79,5 @@ mlir::LogicalResult inferMoEType(std::optional<mlir::Location> loc,
 
 #define GET_OP_CLASSES
 #include "npu/Dialect/NPU/NPUOps.h.inc"
-
 
 #endif // NPU_DIALECT_NPU_NPUOPS_H

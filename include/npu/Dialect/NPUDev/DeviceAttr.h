@@ -28,9 +28,21 @@ mlir::DictionaryAttr getDeviceAttr(mlir::MLIRContext *ctx,
 mlir::Attribute findDeviceAttr(mlir::Operation *op);
 
 /// The device `op` is compiled for: findDeviceAttr as a dictionary (fields
-/// not given come from its "base" preset) or a preset name, else the mlu590
-/// preset. A malformed description is an error at `op` naming the field.
+/// not given come from its "base" preset) or a preset name, else
+/// DeviceModel::getDefault(). A malformed description is an error at `op`
+/// naming the field.
 mlir::FailureOr<DeviceModel> lookupDevice(mlir::Operation *op);
+
+/// The device to build or run `module`'s kernels for: the one it names,
+/// else `requested`, else DeviceModel::getDefault(). A `requested` device
+/// that differs from the one the module names is an error at the module,
+/// "<tool>: the module is compiled for device 'X' but <option> names 'Y'
+/// (they differ in 'F')". The one rule of every tool and pass that picks
+/// a device.
+mlir::FailureOr<DeviceModel>
+selectDevice(mlir::Operation *module,
+             const std::optional<DeviceModel> &requested, llvm::StringRef tool,
+             llvm::StringRef option);
 
 } // namespace npu::dev
 

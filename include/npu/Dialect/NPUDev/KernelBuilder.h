@@ -1,13 +1,15 @@
 //===- KernelBuilder.h - building npudev kernels ----------------*- C++ -*-===//
 //
-// A thin layer over OpBuilder for the operator lowerings: index arithmetic,
-// windows into memrefs, on-chip buffers, DMA and loops, so that a kernel
-// reads like the pseudo-code of the mlu-ops and CANN operator designs.
+// The one layer every producer of npudev IR builds kernels with (the graph
+// ops' kernels, the sparse lowering's launches and checks): a thin layer
+// over OpBuilder for index arithmetic, windows into memrefs, on-chip
+// buffers, DMA, vector and cube ops, and loops, so that a kernel reads like
+// the pseudo-code of the mlu-ops and CANN operator designs.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NPU_LIB_CONVERSION_KERNELBUILDER_H
-#define NPU_LIB_CONVERSION_KERNELBUILDER_H
+#ifndef NPU_DIALECT_NPUDEV_KERNELBUILDER_H
+#define NPU_DIALECT_NPUDEV_KERNELBUILDER_H
 
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 
@@ -18,6 +20,8 @@
 
 namespace npu {
 
+/// Builds npudev kernels at an OpBuilder's insertion point, at one
+/// location.
 class KernelBuilder {
 public:
   KernelBuilder(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
@@ -45,8 +49,8 @@ public:
   mlir::Value toIndex(mlir::Value v);
   /// The integer or index constant `v` of type `type`.
   mlir::Value constant(mlir::Type type, int64_t v);
-  /// `v` converted to `type`: index and integers sign-extend or truncate,
-  /// floats extend or round to nearest even.
+  /// `v` converted to `type` as npudev converts elements
+  /// (dev::convertElement).
   mlir::Value convert(mlir::Value v, mlir::Type type);
 
   //===--- Memory ---------------------------------------------------------===//
@@ -58,6 +62,8 @@ public:
   mlir::Value window(mlir::Value memref, llvm::ArrayRef<mlir::Value> offsets,
                      llvm::ArrayRef<mlir::OpFoldResult> sizes,
                      llvm::ArrayRef<unsigned> drop = {});
+  /// The size of dimension `d` of `memref`.
+  mlir::Value dim(mlir::Value memref, int64_t d);
   /// memref[index] and memref[index] = value.
   mlir::Value load(mlir::Value memref, mlir::ValueRange indices);
   void store(mlir::Value value, mlir::Value memref, mlir::ValueRange indices);
@@ -116,6 +122,11 @@ public:
                 body);
   void ifThenElse(mlir::Value cond, llvm::function_ref<void()> thenBody,
                   llvm::function_ref<void()> elseBody = nullptr);
+  /// cond ? thenValue() : elseValue() of `type`, each computed only on its
+  /// branch (an scf.if with a result).
+  mlir::Value ifThenElse(mlir::Value cond, mlir::Type type,
+                         llvm::function_ref<mlir::Value()> thenValue,
+                         llvm::function_ref<mlir::Value()> elseValue);
   /// An npudev.launch of `tasks` tasks on `cores`; `body(taskId)` fills
   /// it. Returns the launch.
   dev::LaunchOp launch(int64_t tasks,
@@ -147,4 +158,4 @@ private:
 
 } // namespace npu
 
-#endif // NPU_LIB_CONVERSION_KERNELBUILDER_H
+#endif // NPU_DIALECT_NPUDEV_KERNELBUILDER_H

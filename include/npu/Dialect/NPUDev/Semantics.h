@@ -1,8 +1,8 @@
-//===- Semantics.h - facts about npudev ops both executors share -*- C++
-//-*-===//
+//===- Semantics.h - facts both executors share -----------------*- C++ -*-===//
 //
-// What the verifier, the simulator and the JIT's lowering must agree on,
-// computed in one place: how a reduction starts and combines, how much
+// What the verifier, the simulator, the JIT's lowering and the kernel
+// builders must agree on, computed in one place: how a reduction starts and
+// combines, what a binary kind and an element conversion compute, how much
 // on-chip memory a kernel holds at once, and what a failed input check says.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +19,7 @@
 
 namespace mlir {
 class Block;
+class OpBuilder;
 } // namespace mlir
 
 namespace npu::dev {
@@ -35,6 +36,26 @@ BinaryKind getReductionCombiner(ReduceKind kind);
 /// for f16 and bf16 (the result rounded once, as on the vector units of
 /// the devices modelled), else `element` itself.
 mlir::Type getAccumulatorType(mlir::Type element);
+
+/// x (kind) y in the type of x as one arith op: what every npudev op with
+/// a BinaryKind computes per element. Floats: addf, subf, mulf, divf,
+/// maximumf, minimumf (integer-only kinds are refused by the verifiers);
+/// integers: signed div, rem, max and min, the bitwise ops and shifts.
+mlir::Value buildBinary(mlir::OpBuilder &b, mlir::Location loc, BinaryKind kind,
+                        mlir::Value x, mlir::Value y);
+
+/// The kind an arith op computes, the inverse of buildBinary.
+std::optional<BinaryKind> getBinaryKind(mlir::Operation *op);
+
+/// Whether x (kind) y == y (kind) x for all x and y.
+bool isCommutative(BinaryKind kind);
+
+/// `v` as a `to`, as npudev converts elements (npudev.vcast, accumulators,
+/// scalar operands): index casts; float extension or rounding; float to
+/// signed integer; integer to float and integer widening signed, unsigned
+/// for i1; integer narrowing by truncation.
+mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value v, mlir::Type to);
 
 /// The most tasks an npudev.launch may have (its verifier's bound on the
 /// work one input can ask of the executors).

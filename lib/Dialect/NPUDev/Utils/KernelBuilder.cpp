@@ -1,6 +1,7 @@
 //===- KernelBuilder.cpp - building npudev kernels ------------------------===//
 
-#include "KernelBuilder.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -61,19 +62,7 @@ Value KernelBuilder::constant(Type type, int64_t v) {
   return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v));
 }
 Value KernelBuilder::convert(Value v, Type type) {
-  Type from = v.getType();
-  if (from == type)
-    return v;
-  if (from.isIndex() || type.isIndex())
-    return b.create<arith::IndexCastOp>(loc, type, v);
-  if (isa<FloatType>(from)) {
-    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
-      return b.create<arith::ExtFOp>(loc, type, v);
-    return b.create<arith::TruncFOp>(loc, type, v);
-  }
-  if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
-    return b.create<arith::ExtSIOp>(loc, type, v);
-  return b.create<arith::TruncIOp>(loc, type, v);
+  return dev::convertElement(b, loc, v, type);
 }
 
 Value KernelBuilder::alloc(ArrayRef<int64_t> shape, Type element,
@@ -104,6 +93,10 @@ Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
           kept, type, mixedOffsets, staticSizes, strides));
   return b.create<memref::SubViewOp>(loc, resultType, memref, mixedOffsets,
                                      staticSizes, strides);
+}
+
+Value KernelBuilder::dim(Value memref, int64_t d) {
+  return b.create<memref::DimOp>(loc, memref, d);
 }
 
 Value KernelBuilder::load(Value memref, ValueRange indices) {
@@ -243,6 +236,20 @@ void KernelBuilder::ifThenElse(Value cond, function_ref<void()> thenBody,
     b.setInsertionPoint(branch.elseBlock()->getTerminator());
     elseBody();
   }
+}
+
+Value KernelBuilder::ifThenElse(Value cond, Type type,
+                                function_ref<Value()> thenValue,
+                                function_ref<Value()> elseValue) {
+  auto branch = b.create<scf::IfOp>(loc, TypeRange{type}, cond,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (auto [block, value] : {std::make_pair(branch.thenBlock(), thenValue),
+                              std::make_pair(branch.elseBlock(), elseValue)}) {
+    b.setInsertionPointToEnd(block);
+    b.create<scf::YieldOp>(loc, value());
+  }
+  return branch.getResult(0);
 }
 
 dev::LaunchOp KernelBuilder::launch(int64_t tasks,

@@ -1,0 +1,739 @@
+//===- FlashAttentionBackward.cpp - npu.flash_attention_grad --------------===//
+//
+// npu.flash_attention_grad on the device, from the part of the forward's
+// lowering both share (FlashAttentionLowering.h): see
+// AttentionBackwardLowering. Work O(B N S1 S2 D), in three mixed launches
+// and the launches around them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FlashAttentionLowering.h"
+#include "OperatorKernels.h"
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::attention;
+
+namespace {
+
+/// npu.flash_attention_grad as FlashAttention-2 computes it, in three mixed
+/// launches that share one step: for a block of query rows and a block of
+/// keys, the cube computes S = Q K^T and dP = dY V^T into the workspace
+/// (flag 0), and the vector tasks consume them (flag 1). Launch 0 takes
+/// (batch, query head, query block) items and recomputes each row's
+/// statistics m (max), l (sum of exp(S - m)) and D = rowsum(P * dP') with
+/// an online softmax over its key blocks, rather than reading softmax_max,
+/// softmax_sum and D = rowsum(dY * O) from the forward: D from dY * O
+/// carries O's rounding, which dP - D does not cancel as the softmax's own
+/// backward does (in a row that sees few keys, dq came out 6x the error of
+/// a plain f32 implementation), and statistics computed elsewhere do not
+/// match this S to the last bit (dv 3x). Then the vector tasks
+/// recompute P = exp(prepared S - m) / l and write P' (P through the
+/// dropout) and dS = scale P (dP' - D); the cube accumulates. Launch 1
+/// takes (batch, key/value head, key block)
+/// items and accumulates dV += P'^T dY and dK += dS^T Q over every query
+/// head of the group and every query block the band reaches; launch 2
+/// takes (batch, query head, query block) items and accumulates
+/// dQ += dS K over the key blocks. Every output element is summed by one
+/// task in a fixed order, so the bytes do not depend on timing or
+/// threads. dpse is written over a zero fill: for a pse of the full shape
+/// by launch 2's vector tasks; for one broadcast over the query rows
+/// ([B, N1, 1, S2]) summed by launch 1's cube as ones^T dS over the query
+/// blocks of each head; for one broadcast over the batch ([1, N1, S1, S2])
+/// added up by launch 2's vector tasks, each of which sees a (head, query
+/// block) for every batch in batch order. Outputs of f16 / bf16 are summed in
+/// f32 scratch and rounded by a last vector launch. As in the forward the cube
+/// issues step t + 1 before it consumes step t; its Q / dY (launch 1) or K / V
+/// (launch 2) tiles have two slots for that.
+struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
+  using Base = AttentionLowering<FlashAttentionGradOp>;
+  /// softmax_max, softmax_sum and attention_in are not read: launch 0
+  /// recomputes what they stand for (see above).
+  Value dy, statMax;
+  Value dq, dk, dv, dpse;
+  /// Where the cube's sums go: the outputs, or f32 scratch copies.
+  Value dqSum, dkSum, dvSum;
+  Value wsDp, wsDs, zeros;
+  /// Per query row, from launch 0: m, l and D = rowsum(P * dP'), each
+  /// shaped as the statistics with one column.
+  Value rowMaxes, rowSums, rowDots;
+  /// The launches: the rows' statistics, dK and dV over key blocks, dQ
+  /// over query blocks.
+  enum class Pass { Statistics, KeysValues, Queries };
+  /// How dpse is formed from dS (see above), and where it is summed (dpse
+  /// itself, or an f32 scratch copy when it is a sum in f16 / bf16).
+  enum class PseGrad {
+    None,
+    Full,
+    SumRows,
+    SumBatches
+  } pseGrad = PseGrad::None;
+  Value dpseSum, ones;
+
+  AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
+                            AttentionGeometry g, const KernelOperands &io,
+                            const DeviceModel &device)
+      : Base(k, op, std::move(g), io, device) {
+    FlashAttentionGradOp::Adaptor in(io.operands, op);
+    dy = in.getDy();
+    statMax = in.getSoftmaxMax();
+    dq = io.results[0];
+    dk = io.results[1];
+    dv = io.results[2];
+    if (pse)
+      dpse = io.results[3];
+  }
+
+  /// The forward's sizes, then how dpse is reduced.
+  LogicalResult chooseSizes() {
+    if (failed(Base::chooseSizes()))
+      return failure();
+    if (pse) {
+      ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
+      // The verifier admits [B, N1, S1, S2], [B, N1, 1, S2], [1, N1, S1,
+      // S2]; a size that is both (B = 1 or S1 = 1) is the full shape.
+      pseGrad = shape[0] == g.batch && shape[2] == g.seqQ ? PseGrad::Full
+                : shape[2] == 1                           ? PseGrad::SumRows
+                                                          : PseGrad::SumBatches;
+      sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
+    }
+    // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
+    // cube memory: Q, dY (two slots each), K, V (two slots in launch 2),
+    // S, P', dS, two f32 sums, and a row of ones and its f32 sum.
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    int64_t block = kCubeBlock;
+    auto cubeBytes = [&](int64_t n) {
+      return n * d * eb * 8 + n * n * (4 + 2 * eb) + 2 * n * d * 4 +
+             n * (eb + 4);
+    };
+    while (block > 8 && cubeBytes(block) > device.cubeBytes)
+      block /= 2;
+    s1Inner = std::min(block, std::max<int64_t>(g.seqQ, 1));
+    s2Inner = std::min(block, std::max<int64_t>(g.seqKV, 1));
+    rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
+    // Vector memory: the forward's buffers (allocVector) and, per chunk
+    // row, dP and P' (f32), dS (input type), three row statistics.
+    int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb +
+                                     (pse || dropMask ? 4 + eb : 0) +
+                                     (attenMask || dropMask ? 2 : 0) + 1) +
+                          d * 4 + 64;
+    int64_t fixed = rowsPerVector * (d * 4 + 8 * 4);
+    chunkRows =
+        std::min(rowsPerVector, (device.vectorBytes - fixed) / perChunkRow);
+    if (chunkRows < 1)
+      return op.emitOpError("cannot be lowered: a block of ")
+             << s2Inner << " keys and head size " << g.headDim
+             << " does not fit the vector memory of device '" << device.name
+             << "'";
+    return success();
+  }
+
+  //===--- Host-side buffers and the launches around the main two -------===//
+
+  /// `buffer` (global, contiguous) as one flat row.
+  Value flat(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    return k.builder().create<memref::CollapseShapeOp>(
+        k.location(), buffer, ArrayRef<ReassociationIndices>{all});
+  }
+
+  /// A vector launch over the elements of `target` in chunks: `body(from,
+  /// to, n)` with `from` / `to` windows of n elements.
+  void elementwiseLaunch(Value source, Value target, StringRef step,
+                         function_ref<void(Value, Value)> body) {
+    int64_t total = cast<MemRefType>(target.getType()).getNumElements();
+    if (total == 0)
+      return;
+    Value flatTarget = flat(target);
+    Value flatSource = source ? flat(source) : Value();
+    int64_t tasks = device.getNumCores(dev::CoreKind::vector);
+    int64_t chunk = std::min(device.vectorBytes / 16, total);
+    auto launch = k.launch(tasks, [&](Value tid) {
+      Value wide = k.alloc({chunk}, f32);
+      Value narrow = k.alloc({chunk}, getElementTypeOrSelf(target));
+      k.forLoop(k.mul(tid, k.index(chunk)), k.index(total),
+                k.index(tasks * chunk), [&](Value j) {
+                  Value n = k.min(k.index(chunk), k.sub(k.index(total), j));
+                  Value from = k.window(wide, {k.index(0)}, {n});
+                  Value to = k.window(narrow, {k.index(0)}, {n});
+                  if (flatSource)
+                    k.dma(k.window(flatSource, {j}, {n}), from);
+                  body(from, to);
+                  k.dma(to, k.window(flatTarget, {j}, {n}));
+                });
+    });
+    KernelBuilder::recordStep(launch, "flash_attention_grad", step, "chunk",
+                              chunk);
+  }
+
+  /// out = round(sum) for f16 / bf16 outputs.
+  void round(Value sum, Value out, StringRef step) {
+    elementwiseLaunch(sum, out, step,
+                      [&](Value from, Value to) { k.vcast(from, to); });
+  }
+
+  /// Sums in f32: the output itself, or a scratch copy.
+  Value sumBuffer(Value out) {
+    if (element == f32)
+      return out;
+    return globalBuffer(cast<MemRefType>(out.getType()).getShape(), f32);
+  }
+
+  void build() {
+    dqSum = sumBuffer(dq);
+    dkSum = sumBuffer(dk);
+    dvSum = sumBuffer(dv);
+    wsScores = workspace(s2Inner, f32);
+    wsDp = workspace(s2Inner, f32);
+    wsProbs = workspace(s2Inner, element);
+    wsDs = workspace(s2Inner, element);
+    batchTable = buildBatchTable();
+    // The cube cannot fill: its sums start from a zero tile in global
+    // memory.
+    int64_t rows = std::max(s1Inner, s2Inner);
+    zeros = globalBuffer({rows, g.headDim}, f32);
+    elementwiseLaunch(Value(), zeros, "zeros",
+                      [&](Value, Value to) { k.vfill(to, k.f32(0)); });
+    rowMaxes = rowBuffer();
+    rowSums = rowBuffer();
+    rowDots = rowBuffer();
+    if (dpse) {
+      dpseSum = pseGrad == PseGrad::Full ? dpse : sumBuffer(dpse);
+      Type sumType = getElementTypeOrSelf(dpseSum);
+      elementwiseLaunch(Value(), dpseSum, "zero_dpse", [&](Value, Value to) {
+        k.vfill(to, k.floatConstant(sumType, 0));
+      });
+    }
+    if (pseGrad == PseGrad::SumRows) {
+      ones = globalBuffer({1, s1Inner}, element);
+      elementwiseLaunch(Value(), ones, "ones", [&](Value, Value to) {
+        k.vfill(to, k.floatConstant(element, 1));
+      });
+    }
+    for (auto [pass, step] : {std::pair{Pass::Statistics, "statistics"},
+                              {Pass::KeysValues, "dk_dv"},
+                              {Pass::Queries, "dq"}}) {
+      dev::MixedLaunchOp launch = k.mixedLaunch(
+          groups, groups * vectorsPerGroup,
+          [&, pass = pass](Value t) { buildCube(t, pass); },
+          [&, pass = pass](Value t) { buildVector(t, pass); });
+      launch->setAttr("npudev.tiling", gradTiling(step));
+    }
+    // Sums in f32 scratch are rounded into their outputs.
+    std::tuple<Value, Value, StringRef> sums[] = {
+        {dqSum, dq, "round_dq"},
+        {dkSum, dk, "round_dk"},
+        {dvSum, dv, "round_dv"},
+        {dpseSum, dpse, "round_dpse"}};
+    for (auto [sum, out, step] : sums)
+      if (sum != out)
+        round(sum, out, step);
+    for (Value buffer : {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros,
+                         rowMaxes, rowSums, rowDots, ones})
+      if (buffer)
+        k.builder().create<memref::DeallocOp>(k.location(), buffer);
+    for (auto [sum, out, step] : sums)
+      if (sum != out)
+        k.builder().create<memref::DeallocOp>(k.location(), sum);
+  }
+
+  /// One f32 per query row, shaped as the statistics with one column.
+  Value rowBuffer() {
+    SmallVector<int64_t> shape(cast<MemRefType>(statMax.getType()).getShape());
+    shape.back() = 1;
+    return globalBuffer(shape, f32);
+  }
+
+  DictionaryAttr gradTiling(StringRef step) {
+    Builder b(op.getContext());
+    attention::BackwardTiling tiling = attention::selectAttentionGradTemplate(
+        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim},
+        attention::getAttentionLimits(device));
+    describeOp(tiling.key);
+    uint64_t key = attention::getTilingKey(tiling.key);
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("strategy", b.getStringAttr("flash_attention_grad")),
+         b.getNamedAttr("step", b.getStringAttr(step)),
+         b.getNamedAttr("template",
+                        b.getStringAttr(
+                            attention::stringifyBackwardTemplate(tiling.kind))),
+         b.getNamedAttr("tiling_key", b.getStringAttr(std::to_string(key))),
+         b.getNamedAttr("block", b.getI64IntegerAttr(s1Inner)),
+         b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
+  }
+
+  //===--- Steps ----------------------------------------------------------===//
+
+  /// One step: query rows [r0, r0 + rows) of head n, keys [c0, c0 + cols).
+  struct Step {
+    Item it;
+    Value r0, rows, c0, cols, slot;
+    /// Launch 1: the step's query block among its head's `headBlocks`.
+    Value headBlock, headBlocks;
+  };
+
+  /// Calls body(it, steps, stepAt) for each item of `group` in `pass`:
+  /// launch 1 (KeysValues) over key blocks, each with every query head of
+  /// its group and every query block the band reaches; launches 0 and 2
+  /// over query blocks, each with the key blocks it reaches. stepAt(t)
+  /// gives step t < steps of the item.
+  void forEachItemOf(
+      Value group, Pass pass,
+      function_ref<void(Item &, Value steps, function_ref<Step(Value)>)> body) {
+    if (pass != Pass::KeysValues) {
+      forEachItem(group, [&](const Item &item) {
+        Item it = item;
+        auto step = [&](Value t) {
+          Step s;
+          s.it = it;
+          s.r0 = it.r0;
+          s.rows = it.rows;
+          std::tie(s.c0, s.cols) = keyBlock(it, t);
+          s.slot = k.rem(t, k.index(2));
+          return s;
+        };
+        body(it, it.blocks, step);
+      });
+      return;
+    }
+    forEachKeyItem(group, [&](Item &it, Value c0, Value cols, Value qFirst,
+                              Value qBlocks) {
+      // Steps exist only when qBlocks > 0; the divisor stays positive
+      // for the step the cube decodes before its loop.
+      Value divisor = k.max(qBlocks, k.index(1));
+      auto step = [&](Value t) {
+        Step s;
+        s.it = it;
+        s.it.n =
+            k.add(k.mul(it.kvHead, k.index(g.getGroup())), k.div(t, divisor));
+        s.headBlock = k.rem(t, divisor);
+        s.headBlocks = qBlocks;
+        s.r0 = k.mul(k.add(qFirst, s.headBlock), k.index(s1Inner));
+        s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
+        s.c0 = c0;
+        s.cols = cols;
+        s.slot = k.rem(t, k.index(2));
+        return s;
+      };
+      body(it, k.mul(qBlocks, k.index(g.getGroup())), step);
+    });
+  }
+
+  /// Items (batch, key/value head, key block) of `group`, with the query
+  /// blocks that reach the key block: rows [c0 - high, c0 + cols - 1 -
+  /// low], or every row when the block starts inside the prefix.
+  void
+  forEachKeyItem(Value group,
+                 function_ref<void(Item &, Value, Value, Value, Value)> body) {
+    forEachGroupItem(
+        group, /*alongKeys=*/true, [&](Item &it, Value local, Value blocksKV) {
+          it.kvHead = k.div(local, blocksKV);
+          it.n = k.mul(it.kvHead, k.index(g.getGroup()));
+          Value c0 = k.mul(k.rem(local, blocksKV), k.index(s2Inner));
+          Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
+          Value zero = k.index(0), one = k.index(1);
+          Value lo = k.max(zero, k.sub(c0, it.high));
+          Value hi = k.min(k.sub(it.seqQ, one),
+                           k.sub(k.sub(k.add(c0, cols), one), it.low));
+          if (hasPrefix()) {
+            Value inPrefix = k.lt(c0, it.prefixEnd);
+            lo = k.select(inPrefix, zero, lo);
+            hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
+          }
+          Value qFirst = k.div(lo, k.index(s1Inner));
+          Value qBlocks = k.max(
+              zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), qFirst));
+          qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
+          body(it, c0, cols, qFirst, qBlocks);
+        });
+  }
+
+  //===--- Cube side ------------------------------------------------------===//
+
+  /// The cube tiles of a launch's steps.
+  struct CubeTiles {
+    Value qTiles, dyTiles, kTiles, vTiles, sTile, pTile, dsTile;
+    /// Launch 1 sums dK (A) and dV (B) over its key block, launch 2 dQ
+    /// over its query block; launch 1 sums dpse rows with a row of ones.
+    Value sumA, sumB, sumQ, onesRow, dpseRow;
+  };
+
+  void buildCube(Value group, Pass pass) {
+    bool keys = pass == Pass::KeysValues;
+    auto cube = [&](ArrayRef<int64_t> shape, Type type) {
+      return k.alloc(shape, type, dev::MemorySpace::cube);
+    };
+    int64_t d = g.headDim;
+    CubeTiles tiles;
+    Value qTiles = tiles.qTiles = cube({2, s1Inner, d}, element);
+    Value dyTiles = tiles.dyTiles = cube({2, s1Inner, d}, element);
+    Value kTiles = tiles.kTiles = cube({2, s2Inner, d}, element);
+    Value vTiles = tiles.vTiles = cube({2, s2Inner, d}, element);
+    Value sTile = tiles.sTile = cube({s1Inner, s2Inner}, f32);
+    if (pass != Pass::Statistics) {
+      tiles.pTile = cube({s1Inner, s2Inner}, element);
+      tiles.dsTile = cube({s1Inner, s2Inner}, element);
+    }
+    Value zero = k.index(0), dIdx = k.index(d);
+    if (keys) {
+      tiles.sumA = cube({s2Inner, d}, f32);
+      tiles.sumB = cube({s2Inner, d}, f32);
+      if (pseGrad == PseGrad::SumRows) {
+        tiles.onesRow = cube({1, s1Inner}, element);
+        tiles.dpseRow = cube({1, s2Inner}, f32);
+        k.dma(ones, tiles.onesRow);
+      }
+    } else if (pass == Pass::Queries) {
+      tiles.sumQ = cube({s1Inner, d}, f32);
+    }
+    Value sumA = tiles.sumA, sumB = tiles.sumB, sumQ = tiles.sumQ;
+    auto slotRows = [&](Value tiles, Value slot, Value rows) {
+      return k.window(tiles, {slot, zero, zero},
+                      {k.builder().getIndexAttr(1), rows, dIdx}, {0});
+    };
+    forEachItemOf(
+        group, pass,
+        [&](Item &it, Value steps, function_ref<Step(Value)> stepAt) {
+          // Fixed for the item: K, V (launch 1) or Q, dY (launch 2), in slot
+          // 0 of their tiles; the sums start at zero.
+          Step first = stepAt(zero);
+          if (keys) {
+            k.dma(headRows(key, false, it, it.kvHead, first.c0, first.cols),
+                  slotRows(kTiles, zero, first.cols));
+            k.dma(headRows(value, false, it, it.kvHead, first.c0, first.cols),
+                  slotRows(vTiles, zero, first.cols));
+            for (Value sum : {sumA, sumB})
+              k.dma(rowsOf(zeros, zero, first.cols, zero, dIdx),
+                    rowsOf(sum, zero, first.cols, zero, dIdx));
+          } else {
+            k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
+                  slotRows(qTiles, zero, it.rows));
+            k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
+                  slotRows(dyTiles, zero, it.rows));
+            if (sumQ)
+              k.dma(rowsOf(zeros, zero, it.rows, zero, dIdx),
+                    rowsOf(sumQ, zero, it.rows, zero, dIdx));
+          }
+          auto signalVectors = [&](int64_t flag) {
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.setFlag(
+                  flag, dev::CoreKind::vector,
+                  k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
+          };
+          // The tiles that vary by step, in the step's slot.
+          auto varying = [&](const Step &s) {
+            Value qs = keys ? s.slot : zero, ks = keys ? zero : s.slot;
+            return std::make_tuple(
+                slotRows(qTiles, qs, s.rows), slotRows(dyTiles, qs, s.rows),
+                slotRows(kTiles, ks, s.cols), slotRows(vTiles, ks, s.cols));
+          };
+          auto issue = [&](Value t) {
+            Step s = stepAt(t);
+            Value q, dyRows, kRows, vRows;
+            std::tie(q, dyRows, kRows, vRows) = varying(s);
+            if (keys) {
+              k.dma(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
+              k.dma(headRows(dy, true, s.it, s.it.n, s.r0, s.rows), dyRows);
+            } else {
+              k.dma(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
+                    kRows);
+              k.dma(headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
+                    vRows);
+            }
+            Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
+            k.matmul(q, kRows, sRows, /*accumulate=*/false,
+                     /*transposeB=*/true);
+            k.dma(sRows, slotTile(wsScores, group, s.slot, zero, s.rows, zero,
+                                  s.cols));
+            k.matmul(dyRows, vRows, sRows, /*accumulate=*/false,
+                     /*transposeB=*/true);
+            k.dma(sRows,
+                  slotTile(wsDp, group, s.slot, zero, s.rows, zero, s.cols));
+            signalVectors(kScoresReady);
+          };
+          // Once the vector tasks are done with a step's slot, launches 1
+          // and 2 take its P' and dS into their sums.
+          auto consume = [&](Value t) {
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.waitFlag(kProbsReady + v);
+            if (pass == Pass::Statistics)
+              return;
+            Step s = stepAt(t);
+            Value q, dyRows, kRows, vRows;
+            std::tie(q, dyRows, kRows, vRows) = varying(s);
+            accumulateStep(tiles, group, s, q, dyRows, kRows);
+          };
+          k.forLoop(zero, k.add(steps, k.index(1)), k.index(1), [&](Value t) {
+            k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
+            k.ifThenElse(k.ge(t, k.index(1)),
+                         [&] { consume(k.sub(t, k.index(1))); });
+          });
+          if (keys) {
+            k.dma(rowsOf(sumA, zero, first.cols, zero, dIdx),
+                  headRows(dkSum, false, it, it.kvHead, first.c0, first.cols));
+            k.dma(rowsOf(sumB, zero, first.cols, zero, dIdx),
+                  headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
+          } else if (sumQ) {
+            k.dma(rowsOf(sumQ, zero, it.rows, zero, dIdx),
+                  headRows(dqSum, true, it, it.n, it.r0, it.rows));
+          }
+        });
+  }
+
+  /// Step `s`'s P' and dS (from the workspace) into the sums: dV += P'^T
+  /// dY and dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in
+  /// launch 2.
+  void accumulateStep(const CubeTiles &tiles, Value group, const Step &s,
+                      Value q, Value dyRows, Value kRows) {
+    Value zero = k.index(0), dIdx = k.index(g.headDim);
+    Value p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
+    Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
+    k.dma(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
+    k.dma(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
+    if (!tiles.sumA) {
+      k.matmul(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
+               /*accumulate=*/true);
+      return;
+    }
+    auto dvOp = k.builder().create<dev::MatmulOp>(
+        k.location(), p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx),
+        /*accumulate=*/true);
+    dvOp.setTransposeA(true);
+    auto dkOp = k.builder().create<dev::MatmulOp>(
+        k.location(), ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx),
+        /*accumulate=*/true);
+    dkOp.setTransposeA(true);
+    if (tiles.dpseRow)
+      sumDpseRow(s, ds, tiles.onesRow, tiles.dpseRow);
+  }
+
+  /// dpse[b, n, 0, keys] = sum over the head's query blocks of ones^T dS,
+  /// summed in `row` and written after the head's last block.
+  void sumDpseRow(const Step &s, Value ds, Value onesRow, Value row) {
+    OpBuilder &b = k.builder();
+    Value zero = k.index(0);
+    Value ones = k.window(onesRow, {zero, zero}, {b.getIndexAttr(1), s.rows});
+    Value sum = k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols});
+    k.ifThenElse(
+        k.lt(s.headBlock, k.index(1)),
+        [&] { k.matmul(ones, ds, sum, /*accumulate=*/false); },
+        [&] { k.matmul(ones, ds, sum, /*accumulate=*/true); });
+    k.ifThenElse(k.ge(k.add(s.headBlock, k.index(1)), s.headBlocks), [&] {
+      k.dma(k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols}, {0}),
+            positionTile(dpseSum, s.it, zero, k.index(1), s.c0, s.cols));
+    });
+  }
+
+  //===--- Vector side ----------------------------------------------------===//
+
+  struct GradBuffers {
+    VectorBuffers base;
+    Value dp, dropped, ds, rowD;
+    /// Launch 0: per own row, the running sum of exp(S - m) dP'.
+    Value dotSum;
+  };
+
+  void buildVector(Value task, Pass pass) {
+    GradBuffers buf;
+    buf.base = allocVector();
+    buf.dp = k.alloc({chunkRows, s2Inner}, f32);
+    buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
+    buf.ds = k.alloc({chunkRows, s2Inner}, element);
+    buf.rowD = k.alloc({chunkRows}, f32);
+    buf.dotSum = k.alloc({rowsPerVector}, f32);
+    Value group = k.div(task, k.index(vectorsPerGroup));
+    Value part = k.rem(task, k.index(vectorsPerGroup));
+    k.vfill(buf.base.negInf, k.f32(-std::numeric_limits<double>::infinity()));
+    Value zero = k.index(0);
+    Value own0 = k.mul(part, k.index(rowsPerVector));
+    auto ownRows = [&](Value rows) {
+      return k.max(zero, k.min(k.index(rowsPerVector), k.sub(rows, own0)));
+    };
+    bool statistics = pass == Pass::Statistics;
+    forEachItemOf(
+        group, pass, [&](Item &it, Value steps, function_ref<Step(Value)> at) {
+          if (statistics)
+            startStatistics(buf);
+          k.forLoop(zero, steps, k.index(1), [&](Value t) {
+            Step s = at(t);
+            k.waitFlag(kScoresReady);
+            forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
+              if (statistics)
+                statisticsChunk(buf, s, group, k.add(own0, r), r, rows);
+              else
+                gradChunk(buf, s, group, k.add(own0, r), rows,
+                          pass == Pass::Queries);
+            });
+            signalCube(part, group);
+          });
+          if (statistics)
+            forEachChunk(ownRows(it.rows), [&](Value r, Value rows) {
+              writeStatistics(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
+            });
+        });
+  }
+
+  /// m = -inf, l = 0 and the sum of exp(S - m) dP' = 0 for the own rows.
+  void startStatistics(const GradBuffers &buf) {
+    k.vfill(buf.base.rowMax, k.f32(-std::numeric_limits<double>::infinity()));
+    k.vfill(buf.base.rowSum, k.f32(0));
+    k.vfill(buf.dotSum, k.f32(0));
+  }
+
+  /// Rows [row, row + rows) of step `st`'s scores from the workspace,
+  /// prepared as the softmax takes them (prepareScores).
+  Value loadPreparedScores(const VectorBuffers &v, const Step &st, Value group,
+                           Value row, Value rows) {
+    Value zero = k.index(0);
+    Value s = rowsOf(v.scores, zero, rows, zero, st.cols);
+    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, st.cols), s);
+    prepareScores(v, st.it, s, k.add(st.r0, row), rows, st.c0, st.cols);
+    return s;
+  }
+
+  /// Launch 0's step on rows [row, row + rows) (own rows [r, r + rows)):
+  /// the online softmax over the block's prepared scores, and the sum of
+  /// exp(S - m) dP' rescaled with it.
+  void statisticsChunk(const GradBuffers &buf, const Step &st, Value group,
+                       Value row, Value r, Value rows) {
+    const VectorBuffers &v = buf.base;
+    Value zero = k.index(0), cols = st.cols;
+    Value i0 = k.add(st.r0, row);
+    Value s = loadPreparedScores(v, st, group, row, rows);
+    updateSoftmax(v, s, r, rows);
+    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
+    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    if (dropMask)
+      applyDropout(dp, loadKeep(v, st.it, i0, rows, st.c0, cols));
+    // sum = sum alpha + rowsum(exp(S - m') dP').
+    Value blockSum = k.window(buf.rowD, {zero}, {rows});
+    Value sum = k.window(buf.dotSum, {r}, {rows});
+    k.vbinary(dev::BinaryKind::mul, s, dp, dp);
+    k.vreduce(dev::ReduceKind::sum, dp, blockSum);
+    k.vbinary(dev::BinaryKind::mul, sum, k.window(v.alpha, {r}, {rows}), sum);
+    k.vbinary(dev::BinaryKind::add, sum, blockSum, sum);
+  }
+
+  /// Writes m, l and D = sum / l (0 where l = 0: the row saw no key) of
+  /// query rows [row, row + rows) (own rows [r, r + rows)).
+  void writeStatistics(const GradBuffers &buf, const Item &it, Value row,
+                       Value r, Value rows) {
+    const VectorBuffers &v = buf.base;
+    Value sum = k.window(buf.dotSum, {r}, {rows});
+    k.vbinary(dev::BinaryKind::div, sum, rowSumDivisor(v, r, rows), sum);
+    k.dma(k.window(v.rowMax, {r}, {rows}),
+          statisticColumn(rowMaxes, it, row, rows));
+    k.dma(k.window(v.rowSum, {r}, {rows}),
+          statisticColumn(rowSums, it, row, rows));
+    k.dma(sum, statisticColumn(rowDots, it, row, rows));
+  }
+
+  /// Rows [row, row + rows) of step `s`'s block: P', dS (and dpse).
+  void gradChunk(const GradBuffers &buf, const Step &st, Value group, Value row,
+                 Value rows, bool writeDpse) {
+    const VectorBuffers &v = buf.base;
+    Value zero = k.index(0), cols = st.cols;
+    Value i0 = k.add(st.r0, row);
+    Value s = loadPreparedScores(v, st, group, row, rows);
+    // P = exp(S - m) / l with the forward's statistics; a row that saw no
+    // key (m = -inf, l = 0) gets P = 0.
+    Value m = k.window(v.rowMax, {zero}, {rows});
+    Value l = k.window(v.rowSum, {zero}, {rows});
+    Value empty = k.window(v.empty, {zero}, {rows});
+    Value constant = k.window(v.constant, {zero}, {rows});
+    k.dma(statisticColumn(rowMaxes, st.it, i0, rows), m);
+    k.dma(statisticColumn(rowSums, st.it, i0, rows), l);
+    k.vcmpScalar(dev::ComparePredicate::eq, m,
+                 k.f32(-std::numeric_limits<double>::infinity()), empty);
+    k.vfill(constant, k.f32(0));
+    k.vselect(empty, constant, m, m);
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), empty);
+    k.vfill(constant, k.f32(1));
+    k.vselect(empty, constant, l, l);
+    k.vbinaryBroadcast(dev::BinaryKind::sub, s, m, s, 0);
+    k.vunary(dev::UnaryKind::exp, s, s);
+    k.vbinaryBroadcast(dev::BinaryKind::div, s, l, s, 0);
+    Value rowD = k.window(buf.rowD, {zero}, {rows});
+    k.dma(statisticColumn(rowDots, st.it, i0, rows), rowD);
+    // dP' (through the dropout) and P'.
+    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
+    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    Value dropped = s;
+    if (dropMask) {
+      Value keep = loadKeep(v, st.it, i0, rows, st.c0, cols);
+      applyDropout(dp, keep);
+      dropped = rowsOf(buf.dropped, zero, rows, zero, cols);
+      k.vbinary(dev::BinaryKind::mul, s, keep, dropped);
+      k.vbinaryScalar(dev::BinaryKind::div, dropped,
+                      k.f32(op.getKeepProb().convertToDouble()), dropped);
+    }
+    storeAs(dropped, rowsOf(v.probs, zero, rows, zero, cols),
+            slotTile(wsProbs, group, st.slot, row, rows, zero, cols));
+    // dS = scale P (dP' - D).
+    k.vbinaryBroadcast(dev::BinaryKind::sub, dp, rowD, dp, 0);
+    k.vbinary(dev::BinaryKind::mul, s, dp, dp);
+    k.vbinaryScalar(dev::BinaryKind::mul, dp,
+                    k.f32(op.getScale().convertToDouble()), dp);
+    Value ds = rowsOf(buf.ds, zero, rows, zero, cols);
+    storeAs(dp, ds, slotTile(wsDs, group, st.slot, row, rows, zero, cols));
+    if (!writeDpse || pseGrad == PseGrad::None || pseGrad == PseGrad::SumRows)
+      return;
+    Value target = positionTile(dpseSum, st.it, i0, rows, st.c0, cols);
+    if (pseGrad == PseGrad::Full) {
+      k.dma(element == f32 ? dp : ds, target);
+    } else {
+      // Summed over batches: this task saw the same rows of batches 0 .. b - 1
+      // before.
+      Value sum = rowsOf(buf.dropped, zero, rows, zero, cols);
+      k.dma(target, sum);
+      k.vbinary(dev::BinaryKind::add, sum, dp, sum);
+      k.dma(sum, target);
+    }
+  }
+
+  /// Writes f32 `x` to `target` in the input type (through `narrow`).
+  void storeAs(Value x, Value narrow, Value target) {
+    if (element == f32) {
+      k.dma(x, target);
+      return;
+    }
+    k.vcast(x, narrow);
+    k.dma(narrow, target);
+  }
+
+  /// Column 0 of softmax_max / softmax_sum for rows [i0, i0 + rows).
+  Value statisticColumn(Value stats, const Item &it, Value i0, Value rows) {
+    Value tile = statisticsRows(stats, it, i0, rows);
+    return k.window(tile, {k.index(0), k.index(0)},
+                    {rows, k.builder().getIndexAttr(1)}, {1});
+  }
+};
+
+struct FlashAttentionGradKernelModel
+    : DeviceKernelOpInterface::ExternalModel<FlashAttentionGradKernelModel,
+                                             FlashAttentionGradOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
+    if (failed(g))
+      return failure();
+    KernelBuilder k(b, op->getLoc());
+    AttentionBackwardLowering lowering(k, cast<FlashAttentionGradOp>(op), *g,
+                                       io, device);
+    return buildUnlessEmpty(lowering,
+                            g->batch * g->headsQ * (g->seqQ + g->seqKV) == 0);
+  }
+};
+
+} // namespace
+
+void npu::registerFlashAttentionGradKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    FlashAttentionGradOp::attachInterface<FlashAttentionGradKernelModel>(*ctx);
+  });
+}

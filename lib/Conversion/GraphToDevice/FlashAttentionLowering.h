@@ -1,0 +1,738 @@
+//===- FlashAttentionLowering.h - the attention lowerings' base -*- C++ -*-===//
+//
+// Private to lib/Conversion/GraphToDevice: the part of npu.flash_attention's
+// and npu.flash_attention_grad's lowerings that both use
+// (FlashAttentionForward.cpp, FlashAttentionBackward.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_CONVERSION_GRAPHTODEVICE_FLASHATTENTIONLOWERING_H
+#define NPU_LIB_CONVERSION_GRAPHTODEVICE_FLASHATTENTIONLOWERING_H
+
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Conversion/FlashAttentionTiling.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <limits>
+
+namespace npu::attention {
+
+// The lowerings are written in MLIR's vocabulary; this namespace is theirs
+// alone.
+using namespace mlir;
+
+constexpr int64_t kCubeBlock = 128;
+/// Cross-core flags. A vector task's: the cube's scores (and dP) are
+/// ready, its output is ready. The cube's: flag v, vector task v of the
+/// group has written its probabilities (one flag per vector task, so a
+/// task that runs a step ahead cannot stand in for one that lags).
+enum Flag : int64_t { kScoresReady = 0, kOutputReady = 1, kProbsReady = 0 };
+
+/// The lowering of an attention op (OpT: npu.flash_attention or
+/// npu.flash_attention_grad), what the forward's and the backward's kernels
+/// share: sizes, views of the operands, work items, the vector side's score
+/// preparation and online softmax. Each derives its kernel (build()) from
+/// it.
+template <typename OpT> struct AttentionLowering {
+  KernelBuilder &k;
+  OpT op;
+  AttentionGeometry g;
+  AttentionDiagonals band;
+  const DeviceModel &device;
+  Value query, key, value, maxOut, sumOut, out;
+  /// Optional inputs; attenMask only when the mode reads it.
+  Value attenMask, pse, dropMask;
+  Value wsScores, wsProbs, wsOutput, batchTable;
+  Type element, f32, i32, i8;
+  int64_t groups = 0, vectorsPerGroup = 0, s1Inner = 0, s2Inner = 0;
+  /// Keys per matmul on the cube (the forward's base block).
+  int64_t cubeKeys = kCubeBlock;
+  int64_t rowsPerVector = 0, chunkRows = 0, items = 0;
+  attention::ForwardTiling tiling;
+  /// Whether an item's group depends only on its place within its batch,
+  /// so that one group sees a (head, query block) for every batch, in
+  /// batch order (the backward's sum over a broadcast batch axis).
+  bool sameGroupAcrossBatches = false;
+
+  /// One work item: (batch, query head, block of query rows).
+  struct Item {
+    Value b, n, kvHead, r0, rows;
+    /// The item's sequences and band (batchTable's fields).
+    Value startQ, seqQ, startKV, seqKV, low, high, prefixEnd;
+    /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
+    Value firstBlock, blocks;
+  };
+
+  AttentionLowering(KernelBuilder &k, OpT op, AttentionGeometry g,
+                    const KernelOperands &io, const DeviceModel &device)
+      : k(k), op(op), g(std::move(g)), device(device) {
+    typename OpT::Adaptor in(io.operands, op);
+    query = in.getQuery();
+    key = in.getKey();
+    value = in.getValue();
+    Value mask = in.getAttenMask();
+    if (mask &&
+        isAttentionMaskRead(op.getSparseMode(),
+                            cast<MemRefType>(mask.getType()).getShape()))
+      attenMask = mask;
+    pse = in.getPse();
+    dropMask = in.getDropMask();
+    if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+      maxOut = io.results[0];
+      sumOut = io.results[1];
+      out = io.results[2];
+    }
+    MLIRContext *ctx = op.getContext();
+    element = getElementTypeOrSelf(op.getQuery());
+    f32 = Float32Type::get(ctx);
+    i32 = IntegerType::get(ctx, 32);
+    i8 = IntegerType::get(ctx, 8);
+    band = getAttentionBand(op).getDiagonals(0, this->g.seqQ, this->g.seqKV);
+  }
+
+  //===--- Sizes ----------------------------------------------------------===//
+
+  LogicalResult chooseSizes() {
+    attention::AttentionLimits limits = attention::getAttentionLimits(device);
+    tiling = attention::selectAttentionTemplate(
+        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim}, limits);
+    describeOp(tiling.key);
+    // One (batch, head) per item; the cube's tiles stay within 128 rows.
+    s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
+    s1Inner = std::min(s1Inner, std::max<int64_t>(g.seqQ, 1));
+    s2Inner = std::min(limits.s2Inner, std::max<int64_t>(g.seqKV, 1));
+    if (failed(fitCubeTiles()))
+      return failure();
+    if (device.hasSplitCores()) {
+      groups = device.getNumCores(dev::CoreKind::cube);
+      vectorsPerGroup = device.getNumCores(dev::CoreKind::vector) / groups;
+    } else {
+      vectorsPerGroup = 2;
+      groups = device.getNumCores() / (1 + vectorsPerGroup);
+    }
+    // Packed sequences differ in length; other batches are all S1 long.
+    items = 0;
+    if (g.layout != AttentionLayout::TND)
+      items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
+    else
+      for (int64_t b = 0; b < g.batch; ++b)
+        items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
+    groups = std::max<int64_t>(1, std::min(groups, items));
+    vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
+    rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
+    // Vector memory: per chunk row, the scores, the -inf row, the band's
+    // key - query differences, two compare rows and the probabilities; per
+    // own row, the accumulator and four statistics.
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    // Optional inputs add their tiles and one f32 tile to widen them in.
+    int64_t optional = (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
+                       (hasPrefix() ? 1 : 0) + (pse ? elementBytes : 0) +
+                       (pse || dropMask ? 4 : 0);
+    // The output row is rounded to the input type in a tile of its own.
+    int64_t narrowRow = element == f32 ? 0 : g.headDim * elementBytes;
+    int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
+                          g.headDim * 4 + narrowRow + 8 * 4 + 16;
+    int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
+    int64_t room = device.vectorBytes - fixed;
+    chunkRows = std::min(rowsPerVector, room / perChunkRow);
+    if (chunkRows < 1)
+      return op.emitOpError("cannot be lowered: a row of ")
+             << s2Inner << " keys and head size " << g.headDim
+             << " does not fit the vector memory of device '" << device.name
+             << "'";
+    return success();
+  }
+
+  /// Halves the query rows or the keys per cube matmul, the larger first,
+  /// until the cube's tiles fit its memory (large head sizes: CANN takes D
+  /// up to 512): Q and the K / V chunk in the input type, S in f32, P in
+  /// the input type, O in f32.
+  LogicalResult fitCubeTiles() {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    auto bytes = [&] {
+      return s1Inner * d * eb + cubeKeys * d * eb +
+             s1Inner * cubeKeys * (4 + eb) + s1Inner * d * 4;
+    };
+    while (bytes() > device.cubeBytes && (s1Inner > 1 || cubeKeys > 1)) {
+      int64_t &larger = s1Inner >= cubeKeys ? s1Inner : cubeKeys;
+      larger = llvm::divideCeil(larger, 2);
+    }
+    if (bytes() <= device.cubeBytes)
+      return success();
+    return op.emitOpError("cannot be lowered: one query row and one key of "
+                          "head size ")
+           << d << " need " << bytes() << " bytes of cube memory, device '"
+           << device.name << "' has " << device.cubeBytes;
+  }
+
+  /// The tiling key's fields that the op, not the template, decides.
+  void describeOp(attention::TilingKeyFields &key) {
+    using namespace attention;
+    key.implMode = op.getInnerPrecise();
+    key.dtype = element.isF16()    ? Dtype::Float16
+                : element.isBF16() ? Dtype::BFloat16
+                                   : Dtype::Float32;
+    switch (g.layout) {
+    case AttentionLayout::BSH:
+    case AttentionLayout::BSND:
+      key.layout = Layout::BSND;
+      break;
+    case AttentionLayout::SBH:
+      key.layout = Layout::SBND;
+      break;
+    case AttentionLayout::BNSD:
+      key.layout = Layout::BNSD;
+      break;
+    case AttentionLayout::TND:
+      key.layout = Layout::TND;
+      break;
+    }
+    // A band that reaches every (i, j) masks nothing.
+    bool unbounded = band.low <= -(g.seqQ - 1) && band.high >= g.seqKV - 1;
+    switch (op.getSparseMode()) {
+    case 0:
+      key.sparse = op.getAttenMask() ? Sparse::All
+                   : unbounded       ? Sparse::None
+                                     : Sparse::Band;
+      break;
+    case 1:
+      key.sparse = Sparse::All;
+      break;
+    case 2:
+    case 3:
+      key.sparse = Sparse::Causal;
+      break;
+    case 5:
+    case 6:
+      key.sparse = Sparse::Prefix;
+      break;
+    default:
+      key.sparse = Sparse::Band;
+      break;
+    }
+    key.hasAttenMask = bool(op.getAttenMask());
+    key.hasPse = bool(op.getPse());
+    key.hasDropout = bool(op.getDropMask());
+  }
+
+  //===--- Views of the operands -----------------------------------------===//
+
+  /// Rows [s0, s0 + rows) of item `it`'s sequence, head n, of `tensor`
+  /// (query-shaped when `isQuery`), as a [rows, D] window.
+  Value headRows(Value tensor, bool isQuery, const Item &it, Value n, Value s0,
+                 Value rows) {
+    Value b = it.b;
+    OpBuilder &builder = k.builder();
+    auto type = cast<MemRefType>(tensor.getType());
+    int64_t heads = isQuery ? g.headsQ : g.headsKV;
+    Value view = tensor;
+    // BSH and SBH keep heads inside H: view H as [N, D].
+    if (g.layout == AttentionLayout::BSH || g.layout == AttentionLayout::SBH) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape.back() = heads;
+      shape.push_back(g.headDim);
+      auto viewType =
+          MemRefType::get(shape, type.getElementType(),
+                          MemRefLayoutAttrInterface(), type.getMemorySpace());
+      view = builder.create<memref::ExpandShapeOp>(
+          k.location(), viewType, tensor,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    }
+    OpFoldResult one = builder.getIndexAttr(1),
+                 d = builder.getIndexAttr(g.headDim);
+    Value zero = k.index(0);
+    switch (g.layout) {
+    case AttentionLayout::BSH:
+    case AttentionLayout::BSND:
+      return k.window(view, {b, s0, n, zero}, {one, rows, one, d}, {0, 2});
+    case AttentionLayout::SBH:
+      return k.window(view, {s0, b, n, zero}, {rows, one, one, d}, {1, 2});
+    case AttentionLayout::BNSD:
+      return k.window(view, {b, n, s0, zero}, {one, one, rows, d}, {0, 1});
+    case AttentionLayout::TND:
+      return k.window(view,
+                      {k.add(isQuery ? it.startQ : it.startKV, s0), n, zero},
+                      {rows, one, d}, {1});
+    }
+    llvm_unreachable("unknown attention layout");
+  }
+
+  /// Rows [s0, s0 + rows) of item `it`'s head of per-row statistics
+  /// (softmax_max, softmax_sum: [B, N1, S1, W], [T1, N1, W] for TND, W = 8):
+  /// [rows, W].
+  Value statisticsRows(Value stats, const Item &it, Value s0, Value rows) {
+    OpBuilder &builder = k.builder();
+    OpFoldResult one = builder.getIndexAttr(1),
+                 width = builder.getIndexAttr(
+                     cast<MemRefType>(stats.getType()).getShape().back());
+    if (g.layout == AttentionLayout::TND)
+      return k.window(stats, {k.add(it.startQ, s0), it.n, k.index(0)},
+                      {rows, one, width}, {1});
+    return k.window(stats, {it.b, it.n, s0, k.index(0)},
+                    {one, one, rows, width}, {0, 1});
+  }
+
+  /// Slot `slot` of group `group` of a workspace, rows [r0, r0 + rows),
+  /// columns [c0, c0 + cols).
+  Value slotTile(Value ws, Value group, Value slot, Value r0, Value rows,
+                 Value c0, Value cols) {
+    OpBuilder &builder = k.builder();
+    OpFoldResult one = builder.getIndexAttr(1);
+    return k.window(ws, {group, slot, r0, c0}, {one, one, rows, cols}, {0, 1});
+  }
+
+  Value rowsOf(Value buffer, Value r0, Value rows, Value c0, Value cols) {
+    return k.window(buffer, {r0, c0}, {rows, cols});
+  }
+
+  //===--- Work items -----------------------------------------------------===//
+
+  /// Columns of the per-batch table the kernel reads its sequences from.
+  enum BatchField : int64_t {
+    kStartQ,
+    kSeqQ,
+    kStartKV,
+    kSeqKV,
+    kLow,
+    kHigh,
+    kPrefixEnd,
+    kItemBase,
+    /// The same for items over key blocks (the backward's dK / dV).
+    kKeyItemBase,
+    kNumBatchFields
+  };
+
+  /// A buffer in global memory, allocated before the launches.
+  Value globalBuffer(ArrayRef<int64_t> shape, Type type) {
+    OpBuilder &b = k.builder();
+    return b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get(shape, type, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)));
+  }
+
+  /// A two-slot workspace of [s1Inner, cols] tiles per group.
+  Value workspace(int64_t cols, Type type) {
+    return globalBuffer({groups, 2, s1Inner, cols}, type);
+  }
+
+  /// Whether batches differ in their sequences or band (TND's packed
+  /// sequences, the prefix modes' prefix): they then read a table, whose
+  /// size follows the attributes that describe them. Other batches are
+  /// computed from the batch index, so the kernel does not grow with B.
+  bool batchesDiffer() {
+    return g.layout == AttentionLayout::TND || hasPrefix();
+  }
+
+  /// Per batch: where its sequences start and how long they are, its band
+  /// (AttentionDiagonals, clamped to i32) and the index of its first item
+  /// modulo the groups. Filled before the launch; O(B) stores, where the
+  /// batches differ (null otherwise).
+  Value buildBatchTable() {
+    if (!batchesDiffer())
+      return {};
+    OpBuilder &b = k.builder();
+    Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
+                               b.getI64Type());
+    AttentionBand band = getAttentionBand(op);
+    int64_t itemBase = 0, keyItemBase = 0;
+    for (int64_t batch = 0; batch < g.batch; ++batch) {
+      int64_t seqQ = g.getSeqQ(batch), seqKV = g.getSeqKV(batch);
+      AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
+      int64_t values[kNumBatchFields] = {
+          g.getStartQ(batch),  seqQ,
+          g.getStartKV(batch), seqKV,
+          clampToI32(d.low),   clampToI32(d.high),
+          d.prefixEnd,         sameGroupAcrossBatches ? 0 : itemBase % groups,
+          keyItemBase % groups};
+      for (int64_t f = 0; f < kNumBatchFields; ++f)
+        k.store(k.constant(b.getI64Type(), values[f]), table,
+                {k.index(batch), k.index(f)});
+      itemBase += g.headsQ * llvm::divideCeil(seqQ, s1Inner);
+      keyItemBase += g.headsKV * llvm::divideCeil(seqKV, s2Inner);
+    }
+    return table;
+  }
+
+  /// The items of all batches, batch by batch, then head, then block of
+  /// `blockSize` rows of the query (`alongKeys` false) or key sequence:
+  /// item t goes to group t mod groups (query items with
+  /// sameGroupAcrossBatches: their index within the batch mod groups). Calls
+  /// body(it, local, blocks) for `group`'s, `it` holding its batch's fields,
+  /// `local` its index within the batch and `blocks` the batch's blocks per
+  /// head.
+  void forEachGroupItem(Value group, bool alongKeys,
+                        function_ref<void(Item &, Value, Value)> body) {
+    int64_t blockSize = alongKeys ? s2Inner : s1Inner;
+    int64_t heads = alongKeys ? g.headsKV : g.headsQ;
+    k.forLoop(k.index(0), k.index(g.batch), k.index(1), [&](Value b) {
+      Item it = readBatch(b);
+      Value base = batchField(b, alongKeys ? kKeyItemBase : kItemBase);
+      Value length = alongKeys ? it.seqKV : it.seqQ;
+      Value blocks =
+          k.div(k.add(length, k.index(blockSize - 1)), k.index(blockSize));
+      Value count = k.mul(blocks, k.index(heads));
+      Value first =
+          k.rem(k.sub(k.add(group, k.index(groups)), base), k.index(groups));
+      k.forLoop(first, count, k.index(groups),
+                [&](Value local) { body(it, local, blocks); });
+    });
+  }
+
+  /// Calls body(item) for group `group`'s (batch, query head, query block)
+  /// items, with the key blocks their band reaches.
+  void forEachItem(Value group, function_ref<void(const Item &)> body) {
+    forEachGroupItem(group, /*alongKeys=*/false,
+                     [&](Item &it, Value local, Value blocksQ) {
+                       it.n = k.div(local, blocksQ);
+                       it.kvHead = k.div(it.n, k.index(g.getGroup()));
+                       it.r0 = k.mul(k.rem(local, blocksQ), k.index(s1Inner));
+                       it.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, it.r0));
+                       reachedKeyBlocks(it);
+                       body(it);
+                     });
+  }
+
+  /// Field `f` of batch `b`: from the table where batches differ, else
+  /// computed as buildBatchTable would have stored it.
+  Value batchField(Value b, BatchField f) {
+    if (batchTable)
+      return k.toIndex(k.load(batchTable, {b, k.index(f)}));
+    auto itemsBefore = [&](int64_t heads, int64_t length, int64_t block) {
+      Value perBatch = k.index(heads * llvm::divideCeil(length, block));
+      return k.rem(k.mul(b, perBatch), k.index(groups));
+    };
+    switch (f) {
+    case kStartQ:
+      return k.mul(b, k.index(g.seqQ));
+    case kSeqQ:
+      return k.index(g.seqQ);
+    case kStartKV:
+      return k.mul(b, k.index(g.seqKV));
+    case kSeqKV:
+      return k.index(g.seqKV);
+    case kLow:
+      return k.index(clampToI32(band.low));
+    case kHigh:
+      return k.index(clampToI32(band.high));
+    case kPrefixEnd:
+      return k.index(0);
+    case kItemBase:
+      return sameGroupAcrossBatches ? k.index(0)
+                                    : itemsBefore(g.headsQ, g.seqQ, s1Inner);
+    case kKeyItemBase:
+      return itemsBefore(g.headsKV, g.seqKV, s2Inner);
+    case kNumBatchFields:
+      break;
+    }
+    llvm_unreachable("not a batch field");
+  }
+
+  /// An item of batch `b` with its sequences and band.
+  Item readBatch(Value b) {
+    auto field = [&](BatchField f) { return batchField(b, f); };
+    Item it;
+    it.b = b;
+    it.startQ = field(kStartQ);
+    it.seqQ = field(kSeqQ);
+    it.startKV = field(kStartKV);
+    it.seqKV = field(kSeqKV);
+    it.low = field(kLow);
+    it.high = field(kHigh);
+    it.prefixEnd = field(kPrefixEnd);
+    return it;
+  }
+
+  /// Rows [r0, r0 + rows) see keys [max(0, r0 + low), min(S2 - 1, r0 +
+  /// rows - 1 + high)], and the prefix [0, prefixEnd): one range, since
+  /// the prefix modes' band starts at key 0.
+  void reachedKeyBlocks(Item &it) {
+    Value zero = k.index(0), one = k.index(1);
+    Value lo = k.max(zero, k.add(it.r0, it.low));
+    Value hi = k.min(k.sub(it.seqKV, one),
+                     k.sub(k.add(k.add(it.r0, it.rows), it.high), one));
+    if (hasPrefix()) {
+      Value withPrefix = k.lt(zero, it.prefixEnd);
+      lo = k.select(withPrefix, zero, lo);
+      hi = k.select(
+          withPrefix,
+          k.max(hi, k.min(k.sub(it.prefixEnd, one), k.sub(it.seqKV, one))), hi);
+    }
+    it.firstBlock = k.div(lo, k.index(s2Inner));
+    Value endBlock = k.add(k.div(hi, k.index(s2Inner)), one);
+    it.blocks = k.max(zero, k.sub(endBlock, it.firstBlock));
+    // An empty band (hi < lo) reaches no block.
+    it.blocks = k.select(k.lt(hi, lo), zero, it.blocks);
+  }
+
+  bool hasPrefix() {
+    return op.getSparseMode() == 5 || op.getSparseMode() == 6;
+  }
+
+  /// Keys [c0, c0 + cols) of key block `kb` of `it`.
+  std::pair<Value, Value> keyBlock(const Item &it, Value kb) {
+    Value c0 = k.mul(k.add(it.firstBlock, kb), k.index(s2Inner));
+    return {c0, k.min(k.index(s2Inner), k.sub(it.seqKV, c0))};
+  }
+
+  //===--- Vector side ----------------------------------------------------===//
+
+  /// The vector task's buffers.
+  struct VectorBuffers {
+    Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
+    /// The output rows in the input type (f16 / bf16 only): [chunk, D].
+    Value outNarrow;
+    Value rowIndex;
+    /// Tiles of the optional inputs, and an f32 tile to widen them in;
+    /// the prefix modes' "key past the prefix" tile.
+    Value maskTile, pseTile, dropTile, wide, prefixTile;
+    /// Per own row: the output sum, the statistics, and scratch.
+    Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
+  };
+
+  VectorBuffers allocVector() {
+    VectorBuffers v;
+    v.scores = k.alloc({chunkRows, s2Inner}, f32);
+    v.negInf = k.alloc({chunkRows, s2Inner}, f32);
+    v.diff = k.alloc({chunkRows, s2Inner}, i32);
+    v.below = k.alloc({chunkRows, s2Inner}, i8);
+    v.above = k.alloc({chunkRows, s2Inner}, i8);
+    v.probs = k.alloc({chunkRows, s2Inner}, element);
+    v.oChunk = k.alloc({chunkRows, g.headDim}, f32);
+    v.statsChunk = k.alloc({chunkRows, 8}, f32);
+    if (element != f32)
+      v.outNarrow = k.alloc({chunkRows, g.headDim}, element);
+    v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
+    v.rowMax = k.alloc({rowsPerVector}, f32);
+    v.rowSum = k.alloc({rowsPerVector}, f32);
+    v.alpha = k.alloc({rowsPerVector}, f32);
+    v.scratch = k.alloc({rowsPerVector}, f32);
+    v.safeMax = k.alloc({rowsPerVector}, f32);
+    v.constant = k.alloc({rowsPerVector}, f32);
+    v.empty = k.alloc({rowsPerVector}, i8);
+    v.rowIndex = k.alloc({chunkRows}, i32);
+    auto tileOf = [&](Value input) {
+      return k.alloc({chunkRows, s2Inner}, getElementTypeOrSelf(input));
+    };
+    if (attenMask)
+      v.maskTile = tileOf(attenMask);
+    if (pse)
+      v.pseTile = tileOf(pse);
+    if (dropMask)
+      v.dropTile = tileOf(dropMask);
+    if (pse || dropMask)
+      v.wide = k.alloc({chunkRows, s2Inner}, f32);
+    if (hasPrefix())
+      v.prefixTile = k.alloc({chunkRows, s2Inner}, i8);
+    return v;
+  }
+
+  /// Sets the cube's flag of vector task `part` of `group` (flag ids are
+  /// attributes: one guarded set_flag per part).
+  void signalCube(Value part, Value group) {
+    for (int64_t v = 0; v < vectorsPerGroup; ++v)
+      k.ifThenElse(
+          k.andI(k.ge(part, k.index(v)), k.lt(part, k.index(v + 1))),
+          [&] { k.setFlag(kProbsReady + v, dev::CoreKind::cube, group); });
+  }
+
+  /// for (r = 0; r < own; r += chunkRows) body(r, min(chunkRows, own - r)).
+  void forEachChunk(Value own, function_ref<void(Value, Value)> body) {
+    k.forLoop(k.index(0), own, k.index(chunkRows), [&](Value r) {
+      body(r, k.min(k.index(chunkRows), k.sub(own, r)));
+    });
+  }
+
+  /// One online softmax step of own rows [r, r + rows) over the prepared
+  /// scores `s`: m' = max(m, rowmax(s)), alpha = exp(m - m'), l = l alpha +
+  /// rowsum(P), m = m', with P = exp(s - m') left in `s` and alpha in
+  /// buf.alpha.
+  void updateSoftmax(const VectorBuffers &buf, Value s, Value r, Value rows) {
+    Value m = k.window(buf.rowMax, {r}, {rows});
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    Value alpha = k.window(buf.alpha, {r}, {rows});
+    Value newMax = k.window(buf.scratch, {r}, {rows});
+    Value safeMax = k.window(buf.safeMax, {r}, {rows});
+    Value empty = k.window(buf.empty, {r}, {rows});
+    Value zeros = k.window(buf.constant, {r}, {rows});
+    // m' = max(m, rowmax(S)). A row that has seen no key keeps m' = -inf
+    // and subtracts 0 instead, so that exp gives 0 rather than NaN.
+    k.vreduce(dev::ReduceKind::max, s, newMax);
+    k.vbinary(dev::BinaryKind::max, newMax, m, newMax);
+    k.vcmpScalar(dev::ComparePredicate::eq, newMax,
+                 k.f32(-std::numeric_limits<double>::infinity()), empty);
+    k.vfill(zeros, k.f32(0));
+    k.vselect(empty, zeros, newMax, safeMax);
+    // alpha = exp(m - m'), then m = m'.
+    k.vbinary(dev::BinaryKind::sub, m, safeMax, alpha);
+    k.vunary(dev::UnaryKind::exp, alpha, alpha);
+    k.vbinary(dev::BinaryKind::max, m, newMax, m);
+    // P = exp(S - m'); l = l alpha + rowsum(P).
+    k.vbinaryBroadcast(dev::BinaryKind::sub, s, safeMax, s, 0);
+    k.vunary(dev::UnaryKind::exp, s, s);
+    k.vreduce(dev::ReduceKind::sum, s, newMax);
+    k.vbinary(dev::BinaryKind::mul, l, alpha, l);
+    k.vbinary(dev::BinaryKind::add, l, newMax, l);
+  }
+
+  /// The scores `s` of query rows [i0, i0 + rows) and keys [c0, c0 +
+  /// cols) as the softmax takes them: scale * (S + pse), -inf outside the
+  /// band and where atten_mask is 1.
+  void prepareScores(const VectorBuffers &buf, const Item &it, Value s,
+                     Value i0, Value rows, Value c0, Value cols) {
+    Value zero = k.index(0);
+    if (pse)
+      addPse(buf, s, it, i0, rows, c0, cols);
+    k.vbinaryScalar(dev::BinaryKind::mul, s,
+                    k.f32(op.getScale().convertToDouble()), s);
+    maskOutsideBand(buf, it, s, i0, rows, c0, cols);
+    if (attenMask) {
+      Value mask = rowsOf(buf.maskTile, zero, rows, zero, cols);
+      k.dma(positionTile(attenMask, it, i0, rows, c0, cols), mask);
+      k.vselect(mask, rowsOf(buf.negInf, zero, rows, zero, cols), s, s);
+    }
+  }
+
+  /// drop_mask's tile as f32 0 / 1, in buf.wide.
+  Value loadKeep(const VectorBuffers &buf, const Item &it, Value i0, Value rows,
+                 Value c0, Value cols) {
+    Value zero = k.index(0);
+    Value drop = rowsOf(buf.dropTile, zero, rows, zero, cols);
+    Value keep = rowsOf(buf.wide, zero, rows, zero, cols);
+    k.dma(positionTile(dropMask, it, i0, rows, c0, cols), drop);
+    k.vcast(drop, keep);
+    return keep;
+  }
+
+  /// x = x / keep_prob where kept, 0 where dropped.
+  void applyDropout(Value x, Value keep) {
+    k.vbinaryScalar(dev::BinaryKind::div, x,
+                    k.f32(op.getKeepProb().convertToDouble()), x);
+    k.vbinary(dev::BinaryKind::mul, x, keep, x);
+  }
+
+  /// The window of a [S1, S2] or [B | 1, N1 | 1, S1 | 1, S2] input at
+  /// query rows [i0, i0 + rows) and keys [c0, c0 + cols): [rows, cols], or
+  /// [cols] when its row axis is broadcast (size 1 where S1 is not: one row
+  /// for every query). With S1 = 1 the row axis is the query's own.
+  Value positionTile(Value input, const Item &it, Value i0, Value rows,
+                     Value c0, Value cols) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(input.getType()).getShape();
+    if (shape.size() == 2)
+      return k.window(input, {i0, c0}, {rows, cols});
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    Value zero = k.index(0);
+    bool oneRow = shape[2] == 1 && g.seqQ != 1;
+    SmallVector<unsigned> drop = {0, 1};
+    if (oneRow)
+      drop.push_back(2);
+    return k.window(input,
+                    {shape[0] == 1 ? zero : it.b, shape[1] == 1 ? zero : it.n,
+                     oneRow ? zero : i0, c0},
+                    {one, one, oneRow ? one : OpFoldResult(rows), cols}, drop);
+  }
+
+  /// S += pse, in f32.
+  void addPse(const VectorBuffers &buf, Value s, const Item &it, Value i0,
+              Value rows, Value c0, Value cols) {
+    Value zero = k.index(0);
+    Value window = positionTile(pse, it, i0, rows, c0, cols);
+    bool oneRow = cast<MemRefType>(window.getType()).getRank() == 1;
+    Value tile =
+        oneRow ? k.window(buf.pseTile, {zero, zero}, {k.index(1), cols}, {0})
+               : rowsOf(buf.pseTile, zero, rows, zero, cols);
+    k.dma(window, tile);
+    if (element != f32) {
+      Value wide =
+          oneRow ? k.window(buf.wide, {zero, zero}, {k.index(1), cols}, {0})
+                 : rowsOf(buf.wide, zero, rows, zero, cols);
+      k.vcast(tile, wide);
+      tile = wide;
+    }
+    if (oneRow)
+      k.vbinaryBroadcast(dev::BinaryKind::add, s, tile, s, 1);
+    else
+      k.vbinary(dev::BinaryKind::add, s, tile, s);
+  }
+
+  /// Sets to -inf the scores of `s` (query rows [i0, i0 + rows), keys
+  /// [c0, c0 + cols)) that item `it`'s band (and prefix) leaves out;
+  /// skipped when the chunk lies inside the band.
+  void maskOutsideBand(const VectorBuffers &buf, const Item &it, Value s,
+                       Value i0, Value rows, Value c0, Value cols) {
+    // Over the chunk j - i ranges over [c0 - (i0 + rows - 1), c0 + cols - 1
+    // - i0].
+    Value lowest = k.sub(c0, k.sub(k.add(i0, rows), k.index(1)));
+    Value highest = k.sub(k.sub(k.add(c0, cols), k.index(1)), i0);
+    Value inside = k.andI(k.ge(lowest, it.low), k.ge(it.high, highest));
+    k.ifThenElse(
+        inside, [] {},
+        [&] {
+          Value zero = k.index(0);
+          Value diff = rowsOf(buf.diff, zero, rows, zero, cols);
+          Value below = rowsOf(buf.below, zero, rows, zero, cols);
+          Value above = rowsOf(buf.above, zero, rows, zero, cols);
+          k.iota(diff, c0, /*dimension=*/1);
+          // Keys before the prefix end stay, whatever the band says.
+          Value beyondPrefix;
+          if (hasPrefix()) {
+            beyondPrefix = rowsOf(buf.prefixTile, zero, rows, zero, cols);
+            k.vcmpScalar(dev::ComparePredicate::ge, diff,
+                         k.convert(it.prefixEnd, i32), beyondPrefix);
+          }
+          // diff[x, y] = (c0 + y) - (i0 + x).
+          Value rowIndex = k.window(buf.rowIndex, {zero}, {rows});
+          k.iota(rowIndex, i0);
+          k.vbinaryBroadcast(dev::BinaryKind::sub, diff, rowIndex, diff, 0);
+          k.vcmpScalar(dev::ComparePredicate::lt, diff, k.convert(it.low, i32),
+                       below);
+          k.vcmpScalar(dev::ComparePredicate::gt, diff, k.convert(it.high, i32),
+                       above);
+          k.vbinary(dev::BinaryKind::Or, below, above, below);
+          if (beyondPrefix)
+            k.vbinary(dev::BinaryKind::And, below, beyondPrefix, below);
+          Value negInf = rowsOf(buf.negInf, zero, rows, zero, cols);
+          k.vselect(below, negInf, s, s);
+        });
+  }
+
+  static int64_t clampToI32(int64_t v) {
+    return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                               std::numeric_limits<int32_t>::max());
+  }
+
+  /// Own rows [r, r + rows) of l, with 1 where l = 0: only a row that saw
+  /// no key has l = 0, and what it divides is 0 too, and 0 / 1 = 0.
+  Value rowSumDivisor(const VectorBuffers &buf, Value r, Value rows) {
+    Value l = k.window(buf.rowSum, {r}, {rows});
+    Value divisor = k.window(buf.scratch, {r}, {rows});
+    Value isZero = k.window(buf.empty, {r}, {rows});
+    Value ones = k.window(buf.constant, {r}, {rows});
+    k.vcmpScalar(dev::ComparePredicate::eq, l, k.f32(0), isZero);
+    k.vfill(ones, k.f32(1));
+    k.vselect(isZero, ones, l, divisor);
+    return divisor;
+  }
+};
+
+/// Builds `lowering`'s kernels unless the op has no work (`empty`); the
+/// sizes are chosen first, so a shape the device cannot hold is an error
+/// even then.
+template <typename Lowering>
+LogicalResult buildUnlessEmpty(Lowering &lowering, bool empty) {
+  if (failed(lowering.chooseSizes()))
+    return failure();
+  if (!empty)
+    lowering.build();
+  return success();
+}
+
+} // namespace npu::attention
+
+#endif // NPU_LIB_CONVERSION_GRAPHTODEVICE_FLASHATTENTIONLOWERING_H
