@@ -13,7 +13,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all deps configure build check sanitize-configure check-sanitize fuzz demo docs bench format clean
+.PHONY: all deps configure build check sanitize-configure check-sanitize fuzz demo docs bench format check-format clean
 
 all: build
 
@@ -69,8 +69,17 @@ bench: build
 	@bash scripts/install-deps.sh --bench
 	$(CMAKE) --build $(BUILD_DIR) --target npu-bench
 
+# clang-format-19 (Debian) with the repository's .clang-format; CI runs
+# check-format, so no commit exists only to reformat.
+CLANG_FORMAT ?= clang-format-19
+
 format:
-	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+	@bash scripts/install-deps.sh --format
+	git ls-files '*.cpp' '*.h' | xargs $(CLANG_FORMAT) -i
+
+check-format:
+	@bash scripts/install-deps.sh --format
+	@git ls-files '*.cpp' '*.h' | xargs $(CLANG_FORMAT) --dry-run --Werror
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_BUILD_DIR)

@@ -1,4 +1,4 @@
-//===- NPUAttentionOps.td - FlashAttention forward and backward -*- tablegen -*-===//
+//===- NPUAttentionOps.td - FlashAttention ops -------------*- tablegen -*-===//
 //
 // Fused attention as CANN's FlashAttentionScore / FlashAttentionScoreGrad
 // define it (docs/flash-attention.md states the semantics):

@@ -1,4 +1,4 @@
-//===- NPUDataMovementOps.td - layout and data movement -----*- tablegen -*-===//
+//===- NPUDataMovementOps.td - layout and data movement ----*- tablegen -*-===//
 
 #ifndef NPU_DATA_MOVEMENT_OPS_TD
 #define NPU_DATA_MOVEMENT_OPS_TD

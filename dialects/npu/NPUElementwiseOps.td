@@ -1,4 +1,4 @@
-//===- NPUElementwiseOps.td - elementwise and normalisation -*- tablegen -*-===//
+//===- NPUElementwiseOps.td - elementwise, norm ops --------*- tablegen -*-===//
 //
 // Ops that work on any layout (AlignMode BOTH), except the vector-scalar
 // family which follows the producer of its full-size operand.

@@ -1,4 +1,4 @@
-//===- NPUNNOps.td - convolution, matmul, pooling, reduce ---*- tablegen -*-===//
+//===- NPUNNOps.td - convolution, matmul, pooling, reduce --*- tablegen -*-===//
 //
 // Heavy ops whose kernels only exist for channel-aligned data. Layout is
 // NHWC / NDHWC: channels are the innermost dimension.

@@ -1,4 +1,4 @@
-//===- NPUOpBase.td - base classes and type constraints -----*- tablegen -*-===//
+//===- NPUOpBase.td - base classes and type constraints ----*- tablegen -*-===//
 
 #ifndef NPU_OP_BASE_TD
 #define NPU_OP_BASE_TD

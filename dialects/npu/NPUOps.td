@@ -1,4 +1,4 @@
-//===- NPUOps.td - all ops of the npu dialect ---------------*- tablegen -*-===//
+//===- NPUOps.td - all ops of the npu dialect --------------*- tablegen -*-===//
 //
 // One file per op group; new operator families add a group here.
 //

@@ -1,4 +1,4 @@
-//===- NPUSparseConvOps.td - sparse 3-D convolution (spconv) -*- tablegen -*-===//
+//===- NPUSparseConvOps.td - sparse 3-D convolution --------*- tablegen -*-===//
 //
 // The sparse convolution of point-cloud detectors (mmcv's sparse_ops, as
 // mlu-ops' mluOpGetIndicePairs plans it): get_indice_pairs finds, for every

@@ -1,4 +1,4 @@
-//===- Passes.td - npu-mlir passes --------------------------*- tablegen -*-===//
+//===- Passes.td - npu-mlir passes -------------------------*- tablegen -*-===//
 
 #ifndef NPU_PASSES_TD
 #define NPU_PASSES_TD

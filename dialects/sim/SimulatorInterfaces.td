@@ -1,4 +1,4 @@
-//===- SimulatorInterfaces.td - the simulator's view of ops -*- tablegen -*-===//
+//===- SimulatorInterfaces.td - the simulator's view -------*- tablegen -*-===//
 //
 // What an op means to the simulator: one interface, implemented as external
 // models in lib/Simulator for every op the simulator runs (npudev, arith,

@@ -1,4 +1,4 @@
-//===- SparseBase.td - sparse iteration dialect, types ------*- tablegen -*-===//
+//===- SparseBase.td - sparse iteration dialect, types -----*- tablegen -*-===//
 //
 // The sparse iteration layer (after SparseTIR): axes of four kinds that
 // form a format tree, sparse buffers over flat data, and iterations over

@@ -1,4 +1,4 @@
-//===- SparseOps.td - sparse iteration ops ------------------*- tablegen -*-===//
+//===- SparseOps.td - sparse iteration ops -----------------*- tablegen -*-===//
 
 #ifndef SPARSE_OPS_TD
 #define SPARSE_OPS_TD

@@ -1,5 +1,4 @@
-//===- FloatArrays.h - float test data stored as f32, f16 or bf16 -*- C++
-//-*-===//
+//===- FloatArrays.h - float data in f32, f16 or bf16 -----------*- C++ -*-===//
 //
 // References compute in float; these store their values as a kernel's
 // element kind (rounding to nearest even, as ElementKindTest checks against

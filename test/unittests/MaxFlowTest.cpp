@@ -1,5 +1,4 @@
-//===- MaxFlowTest.cpp - Dinic's algorithm
-//----------------------------------===//
+//===- MaxFlowTest.cpp - Dinic's algorithm --------------------------------===//
 
 #include "npu/Support/MaxFlow.h"
 

@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/InitAll.h"
-#include "npu/Simulator/Execution.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
