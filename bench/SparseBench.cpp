@@ -11,7 +11,8 @@
 // opt-19 -O3 and llc-19 for this CPU into a shared object the bench
 // loads); all as GFLOP/s (2 nnz F) and as a fraction of this machine's FMA
 // peak measured in the same run. Then the simulator's SpMM at F = 128 on
-// mlu590, through stage 3 (rows over 48 tasks by nonzeros): modelled time and
+// mlu590, through npu-sparse-to-device-pipeline (rows over 48 tasks by
+// nonzeros): modelled time and
 // IO efficiency.
 //
 // Usage: npu-sparse-bench [--runs=3] [--no-sim] [--no-jit]
@@ -19,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "SparseKernelSources.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
@@ -109,71 +111,12 @@ Csr uniform(int64_t n, int64_t nnz, std::mt19937 &rng) {
   return toCsr("uniform", n, n, {cells.begin(), cells.end()}, rng);
 }
 
-/// `text` with the sizes of `m` and `f` features in place of R1 (rows + 1),
-/// NNZ, RF, CF (rows and columns times f), R0, C0 and F0, longest first.
-std::string withSizes(std::string text, const Csr &m, int64_t f) {
-  std::pair<const char *, int64_t> sizes[] = {
-      {"R1", m.rows + 1}, {"NNZ", m.nnz()}, {"RF", m.rows * f},
-      {"CF", m.cols * f}, {"R0", m.rows},   {"C0", m.cols},
-      {"F0", f}};
-  for (auto [key, value] : sizes)
-    for (size_t at; (at = text.find(key)) != std::string::npos;)
-      text.replace(at, std::strlen(key), std::to_string(value));
-  return text;
-}
-
 /// The sparse-dialect source of `kernel` ("spmm" or "sddmm") for `m` and
-/// `f` features.
+/// `f` features (test/support/SparseKernelSources.h).
 std::string source(const std::string &kernel, const Csr &m, int64_t f) {
-  std::string text = R"(
-func.func @kernel(%indptr: memref<R1xi32>, %indices: memref<NNZxi32>, %a: memref<NNZxf32>, %x: memref<RFxf32>, %y: memref<CFxf32>) {
-  %i = sparse.axis dense_fixed length R0
-  %j = sparse.axis sparse_variable parent %i length C0 indptr %indptr : memref<R1xi32> indices %indices : memref<NNZxi32> sorted
-  %dj = sparse.axis dense_fixed length C0
-  %k = sparse.axis dense_fixed length F0
-  %A = sparse.buffer %a [%i, %j] : memref<NNZxf32> -> !sparse.buffer<2 x f32>
-  %X = sparse.buffer %x [%i, %k] : memref<RFxf32> -> !sparse.buffer<2 x f32>
-  %Y = sparse.buffer %y [%dj, %k] : memref<CFxf32> -> !sparse.buffer<2 x f32>
-)";
-  if (kernel == "spmm")
-    // X = A Y.
-    text += R"(
-  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
-  ^bb0(%vi: index, %vk: index):
-    %zero = arith.constant 0.0 : f32
-    sparse.store %zero, %X[%vi, %vk] : !sparse.buffer<2 x f32>
-  } do {
-  ^bb0(%vi: index, %vj: index, %vk: index):
-    %v = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
-    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
-    %acc = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
-    %p = arith.mulf %v, %w : f32
-    %s = arith.addf %acc, %p : f32
-    sparse.store %s, %X[%vi, %vk] : !sparse.buffer<2 x f32>
-  }
-  return
-}
-)";
-  else
-    // A[i, j] = X[i] . Y[j] on A's pattern.
-    text += R"(
-  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
-  ^bb0(%vi: index, %vj: index):
-    %zero = arith.constant 0.0 : f32
-    sparse.store %zero, %A[%vi, %vj] : !sparse.buffer<2 x f32>
-  } do {
-  ^bb0(%vi: index, %vj: index, %vk: index):
-    %u = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
-    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
-    %acc = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
-    %p = arith.mulf %u, %w : f32
-    %s = arith.addf %acc, %p : f32
-    sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
-  }
-  return
-}
-)";
-  return withSizes(text, m, f);
+  workloads::Sizes sizes = workloads::getCsrSizes(m.rows, m.cols, m.nnz(), f);
+  return kernel == "spmm" ? workloads::getSpMMSource(sizes)
+                          : workloads::getSDDMMSource(sizes);
 }
 
 /// `text` lowered by the given stages.
@@ -256,10 +199,10 @@ std::string sparsifierSource(const std::string &kernel, const Csr &m,
 )";
   if (kernel == "spmm")
     text += R"(
-func.func @spmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf32>, %y: tensor<C0xF0xf32>, %x: tensor<R0xF0xf32> {bufferization.writable = true}) -> tensor<R0xF0xf32> attributes {llvm.emit_c_interface} {
-  %a = sparse_tensor.assemble (%pos, %crd), %val : (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32> to tensor<R0xC0xf32, #CSR>
-  %r = linalg.matmul ins(%a, %y : tensor<R0xC0xf32, #CSR>, tensor<C0xF0xf32>) outs(%x : tensor<R0xF0xf32>) -> tensor<R0xF0xf32>
-  return %r : tensor<R0xF0xf32>
+func.func @spmm(%pos: tensor<$R1xi32>, %crd: tensor<$NNZxi32>, %val: tensor<$NNZxf32>, %y: tensor<$Cx$Fxf32>, %x: tensor<$Rx$Fxf32> {bufferization.writable = true}) -> tensor<$Rx$Fxf32> attributes {llvm.emit_c_interface} {
+  %a = sparse_tensor.assemble (%pos, %crd), %val : (tensor<$R1xi32>, tensor<$NNZxi32>), tensor<$NNZxf32> to tensor<$Rx$Cxf32, #CSR>
+  %r = linalg.matmul ins(%a, %y : tensor<$Rx$Cxf32, #CSR>, tensor<$Cx$Fxf32>) outs(%x : tensor<$Rx$Fxf32>) -> tensor<$Rx$Fxf32>
+  return %r : tensor<$Rx$Fxf32>
 }
 )";
   else
@@ -268,9 +211,9 @@ func.func @spmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf3
   indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>],
   iterator_types = ["parallel", "parallel", "reduction"]
 }
-func.func @sddmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf32>, %x: tensor<R0xF0xf32>, %y: tensor<C0xF0xf32>) -> tensor<NNZxf32> attributes {llvm.emit_c_interface} {
-  %s = sparse_tensor.assemble (%pos, %crd), %val : (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32> to tensor<R0xC0xf32, #CSR>
-  %r = linalg.generic #trait ins(%x, %y : tensor<R0xF0xf32>, tensor<C0xF0xf32>) outs(%s : tensor<R0xC0xf32, #CSR>) {
+func.func @sddmm(%pos: tensor<$R1xi32>, %crd: tensor<$NNZxi32>, %val: tensor<$NNZxf32>, %x: tensor<$Rx$Fxf32>, %y: tensor<$Cx$Fxf32>) -> tensor<$NNZxf32> attributes {llvm.emit_c_interface} {
+  %s = sparse_tensor.assemble (%pos, %crd), %val : (tensor<$R1xi32>, tensor<$NNZxi32>), tensor<$NNZxf32> to tensor<$Rx$Cxf32, #CSR>
+  %r = linalg.generic #trait ins(%x, %y : tensor<$Rx$Fxf32>, tensor<$Cx$Fxf32>) outs(%s : tensor<$Rx$Cxf32, #CSR>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %zero = arith.constant 0.0 : f32
     %u = sparse_tensor.unary %o : f32 to f32
@@ -286,12 +229,13 @@ func.func @sddmm(%pos: tensor<R1xi32>, %crd: tensor<NNZxi32>, %val: tensor<NNZxf
       sparse_tensor.yield %add : f32
     }
     linalg.yield %sum : f32
-  } -> tensor<R0xC0xf32, #CSR>
-  %op, %oc, %ov, %lp, %lc, %lv = sparse_tensor.disassemble %r : tensor<R0xC0xf32, #CSR> out_lvls(%pos, %crd : tensor<R1xi32>, tensor<NNZxi32>) out_vals(%val : tensor<NNZxf32>) -> (tensor<R1xi32>, tensor<NNZxi32>), tensor<NNZxf32>, (i32, i32), i32
-  return %ov : tensor<NNZxf32>
+  } -> tensor<$Rx$Cxf32, #CSR>
+  %op, %oc, %ov, %lp, %lc, %lv = sparse_tensor.disassemble %r : tensor<$Rx$Cxf32, #CSR> out_lvls(%pos, %crd : tensor<$R1xi32>, tensor<$NNZxi32>) out_vals(%val : tensor<$NNZxf32>) -> (tensor<$R1xi32>, tensor<$NNZxi32>), tensor<$NNZxf32>, (i32, i32), i32
+  return %ov : tensor<$NNZxf32>
 }
 )";
-  return withSizes(text, m, f);
+  return workloads::substituteSizes(
+      text, workloads::getCsrSizes(m.rows, m.cols, m.nnz(), f));
 }
 
 /// Where the peer's files go; removed at exit.
@@ -444,7 +388,8 @@ int main(int argc, char **argv) {
       failed(sim::simulate(cast<func::FuncOp>(module->lookupSymbol("kernel")),
                            args, {}, report)))
     return 1;
-  out << "\nsimulator, mlu590, SpMM R-MAT F 128 (stage 3, 48 tasks): "
+  out << "\nsimulator, mlu590, SpMM R-MAT F 128 "
+         "(npu-sparse-to-device-pipeline, 48 tasks): "
       << llvm::format("%.1f", report.seconds * 1e6) << " us modelled, IO "
       << "efficiency " << llvm::format("%.1f%%", report.ioEfficiency * 100)
       << "\n";

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SparseKernelSources.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -36,6 +37,7 @@
 
 using namespace mlir;
 using namespace npu;
+using npu::workloads::substituteSizes;
 
 namespace {
 
@@ -75,54 +77,10 @@ std::vector<float> randomDense(int64_t n, std::mt19937 &rng, bool integers) {
   return v;
 }
 
-/// `text` with each "$NAME" of `values` replaced.
-std::string substitute(std::string text,
-                       std::vector<std::pair<std::string, int64_t>> values) {
-  // Longer names first: $RF before $R.
-  llvm::sort(values, [](const auto &x, const auto &y) {
-    return x.first.size() > y.first.size();
-  });
-  for (auto &[name, value] : values) {
-    std::string key = "$" + name;
-    for (size_t at; (at = text.find(key)) != std::string::npos;)
-      text.replace(at, key.size(), std::to_string(value));
-  }
-  return text;
-}
-
 /// The CSR axes every workload starts from: rows %i, columns %j.
 constexpr const char *kCsrAxes = R"(
   %i = sparse.axis dense_fixed length $R
   %j = sparse.axis sparse_variable parent %i length $C indptr %indptr : memref<$R1xi32> indices %indices : memref<$NNZxi32> sorted
-)";
-
-/// SpMM: out[i, k] = sum_j A[i, j] B[j, k], B dense [C, F]; @SCHEDULE@
-/// takes an iteration's schedule attributes.
-constexpr const char *kSpMM = R"(
-func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memref<$NNZxf32>, %b: memref<$CFxf32>, %c: memref<$RFxf32>) {
-)"
-                              "@AXES@"
-                              R"(
-  %dj = sparse.axis dense_fixed length $C
-  %k = sparse.axis dense_fixed length $F
-  %A = sparse.buffer %a [%i, %j] : memref<$NNZxf32> -> !sparse.buffer<2 x f32>
-  %B = sparse.buffer %b [%dj, %k] : memref<$CFxf32> -> !sparse.buffer<2 x f32>
-  %C = sparse.buffer %c [%i, %k] : memref<$RFxf32> -> !sparse.buffer<2 x f32>
-  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
-  ^bb0(%vi: index, %vk: index):
-    %zero = arith.constant 0.0 : f32
-    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
-  } do {
-  ^bb0(%vi: index, %vj: index, %vk: index):
-    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
-    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
-    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
-  } @SCHEDULE@
-  return
-}
 )";
 
 class SparseIterationTest : public ::testing::Test {
@@ -183,9 +141,6 @@ protected:
   /// SpMM with `schedule` (attributes of its iteration) on random CSR
   /// matrices, against the dense product.
   void checkSpMM(const std::string &schedule) {
-    std::string source = kSpMM;
-    source.replace(source.find("@SCHEDULE@"), 10, schedule);
-    source.replace(source.find("@AXES@"), 6, kCsrAxes);
     std::mt19937 rng(7);
     for (auto [rows, cols, f, density] : {std::tuple{9, 13, 5, 0.3},
                                           {1, 4, 3, 0.5},
@@ -196,11 +151,12 @@ protected:
         Csr m = randomCsr(rows, cols, density, rng, integers);
         std::vector<float> b = randomDense(cols * f, rng, integers);
         std::vector<HostArray> args = csrArgs(m);
-        args.push_back(HostArray::fromValues(ElementKind::F32, b, {cols * f}));
         args.push_back(HostArray::fromValues(
             ElementKind::F32, std::vector<float>(rows * f, NAN), {rows * f}));
+        args.push_back(HostArray::fromValues(ElementKind::F32, b, {cols * f}));
         std::vector<float> got =
-            run(substitute(source, sizes(m, f)), args)[4].getValues<float>();
+            run(workloads::getSpMMSource(sizes(m, f), schedule), args)[3]
+                .getValues<float>();
         // The dense product with A zero outside the pattern.
         std::vector<double> dense(rows * cols, 0);
         for (int64_t r = 0; r < rows; ++r)
@@ -220,9 +176,9 @@ protected:
 
   static std::vector<std::pair<std::string, int64_t>> sizes(const Csr &m,
                                                             int64_t f) {
-    return {{"R1", m.rows + 1}, {"R", m.rows},     {"C", m.cols},
-            {"NNZ", m.nnz()},   {"F", f},          {"RF", m.rows * f},
-            {"CF", m.cols * f}, {"FC", f * m.cols}};
+    workloads::Sizes all = workloads::getCsrSizes(m.rows, m.cols, m.nnz(), f);
+    all.push_back({"FC", f * m.cols});
+    return all;
   }
 
   MLIRContext ctx;
@@ -250,32 +206,6 @@ TEST_F(SparseIterationTest, HybridEllCsrSplit) {
 
 /// out[i, j] = sum_k X[i, k] Y[j, k] where (i, j) is in the pattern.
 TEST_F(SparseIterationTest, SDDMM) {
-  const char *source = R"(
-func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %out: memref<$NNZxf32>, %x: memref<$RFxf32>, %y: memref<$CFxf32>) {
-)"
-                       "@AXES@"
-                       R"(
-  %dj = sparse.axis dense_fixed length $C
-  %k = sparse.axis dense_fixed length $F
-  %O = sparse.buffer %out [%i, %j] : memref<$NNZxf32> -> !sparse.buffer<2 x f32>
-  %X = sparse.buffer %x [%i, %k] : memref<$RFxf32> -> !sparse.buffer<2 x f32>
-  %Y = sparse.buffer %y [%dj, %k] : memref<$CFxf32> -> !sparse.buffer<2 x f32>
-  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
-  ^bb0(%vi: index, %vj: index):
-    %zero = arith.constant 0.0 : f32
-    sparse.store %zero, %O[%vi, %vj] : !sparse.buffer<2 x f32>
-  } do {
-  ^bb0(%vi: index, %vj: index, %vk: index):
-    %a = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
-    %b = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
-    %acc = sparse.load %O[%vi, %vj] : !sparse.buffer<2 x f32>
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %p : f32
-    sparse.store %s, %O[%vi, %vj] : !sparse.buffer<2 x f32>
-  }
-  return
-}
-)";
   std::mt19937 rng(11);
   for (auto [rows, cols, f, density] :
        {std::tuple{9, 13, 5, 0.3}, {0, 3, 4, 0.5}, {12, 7, 16, 0.4}}) {
@@ -289,10 +219,9 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %out: me
           ElementKind::F32, std::vector<float>(m.nnz(), NAN), {m.nnz()});
       args.push_back(HostArray::fromValues(ElementKind::F32, x, {rows * f}));
       args.push_back(HostArray::fromValues(ElementKind::F32, y, {cols * f}));
-      std::string text = source;
-      text.replace(text.find("@AXES@"), 6, kCsrAxes);
       std::vector<float> got =
-          run(substitute(text, sizes(m, f)), args)[2].getValues<float>();
+          run(workloads::getSDDMMSource(sizes(m, f)), args)[2]
+              .getValues<float>();
       for (int64_t r = 0; r < rows; ++r)
         for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p) {
           double want = 0;
@@ -368,7 +297,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memr
     std::string text = source;
     text.replace(text.find("@AXES@"), 6, kCsrAxes);
     std::vector<float> got =
-        run(substitute(text, sizes(m, 1)), args)[3].getValues<float>();
+        run(substituteSizes(text, sizes(m, 1)), args)[3].getValues<float>();
     for (int64_t r = 0; r < rows; ++r) {
       double top = -INFINITY, total = 0;
       for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p)
@@ -421,7 +350,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memr
     auto values = sizes(a, 1);
     values.push_back({"MNZ", m.nnz()});
     std::vector<float> got =
-        run(substitute(text, values), args)[6].getValues<float>();
+        run(substituteSizes(text, values), args)[6].getValues<float>();
     for (int64_t r = 0; r < rows; ++r)
       for (int32_t p = a.indptr[r]; p < a.indptr[r + 1]; ++p) {
         double other = 0;
@@ -481,7 +410,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %a: memr
     auto values = sizes(m, f);
     values.insert(values.end(), {{"AV", av}, {"BV", bv}, {"CV", cv}});
     std::vector<float> got =
-        run(substitute(text, values), args)[4].getValues<float>();
+        run(substituteSizes(text, values), args)[4].getValues<float>();
     // The dense [rows * 2, cols * 3] matrix times B.
     std::vector<double> dense(rows * 2 * cols * 3, 0);
     for (int64_t r = 0; r < rows; ++r)
@@ -552,7 +481,7 @@ func.func @kernel(%cols: memref<$RExi32>, %a: memref<$RExf32>, %b: memref<$CFxf3
     auto values = sizes(m, f);
     values.insert(values.end(), {{"RE", rows * width}, {"E", width}});
     std::vector<float> got =
-        run(substitute(source, values), args)[3].getValues<float>();
+        run(substituteSizes(source, values), args)[3].getValues<float>();
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < f; ++k) {
         double want = 0;
@@ -638,13 +567,13 @@ func.func @kernel(%n: memref<$B1xi32>, %m: memref<$B1xi32>, %k: memref<$B1xi32>,
       HostArray::fromValues(ElementKind::F32, b, {int64_t(b.size())}),
       HostArray::fromValues(ElementKind::F32, std::vector<float>(cv, NAN),
                             {cv})};
-  std::string text = substitute(source, {{"B1", batches + 1},
-                                         {"B", batches},
-                                         {"AR1", int64_t(aRows.size())},
-                                         {"BR1", int64_t(bRows.size())},
-                                         {"AV", int64_t(a.size())},
-                                         {"BV", int64_t(b.size())},
-                                         {"CV", cv}});
+  std::string text = substituteSizes(source, {{"B1", batches + 1},
+                                              {"B", batches},
+                                              {"AR1", int64_t(aRows.size())},
+                                              {"BR1", int64_t(bRows.size())},
+                                              {"AV", int64_t(a.size())},
+                                              {"BV", int64_t(b.size())},
+                                              {"CV", cv}});
   std::vector<float> got = run(text, args)[8].getValues<float>();
   for (int64_t t = 0; t < batches; ++t)
     for (int32_t r = 0; r < n[t]; ++r)
@@ -779,7 +708,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     std::string text = source;
     text.replace(text.find("@AXES@"), 6, kCsrAxes);
     OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(substitute(text, sizes(m, 1)), &ctx);
+        parseSourceString<ModuleOp>(substituteSizes(text, sizes(m, 1)), &ctx);
     ASSERT_TRUE(module);
     PassManager toDevice(&ctx);
     SparseToDeviceOptions options;
