@@ -14,6 +14,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/Sparse/AxisRuns.h"
 
@@ -35,34 +36,28 @@ namespace {
 
 /// The first row of task `task` of `tasks` over `rows` rows: by nonzeros
 /// plus rows of `indptr` when given, else by rows.
-Value buildShareStart(OpBuilder &b, Location loc, Value indptr, Value rows,
-                      Value task, int64_t tasks) {
-  auto constant = [&](int64_t v) -> Value {
-    return b.create<arith::ConstantIndexOp>(loc, v);
-  };
-  Value count = constant(tasks);
-  if (!indptr) {
-    Value scaled = b.create<arith::MulIOp>(loc, task, rows);
-    return b.create<arith::DivUIOp>(loc, scaled, count);
-  }
+Value buildShareStart(KernelBuilder &k, Value indptr, Value rows, Value task,
+                      int64_t tasks) {
+  Value count = k.index(tasks);
+  if (!indptr)
+    return k.divU(k.mul(task, rows), count);
   // Work before row r: indptr[r] - indptr[0] + r, never decreasing.
-  Value base = loadIndex(b, loc, indptr, constant(0));
-  Value work = b.create<arith::AddIOp>(
-      loc, b.create<arith::SubIOp>(loc, loadIndex(b, loc, indptr, rows), base),
-      rows);
-  Value share = b.create<arith::DivUIOp>(
-      loc, b.create<arith::MulIOp>(loc, task, work), count);
-  Value target = b.create<arith::AddIOp>(loc, base, share);
+  auto entry = [&](Value row) {
+    return loadIndex(k.builder(), k.location(), indptr, row);
+  };
+  Value base = entry(k.index(0));
+  Value work = k.add(k.sub(entry(rows), base), rows);
+  Value share = k.divU(k.mul(task, work), count);
+  Value target = k.add(base, share);
   Value start = buildLowerBound(
-      b, loc,
+      k.builder(), k.location(),
       [&](OpBuilder &nb, Location l, Value row) -> Value {
         return nb.create<arith::AddIOp>(l, loadIndex(nb, l, indptr, row), row);
       },
-      constant(0), b.create<arith::AddIOp>(loc, rows, constant(1)), target);
+      k.index(0), k.add(rows, k.index(1)), target);
   // Task 0 starts at row 0 even when leading rows are empty.
-  Value first =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, task, constant(0));
-  return b.create<arith::SelectOp>(loc, first, constant(0), start);
+  Value first = k.eq(task, k.index(0));
+  return k.select(first, k.index(0), start);
 }
 
 struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
@@ -111,14 +106,12 @@ struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
                  op.getIteratorKind(loops.front()) == IteratorKind::spatial &&
                  !op.getRangeBegin();
     OpBuilder b(op);
-    Location loc = op.getLoc();
-    auto launch =
-        b.create<dev::LaunchOp>(loc, split ? count : 1, dev::CoreKind::vector);
-    op->moveBefore(launch.getBody().front().getTerminator());
-    if (!split)
+    KernelBuilder k(b, op.getLoc());
+    if (!split) {
+      dev::LaunchOp launch = k.emptyLaunch(1);
+      op->moveBefore(launch.getBody().front().getTerminator());
       return;
-    b.setInsertionPoint(op);
-    Value task = b.create<dev::TaskIdOp>(loc, b.getIndexType());
+    }
     // Balance by the second axis's runs when it hangs off the first.
     Value indptr;
     if (loops.size() > 1) {
@@ -126,15 +119,15 @@ struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
       if (second.getParentAxis() == first && second.isVariable())
         indptr = second.getIndptr();
     }
-    Value rows = b.create<arith::ConstantIndexOp>(loc, first.getLengthValue());
-    Value begin = buildShareStart(b, loc, indptr, rows, task, count);
-    Value next = b.create<arith::AddIOp>(
-        loc, task, b.create<arith::ConstantIndexOp>(loc, 1));
-    Value last =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next,
-                                b.create<arith::ConstantIndexOp>(loc, count));
-    Value end = b.create<arith::SelectOp>(
-        loc, last, rows, buildShareStart(b, loc, indptr, rows, next, count));
+    Value begin, end;
+    dev::LaunchOp launch = k.launch(count, [&](Value task) {
+      Value rows = k.index(first.getLengthValue());
+      begin = buildShareStart(k, indptr, rows, task, count);
+      Value next = k.add(task, k.index(1));
+      Value last = k.eq(next, k.index(count));
+      end = k.select(last, rows, buildShareStart(k, indptr, rows, next, count));
+    });
+    op->moveBefore(launch.getBody().front().getTerminator());
     op.getRangeBeginMutable().assign(begin);
     op.getRangeEndMutable().assign(end);
   }

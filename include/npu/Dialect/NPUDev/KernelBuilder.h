@@ -39,11 +39,14 @@ public:
   mlir::Value sub(mlir::Value x, mlir::Value y);
   mlir::Value mul(mlir::Value x, mlir::Value y);
   mlir::Value div(mlir::Value x, mlir::Value y);
+  /// x / y for non-negative x and y (unsigned division).
+  mlir::Value divU(mlir::Value x, mlir::Value y);
   mlir::Value rem(mlir::Value x, mlir::Value y);
   mlir::Value min(mlir::Value x, mlir::Value y);
   mlir::Value max(mlir::Value x, mlir::Value y);
   mlir::Value lt(mlir::Value x, mlir::Value y);
   mlir::Value ge(mlir::Value x, mlir::Value y);
+  mlir::Value eq(mlir::Value x, mlir::Value y);
   mlir::Value andI(mlir::Value x, mlir::Value y);
   mlir::Value select(mlir::Value cond, mlir::Value x, mlir::Value y);
   mlir::Value toIndex(mlir::Value v);
@@ -132,6 +135,9 @@ public:
   dev::LaunchOp launch(int64_t tasks,
                        llvm::function_ref<void(mlir::Value)> body,
                        dev::CoreKind cores = dev::CoreKind::vector);
+  /// An npudev.launch with an empty body, for ops moved into it.
+  dev::LaunchOp emptyLaunch(int64_t tasks,
+                            dev::CoreKind cores = dev::CoreKind::vector);
   /// An npudev.mixed_launch; `cube(taskId)` and `vector(taskId)` fill its
   /// regions.
   dev::MixedLaunchOp mixedLaunch(int64_t cubeTasks, int64_t vectorTasks,

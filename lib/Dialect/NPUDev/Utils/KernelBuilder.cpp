@@ -32,6 +32,9 @@ Value KernelBuilder::mul(Value x, Value y) {
 Value KernelBuilder::div(Value x, Value y) {
   return b.create<arith::DivSIOp>(loc, x, y);
 }
+Value KernelBuilder::divU(Value x, Value y) {
+  return b.create<arith::DivUIOp>(loc, x, y);
+}
 Value KernelBuilder::rem(Value x, Value y) {
   return b.create<arith::RemSIOp>(loc, x, y);
 }
@@ -46,6 +49,9 @@ Value KernelBuilder::lt(Value x, Value y) {
 }
 Value KernelBuilder::ge(Value x, Value y) {
   return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, x, y);
+}
+Value KernelBuilder::eq(Value x, Value y) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, y);
 }
 Value KernelBuilder::andI(Value x, Value y) {
   return b.create<arith::AndIOp>(loc, x, y);
@@ -250,6 +256,10 @@ Value KernelBuilder::ifThenElse(Value cond, Type type,
     b.create<scf::YieldOp>(loc, value());
   }
   return branch.getResult(0);
+}
+
+dev::LaunchOp KernelBuilder::emptyLaunch(int64_t tasks, dev::CoreKind cores) {
+  return b.create<dev::LaunchOp>(loc, tasks, cores);
 }
 
 dev::LaunchOp KernelBuilder::launch(int64_t tasks,
