@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "npu/Conversion/Passes.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/Sparse/AxisRuns.h"
 
@@ -120,7 +121,7 @@ LogicalResult HybridSplit::run() {
                                restIndices, cols.getSorted());
   // The copies, after every axis (so that a later pass finds the axes
   // defined before the first launch).
-  auto launch = b.create<dev::LaunchOp>(loc, 1, dev::CoreKind::vector);
+  dev::LaunchOp launch = KernelBuilder(b, loc).emptyLaunch(1);
   OpBuilder inside(launch.getBody().front().getTerminator());
   buildCopies(inside, ellIndices, restIndptr, restIndices);
   IRMapping toEll, toRest;

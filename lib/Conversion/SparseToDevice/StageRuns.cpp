@@ -16,6 +16,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Dialect/Sparse/AxisRuns.h"
@@ -224,16 +225,12 @@ int64_t LoopStager::getCopyBytes(int64_t chunk) const {
 void LoopStager::rewrite(int64_t chunk) {
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
+  KernelBuilder k(rewriter, loc);
   auto launch = loop->getParentOfType<dev::LaunchOp>();
-  auto space =
-      dev::MemorySpaceAttr::get(loop.getContext(), dev::MemorySpace::vector);
   rewriter.setInsertionPointToStart(&launch.getBody().front());
-  for (Run &run : runs) {
-    auto type = cast<MemRefType>(run.array.getType());
-    run.copy = rewriter.create<dev::AllocOp>(
-        loc, MemRefType::get({chunk}, type.getElementType(),
-                             MemRefLayoutAttrInterface(), space));
-  }
+  for (Run &run : runs)
+    run.copy = k.alloc({chunk},
+                       cast<MemRefType>(run.array.getType()).getElementType());
   // Where each run starts, for q = 0.
   rewriter.setInsertionPoint(loop);
   auto index = [&](int64_t v) {
@@ -266,12 +263,11 @@ void LoopStager::rewrite(int64_t chunk) {
   SmallVector<Value> tokens;
   for (auto [run, base] : llvm::zip(runs, bases)) {
     Value start = rewriter.create<arith::AddIOp>(loc, base, c0);
-    tokens.push_back(rewriter.create<dev::DmaStartOp>(
-        loc, dev::TokenType::get(loop.getContext()),
-        window(run.array, start, m), window(run.copy, index(0), m)));
+    tokens.push_back(
+        k.dmaStart(window(run.array, start, m), window(run.copy, index(0), m)));
   }
   for (Value token : tokens)
-    rewriter.create<dev::WaitOp>(loc, token);
+    k.wait(token);
   auto positions = rewriter.create<scf::ForOp>(loc, index(0), m, index(1),
                                                chunks.getRegionIterArgs());
   // Without iter_args, the builder gave the loop its yield already.

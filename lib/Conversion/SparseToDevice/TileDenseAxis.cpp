@@ -16,6 +16,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Dialect/Sparse/AxisRuns.h"
@@ -49,14 +50,15 @@ std::pair<Value, ValueRange> getAccessed(Operation *access) {
 class LoopTiler {
 public:
   LoopTiler(scf::ForOp loop, int64_t vectorBytes)
-      : loop(loop), b(loop), loc(loop.getLoc()), vectorBytes(vectorBytes) {}
+      : loop(loop), b(loop), loc(loop.getLoc()), k(b, loc),
+        vectorBytes(vectorBytes) {}
 
   /// Whether the loop has the form above; fills `perPosition`.
   bool matches();
   void rewrite();
 
 private:
-  Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value constant(int64_t v) { return k.index(v); }
   /// The buffer's data and the start of the access's slice, F(prefix) * K.
   std::pair<Value, Value> getSlice(Value buffer, ValueRange positions) {
     return {buffer.getDefiningOp<BufferOp>().getData(),
@@ -74,7 +76,7 @@ private:
     OpBuilder::InsertionGuard guard(b);
     auto launch = loop->getParentOfType<dev::LaunchOp>();
     b.setInsertionPointToStart(&launch.getBody().front());
-    return b.create<dev::AllocOp>(loc, type);
+    return k.alloc(type.getShape(), type.getElementType());
   }
   void findPromotedSlice(int64_t chunk);
   void promoteSlice(MemRefType tileType);
@@ -83,6 +85,8 @@ private:
   scf::ForOp loop;
   OpBuilder b;
   Location loc;
+  /// Builds the npudev ops (DMA, vector ops) of the tiled loop.
+  KernelBuilder k;
   int64_t vectorBytes;
   int64_t extent = 0;
   /// The body's values that vary along the loop, in program order.
@@ -240,7 +244,7 @@ void LoopTiler::promoteSlice(MemRefType tileType) {
   Value slice = window(data, base, constant(extent));
   // In even when only written: a loop that runs zero times writes back
   // what was there.
-  b.create<dev::DmaOp>(loc, slice, promotedTile);
+  k.dma(slice, promotedTile);
   for (Operation *access : promoted) {
     if (auto load = dyn_cast<PosLoadOp>(access))
       tileOf[load.getResult()] = promotedTile;
@@ -249,7 +253,7 @@ void LoopTiler::promoteSlice(MemRefType tileType) {
   }
   if (llvm::any_of(promoted, [](Operation *a) { return isa<PosStoreOp>(a); })) {
     b.setInsertionPointAfter(around);
-    b.create<dev::DmaOp>(loc, promotedTile, slice);
+    k.dma(promotedTile, slice);
   }
 }
 
@@ -264,17 +268,17 @@ void LoopTiler::emitVectorOp(Operation *op, Value n, MemRefType tileType) {
   if (!tileOf.count(lhs) && dev::isCommutative(kind))
     std::swap(lhs, rhs);
   if (!tileOf.count(rhs)) {
-    b.create<dev::VBinaryScalarOp>(loc, kind, part(tileOf[lhs]), rhs, out);
+    k.vbinaryScalar(kind, part(tileOf[lhs]), rhs, out);
     return;
   }
   Value left = tileOf.lookup(lhs);
   if (!left) {
     if (!fixedTile)
       fixedTile = allocTile(tileType);
-    b.create<dev::VFillOp>(loc, lhs, part(fixedTile));
+    k.vfill(part(fixedTile), lhs);
     left = fixedTile;
   }
-  b.create<dev::VBinaryOp>(loc, kind, part(left), part(tileOf[rhs]), out);
+  k.vbinary(kind, part(left), part(tileOf[rhs]), out);
 }
 
 void LoopTiler::rewrite() {
@@ -300,20 +304,16 @@ void LoopTiler::rewrite() {
   Value zero = constant(0);
   auto part = [&](Value tile) { return window(tile, zero, n); };
   for (Value v : fixedStored)
-    b.create<dev::VFillOp>(loc, v, part(tileOf[v]));
+    k.vfill(part(tileOf[v]), v);
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::is_contained(promoted, &op))
       continue;
     if (auto load = dyn_cast<PosLoadOp>(op)) {
       auto [data, base] = getSlice(load.getBuffer(), load.getPositions());
-      b.create<dev::DmaOp>(
-          loc, window(data, b.create<arith::AddIOp>(loc, base, c0), n),
-          part(tileOf[load.getResult()]));
+      k.dma(window(data, k.add(base, c0), n), part(tileOf[load.getResult()]));
     } else if (auto store = dyn_cast<PosStoreOp>(op)) {
       auto [data, base] = getSlice(store.getBuffer(), store.getPositions());
-      b.create<dev::DmaOp>(
-          loc, part(tileOf[store.getValue()]),
-          window(data, b.create<arith::AddIOp>(loc, base, c0), n));
+      k.dma(part(tileOf[store.getValue()]), window(data, k.add(base, c0), n));
     } else {
       emitVectorOp(&op, n, tileType);
     }

@@ -71,7 +71,10 @@ public:
   mlir::Value load(mlir::Value memref, mlir::ValueRange indices);
   void store(mlir::Value value, mlir::Value memref, mlir::ValueRange indices);
   void dma(mlir::Value source, mlir::Value target);
-  void dmaStart(mlir::Value source, mlir::Value target);
+  /// An asynchronous DMA; returns its token.
+  mlir::Value dmaStart(mlir::Value source, mlir::Value target);
+  /// Waits for the DMA of `token`.
+  void wait(mlir::Value token);
 
   /// Indexed DMA (dma_gather / dma_scatter).
   void dmaGather(mlir::Value source, mlir::Value indices, mlir::Value target);

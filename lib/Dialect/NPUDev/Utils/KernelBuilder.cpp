@@ -114,10 +114,11 @@ void KernelBuilder::store(Value value, Value memref, ValueRange indices) {
 void KernelBuilder::dma(Value source, Value target) {
   b.create<dev::DmaOp>(loc, source, target);
 }
-void KernelBuilder::dmaStart(Value source, Value target) {
-  b.create<dev::DmaStartOp>(loc, dev::TokenType::get(b.getContext()), source,
-                            target);
+Value KernelBuilder::dmaStart(Value source, Value target) {
+  return b.create<dev::DmaStartOp>(loc, dev::TokenType::get(b.getContext()),
+                                   source, target);
 }
+void KernelBuilder::wait(Value token) { b.create<dev::WaitOp>(loc, token); }
 void KernelBuilder::dmaGather(Value source, Value indices, Value target) {
   b.create<dev::DmaGatherOp>(loc, source, indices, target);
 }
