@@ -47,6 +47,11 @@ namespace {
 /// (launch 2) tiles have two slots for that.
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
+
+  /// No query and no key rows: no gradient to write.
+  static bool hasNoWork(const AttentionGeometry &g) {
+    return g.batch * g.headsQ * (g.seqQ + g.seqKV) == 0;
+  }
   /// softmax_max, softmax_sum and attention_in are not read: launch 0
   /// recomputes what they stand for (see above).
   Value dy, statMax;
@@ -712,28 +717,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   }
 };
 
-struct FlashAttentionGradKernelModel
-    : DeviceKernelOpInterface::ExternalModel<FlashAttentionGradKernelModel,
-                                             FlashAttentionGradOp> {
-  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
-                                   const KernelOperands &io,
-                                   const DeviceModel &device,
-                                   const KernelOptions &) const {
-    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
-    if (failed(g))
-      return failure();
-    KernelBuilder k(b, op->getLoc());
-    AttentionBackwardLowering lowering(k, cast<FlashAttentionGradOp>(op), *g,
-                                       io, device);
-    return buildUnlessEmpty(lowering,
-                            g->batch * g->headsQ * (g->seqQ + g->seqKV) == 0);
-  }
-};
-
 } // namespace
 
 void npu::registerFlashAttentionGradKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    FlashAttentionGradOp::attachInterface<FlashAttentionGradKernelModel>(*ctx);
+    FlashAttentionGradOp::attachInterface<
+        AttentionKernelModel<AttentionBackwardLowering, FlashAttentionGradOp>>(
+        *ctx);
   });
 }

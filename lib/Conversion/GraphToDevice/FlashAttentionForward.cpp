@@ -41,6 +41,11 @@ namespace {
 struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   using AttentionLowering::AttentionLowering;
 
+  /// No query rows: nothing to write.
+  static bool hasNoWork(const AttentionGeometry &g) {
+    return g.batch * g.headsQ * g.seqQ == 0;
+  }
+
   //===--- Cube side ------------------------------------------------------===//
 
   void buildCube(Value group) {
@@ -238,27 +243,11 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   }
 };
 
-struct FlashAttentionKernelModel
-    : DeviceKernelOpInterface::ExternalModel<FlashAttentionKernelModel,
-                                             FlashAttentionOp> {
-  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
-                                   const KernelOperands &io,
-                                   const DeviceModel &device,
-                                   const KernelOptions &) const {
-    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
-    if (failed(g))
-      return failure();
-    KernelBuilder k(b, op->getLoc());
-    AttentionForwardLowering lowering(k, cast<FlashAttentionOp>(op), *g, io,
-                                      device);
-    return buildUnlessEmpty(lowering, g->batch * g->headsQ * g->seqQ == 0);
-  }
-};
-
 } // namespace
 
 void npu::registerFlashAttentionKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    FlashAttentionOp::attachInterface<FlashAttentionKernelModel>(*ctx);
+    FlashAttentionOp::attachInterface<
+        AttentionKernelModel<AttentionForwardLowering, FlashAttentionOp>>(*ctx);
   });
 }

@@ -721,17 +721,29 @@ template <typename OpT> struct AttentionLowering {
   }
 };
 
-/// Builds `lowering`'s kernels unless the op has no work (`empty`); the
-/// sizes are chosen first, so a shape the device cannot hold is an error
-/// even then.
-template <typename Lowering>
-LogicalResult buildUnlessEmpty(Lowering &lowering, bool empty) {
-  if (failed(lowering.chooseSizes()))
-    return failure();
-  if (!empty)
-    lowering.build();
-  return success();
-}
+/// The kernel model of an attention op OpT lowered by `Lowering`: the
+/// geometry, the sizes (so that a shape the device cannot hold is an error
+/// even when there is no work), then the kernels unless
+/// `Lowering::hasNoWork(geometry)`.
+template <typename Lowering, typename OpT>
+struct AttentionKernelModel : DeviceKernelOpInterface::ExternalModel<
+                                  AttentionKernelModel<Lowering, OpT>, OpT> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
+    if (failed(g))
+      return failure();
+    KernelBuilder k(b, op->getLoc());
+    Lowering lowering(k, cast<OpT>(op), *g, io, device);
+    if (failed(lowering.chooseSizes()))
+      return failure();
+    if (!Lowering::hasNoWork(*g))
+      lowering.build();
+    return success();
+  }
+};
 
 } // namespace npu::attention
 
