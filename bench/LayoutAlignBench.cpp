@@ -27,6 +27,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 static llvm::cl::list<unsigned> sizes("sizes",
                                       llvm::cl::desc("graph sizes in ops"),

@@ -19,7 +19,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void npu::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<NPUDialect, dev::NPUDevDialect, sparse::SparseDialect,
+  registry.insert<graph::NPUDialect, dev::NPUDevDialect, sparse::SparseDialect,
                   mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();

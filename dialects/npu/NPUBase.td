@@ -17,7 +17,7 @@ include "mlir/IR/TensorEncoding.td"
 
 def NPU_Dialect : Dialect {
   let name = "npu";
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let summary = "Tensor-level graph dialect for a neural processing unit";
   let description = [{
     Ops of a network graph (convolution, matmul, pooling, reductions, data
@@ -80,7 +80,7 @@ def NPU_AlignMode : I32EnumAttr<"AlignMode",
       I32EnumAttrCase<"BOTH", 2, "both">,
       I32EnumAttrCase<"UNKNOWN", 3, "unknown">
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 
@@ -97,7 +97,7 @@ def NPU_ChannelNormDirection : I32EnumAttr<"ChannelNormDirection",
       I32EnumAttrCase<"to_align", 0>,
       I32EnumAttrCase<"to_nalign", 1>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 
@@ -112,7 +112,7 @@ def NPU_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
       I32EnumAttrCase<"min", 2>,
       I32EnumAttrCase<"mean", 3>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 
@@ -126,7 +126,7 @@ def NPU_ResizeMode : I32EnumAttr<"ResizeMode", "resize interpolation", [
       I32EnumAttrCase<"nearest", 0>,
       I32EnumAttrCase<"linear", 1>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 def NPU_ResizeModeAttr : EnumAttr<NPU_Dialect, NPU_ResizeMode, "resize_mode"> {
@@ -140,7 +140,7 @@ def NPU_ResizeCoordinateMode : I32EnumAttr<"ResizeCoordinateMode",
       I32EnumAttrCase<"align_corners", 2>,
       I32EnumAttrCase<"asymmetric", 3>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 def NPU_ResizeCoordinateModeAttr
@@ -155,7 +155,7 @@ def NPU_ResizeNearestMode : I32EnumAttr<"ResizeNearestMode",
       I32EnumAttrCase<"floor", 2>,
       I32EnumAttrCase<"ceil", 3>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 def NPU_ResizeNearestModeAttr
@@ -174,7 +174,7 @@ def NPU_AttentionLayout : I32EnumAttr<"AttentionLayout",
       I32EnumAttrCase<"BNSD", 3>,
       I32EnumAttrCase<"TND", 4>
     ]> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let genSpecializedAttr = 0;
 }
 

@@ -102,9 +102,9 @@ def NPU_ResizeOp : NPU_GraphOp<"resize", [NPU_RequiresAlignedLayout]> {
       DenseI64ArrayAttr:$size,
       NPU_ResizeModeAttr:$mode,
       DefaultValuedAttr<NPU_ResizeCoordinateModeAttr,
-                        "::npu::ResizeCoordinateMode::half_pixel">:$coordinate_mode,
+                        "::npu::graph::ResizeCoordinateMode::half_pixel">:$coordinate_mode,
       DefaultValuedAttr<NPU_ResizeNearestModeAttr,
-                        "::npu::ResizeNearestMode::round_prefer_floor">:$nearest_mode);
+                        "::npu::graph::ResizeNearestMode::round_prefer_floor">:$nearest_mode);
   let results = (outs NPU_FloatTensor:$output);
   let assemblyFormat = "$input $mode attr-dict `:` type($input) `->` type($output)";
 }
@@ -193,10 +193,10 @@ def NPU_ChannelNormOp : NPU_Op<"channel_norm", [Pure,
   let hasFolder = 1;
   let extraClassDeclaration = [{
     /// The mode of the result: ALIGN for to_align, NALIGN for to_nalign.
-    ::npu::AlignMode getTargetMode() {
-      return getDirection() == ::npu::ChannelNormDirection::to_align
-                 ? ::npu::AlignMode::ALIGN
-                 : ::npu::AlignMode::NALIGN;
+    ::npu::graph::AlignMode getTargetMode() {
+      return getDirection() == ::npu::graph::ChannelNormDirection::to_align
+                 ? ::npu::graph::AlignMode::ALIGN
+                 : ::npu::graph::AlignMode::NALIGN;
     }
   }];
 }

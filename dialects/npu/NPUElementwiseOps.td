@@ -25,7 +25,7 @@ class NPU_UnaryOp<string mnemonic, string math, Type tensor = NPU_Tensor,
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location>,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      types.push_back(::npu::stripLayout(adaptor.getInput().getType()));
+      types.push_back(::npu::graph::stripLayout(adaptor.getInput().getType()));
       return ::mlir::success();
     }
   }];
@@ -69,7 +69,7 @@ class NPU_BinaryOp<string mnemonic, string math> : NPU_GraphOp<mnemonic> {
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return ::npu::detail::inferBroadcastType(loc, getOperationName(),
+      return ::npu::graph::detail::inferBroadcastType(loc, getOperationName(),
                                                adaptor.getLhs(),
                                                adaptor.getRhs(), types);
     }
@@ -123,7 +123,7 @@ class NPU_VectorScalarOp<string mnemonic, string math>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return ::npu::detail::inferVectorScalarType(
+      return ::npu::graph::detail::inferVectorScalarType(
           loc, getOperationName(), adaptor.getInput(), adaptor.getScalar(),
           types);
     }

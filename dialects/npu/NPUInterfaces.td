@@ -7,35 +7,35 @@ include "mlir/IR/OpBase.td"
 
 // Ops whose device kernel only exists for channel-aligned data.
 def NPU_RequiresAlignedLayout : NativeOpTrait<"RequiresAlignedLayout"> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
 }
 
 // Ops whose second operand is broadcast onto the first (the vector-scalar
 // family): they follow the producer of their full-size first operand.
 def NPU_BroadcastsSecondOperand : NativeOpTrait<"BroadcastsSecondOperand"> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
 }
 
 def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let description = [{
     Reports the storage alignment an op requires of its result. The rules
     (see docs/align-mode.md) are: ops marked `RequiresAlignedLayout` are
     ALIGN; any op whose result has rank 1 or 3 is NALIGN; ops may override
     (slice, channel_norm); everything else adapts (BOTH). Pinning through
     `npu.dev_info` and the graph input/output rule are applied on top of this
-    by `npu::getAlignMode`.
+    by `npu::graph::getAlignMode`.
   }];
   let methods = [
     InterfaceMethod<[{
         Returns the mode this op requires of its result, from its kind,
         attributes and result rank (not from its neighbours).
-      }], "::npu::AlignMode", "getAlignMode", (ins), [{}], [{
+      }], "::npu::graph::AlignMode", "getAlignMode", (ins), [{}], [{
         constexpr bool alignOnly =
-            ConcreteOp::template hasTrait<::npu::RequiresAlignedLayout>();
-        return ::npu::detail::applyRankRule(
+            ConcreteOp::template hasTrait<::npu::graph::RequiresAlignedLayout>();
+        return ::npu::graph::detail::applyRankRule(
             $_op.getOperation(),
-            alignOnly ? ::npu::AlignMode::ALIGN : ::npu::AlignMode::BOTH);
+            alignOnly ? ::npu::graph::AlignMode::ALIGN : ::npu::graph::AlignMode::BOTH);
       }]>,
     InterfaceMethod<[{
         Returns the index of the operand whose producer decides this op's
@@ -43,7 +43,7 @@ def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
         op), or std::nullopt when all operands have a say.
       }], "std::optional<unsigned>", "getAlignLeaderOperand", (ins), [{}], [{
         if constexpr (ConcreteOp::template hasTrait<
-                          ::npu::BroadcastsSecondOperand>())
+                          ::npu::graph::BroadcastsSecondOperand>())
           return 0u;
         return std::nullopt;
       }]>
@@ -51,7 +51,7 @@ def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
 }
 
 def NPU_MoEDispatchOpInterface : OpInterface<"MoEDispatchOpInterface"> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
   let description = [{
     An op of the MoE dispatch family. Each op states the role of its
     operands (`static MoEOperands getOperandRoles(Adaptor)`, written in its
@@ -63,7 +63,7 @@ def NPU_MoEDispatchOpInterface : OpInterface<"MoEDispatchOpInterface"> {
         Returns the op's operands by role, taken from `operands`: the op's
         own operands, or values standing in for them (the memrefs a
         lowering stores them in).
-      }], "::npu::MoEOperands", "getMoEOperands",
+      }], "::npu::graph::MoEOperands", "getMoEOperands",
       (ins "::mlir::ValueRange":$operands), [{}], [{
         return ConcreteOp::getOperandRoles(
             typename ConcreteOp::Adaptor(operands, $_op));

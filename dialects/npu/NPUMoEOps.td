@@ -30,9 +30,9 @@ class NPU_MoEOp<string mnemonic, code operandRoles>
     : NPU_GraphOp<mnemonic, [NPU_MoEDispatchOpInterface]> {
   let extraClassDeclaration = [{
     /// The operands of `a` by role.
-    static ::npu::MoEOperands getOperandRoles(Adaptor a) {
-      using Result = ::npu::MoEOperands::Result;
-      ::npu::MoEOperands ops;
+    static ::npu::graph::MoEOperands getOperandRoles(Adaptor a) {
+      using Result = ::npu::graph::MoEOperands::Result;
+      ::npu::graph::MoEOperands ops;
       ops.indices = a.getIndices();
       ops.locations = a.getLocations();
       ops.capacity = a.getCapacity();
@@ -45,7 +45,7 @@ class NPU_MoEOp<string mnemonic, code operandRoles>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return ::npu::detail::inferMoEType(loc, getOperationName(),
+      return ::npu::graph::detail::inferMoEType(loc, getOperationName(),
                                          getOperandRoles(adaptor), types);
     }
   }];

@@ -38,7 +38,7 @@ class NPU_ConvOp<string mnemonic, int spatialRank, string layout,
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return ::npu::detail::inferConvType(
+      return ::npu::graph::detail::inferConvType(
           loc, getOperationName(), kSpatialRank, adaptor.getInput(),
           adaptor.getFilter(), adaptor.getBias(), adaptor.getStridesAttr(),
           adaptor.getPaddingAttr(), adaptor.getDilationsAttr(),
@@ -80,7 +80,7 @@ class NPU_Pool2DOp<string mnemonic, dag extraArgs = (ins)>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return ::npu::detail::inferPool2DType(
+      return ::npu::graph::detail::inferPool2DType(
           loc, getOperationName(), adaptor.getInput(), adaptor.getKernel(),
           adaptor.getStridesAttr(), adaptor.getPaddingAttr(), types);
     }

@@ -26,7 +26,7 @@ def NPU_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
 def NPU_InferTypeOpAdaptor : InferTypeOpAdaptorBase<[{
     static bool isCompatibleReturnTypes(::mlir::TypeRange l,
                                         ::mlir::TypeRange r) {
-      return ::npu::areCompatibleIgnoringLayout(l, r);
+      return ::npu::graph::areCompatibleIgnoringLayout(l, r);
     }
   }]>;
 
@@ -35,7 +35,7 @@ def NPU_InferTypeOpAdaptor : InferTypeOpAdaptorBase<[{
 // then reported by its own message instead of "failed to infer returned
 // types".
 def NPU_ShapeFunctionVerified : NativeOpTrait<"ShapeFunctionVerified"> {
-  let cppNamespace = "::npu";
+  let cppNamespace = "::npu::graph";
 }
 
 // Any op of the dialect.

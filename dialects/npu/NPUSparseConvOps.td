@@ -63,7 +63,7 @@ def NPU_GetIndicePairsOp : NPU_Op<"get_indice_pairs", [Pure,
   let assemblyFormat = "$indices attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
     /// The sizes the op's formulas use (attributes with their defaults).
-    ::npu::SparseConvGeometry getGeometry();
+    ::npu::graph::SparseConvGeometry getGeometry();
   }];
 }
 

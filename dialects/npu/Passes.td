@@ -8,25 +8,25 @@ include "mlir/Pass/PassBase.td"
 // Graph inputs/outputs have no kernel: by default they are NALIGN (the
 // user's buffers are dense), but a deployment may hand over aligned buffers.
 defvar NPU_GraphIOModeOption = Option<"graphIOMode", "io-mode",
-    "::npu::AlignMode", "::npu::AlignMode::NALIGN",
+    "::npu::graph::AlignMode", "::npu::graph::AlignMode::NALIGN",
     "AlignMode of function arguments and returned values",
     [{::llvm::cl::values(
-        clEnumValN(::npu::AlignMode::NALIGN, "nalign", "dense (default)"),
-        clEnumValN(::npu::AlignMode::ALIGN, "align", "channel-aligned"))}]>;
+        clEnumValN(::npu::graph::AlignMode::NALIGN, "nalign", "dense (default)"),
+        clEnumValN(::npu::graph::AlignMode::ALIGN, "align", "channel-aligned"))}]>;
 
 def AnnotateAlignMode
     : Pass<"npu-annotate-align-mode", "mlir::func::FuncOp"> {
   let summary = "Attach to every op the AlignMode that the rules assign it";
   let description = [{
     Writes `npu.align_mode = #npu.align_mode<...>` on every op of the
-    function and on every argument, as `npu::getAlignMode` reports it (the
+    function and on every argument, as `npu::graph::getAlignMode` reports it (the
     op's own rule, `npu.dev_info` pinning, the graph input/output rule and
     the broadcast-follows-producer rule). It makes no decision about
     conflicts: it shows what LayoutAlignToNPU starts from. Ops that do not
     implement the interface are annotated `unknown`.
   }];
   let options = [NPU_GraphIOModeOption];
-  let dependentDialects = ["::npu::NPUDialect"];
+  let dependentDialects = ["::npu::graph::NPUDialect"];
 }
 
 def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
@@ -86,7 +86,7 @@ def LayoutAlignToNPU : Pass<"npu-layout-align", "mlir::func::FuncOp"> {
     Statistic<"numBytesConverted", "bytes-converted",
               "bytes moved by the inserted channel_norm ops">
   ];
-  let dependentDialects = ["::npu::NPUDialect"];
+  let dependentDialects = ["::npu::graph::NPUDialect"];
 }
 
 def FuseAttention : Pass<"npu-fuse-attention", "mlir::func::FuncOp"> {
@@ -118,7 +118,7 @@ def FuseAttention : Pass<"npu-fuse-attention", "mlir::func::FuncOp"> {
     Statistic<"numFused", "fused", "attention blocks replaced by "
               "npu.flash_attention">
   ];
-  let dependentDialects = ["::npu::NPUDialect"];
+  let dependentDialects = ["::npu::graph::NPUDialect"];
 }
 
 def VerifyLayout : Pass<"npu-verify-layout", "mlir::ModuleOp"> {

@@ -1,8 +1,8 @@
 //===- AnnotateAlignMode.cpp - show the AlignMode rules' verdicts ---------===//
 //
-// Writes the mode npu::getAlignMode assigns to each op (and to each argument
-// its graph-input mode) as an `npu.align_mode` attribute. One walk; O(n)
-// in ops, plus the length of broadcast-follows-producer chains.
+// Writes the mode npu::graph::getAlignMode assigns to each op (and to each
+// argument its graph-input mode) as an `npu.align_mode` attribute. One walk;
+// O(n) in ops, plus the length of broadcast-follows-producer chains.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 struct AnnotateAlignModePass

@@ -36,6 +36,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

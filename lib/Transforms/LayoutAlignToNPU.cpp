@@ -25,6 +25,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 //===----------------------------------------------------------------------===//
 // The function boundary

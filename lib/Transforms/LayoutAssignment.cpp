@@ -29,6 +29,7 @@
 #include "npu/Support/MaxFlow.h"
 
 using namespace npu;
+using namespace npu::graph;
 using llvm::ArrayRef;
 using llvm::SmallVector;
 using Capacity = MaxFlow::Capacity;

@@ -23,6 +23,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 constexpr StringLiteral kAlignedFill = "#f6d55c";  // yellow

@@ -19,6 +19,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 /// Describes who produces `value`, for notes.
 static void noteProducer(InFlightDiagnostic &diag, Value value) {

@@ -81,14 +81,16 @@ int main() {
   b.setInsertionPointToEnd(module->getBody());
   auto type = mlir::RankedTensorType::get({2, 64}, b.getF32Type());
   auto attr = mlir::DenseElementsAttr::get(type, 1.0f);
-  auto cst = b.create<npu::ConstantOp>(b.getUnknownLoc(), attr);
-  auto slice = b.create<npu::SliceOp>(
+  auto cst = b.create<npu::graph::ConstantOp>(b.getUnknownLoc(), attr);
+  auto slice = b.create<npu::graph::SliceOp>(
       b.getUnknownLoc(), mlir::ValueRange{cst},
       llvm::ArrayRef<mlir::NamedAttribute>{
           b.getNamedAttr("start", b.getDenseI64ArrayAttr({0, 16})),
           b.getNamedAttr("end", b.getDenseI64ArrayAttr({2, 64}))});
   llvm::outs() << "slice type: " << slice.getType() << "\n";
   llvm::outs() << "slice mode: "
-               << npu::stringifyAlignMode(npu::getAlignMode(slice)) << "\n";
+               << npu::graph::stringifyAlignMode(
+                      npu::graph::getAlignMode(slice))
+               << "\n";
   return simulateKernel(ctx);
 }

@@ -12,6 +12,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

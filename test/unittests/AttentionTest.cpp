@@ -23,6 +23,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 namespace ref = npu::reference;
 
 namespace {

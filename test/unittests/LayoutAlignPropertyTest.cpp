@@ -24,6 +24,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

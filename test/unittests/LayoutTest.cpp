@@ -9,6 +9,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 using namespace npu;
+using namespace npu::graph;
 using namespace npu::testing;
 
 namespace {

@@ -30,7 +30,7 @@ struct IndicePairs {
   std::string error;
 };
 
-IndicePairs referenceIndicePairs(const SparseConvGeometry &g,
+IndicePairs referenceIndicePairs(const graph::SparseConvGeometry &g,
                                  const std::vector<Site> &indices);
 
 /// sparse_conv3d in f32, summing in the op's order (subm: offset K / 2 first,
@@ -45,7 +45,7 @@ std::vector<float> referenceSparseConv(const std::vector<float> &features,
 /// A dense 3-D convolution in float64, evaluated at the output sites
 /// `outIndices` only: out[o] = sum over input sites x and offsets r with
 /// reach(x, r) = o of features[x] W[r]. Independent of the pair tables.
-std::vector<double> denseConvAtSites(const SparseConvGeometry &g,
+std::vector<double> denseConvAtSites(const graph::SparseConvGeometry &g,
                                      const std::vector<Site> &indices,
                                      const std::vector<float> &features,
                                      const std::vector<float> &weights,
@@ -53,7 +53,7 @@ std::vector<double> denseConvAtSites(const SparseConvGeometry &g,
                                      int64_t cin, int64_t cout);
 
 /// Random distinct sites inside the spatial shape, including its corners.
-std::vector<Site> randomSites(const SparseConvGeometry &g, int64_t count,
+std::vector<Site> randomSites(const graph::SparseConvGeometry &g, int64_t count,
                               uint64_t seed);
 
 } // namespace npu::testing

@@ -36,6 +36,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 using namespace npu::testing;
 
 namespace {

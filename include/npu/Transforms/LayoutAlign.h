@@ -47,22 +47,24 @@ struct LayoutGraph {
 /// The layout a graph input is stored in: its `#npu.layout` when the
 /// function declares one, else BOTH (to be chosen) for an `npu.weight`
 /// argument and `graphIOMode` for any other.
-AlignMode getGraphInputMode(mlir::BlockArgument arg, AlignMode graphIOMode);
+graph::AlignMode getGraphInputMode(mlir::BlockArgument arg,
+                                   graph::AlignMode graphIOMode);
 
 /// The layout `use` must be read in by its owner, whose own mode is
 /// `userMode`: a graph output (an operand of the function's terminator) as
 /// the function's result type declares it, or `graphIOMode`; a
 /// channel_norm input in the layout opposite to its result; any other
 /// operand in `userMode`.
-AlignMode getRequiredLayout(mlir::OpOperand &use, AlignMode userMode,
-                            AlignMode graphIOMode);
+graph::AlignMode getRequiredLayout(mlir::OpOperand &use,
+                                   graph::AlignMode userMode,
+                                   graph::AlignMode graphIOMode);
 
 /// Builds the LayoutProblem of `func`. Emits a diagnostic and fails on what
 /// the pass cannot handle: several blocks, ops with regions, ops without an
 /// AlignMode rule that touch tensors with a layout, adapting ops with
 /// several such results.
 mlir::FailureOr<LayoutGraph> buildLayoutGraph(mlir::func::FuncOp func,
-                                              AlignMode graphIOMode,
+                                              graph::AlignMode graphIOMode,
                                               ConversionCostKind costKind);
 
 /// What applyLayout changed.
@@ -78,13 +80,13 @@ struct LayoutChanges {
 /// encodings on every tensor (function type included) and one channel_norm
 /// per (value, direction) that some consumer needs.
 LayoutChanges applyLayout(mlir::func::FuncOp func, const LayoutGraph &graph,
-                          llvm::ArrayRef<AlignMode> modes,
-                          AlignMode graphIOMode);
+                          llvm::ArrayRef<graph::AlignMode> modes,
+                          graph::AlignMode graphIOMode);
 
 /// Reports every layout conflict in `func` as an error at the consumer with
 /// a note at the producer; fails if there is any.
 mlir::LogicalResult verifyLayouts(mlir::func::FuncOp func,
-                                  AlignMode graphIOMode);
+                                  graph::AlignMode graphIOMode);
 
 } // namespace npu
 

@@ -39,7 +39,7 @@ enum class ConversionCostKind {
 struct LayoutProblem {
   struct Node {
     /// ALIGN or NALIGN when a rule fixes the mode; BOTH when it is chosen.
-    AlignMode mode = AlignMode::BOTH;
+    graph::AlignMode mode = graph::AlignMode::BOTH;
     /// Greedy only: the node a BOTH broadcast op follows (the producer of
     /// its full-size operand).
     std::optional<unsigned> leader;
@@ -77,12 +77,12 @@ struct LayoutCost {
 };
 
 /// Returns ALIGN or NALIGN for every node of `problem`.
-llvm::SmallVector<AlignMode> solveLayoutProblem(const LayoutProblem &problem,
-                                                LayoutStrategy strategy);
+llvm::SmallVector<graph::AlignMode>
+solveLayoutProblem(const LayoutProblem &problem, LayoutStrategy strategy);
 
 /// Evaluates `modes` (ALIGN or NALIGN per node) on `problem`.
 LayoutCost evaluateLayout(const LayoutProblem &problem,
-                          llvm::ArrayRef<AlignMode> modes);
+                          llvm::ArrayRef<graph::AlignMode> modes);
 
 } // namespace npu
 

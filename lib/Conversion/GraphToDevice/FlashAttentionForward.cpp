@@ -33,6 +33,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 using namespace npu::attention;
 
 namespace {

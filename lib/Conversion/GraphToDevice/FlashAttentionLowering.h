@@ -41,8 +41,8 @@ enum Flag : int64_t { kScoresReady = 0, kOutputReady = 1, kProbsReady = 0 };
 template <typename OpT> struct AttentionLowering {
   KernelBuilder &k;
   OpT op;
-  AttentionGeometry g;
-  AttentionDiagonals band;
+  graph::AttentionGeometry g;
+  graph::AttentionDiagonals band;
   const DeviceModel &device;
   Value query, key, value, maxOut, sumOut, out;
   /// Optional inputs; attenMask only when the mode reads it.
@@ -68,7 +68,7 @@ template <typename OpT> struct AttentionLowering {
     Value firstBlock, blocks;
   };
 
-  AttentionLowering(KernelBuilder &k, OpT op, AttentionGeometry g,
+  AttentionLowering(KernelBuilder &k, OpT op, graph::AttentionGeometry g,
                     const KernelOperands &io, const DeviceModel &device)
       : k(k), op(op), g(std::move(g)), device(device) {
     typename OpT::Adaptor in(io.operands, op);
@@ -77,12 +77,12 @@ template <typename OpT> struct AttentionLowering {
     value = in.getValue();
     Value mask = in.getAttenMask();
     if (mask &&
-        isAttentionMaskRead(op.getSparseMode(),
-                            cast<MemRefType>(mask.getType()).getShape()))
+        graph::isAttentionMaskRead(op.getSparseMode(),
+                                   cast<MemRefType>(mask.getType()).getShape()))
       attenMask = mask;
     pse = in.getPse();
     dropMask = in.getDropMask();
-    if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+    if constexpr (std::is_same_v<OpT, graph::FlashAttentionOp>) {
       maxOut = io.results[0];
       sumOut = io.results[1];
       out = io.results[2];
@@ -92,7 +92,8 @@ template <typename OpT> struct AttentionLowering {
     f32 = Float32Type::get(ctx);
     i32 = IntegerType::get(ctx, 32);
     i8 = IntegerType::get(ctx, 8);
-    band = getAttentionBand(op).getDiagonals(0, this->g.seqQ, this->g.seqKV);
+    band = graph::getAttentionBand(op).getDiagonals(0, this->g.seqQ,
+                                                    this->g.seqKV);
   }
 
   //===--- Sizes ----------------------------------------------------------===//
@@ -117,7 +118,7 @@ template <typename OpT> struct AttentionLowering {
     }
     // Packed sequences differ in length; other batches are all S1 long.
     items = 0;
-    if (g.layout != AttentionLayout::TND)
+    if (g.layout != graph::AttentionLayout::TND)
       items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
     else
       for (int64_t b = 0; b < g.batch; ++b)
@@ -178,17 +179,17 @@ template <typename OpT> struct AttentionLowering {
                 : element.isBF16() ? Dtype::BFloat16
                                    : Dtype::Float32;
     switch (g.layout) {
-    case AttentionLayout::BSH:
-    case AttentionLayout::BSND:
+    case graph::AttentionLayout::BSH:
+    case graph::AttentionLayout::BSND:
       key.layout = Layout::BSND;
       break;
-    case AttentionLayout::SBH:
+    case graph::AttentionLayout::SBH:
       key.layout = Layout::SBND;
       break;
-    case AttentionLayout::BNSD:
+    case graph::AttentionLayout::BNSD:
       key.layout = Layout::BNSD;
       break;
-    case AttentionLayout::TND:
+    case graph::AttentionLayout::TND:
       key.layout = Layout::TND;
       break;
     }
@@ -232,7 +233,8 @@ template <typename OpT> struct AttentionLowering {
     int64_t heads = isQuery ? g.headsQ : g.headsKV;
     Value view = tensor;
     // BSH and SBH keep heads inside H: view H as [N, D].
-    if (g.layout == AttentionLayout::BSH || g.layout == AttentionLayout::SBH) {
+    if (g.layout == graph::AttentionLayout::BSH ||
+        g.layout == graph::AttentionLayout::SBH) {
       SmallVector<int64_t> shape(type.getShape());
       shape.back() = heads;
       shape.push_back(g.headDim);
@@ -247,14 +249,14 @@ template <typename OpT> struct AttentionLowering {
                  d = builder.getIndexAttr(g.headDim);
     Value zero = k.index(0);
     switch (g.layout) {
-    case AttentionLayout::BSH:
-    case AttentionLayout::BSND:
+    case graph::AttentionLayout::BSH:
+    case graph::AttentionLayout::BSND:
       return k.window(view, {b, s0, n, zero}, {one, rows, one, d}, {0, 2});
-    case AttentionLayout::SBH:
+    case graph::AttentionLayout::SBH:
       return k.window(view, {s0, b, n, zero}, {rows, one, one, d}, {1, 2});
-    case AttentionLayout::BNSD:
+    case graph::AttentionLayout::BNSD:
       return k.window(view, {b, n, s0, zero}, {one, one, rows, d}, {0, 1});
-    case AttentionLayout::TND:
+    case graph::AttentionLayout::TND:
       return k.window(view,
                       {k.add(isQuery ? it.startQ : it.startKV, s0), n, zero},
                       {rows, one, d}, {1});
@@ -270,7 +272,7 @@ template <typename OpT> struct AttentionLowering {
     OpFoldResult one = builder.getIndexAttr(1),
                  width = builder.getIndexAttr(
                      cast<MemRefType>(stats.getType()).getShape().back());
-    if (g.layout == AttentionLayout::TND)
+    if (g.layout == graph::AttentionLayout::TND)
       return k.window(stats, {k.add(it.startQ, s0), it.n, k.index(0)},
                       {rows, one, width}, {1});
     return k.window(stats, {it.b, it.n, s0, k.index(0)},
@@ -327,7 +329,7 @@ template <typename OpT> struct AttentionLowering {
   /// size follows the attributes that describe them. Other batches are
   /// computed from the batch index, so the kernel does not grow with B.
   bool batchesDiffer() {
-    return g.layout == AttentionLayout::TND || hasPrefix();
+    return g.layout == graph::AttentionLayout::TND || hasPrefix();
   }
 
   /// Per batch: where its sequences start and how long they are, its band
@@ -340,11 +342,11 @@ template <typename OpT> struct AttentionLowering {
     OpBuilder &b = k.builder();
     Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
                                b.getI64Type());
-    AttentionBand band = getAttentionBand(op);
+    graph::AttentionBand band = graph::getAttentionBand(op);
     int64_t itemBase = 0, keyItemBase = 0;
     for (int64_t batch = 0; batch < g.batch; ++batch) {
       int64_t seqQ = g.getSeqQ(batch), seqKV = g.getSeqKV(batch);
-      AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
+      graph::AttentionDiagonals d = band.getDiagonals(batch, seqQ, seqKV);
       int64_t values[kNumBatchFields] = {
           g.getStartQ(batch),  seqQ,
           g.getStartKV(batch), seqKV,
@@ -732,7 +734,7 @@ struct AttentionKernelModel : DeviceKernelOpInterface::ExternalModel<
                                    const KernelOperands &io,
                                    const DeviceModel &device,
                                    const KernelOptions &) const {
-    FailureOr<AttentionGeometry> g = getAttentionGeometry(op);
+    FailureOr<graph::AttentionGeometry> g = graph::getAttentionGeometry(op);
     if (failed(g))
       return failure();
     KernelBuilder k(b, op->getLoc());

@@ -46,6 +46,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 using dev::BinaryKind;
 using dev::ComparePredicate;
 

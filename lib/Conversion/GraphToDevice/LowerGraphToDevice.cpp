@@ -40,6 +40,7 @@ namespace npu {
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

@@ -47,6 +47,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 using dev::BinaryKind;
 using dev::ComparePredicate;
 

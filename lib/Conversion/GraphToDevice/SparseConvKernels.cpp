@@ -39,6 +39,7 @@
 
 using namespace mlir;
 using namespace npu;
+using namespace npu::graph;
 
 namespace {
 

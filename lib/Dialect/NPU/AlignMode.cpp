@@ -13,11 +13,12 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
-using namespace npu;
+using namespace npu::graph;
 
 #include "npu/Dialect/NPU/NPUInterfaces.cpp.inc"
 
-AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
+AlignMode npu::graph::detail::applyRankRule(Operation *op,
+                                            AlignMode kernelMode) {
   if (op->getNumResults() == 0)
     return kernelMode;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -26,7 +27,7 @@ AlignMode npu::detail::applyRankRule(Operation *op, AlignMode kernelMode) {
   return kernelMode;
 }
 
-std::optional<AlignMode> npu::getPinnedAlignMode(Operation *op) {
+std::optional<AlignMode> npu::graph::getPinnedAlignMode(Operation *op) {
   // npu.dev_info is discardable: skip the op's inherent attributes, and the
   // lookup altogether for the (usual) op without discardable attributes.
   if (op->getDiscardableAttrDictionary().empty())
@@ -42,7 +43,8 @@ static bool isGraphOutput(Operation *op) {
          isa_and_nonnull<FunctionOpInterface>(op->getParentOp());
 }
 
-AlignMode npu::getIntrinsicAlignMode(Operation *op, AlignMode graphIOMode) {
+AlignMode npu::graph::getIntrinsicAlignMode(Operation *op,
+                                            AlignMode graphIOMode) {
   if (std::optional<AlignMode> pinned = getPinnedAlignMode(op))
     return *pinned;
   if (isGraphOutput(op))
@@ -52,18 +54,19 @@ AlignMode npu::getIntrinsicAlignMode(Operation *op, AlignMode graphIOMode) {
   return AlignMode::UNKNOWN;
 }
 
-bool npu::isWeightArgument(BlockArgument arg) {
+bool npu::graph::isWeightArgument(BlockArgument arg) {
   Block *block = arg.getOwner();
   auto func = dyn_cast_or_null<FunctionOpInterface>(block->getParentOp());
   return func && block->isEntryBlock() &&
          func.getArgAttr(arg.getArgNumber(), NPUDialect::getWeightAttrName());
 }
 
-AlignMode npu::getArgumentAlignMode(BlockArgument arg, AlignMode graphIOMode) {
+AlignMode npu::graph::getArgumentAlignMode(BlockArgument arg,
+                                           AlignMode graphIOMode) {
   return isWeightArgument(arg) ? AlignMode::BOTH : graphIOMode;
 }
 
-AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
+AlignMode npu::graph::getAlignMode(Operation *op, AlignMode graphIOMode) {
   // Broadcast ops defer to the producer of their leader operand; follow such
   // chains iteratively so that long chains cannot exhaust the stack.
   while (true) {
@@ -82,15 +85,16 @@ AlignMode npu::getAlignMode(Operation *op, AlignMode graphIOMode) {
   }
 }
 
-AlignMode npu::getOperandRequirement(Operation *user, unsigned operandIndex,
-                                     AlignMode userMode) {
+AlignMode npu::graph::getOperandRequirement(Operation *user,
+                                            unsigned operandIndex,
+                                            AlignMode userMode) {
   if (auto norm = dyn_cast<ChannelNormOp>(user))
     return norm.getTargetMode() == AlignMode::ALIGN ? AlignMode::NALIGN
                                                     : AlignMode::ALIGN;
   return userMode;
 }
 
-bool npu::isLayoutRelevant(Type type) {
+bool npu::graph::isLayoutRelevant(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && canBeStoredAligned(tensor.getRank());
 }

@@ -14,7 +14,7 @@
 #include <cstdio>
 
 using namespace mlir;
-using namespace npu;
+using namespace npu::graph;
 
 //===----------------------------------------------------------------------===//
 // AttentionGeometry
@@ -122,7 +122,8 @@ bool AttentionBand::isVisible(int64_t b, int64_t i, int64_t j, int64_t seqQ,
   return j >= first && j <= last;
 }
 
-bool npu::isAttentionMaskRead(int64_t sparseMode, ArrayRef<int64_t> maskShape) {
+bool npu::graph::isAttentionMaskRead(int64_t sparseMode,
+                                     ArrayRef<int64_t> maskShape) {
   if (sparseMode < 2 || maskShape.size() != 2 || maskShape[1] != 2048)
     return true;
   return maskShape[0] != (sparseMode == 6 ? 3072 : 2048);
@@ -419,7 +420,7 @@ LogicalResult FlashAttentionGradOp::verify() {
 AlignMode FlashAttentionOp::getAlignMode() { return AlignMode::NALIGN; }
 AlignMode FlashAttentionGradOp::getAlignMode() { return AlignMode::NALIGN; }
 
-FailureOr<AttentionGeometry> npu::getAttentionGeometry(Operation *op) {
+FailureOr<AttentionGeometry> npu::graph::getAttentionGeometry(Operation *op) {
   if (auto fa = dyn_cast<FlashAttentionOp>(op)) {
     auto c = makeChecker(fa);
     if (failed(c.readSides()) || failed(c.readSequences()))
@@ -433,7 +434,7 @@ FailureOr<AttentionGeometry> npu::getAttentionGeometry(Operation *op) {
   return c.g;
 }
 
-AttentionBand npu::getAttentionBand(Operation *op) {
+AttentionBand npu::graph::getAttentionBand(Operation *op) {
   AttentionBand band;
   auto read = [&](auto typed) {
     band.sparseMode = typed.getSparseMode();

@@ -10,7 +10,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace npu;
+using namespace npu::graph;
 
 #include "npu/Dialect/NPU/NPUDialect.cpp.inc"
 #include "npu/Dialect/NPU/NPUEnums.cpp.inc"
@@ -125,7 +125,9 @@ LogicalResult NPUDialect::verifyRegionResultAttribute(Operation *op,
 // Layout encoding
 //===----------------------------------------------------------------------===//
 
-bool npu::canBeStoredAligned(int64_t rank) { return rank == 2 || rank >= 4; }
+bool npu::graph::canBeStoredAligned(int64_t rank) {
+  return rank == 2 || rank >= 4;
+}
 
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  AlignMode mode) {
@@ -145,7 +147,7 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   return success();
 }
 
-std::optional<AlignMode> npu::getLayoutMode(Type type) {
+std::optional<AlignMode> npu::graph::getLayoutMode(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return std::nullopt;
@@ -154,19 +156,19 @@ std::optional<AlignMode> npu::getLayoutMode(Type type) {
   return std::nullopt;
 }
 
-RankedTensorType npu::withLayout(RankedTensorType type, AlignMode mode) {
+RankedTensorType npu::graph::withLayout(RankedTensorType type, AlignMode mode) {
   return RankedTensorType::get(type.getShape(), type.getElementType(),
                                LayoutAttr::get(type.getContext(), mode));
 }
 
-Type npu::stripLayout(Type type) {
+Type npu::graph::stripLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !isa_and_nonnull<LayoutAttr>(tensor.getEncoding()))
     return type;
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
 }
 
-bool npu::areCompatibleIgnoringLayout(TypeRange lhs, TypeRange rhs) {
+bool npu::graph::areCompatibleIgnoringLayout(TypeRange lhs, TypeRange rhs) {
   if (lhs.size() != rhs.size())
     return false;
   for (auto [l, r] : llvm::zip(lhs, rhs))
@@ -216,17 +218,18 @@ static std::pair<int64_t, int64_t> getPricedBytes(RankedTensorType type) {
                                                     : dense};
 }
 
-int64_t npu::getConversionBytes(RankedTensorType type) {
+int64_t npu::graph::getConversionBytes(RankedTensorType type) {
   auto [dense, aligned] = getPricedBytes(type);
   return dense + aligned;
 }
 
-int64_t npu::getAlignedPaddingBytes(RankedTensorType type) {
+int64_t npu::graph::getAlignedPaddingBytes(RankedTensorType type) {
   auto [dense, aligned] = getPricedBytes(type);
   return aligned - dense;
 }
 
-std::optional<int64_t> npu::getStorageSizeInBytes(RankedTensorType type) {
+std::optional<int64_t>
+npu::graph::getStorageSizeInBytes(RankedTensorType type) {
   return computeStorageBytes(type.getShape(), type.getElementType(),
                              getLayoutMode(type) == AlignMode::ALIGN);
 }

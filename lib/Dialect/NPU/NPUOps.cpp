@@ -18,8 +18,8 @@
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-using namespace npu;
-using namespace npu::detail;
+using namespace npu::graph;
+using namespace npu::graph::detail;
 
 static bool isDynamic(int64_t dim) { return ShapedType::isDynamic(dim); }
 
@@ -582,10 +582,10 @@ static bool sizesAgree(int64_t a, int64_t b) {
   return isDynamic(a) || isDynamic(b) || a == b;
 }
 
-LogicalResult npu::detail::inferMoEType(std::optional<Location> loc,
-                                        StringRef opName,
-                                        const MoEOperands &ops,
-                                        SmallVectorImpl<Type> &types) {
+LogicalResult npu::graph::detail::inferMoEType(std::optional<Location> loc,
+                                               StringRef opName,
+                                               const MoEOperands &ops,
+                                               SmallVectorImpl<Type> &types) {
   // [samples] operands (or [k, samples]): indices, locations and (when
   // present) gates.
   int64_t samples = ShapedType::kDynamic, slots = ShapedType::kDynamic;

@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace npu::detail {
+namespace npu::graph::detail {
 
 /// Emits "'<opName>' op <args...>" at `loc`; silent without a location.
 template <typename... Args>
@@ -59,6 +59,6 @@ mlir::LogicalResult checkSameElementType(std::optional<mlir::Location> loc,
                                          llvm::StringRef opName,
                                          llvm::ArrayRef<mlir::Type> types);
 
-} // namespace npu::detail
+} // namespace npu::graph::detail
 
 #endif // NPU_LIB_DIALECT_NPU_OPDIAGNOSTICS_H

@@ -15,10 +15,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-using namespace npu;
-using namespace npu::detail;
+using namespace npu::graph;
+using namespace npu::graph::detail;
 
-std::string npu::detail::formatShape(ArrayRef<int64_t> values) {
+std::string npu::graph::detail::formatShape(ArrayRef<int64_t> values) {
   std::string out;
   llvm::raw_string_ostream os(out);
   os << '[';
@@ -32,10 +32,9 @@ std::string npu::detail::formatShape(ArrayRef<int64_t> values) {
   return out;
 }
 
-LogicalResult npu::detail::checkArrayAttr(std::optional<Location> loc,
-                                          StringRef opName, StringRef name,
-                                          ArrayRef<int64_t> values, size_t size,
-                                          int64_t minValue) {
+LogicalResult npu::graph::detail::checkArrayAttr(
+    std::optional<Location> loc, StringRef opName, StringRef name,
+    ArrayRef<int64_t> values, size_t size, int64_t minValue) {
   if (values.size() != size)
     return emitShapeError(loc, opName, "attribute '", name, "' must have ",
                           size, " elements, got ", values.size());
@@ -47,10 +46,11 @@ LogicalResult npu::detail::checkArrayAttr(std::optional<Location> loc,
   return success();
 }
 
-FailureOr<int64_t> npu::detail::checkAxis(std::optional<Location> loc,
-                                          StringRef opName, StringRef name,
-                                          int64_t axis, int64_t rank,
-                                          bool allowNegative) {
+FailureOr<int64_t> npu::graph::detail::checkAxis(std::optional<Location> loc,
+                                                 StringRef opName,
+                                                 StringRef name, int64_t axis,
+                                                 int64_t rank,
+                                                 bool allowNegative) {
   int64_t lowest = allowNegative ? -rank : 0;
   if (axis < lowest || axis >= rank)
     return emitShapeError(loc, opName, "attribute '", name, "' = ", axis,
@@ -59,9 +59,8 @@ FailureOr<int64_t> npu::detail::checkAxis(std::optional<Location> loc,
   return axis < 0 ? axis + rank : axis;
 }
 
-LogicalResult npu::detail::checkSameElementType(std::optional<Location> loc,
-                                                StringRef opName,
-                                                ArrayRef<Type> types) {
+LogicalResult npu::graph::detail::checkSameElementType(
+    std::optional<Location> loc, StringRef opName, ArrayRef<Type> types) {
   Type first = cast<ShapedType>(types.front()).getElementType();
   for (Type type : types.drop_front()) {
     Type element = cast<ShapedType>(type).getElementType();
@@ -134,7 +133,7 @@ static bool isStaticAndNot(int64_t dim, int64_t expected) {
          dim != expected;
 }
 
-LogicalResult npu::detail::inferConvType(
+LogicalResult npu::graph::detail::inferConvType(
     std::optional<Location> loc, StringRef opName, unsigned spatialRank,
     Value input, Value filter, Value bias, DenseI64ArrayAttr stridesAttr,
     DenseI64ArrayAttr paddingAttr, DenseI64ArrayAttr dilationsAttr,
@@ -201,12 +200,10 @@ LogicalResult npu::detail::inferConvType(
   return success();
 }
 
-LogicalResult npu::detail::inferPool2DType(std::optional<Location> loc,
-                                           StringRef opName, Value input,
-                                           ArrayRef<int64_t> kernel,
-                                           DenseI64ArrayAttr stridesAttr,
-                                           DenseI64ArrayAttr paddingAttr,
-                                           SmallVectorImpl<Type> &types) {
+LogicalResult npu::graph::detail::inferPool2DType(
+    std::optional<Location> loc, StringRef opName, Value input,
+    ArrayRef<int64_t> kernel, DenseI64ArrayAttr stridesAttr,
+    DenseI64ArrayAttr paddingAttr, SmallVectorImpl<Type> &types) {
   int64_t ones[] = {1, 1}, zeros[] = {0, 0, 0, 0};
   ArrayRef<int64_t> strides = valuesOr(stridesAttr, ones);
   ArrayRef<int64_t> padding = valuesOr(paddingAttr, zeros);
@@ -234,10 +231,10 @@ LogicalResult npu::detail::inferPool2DType(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult npu::detail::inferBroadcastType(std::optional<Location> loc,
-                                              StringRef opName, Value lhs,
-                                              Value rhs,
-                                              SmallVectorImpl<Type> &types) {
+LogicalResult
+npu::graph::detail::inferBroadcastType(std::optional<Location> loc,
+                                       StringRef opName, Value lhs, Value rhs,
+                                       SmallVectorImpl<Type> &types) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   if (failed(checkSameElementType(loc, opName, {lhsType, rhsType})))
@@ -253,10 +250,9 @@ LogicalResult npu::detail::inferBroadcastType(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult npu::detail::inferVectorScalarType(std::optional<Location> loc,
-                                                 StringRef opName, Value input,
-                                                 Value scalar,
-                                                 SmallVectorImpl<Type> &types) {
+LogicalResult npu::graph::detail::inferVectorScalarType(
+    std::optional<Location> loc, StringRef opName, Value input, Value scalar,
+    SmallVectorImpl<Type> &types) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto scalarType = cast<RankedTensorType>(scalar.getType());
   if (failed(checkSameElementType(loc, opName, {inputType, scalarType})))

@@ -14,8 +14,8 @@
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
-using namespace npu;
-using namespace npu::detail;
+using namespace npu::graph;
+using namespace npu::graph::detail;
 
 namespace {
 constexpr const char *kDimNames[3] = {"z", "y", "x"};

@@ -417,12 +417,14 @@ static Value addWeightArgument(GraphImporter &graph, NodeImporter &n,
   Value arg = graph.entry->addArgument(type, n.loc);
   OpBuilder &b = graph.builder;
   SmallVector<NamedAttribute> attrs = {
-      b.getNamedAttr(npu::NPUDialect::getWeightAttrName(), b.getUnitAttr()),
-      b.getNamedAttr(npu::NPUDialect::getONNXNameAttrName(),
+      b.getNamedAttr(npu::graph::NPUDialect::getWeightAttrName(),
+                     b.getUnitAttr()),
+      b.getNamedAttr(npu::graph::NPUDialect::getONNXNameAttrName(),
                      b.getStringAttr(name))};
   if (!perm.empty())
-    attrs.push_back(b.getNamedAttr(npu::NPUDialect::getONNXPermAttrName(),
-                                   b.getDenseI64ArrayAttr(perm)));
+    attrs.push_back(
+        b.getNamedAttr(npu::graph::NPUDialect::getONNXPermAttrName(),
+                       b.getDenseI64ArrayAttr(perm)));
   graph.argAttrs.push_back(graph.builder.getDictionaryAttr(attrs));
   return arg;
 }
@@ -500,9 +502,10 @@ LogicalResult FunctionBuilder::addGraphInputs() {
         NameLoc::get(graph.builder.getStringAttr(input.name()), graph.fileLoc);
     v.forms = {{Perm(), graph.entry->addArgument(
                             RankedTensorType::get(v.shape, element), loc)}};
-    graph.argAttrs.push_back(graph.builder.getDictionaryAttr(
-        graph.builder.getNamedAttr(npu::NPUDialect::getONNXNameAttrName(),
-                                   graph.builder.getStringAttr(input.name()))));
+    graph.argAttrs.push_back(
+        graph.builder.getDictionaryAttr(graph.builder.getNamedAttr(
+            npu::graph::NPUDialect::getONNXNameAttrName(),
+            graph.builder.getStringAttr(input.name()))));
   }
   return success();
 }
@@ -607,7 +610,7 @@ LogicalResult FunctionBuilder::returnGraphOutputs() {
     results.push_back(value);
     resultAttrs.push_back(
         graph.builder.getDictionaryAttr(graph.builder.getNamedAttr(
-            npu::NPUDialect::getONNXNameAttrName(),
+            npu::graph::NPUDialect::getONNXNameAttrName(),
             graph.builder.getStringAttr(output.name()))));
   }
   graph.builder.create<func::ReturnOp>(func.getLoc(), results);
@@ -642,7 +645,7 @@ LogicalResult FunctionBuilder::run() {
 OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
                                       MLIRContext *context,
                                       const ONNXImportOptions &options) {
-  context->loadDialect<npu::NPUDialect, func::FuncDialect>();
+  context->loadDialect<npu::graph::NPUDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(context, modelPath, 0, 0);
   LoadError error;
   FailureOr<LoadedModel> model = loadModel(bytes, modelPath, options, error);
@@ -659,7 +662,7 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   const onnx::ModelProto &proto = model->model;
   module->getOperation()->setAttr(
-      npu::NPUDialect::getONNXSourceAttrName(),
+      npu::graph::NPUDialect::getONNXSourceAttrName(),
       builder.getStringAttr(proto.producer_name() + " " +
                             proto.producer_version() + ", opset " +
                             std::to_string(model->opset)));
@@ -673,5 +676,5 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
 }
 
 void npu::registerONNXImportDialects(DialectRegistry &registry) {
-  registry.insert<npu::NPUDialect, func::FuncDialect>();
+  registry.insert<npu::graph::NPUDialect, func::FuncDialect>();
 }

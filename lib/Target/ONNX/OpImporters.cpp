@@ -576,8 +576,8 @@ LogicalResult importPool(NodeImporter &n) {
 
 NamedAttribute reduceKind(NodeImporter &n, StringRef kind) {
   return n.builder.getNamedAttr(
-      "kind", npu::ReduceKindAttr::get(n.graph.context,
-                                       *npu::symbolizeReduceKind(kind)));
+      "kind", npu::graph::ReduceKindAttr::get(
+                  n.graph.context, *npu::graph::symbolizeReduceKind(kind)));
 }
 
 /// GlobalAveragePool / GlobalMaxPool: a reduce over the spatial dimensions.
@@ -996,20 +996,21 @@ LogicalResult importResize(NodeImporter &n) {
                             "resized";
   MLIRContext *context = n.graph.context;
   Perm order = channelsLastPerm(4);
-  return emit(n, "npu.resize", n.value(0, order),
-              {i64Array(n, "size", {size[2], size[3]}),
-               n.builder.getNamedAttr(
-                   "mode", npu::ResizeModeAttr::get(
-                               context, *npu::symbolizeResizeMode(mode))),
-               n.builder.getNamedAttr(
-                   "coordinate_mode",
-                   npu::ResizeCoordinateModeAttr::get(
-                       context, *npu::symbolizeResizeCoordinateMode(coords))),
-               n.builder.getNamedAttr(
-                   "nearest_mode",
-                   npu::ResizeNearestModeAttr::get(
-                       context, *npu::symbolizeResizeNearestMode(nearest)))},
-              order);
+  return emit(
+      n, "npu.resize", n.value(0, order),
+      {i64Array(n, "size", {size[2], size[3]}),
+       n.builder.getNamedAttr(
+           "mode", npu::graph::ResizeModeAttr::get(
+                       context, *npu::graph::symbolizeResizeMode(mode))),
+       n.builder.getNamedAttr(
+           "coordinate_mode",
+           npu::graph::ResizeCoordinateModeAttr::get(
+               context, *npu::graph::symbolizeResizeCoordinateMode(coords))),
+       n.builder.getNamedAttr(
+           "nearest_mode",
+           npu::graph::ResizeNearestModeAttr::get(
+               context, *npu::graph::symbolizeResizeNearestMode(nearest)))},
+      order);
 }
 
 } // namespace

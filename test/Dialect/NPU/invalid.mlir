@@ -260,7 +260,7 @@ func.func @reduce_repeated_axis(%x: tensor<2x4xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<2x4xf32>) {
-  // expected-error @+2 {{expected ::npu::ReduceKind to be one of: sum, max, min, mean}}
+  // expected-error @+2 {{expected ::npu::graph::ReduceKind to be one of: sum, max, min, mean}}
   // expected-error @+1 {{failed to parse NPU_ReduceKindAttr parameter 'value'}}
   %0 = npu.reduce <prod> %x {axes = array<i64: 1>} : tensor<2x4xf32> -> tensor<2xf32>
   return

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace npu {
+namespace npu::graph {
 
 /// The sizes of an attention op's inputs, read through its layout.
 struct AttentionGeometry {
@@ -105,6 +105,6 @@ mlir::FailureOr<AttentionGeometry> getAttentionGeometry(mlir::Operation *op);
 /// atten_mask has none: CANN ignores pre_tokens and next_tokens there).
 AttentionBand getAttentionBand(mlir::Operation *op);
 
-} // namespace npu
+} // namespace npu::graph
 
 #endif // NPU_DIALECT_NPU_ATTENTIONGEOMETRY_H

@@ -20,7 +20,7 @@
 #define GET_ATTRDEF_CLASSES
 #include "npu/Dialect/NPU/NPUAttrs.h.inc"
 
-namespace npu {
+namespace npu::graph {
 
 /// Returns the storage mode recorded in `type`'s `#npu.layout` encoding, or
 /// std::nullopt when the type carries no layout.
@@ -62,6 +62,6 @@ int64_t getConversionBytes(mlir::RankedTensorType type);
 /// form, priced as getConversionBytes prices.
 int64_t getAlignedPaddingBytes(mlir::RankedTensorType type);
 
-} // namespace npu
+} // namespace npu::graph
 
 #endif // NPU_DIALECT_NPU_NPUDIALECT_H

@@ -6,7 +6,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 
-namespace npu {
+namespace npu::graph {
 
 /// Marks ops whose device kernel only exists for channel-aligned data.
 template <typename ConcreteType>
@@ -39,11 +39,11 @@ namespace detail {
 AlignMode applyRankRule(mlir::Operation *op, AlignMode kernelMode);
 } // namespace detail
 
-} // namespace npu
+} // namespace npu::graph
 
 #include "npu/Dialect/NPU/NPUInterfaces.h.inc"
 
-namespace npu {
+namespace npu::graph {
 
 /// Returns the mode `op` itself requires, in this order: `npu.dev_info`
 /// pins it; a return-like op of a function (the graph outputs) takes
@@ -81,6 +81,6 @@ bool isLayoutRelevant(mlir::Type type);
 /// Returns the mode pinned on `op` by `npu.dev_info`, if any.
 std::optional<AlignMode> getPinnedAlignMode(mlir::Operation *op);
 
-} // namespace npu
+} // namespace npu::graph
 
 #endif // NPU_DIALECT_NPU_NPUINTERFACES_H

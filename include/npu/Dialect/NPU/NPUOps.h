@@ -11,7 +11,7 @@
 #include "npu/Dialect/NPU/NPUInterfaces.h"
 #include "npu/Dialect/NPU/SparseConvGeometry.h"
 
-namespace npu {
+namespace npu::graph {
 
 /// Verifies an op by running its shape function with the op's location, so
 /// that a broken constraint is reported by the shape function's own message.
@@ -33,9 +33,9 @@ public:
   }
 };
 
-} // namespace npu
+} // namespace npu::graph
 
-namespace npu::detail {
+namespace npu::graph::detail {
 
 /// Shape functions shared by op classes. Each validates its operands and
 /// attributes, reports a violation as "'<opName>' op ..." at `loc`, and on
@@ -75,7 +75,7 @@ mlir::LogicalResult inferMoEType(std::optional<mlir::Location> loc,
                                  const MoEOperands &operands,
                                  llvm::SmallVectorImpl<mlir::Type> &types);
 
-} // namespace npu::detail
+} // namespace npu::graph::detail
 
 #define GET_OP_CLASSES
 #include "npu/Dialect/NPU/NPUOps.h.inc"

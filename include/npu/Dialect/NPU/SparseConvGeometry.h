@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace npu {
+namespace npu::graph {
 
 /// The attributes of a get_indice_pairs op, per spatial dimension (z, y, x),
 /// and the output spatial shape they give.
@@ -58,6 +58,6 @@ struct SparseConvGeometry {
 /// Largest kernel volume K the ops accept.
 constexpr int64_t kMaxKernelVolume = 4096;
 
-} // namespace npu
+} // namespace npu::graph
 
 #endif // NPU_DIALECT_NPU_SPARSECONVGEOMETRY_H
