@@ -1,10 +1,13 @@
-//===- FlashAttentionBench.cpp - npu.flash_attention forward --------------===//
+//===- FlashAttentionBench.cpp - npu.flash_attention, both directions -----===//
 //
 // The shapes: B 1, N 8, D 128, S = S1 = S2.
 //  - Simulator, ascend910b, f16, S 1024 / 4096 (--sim-16k adds 16384), no
-//    mask and causal (sparse_mode 2): modelled time, cube utilisation
-//    (MACs over what 24 cube cores do at the f16 rate), IO efficiency and
-//    each pipe's busy share of the cores' time (the largest bounds it).
+//    mask and causal (sparse_mode 2), forward and backward: modelled time,
+//    cube utilisation (MACs over what 24 cube cores do at the f16 rate),
+//    IO efficiency, the roofline ratio, the L2's hit rate and HBM bytes,
+//    and each pipe's busy share of the cores' time.
+//  - --sensitivity: the S 4096 forward on each preset with each assumed L2
+//    and DMA parameter halved and doubled (docs/device-model.md).
 //  - JIT on this machine, one thread, f32, S 1024 / 2048 / 4096, forward
 //    and backward: GFLOP/s (forward 4 S^2 D per head: Q K^T and P V;
 //    backward 8 S^2 D: dV, dP, dQ, dK, as the peer script counts) and its
@@ -13,12 +16,13 @@
 // run separately.
 //
 // Usage: npu-flash-attention-bench [--runs=3] [--sim-16k] [--no-sim]
-//          [--no-jit]
+//          [--no-jit] [--sensitivity]
 //
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
 #include "npu/Conversion/Pipelines.h"
+#include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Execution.h"
@@ -43,6 +47,11 @@ static llvm::cl::opt<bool> sim16k("sim-16k",
 static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator"));
 static llvm::cl::opt<bool> noJit("no-jit", llvm::cl::desc("skip the JIT"));
+static llvm::cl::opt<bool>
+    sensitivity("sensitivity",
+                llvm::cl::desc("simulate the S 4096 forward with each "
+                               "assumed device parameter halved and "
+                               "doubled"));
 
 namespace {
 
@@ -111,15 +120,28 @@ std::vector<HostArray> arguments(ModuleOp module) {
   return args;
 }
 
-void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
+/// Simulates attention at `s` on `device` (`preset` with some of the
+/// parameters the lowering does not read changed): the kernel is built for
+/// `preset` and then marked as compiled for `device`.
+sim::SimulationReport simulateAttention(MLIRContext &ctx, int64_t s,
+                                        int64_t mode, bool grad,
+                                        StringRef preset,
+                                        const DeviceModel &device) {
   OwningOpRef<ModuleOp> module =
-      lowerAttention(ctx, s, "f16", mode, "ascend910b");
+      lowerAttention(ctx, s, "f16", mode, preset.str().c_str(), grad);
+  (*module)->setAttr("npudev.device", dev::getDeviceAttr(&ctx, device));
   std::vector<HostArray> args = arguments(*module);
   sim::SimulationReport report;
   auto func = module->lookupSymbol<func::FuncOp>("fa");
   if (failed(sim::simulate(func, args, {}, report)))
     std::exit(1);
+  return report;
+}
+
+void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode, bool grad) {
   DeviceModel device = cantFail(DeviceModel::getPreset("ascend910b"));
+  sim::SimulationReport report =
+      simulateAttention(ctx, s, mode, grad, "ascend910b", device);
   unsigned cores = device.getNumCores(dev::CoreKind::vector) +
                    device.getNumCores(dev::CoreKind::cube);
   std::string pipes;
@@ -128,11 +150,61 @@ void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode) {
                            sim::getPipeName(static_cast<sim::Pipe>(p)),
                            report.pipeBusyCycles[p] / (cores * report.cycles))
                  .str();
-  out() << "| sim ascend910b f16 S " << s << (mode ? " causal" : " no mask")
-        << " | " << llvm::format("%.1f", report.seconds * 1e6) << " us | "
+  int64_t lines = report.l2Hits + report.l2Misses;
+  out() << "| sim ascend910b f16 S " << s << (grad ? " backward" : " forward")
+        << (mode ? " causal" : " no mask") << " | "
+        << llvm::format("%.1f", report.seconds * 1e6) << " us | "
         << llvm::format("%.1f%%", 100 * report.cubeUtilization) << " | "
-        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " | " << pipes
+        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " | "
+        << llvm::format("%.1f%%", 100 * report.rooflineRatio) << " | "
+        << llvm::format("%.1f%%", lines ? 100.0 * report.l2Hits / lines : 0.0)
+        << ", HBM " << llvm::format("%.1f", report.hbmBytes / 1e6) << " of "
+        << llvm::format("%.1f", report.globalBytes / 1e6) << " MB | " << pipes
         << " |\n";
+}
+
+/// The S 4096 forward's cube utilisation on `preset` with each assumed
+/// parameter of it (docs/device-model.md) halved and doubled.
+void benchSensitivity(MLIRContext &ctx, StringRef preset) {
+  using Scale = void (*)(DeviceModel &, double);
+  struct Parameter {
+    const char *name;
+    Scale scale;
+    bool sourced910b;
+  };
+  static const Parameter parameters[] = {
+      {"l2_bytes", [](DeviceModel &d, double f) { d.l2Bytes *= f; }, true},
+      {"l2_gbps", [](DeviceModel &d, double f) { d.l2GBps *= f; }, true},
+      {"l2_line_bytes", [](DeviceModel &d, double f) { d.l2LineBytes *= f; },
+       false},
+      {"l2_ways", [](DeviceModel &d, double f) { d.l2Ways *= f; }, false},
+      {"l2_latency_cycles",
+       [](DeviceModel &d, double f) { d.l2LatencyCycles *= f; }, false},
+      {"dma_latency_cycles",
+       [](DeviceModel &d, double f) { d.dmaLatencyCycles *= f; }, false},
+      {"dma_gbps", [](DeviceModel &d, double f) { d.dmaGBps *= f; }, false},
+      {"dma_max_outstanding",
+       [](DeviceModel &d, double f) { d.dmaMaxOutstanding *= f; }, false},
+  };
+  DeviceModel base = cantFail(DeviceModel::getPreset(preset));
+  auto utilisation = [&](const DeviceModel &device) {
+    return 100 * simulateAttention(ctx, 4096, 0, false, preset, device)
+                     .cubeUtilization;
+  };
+  out() << "\n| " << preset << " parameter (S 4096 forward, cube utilisation "
+        << llvm::format("%.1f%%", utilisation(base))
+        << " as preset) | halved | doubled |\n|---|---:|---:|\n";
+  for (const Parameter &p : parameters) {
+    if (preset == "ascend910b" && p.sourced910b)
+      continue;
+    out() << "| " << p.name;
+    for (double f : {0.5, 2.0}) {
+      DeviceModel device = base;
+      p.scale(device, f);
+      out() << " | " << llvm::format("%.1f%%", utilisation(device));
+    }
+    out() << " |\n";
+  }
 }
 
 void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
@@ -162,14 +234,19 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   if (!noSim) {
     out() << "| simulator | modelled time | cube utilisation | IO efficiency "
-             "| pipe busy share |\n|---|---:|---:|---:|---|\n";
+             "| roofline | L2 hits, HBM bytes | pipe busy share |\n"
+             "|---|---:|---:|---:|---:|---|---|\n";
     std::vector<int64_t> lengths = {1024, 4096};
     if (sim16k)
       lengths.push_back(16384);
-    for (int64_t s : lengths)
-      for (int64_t mode : {0, 2})
-        benchSimulator(ctx, s, mode);
+    for (bool grad : {false, true})
+      for (int64_t s : lengths)
+        for (int64_t mode : {0, 2})
+          benchSimulator(ctx, s, mode, grad);
   }
+  if (sensitivity)
+    for (StringRef preset : {"ascend910b", "mlu590"})
+      benchSensitivity(ctx, preset);
   if (!noJit) {
     auto [avx2, avx512] = bench::peakFmaGFlops(runs);
     double peak = std::max(avx2, avx512);

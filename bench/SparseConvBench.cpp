@@ -317,11 +317,16 @@ void simulateStrategy(MLIRContext &ctx, const Shape &s,
   out() << "| simulator, " << device.name << ", " << s.name << ", " << strategy
         << " | " << llvm::format("%.1f", report.seconds * 1e6)
         << " us modelled | IO "
-        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " |\n";
-  for (const auto &[step, cycles] : report.stepCycles)
-    out() << "| &nbsp;&nbsp;step " << step << " | "
-          << llvm::format("%.1f", cycles / (device.clockGHz * 1e3)) << " us | "
-          << llvm::format("%.1f%%", 100 * cycles / report.cycles) << " |\n";
+        << llvm::format("%.1f%%", 100 * report.ioEfficiency) << ", roofline "
+        << llvm::format("%.1f%%", 100 * report.rooflineRatio) << " |\n";
+  for (const sim::SimulationReport::Step &step : report.steps)
+    out() << "| &nbsp;&nbsp;step " << step.name << " | "
+          << llvm::format("%.1f", step.cycles / (device.clockGHz * 1e3))
+          << " us | "
+          << llvm::format("%.1f%%", 100 * step.cycles / report.cycles)
+          << ", roofline "
+          << llvm::format("%.1f%%", 100 * step.boundCycles / step.cycles) << " "
+          << step.getLimit() << " |\n";
 }
 
 double jitStrategy(MLIRContext &ctx, const Shape &s,

@@ -36,6 +36,15 @@ static DeviceModel makeMLU590() {
   m.globalBytes = int64_t(48) << 30; // Assumption: 48 GiB of HBM.
   m.dmaGBps = 2765.0 / 48 * 2;       // A core may draw twice its fair share.
   m.dmaLatencyCycles = 300;
+  m.dmaBurstBytes = 64;     // Assumption: a 64-byte memory transaction.
+  m.dmaMaxOutstanding = 16; // Assumption (docs/device-model.md).
+  // Assumptions (docs/device-model.md): an L2 a quarter of the 910B's,
+  // three times the HBM bandwidth.
+  m.l2Bytes = int64_t(48) << 20;
+  m.l2LineBytes = 128;
+  m.l2Ways = 16;
+  m.l2GBps = 3 * 2765;
+  m.l2LatencyCycles = 150;
   // 14.7 TFLOPS f32 (mlu-ops' figure for MLU590) over 48 cores at 1.5 GHz:
   // ~204 flop/cycle, ~102 f32 elements/cycle for a binary op, i.e. ~408
   // bytes/cycle.
@@ -69,6 +78,18 @@ static DeviceModel makeAscend910B() {
   m.globalBytes = int64_t(64) << 30; // 64 GiB of HBM2e.
   m.dmaGBps = 1600.0 / 48 * 2;
   m.dmaLatencyCycles = 500;
+  // The 910 generation accesses global memory in 512-byte units (128 on
+  // the 950, Huawei's Ascend roadmap): an indexed row costs at least that.
+  m.dmaBurstBytes = 512;
+  m.dmaMaxOutstanding = 16; // Assumption (docs/device-model.md).
+  // CANN's L2 cache tiling guide: 192 MB of L2 at about 7 TB/s mixed
+  // read/write, against about 1.6 TB/s of HBM. Line, ways and latency
+  // are assumptions.
+  m.l2Bytes = int64_t(192) << 20;
+  m.l2LineBytes = 512;
+  m.l2Ways = 16;
+  m.l2GBps = 7000;
+  m.l2LatencyCycles = 250;
   m.vectorBytesPerCycle = 256; // 128 f16 / 64 f32 lanes.
   m.vectorIssueCycles = 8;
   m.cubeMacsPerCycle = 4096; // 16x16x16 f16 fractal per cycle.
@@ -177,7 +198,15 @@ static const Field kFields[] = {
     NPU_DEVICE_FIELD("shared_bytes", sharedBytes, true, 0, kMaxBytes),
     NPU_DEVICE_FIELD("dma_gbps", dmaGBps, false, 0.001, 1e6),
     NPU_DEVICE_FIELD("dma_latency_cycles", dmaLatencyCycles, false, 0, 1e9),
+    NPU_DEVICE_FIELD("dma_burst_bytes", dmaBurstBytes, true, 1, 1 << 20),
+    NPU_DEVICE_FIELD("dma_max_outstanding", dmaMaxOutstanding, true, 1,
+                     1 << 20),
     NPU_DEVICE_FIELD("global_gbps", globalGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("l2_bytes", l2Bytes, true, 0, kMaxBytes),
+    NPU_DEVICE_FIELD("l2_line_bytes", l2LineBytes, true, 1, 1 << 20),
+    NPU_DEVICE_FIELD("l2_ways", l2Ways, true, 1, 1 << 16),
+    NPU_DEVICE_FIELD("l2_gbps", l2GBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("l2_latency_cycles", l2LatencyCycles, false, 0, 1e9),
     NPU_DEVICE_FIELD("global_bytes", globalBytes, true, 1, kMaxGlobalBytes),
     NPU_DEVICE_FIELD("vector_bytes_per_cycle", vectorBytesPerCycle, false,
                      0.001, 1e9),

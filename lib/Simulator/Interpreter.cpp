@@ -192,6 +192,8 @@ LogicalResult Interpreter::run(func::FuncOp func,
 }
 
 void Interpreter::finishReport() {
+  if (l2.isEnabled())
+    report.l2DirtyBytes = l2.countDirty() * l2.getLineBytes();
   report.seconds = report.cycles / (device.clockGHz * 1e9);
   if (report.seconds <= 0)
     return;
@@ -202,6 +204,7 @@ void Interpreter::finishReport() {
                             device.getNumCores(dev::CoreKind::vector)) +
       report.cubeMacs / (device.cubeMacsPerCycle * hz *
                          device.getNumCores(dev::CoreKind::cube));
+  report.rooflineRatio = report.boundCycles / report.cycles;
   report.ioEfficiency = ioSeconds / report.seconds;
   report.cubeUtilization =
       report.cubeMacs / (device.cubeMacsPerCycle * report.cycles *
@@ -260,6 +263,7 @@ LogicalResult Interpreter::runTasks(Operation *launch,
                            : 0;
   report.coresUsed = std::max(report.coresUsed, activeCores);
   double startCycle = report.cycles;
+  launchWork = {};
   std::vector<CoreTimeline> cores(activeCores, CoreTimeline(report.cycles));
   for (taskId = 0; taskId < taskDim; ++taskId) {
     timeline = &cores[taskId % activeCores];
@@ -349,6 +353,7 @@ LogicalResult Interpreter::runMixedTasks(Operation *op,
   activeCores = numTasks;
   report.coresUsed = std::max<unsigned>(report.coresUsed, numTasks);
   double startCycle = report.cycles;
+  launchWork = {};
 
   ConcurrentTasks scheduler(numTasks, /*permits=*/1, [&](size_t t) {
     return state.tasks[t].timeline.getNow();
@@ -437,21 +442,121 @@ FailureOr<double> Interpreter::runAsync(const PreparedBlock &body) {
   return done;
 }
 
-void Interpreter::recordStep(Operation *launch, double cycles) {
-  std::string name = "launch";
-  if (auto tiling = launch->getAttrOfType<DictionaryAttr>("npudev.tiling")) {
-    auto strategy = tiling.getAs<StringAttr>("strategy");
-    auto step = tiling.getAs<StringAttr>("step");
-    if (strategy)
-      name = strategy.str() + (step ? "." + step.str() : "");
+void Interpreter::touchGlobal(const Buffer &buffer, int64_t byteOffset,
+                              int64_t bytes, bool write, GlobalAccess &access) {
+  if (!l2.isEnabled()) {
+    access.hbmBytes += bytes;
+    access.readMissed |= !write;
+    return;
   }
-  auto it = llvm::find_if(report.stepCycles, [&](const auto &entry) {
-    return entry.first == name;
+  L2Cache::Outcome lines;
+  l2.access(buffer.address + byteOffset, bytes, write, lines);
+  access.hbmBytes +=
+      ((write ? 0 : lines.misses) + lines.writebacks) * l2.getLineBytes();
+  access.readMissed |= !write && lines.misses != 0;
+  access.lines.hits += lines.hits;
+  access.lines.misses += lines.misses;
+  access.lines.writebacks += lines.writebacks;
+}
+
+void Interpreter::touchGlobal(const MemRefView &view, bool write,
+                              GlobalAccess &access) {
+  int64_t elementBytes = getElementBytes(view.getKind());
+  // Contiguous runs: the whole view, or its innermost rows.
+  if (view.isContiguous() || view.getRank() == 0) {
+    touchGlobal(*view.buffer, view.offset * elementBytes,
+                view.getNumElements() * elementBytes, write, access);
+    return;
+  }
+  // Otherwise row by row when the innermost dimension is dense, else
+  // element by element: the starts are a view with the row cut to one.
+  int64_t run = view.strides.back() == 1 ? view.sizes.back() : 1;
+  MemRefView starts = view;
+  if (run != 1)
+    starts.sizes.back() = 1;
+  starts.forEachElement([&](int64_t linear) {
+    touchGlobal(*view.buffer, linear * elementBytes, run * elementBytes, write,
+                access);
   });
-  if (it == report.stepCycles.end())
-    report.stepCycles.emplace_back(name, cycles);
-  else
-    it->second += cycles;
+}
+
+double Interpreter::queueDma(Operation *op, int64_t bytes,
+                             const GlobalAccess *global, double issueCycles,
+                             bool wait) {
+  double clock = device.clockGHz;
+  double transfer = bytes * clock / device.dmaGBps;
+  double latency = device.dmaLatencyCycles;
+  if (global) {
+    report.globalBytes += bytes;
+    report.hbmBytes += global->hbmBytes;
+    report.l2Hits += global->lines.hits;
+    report.l2Misses += global->lines.misses;
+    report.l2Writebacks += global->lines.writebacks;
+    launchWork.globalBytes += bytes;
+    launchWork.hbmBytes += global->hbmBytes;
+    launchWork.l2Hits += global->lines.hits;
+    launchWork.l2Misses += global->lines.misses;
+    // The cores share HBM and the L2 evenly.
+    double hbmShare = device.globalGBps / activeCores;
+    if (l2.isEnabled()) {
+      double l2Share = std::min(device.dmaGBps, device.l2GBps / activeCores);
+      transfer = std::max(bytes * clock / l2Share,
+                          global->hbmBytes * clock / hbmShare);
+      if (!global->readMissed)
+        latency = device.l2LatencyCycles;
+    } else {
+      transfer = bytes * clock / std::min(device.dmaGBps, hbmShare);
+    }
+  }
+  transfer = std::max(transfer, issueCycles);
+  auto [start, done] = timeline->dma(transfer, latency, wait);
+  record(op, Pipe::DMA, start, done - start,
+         global && l2.isEnabled() ? &global->lines : nullptr);
+  return done;
+}
+
+/// The report's name for `launch`'s step: its tiling's strategy and step,
+/// or "launch N" for the N-th launch without one to run.
+static std::string
+getStepName(Operation *launch,
+            llvm::DenseMap<Operation *, unsigned> &untiledLaunches) {
+  if (auto tiling = launch->getAttrOfType<DictionaryAttr>("npudev.tiling"))
+    if (auto strategy = tiling.getAs<StringAttr>("strategy")) {
+      auto step = tiling.getAs<StringAttr>("step");
+      return strategy.str() + (step ? "." + step.str() : "");
+    }
+  unsigned number =
+      untiledLaunches.try_emplace(launch, untiledLaunches.size() + 1)
+          .first->second;
+  return "launch " + std::to_string(number);
+}
+
+void Interpreter::recordStep(Operation *launch, double cycles) {
+  std::string name = getStepName(launch, untiledLaunches);
+  auto it = llvm::find_if(report.steps, [&](const SimulationReport::Step &s) {
+    return s.name == name;
+  });
+  if (it == report.steps.end()) {
+    report.steps.push_back({name});
+    it = std::prev(report.steps.end());
+  }
+  double io = launchWork.hbmBytes * device.clockGHz / device.globalGBps;
+  if (l2.isEnabled())
+    io = std::max(io, launchWork.globalBytes * device.clockGHz / device.l2GBps);
+  double vector =
+      launchWork.vectorBytes /
+      (device.vectorBytesPerCycle * device.getNumCores(dev::CoreKind::vector));
+  double cube = launchWork.cubeCycles / device.getNumCores(dev::CoreKind::cube);
+  double bound = std::max({io, vector, cube});
+  it->cycles += cycles;
+  it->hbmBytes += launchWork.hbmBytes;
+  it->l2Hits += launchWork.l2Hits;
+  it->l2Misses += launchWork.l2Misses;
+  it->ioCycles += io;
+  it->vectorCycles += vector;
+  it->cubeCycles += cube;
+  it->boundCycles += bound;
+  report.boundCycles += bound;
 }
 
 LogicalResult Interpreter::checkReportedRows(Operation *launch) {
@@ -501,6 +606,11 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
   v.buffer =
       std::make_shared<Buffer>(*kind, space, v.getNumElements(), withStorage);
   v.buffer->origin = op;
+  if (space == dev::MemorySpace::global) {
+    // Page-aligned, as a device allocator places them.
+    v.buffer->address = nextGlobalAddress;
+    nextGlobalAddress += llvm::alignTo(std::max<int64_t>(bytes, 1), 4096);
+  }
   return v;
 }
 
@@ -513,13 +623,17 @@ void Interpreter::chargeScalar(double cycles) {
     timeline->run(Pipe::Scalar, cycles * device.scalarCycles);
 }
 
-void Interpreter::record(Operation *op, Pipe pipe, double start,
-                         double cycles) {
+void Interpreter::record(Operation *op, Pipe pipe, double start, double cycles,
+                         const L2Cache::Outcome *lines) {
   if (!trace || !options.collectTrace ||
       trace->size() >= options.maxTraceEvents)
     return;
   trace->push_back(
       {core, pipe, op->getName().getStringRef().str(), start, cycles});
+  if (lines) {
+    trace->back().l2Hits = lines->hits;
+    trace->back().l2Misses = lines->misses;
+  }
 }
 
 void Interpreter::timeOp(Operation *op, Pipe pipe, double cycles) {
@@ -626,6 +740,7 @@ void OpExecution::chargeVector(double bytes) {
     return;
   const DeviceModel &device = getDevice();
   interpreter.report.vectorBytes += bytes;
+  interpreter.launchWork.vectorBytes += bytes;
   interpreter.timeOp(current->op, Pipe::Vector,
                      device.vectorIssueCycles +
                          std::ceil(bytes / device.vectorBytesPerCycle));
@@ -638,6 +753,7 @@ void OpExecution::chargeCube(double macs, ElementKind input) {
   interpreter.report.cubeMacs += macs;
   double rate =
       device.cubeMacsPerCycle * (input == ElementKind::F32 ? 0.5 : 1.0);
+  interpreter.launchWork.cubeCycles += macs / rate;
   interpreter.timeOp(current->op, Pipe::Cube,
                      device.vectorIssueCycles + std::ceil(macs / rate));
 }
@@ -646,21 +762,65 @@ double OpExecution::chargeDma(const MemRefView &source,
                               const MemRefView &target, bool wait) {
   if (!inKernel())
     return 0;
-  const DeviceModel &device = getDevice();
   int64_t bytes = source.getNumElements() * getElementBytes(source.getKind());
-  double gbps = device.dmaGBps;
-  if (source.buffer->space == dev::MemorySpace::global ||
-      target.buffer->space == dev::MemorySpace::global) {
-    gbps = std::min(gbps, device.globalGBps / interpreter.activeCores);
-    interpreter.report.globalBytes += bytes;
-  }
-  double transfer = bytes * device.clockGHz / gbps;
-  auto [start, done] =
-      interpreter.timeline->dma(transfer, device.dmaLatencyCycles, wait);
-  interpreter.record(current->op, Pipe::DMA, start, done - start);
-  return done;
+  bool fromGlobal = source.buffer->space == dev::MemorySpace::global;
+  bool toGlobal = target.buffer->space == dev::MemorySpace::global;
+  if (!fromGlobal && !toGlobal)
+    return interpreter.queueDma(current->op, bytes, nullptr, 0, wait);
+  Interpreter::GlobalAccess access;
+  if (fromGlobal)
+    interpreter.touchGlobal(source, /*write=*/false, access);
+  if (toGlobal)
+    interpreter.touchGlobal(target, /*write=*/true, access);
+  return interpreter.queueDma(current->op, bytes, &access, 0, wait);
 }
 
+void OpExecution::chargeIndexedDma(const MemRefView &dense,
+                                   const MemRefView &table,
+                                   ArrayRef<int64_t> rowOffsets,
+                                   bool readsTable, bool writesTable) {
+  if (!inKernel())
+    return;
+  if (table.buffer->space != dev::MemorySpace::global) {
+    (void)chargeDma(dense, table, /*wait=*/true);
+    return;
+  }
+  // Each row is a request (two for scatter-add: a read, then a write) of
+  // whole bursts; the engine keeps dma_max_outstanding of them in flight,
+  // each for the latency of where it is served from.
+  const DeviceModel &device = getDevice();
+  int64_t elementBytes = getElementBytes(table.getKind());
+  int64_t rowBytes = elementBytes;
+  for (int64_t size : llvm::drop_begin(table.sizes))
+    rowBytes *= size;
+  Interpreter::GlobalAccess access;
+  double issueCycles = 0;
+  int64_t bytes = 0;
+  auto request = [&](int64_t offset, bool write) {
+    // The bursts that hold the row.
+    int64_t first =
+        llvm::alignDown(offset * elementBytes, device.dmaBurstBytes);
+    int64_t end =
+        llvm::alignTo(offset * elementBytes + rowBytes, device.dmaBurstBytes);
+    bool missedBefore = access.readMissed;
+    access.readMissed = false;
+    interpreter.touchGlobal(*table.buffer, first, end - first, write, access);
+    bool fromHbm = access.readMissed || !interpreter.l2.isEnabled();
+    issueCycles +=
+        (fromHbm ? device.dmaLatencyCycles : device.l2LatencyCycles) /
+        device.dmaMaxOutstanding;
+    access.readMissed |= missedBefore;
+    bytes += end - first;
+  };
+  for (int64_t offset : rowOffsets) {
+    if (readsTable)
+      request(offset, /*write=*/false);
+    if (writesTable)
+      request(offset, /*write=*/true);
+  }
+  (void)interpreter.queueDma(current->op, bytes, &access, issueCycles,
+                             /*wait=*/true);
+}
 void OpExecution::waitUntil(double cycle) {
   if (inKernel())
     interpreter.timeline->waitUntil(cycle);

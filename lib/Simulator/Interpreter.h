@@ -10,6 +10,7 @@
 #include "Timeline.h"
 #include "npu/Dialect/NPUDev/NPUDevEnums.h"
 #include "npu/Simulator/Execution.h"
+#include "npu/Simulator/L2Cache.h"
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,7 +37,8 @@ class Interpreter {
 public:
   Interpreter(const DeviceModel &device, const SimulatorOptions &options,
               SimulationReport &report, std::vector<TraceEvent> *trace)
-      : device(device), options(options), report(report), trace(trace) {}
+      : device(device), options(options), report(report), trace(trace),
+        l2(device.l2Bytes, device.l2LineBytes, device.l2Ways) {}
 
   mlir::LogicalResult run(mlir::func::FuncOp func,
                           llvm::MutableArrayRef<HostArray> args);
@@ -76,8 +78,30 @@ private:
   /// Runs an npudev.async body on its own cursor; returns the cycle it
   /// completes (0 outside kernels).
   mlir::FailureOr<double> runAsync(const detail::PreparedBlock &body);
-  /// Adds a launch's cycles to its step in the report.
+  /// Adds a launch's cycles and its work (launchWork) to its step in the
+  /// report.
   void recordStep(mlir::Operation *launch, double cycles);
+  /// How the L2 (or, without one, HBM) served the global side of a copy.
+  struct GlobalAccess {
+    /// Bytes HBM moved for it: lines fetched and dirty lines written back
+    /// (without an L2, every byte).
+    int64_t hbmBytes = 0;
+    /// Whether a read waited for HBM (a line missed).
+    bool readMissed = false;
+    L2Cache::Outcome lines;
+  };
+  /// Reads or writes `view` of a global buffer through the L2, one
+  /// contiguous run at a time.
+  void touchGlobal(const MemRefView &view, bool write, GlobalAccess &access);
+  /// The same for bytes [byteOffset, byteOffset + bytes) of a global
+  /// `buffer`.
+  void touchGlobal(const Buffer &buffer, int64_t byteOffset, int64_t bytes,
+                   bool write, GlobalAccess &access);
+  /// Queues `bytes` on the current core's DMA engine, served as `global`
+  /// says when one side is global memory (null otherwise), holding the
+  /// engine at least `issueCycles`. Returns the completion cycle.
+  double queueDma(mlir::Operation *op, int64_t bytes,
+                  const GlobalAccess *global, double issueCycles, bool wait);
   /// Ends a launch that started at `startCycle` on `cores`: the kernel clock
   /// moves to the slowest core, pipe busy cycles add up.
   void finishLaunch(mlir::Operation *launch, double startCycle,
@@ -96,7 +120,8 @@ private:
   bool inKernel() const { return timeline != nullptr; }
   void chargeScalar(double cycles);
   void timeOp(mlir::Operation *op, Pipe pipe, double cycles);
-  void record(mlir::Operation *op, Pipe pipe, double start, double cycles);
+  void record(mlir::Operation *op, Pipe pipe, double start, double cycles,
+              const L2Cache::Outcome *lines = nullptr);
 
   const DeviceModel &device;
   const SimulatorOptions &options;
@@ -120,6 +145,19 @@ private:
   /// Set while a mixed launch runs, with the index of the running task.
   MixedLaunch *mixed = nullptr;
   size_t mixedTask = 0;
+  /// The work of the running launch, for its roofline: global bytes, vector
+  /// bytes, and cube cycles on one core at its peak rate.
+  struct LaunchWork {
+    int64_t globalBytes = 0, hbmBytes = 0;
+    int64_t l2Hits = 0, l2Misses = 0;
+    double vectorBytes = 0, cubeCycles = 0;
+  } launchWork;
+  /// Global memory's L2, shared by every core, and the next device address
+  /// a global buffer gets.
+  L2Cache l2;
+  uint64_t nextGlobalAddress = 0;
+  /// The step names of launches without a tiling, by first run.
+  llvm::DenseMap<mlir::Operation *, unsigned> untiledLaunches;
   /// The smallest row each npudev.report_rows reported in this launch.
   llvm::DenseMap<mlir::Operation *, int64_t> reportedRows;
 };

@@ -129,8 +129,8 @@ template <bool wait> struct Dma {
 };
 
 /// dma_gather and dma_scatter: one row per index, in index order; a
-/// negative index zero-fills (gather) or skips (scatter) its row. The
-/// engine moves the bytes of the on-chip side.
+/// negative index zero-fills (gather) or skips (scatter) its row. Each
+/// row with an index is a request of its own (docs/simulator.md).
 template <bool gather> struct DmaIndexed {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &indices = exec.getView(1);
@@ -140,6 +140,7 @@ template <bool gather> struct DmaIndexed {
     if (failed(exec.checkWritten(indices)) ||
         (!gather && failed(exec.checkWritten(dense))))
       return failure();
+    SmallVector<int64_t> rowOffsets;
     for (int64_t i = 0; i < indices.sizes[0]; ++i) {
       int64_t index =
           loadInt(indices.address(indices.linearize({i})), indices.getKind());
@@ -156,6 +157,7 @@ template <bool gather> struct DmaIndexed {
         continue;
       }
       MemRefView row = rowOf(rows, index);
+      rowOffsets.push_back(row.offset);
       if ((gather || add) && failed(exec.checkWritten(row)))
         return failure();
       if (gather)
@@ -166,7 +168,8 @@ template <bool gather> struct DmaIndexed {
         copyView(denseRow, row);
       exec.markWritten(gather ? denseRow : row);
     }
-    exec.chargeDma(dense, rows, /*wait=*/true);
+    exec.chargeIndexedDma(dense, rows, rowOffsets, /*readsTable=*/gather || add,
+                          /*writesTable=*/!gather);
     return success();
   }
 };

@@ -25,6 +25,15 @@ void SimulationReport::print(llvm::raw_ostream &os,
        << "        " << llvm::format("%.0f", pipeBusyCycles[p])
        << " cycles (all cores)\n";
   os << "global bytes moved:  " << globalBytes << "\n";
+  os << "hbm bytes:           " << hbmBytes << "\n";
+  if (device.l2Bytes != 0) {
+    int64_t lines = l2Hits + l2Misses;
+    os << "l2 lines:            " << l2Hits << " hit, " << l2Misses
+       << " missed ("
+       << llvm::format("%.1f%%", lines ? 100.0 * l2Hits / lines : 0.0)
+       << " hits), " << l2Writebacks << " written back; " << l2DirtyBytes
+       << " bytes dirty at the end\n";
+  }
   os << "vector bytes:        " << llvm::format("%.0f", vectorBytes) << "\n";
   os << "cube MACs:           " << llvm::format("%.0f", cubeMacs) << "\n";
   static const char *spaces[] = {"global", "vector", "cube", "shared"};
@@ -37,14 +46,39 @@ void SimulationReport::print(llvm::raw_ostream &os,
      << llvm::format("%.1f%%", 100 * computeEfficiency) << "\n";
   os << "cube utilisation:    " << llvm::format("%.1f%%", 100 * cubeUtilization)
      << "\n";
-  if (stepCycles.size() < 2)
+  double cyclesPerMicrosecond = device.clockGHz * 1e3;
+  os << "roofline:            "
+     << llvm::format("%.3f us bound, %.1f%% of the time\n",
+                     boundCycles / cyclesPerMicrosecond, 100 * rooflineRatio);
+  if (steps.empty())
     return;
-  os << "time by step:\n";
-  for (const auto &[name, stepTime] : stepCycles)
-    os << "  " << llvm::left_justify(name, 28)
-       << llvm::format("%10.3f us  %5.1f%%\n",
-                       stepTime / (device.clockGHz * 1e3),
-                       cycles > 0 ? 100 * stepTime / cycles : 0.0);
+  // A step's roofline ratio is its bound over its modelled time; its limit
+  // is the resource the bound comes from.
+  size_t width = 28;
+  for (const Step &step : steps)
+    width = std::max(width, step.name.size() + 1);
+  os << "time by step:" << std::string(width - 2, ' ')
+     << "time  share       bound  roofline  limit    l2 hits\n";
+  for (const Step &step : steps) {
+    os << "  " << llvm::left_justify(step.name, width)
+       << llvm::format("%10.3f us  %5.1f%%  %10.3f us  %6.1f%%  ",
+                       step.cycles / cyclesPerMicrosecond,
+                       cycles > 0 ? 100 * step.cycles / cycles : 0.0,
+                       step.boundCycles / cyclesPerMicrosecond,
+                       step.cycles > 0 ? 100 * step.boundCycles / step.cycles
+                                       : 0.0)
+       << llvm::left_justify(step.getLimit(), 7);
+    int64_t lines = step.l2Hits + step.l2Misses;
+    if (lines)
+      os << llvm::format("%6.1f%%", 100.0 * step.l2Hits / lines);
+    os << "\n";
+  }
+}
+
+llvm::StringRef SimulationReport::Step::getLimit() const {
+  if (cubeCycles >= ioCycles && cubeCycles >= vectorCycles && cubeCycles > 0)
+    return "cube";
+  return vectorCycles > ioCycles ? "vector" : "io";
 }
 
 std::string npu::sim::getCoreName(const DeviceModel &device, unsigned core) {
@@ -95,6 +129,11 @@ void npu::sim::writeChromeTrace(llvm::ArrayRef<TraceEvent> events,
           json.attribute("tid", static_cast<unsigned>(e.pipe));
           json.attribute("ts", e.startCycle / cyclesPerMicrosecond);
           json.attribute("dur", e.cycles / cyclesPerMicrosecond);
+          if (e.l2Hits >= 0)
+            json.attributeObject("args", [&] {
+              json.attribute("l2 hits", e.l2Hits);
+              json.attribute("l2 misses", e.l2Misses);
+            });
         });
     });
   });

@@ -6,6 +6,7 @@
 // RUN: npu-run %s --random-inputs=1 --print-outputs --mode=jit | FileCheck %s
 // RUN: npu-run %s --random-inputs=1 --trace=%t.json > /dev/null
 // RUN: FileCheck %s --check-prefix=TRACE < %t.json
+// RUN: npu-run %s --random-inputs=1 --report | FileCheck %s --check-prefix=REPORT
 
 // CHECK: arg0 [16, 16] = [10416, 9920, 9424, 8928, 8432, 7936, 7440, 6944, 6448, 5952, 5456, 4960, 4464, 3968, 3472, 2976, 10912, 10384, 9856, 9328, 8800, 8272, 7744, 7216, 6688, 6160, 5632, 5104, 4576, 4048, 3520, 2992, 11408, 10848, 10288, 9728, 9168, 8608, 8048, 7488, 6928, 6368, 5808, 5248, 4688, 4128, 3568, 3008, 11904, 11312, 10720, 10128, 9536, 8944, 8352, 7760, 7168, 6576, 5984, 5392, 4800, 4208, 3616, 3024, 12400, 11776, 11152, 10528, 9904, 9280, 8656, 8032, 7408, 6784, 6160, 5536, 4912, 4288, 3664, 3040, 12896, 12240, 11584, 10928, 10272, 9616, 8960, 8304, 7648, 6992, 6336, 5680, 5024, 4368, 3712, 3056, 13392, 12704, 12016, 11328, 10640, 9952, 9264, 8576, 7888, 7200, 6512, 5824, 5136, 4448, 3760, 3072, 13888, 13168, 12448, 11728, 11008, 10288, 9568, 8848, 8128, 7408, 6688, 5968, 5248, 4528, 3808, 3088, 14384, 13632, 12880, 12128, 11376, 10624, 9872, 9120, 8368, 7616, 6864, 6112, 5360, 4608, 3856, 3104, 14880, 14096, 13312, 12528, 11744, 10960, 10176, 9392, 8608, 7824, 7040, 6256, 5472, 4688, 3904, 3120, 15376, 14560, 13744, 12928, 12112, 11296, 10480, 9664, 8848, 8032, 7216, 6400, 5584, 4768, 3952, 3136, 15872, 15024, 14176, 13328, 12480, 11632, 10784, 9936, 9088, 8240, 7392, 6544, 5696, 4848, 4000, 3152, 16368, 15488, 14608, 13728, 12848, 11968, 11088, 10208, 9328, 8448, 7568, 6688, 5808, 4928, 4048, 3168, 16864, 15952, 15040, 14128, 13216, 12304, 11392, 10480, 9568, 8656, 7744, 6832, 5920, 5008, 4096, 3184, 17360, 16416, 15472, 14528, 13584, 12640, 11696, 10752, 9808, 8864, 7920, 6976, 6032, 5088, 4144, 3200, 17856, 16880, 15904, 14928, 13952, 12976, 12000, 11024, 10048, 9072, 8096, 7120, 6144, 5168, 4192, 3216]
 
@@ -15,6 +16,23 @@
 // TRACE-DAG: {"name":"thread_name","ph":"M","pid":0,"tid":1,"args":{"name":"dma"}}
 // TRACE-DAG: {"name":"npudev.dma_start","ph":"X","pid":0,"tid":1,
 // TRACE-DAG: {"name":"npudev.matmul","ph":"X","pid":0,"tid":3,
+// A copy through the L2 says how it was served: A's first tile (16 rows of
+// 32 bytes, each in a line of its own) misses 16 lines.
+// TRACE-DAG: "args":{"l2 hits":0,"l2 misses":16}}
+
+// The report gives HBM's bytes apart from the copies', the L2's lines
+// (mlu590: 128 bytes), and the roofline of the kernel and of each step
+// (here the one launch). Worked by hand: A's 16 rows are a line each; its
+// first K tile misses them (16), the other three hit them (48). B's four
+// tiles are 4 lines each, all new (16 misses); C's 8 lines are written,
+// allocated without a fetch (8 misses) and stay dirty (1 KiB). HBM reads
+// the 32 lines fetched (4096 bytes); the copies move 2048 + 2048 + 1024.
+// REPORT: global bytes moved:  5120
+// REPORT-NEXT: hbm bytes: 4096
+// REPORT-NEXT: l2 lines: 48 hit, 40 missed (54.5% hits), 0 written back; 1024 bytes dirty at the end
+// REPORT: roofline: {{[0-9.]+}} us bound, {{[0-9.]+}}% of the time
+// REPORT-NEXT: time by step: time share bound roofline limit l2 hits
+// REPORT-NEXT: launch 1 {{[0-9.]+}} us 100.0% {{[0-9.]+}} us {{[0-9.]+}}% io 54.5%
 
 !a = memref<16x32xf32, #npudev.space<global>>
 !b = memref<32x16xf32, #npudev.space<global>>

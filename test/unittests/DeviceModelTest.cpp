@@ -101,6 +101,21 @@ TEST(DeviceModelTest, JsonFieldRules) {
             "device description: field 'global_bytes' must be between 1 and "
             "562949953421312, got 0");
   EXPECT_EQ(jsonError(R"({"global_bytes": 1.5e9})"), "ok");
+  // An indexed copy divides by these.
+  EXPECT_EQ(jsonError(R"({"dma_burst_bytes": 0})"),
+            "device description: field 'dma_burst_bytes' must be between 1 "
+            "and 1048576, got 0");
+  EXPECT_EQ(jsonError(R"({"dma_max_outstanding": 0})"),
+            "device description: field 'dma_max_outstanding' must be between "
+            "1 and 1048576, got 0");
+  // The L2 divides its capacity by these; a capacity of 0 is no L2.
+  EXPECT_EQ(jsonError(R"({"l2_line_bytes": 0})"),
+            "device description: field 'l2_line_bytes' must be between 1 and "
+            "1048576, got 0");
+  EXPECT_EQ(jsonError(R"({"l2_ways": 0})"),
+            "device description: field 'l2_ways' must be between 1 and "
+            "65536, got 0");
+  EXPECT_EQ(jsonError(R"({"l2_bytes": 0})"), "ok");
   EXPECT_EQ(jsonError(R"({"global_load_cycles": -1})"),
             "device description: field 'global_load_cycles' must be between "
             "0 and 1000000000, got -1");

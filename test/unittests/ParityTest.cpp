@@ -326,6 +326,25 @@ TEST_F(ParityTest, SimulatorAndJitGiveTheSameBytes) {
     expectParity(kernel, {{jit::JitOptions(), ""}, {checked, ", checked"}});
 }
 
+// The roofline is a lower bound: no kernel, and no step of one, models
+// faster than its slowest resource at the device's peak.
+TEST_F(ParityTest, NoKernelBeatsItsRoofline) {
+  for (const Kernel &kernel : getKernels(ctx)) {
+    SCOPED_TRACE("kernel @" + kernel.function);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kernel.source, &ctx);
+    ASSERT_TRUE(module);
+    auto func = module->lookupSymbol<func::FuncOp>(kernel.function);
+    std::vector<HostArray> args =
+        randomArguments(func, kernel.lo, kernel.hi, 7);
+    sim::SimulationReport report;
+    ASSERT_TRUE(succeeded(sim::simulate(func, args, {}, report)));
+    EXPECT_LE(report.boundCycles, report.cycles * (1 + 1e-12));
+    for (const sim::SimulationReport::Step &step : report.steps)
+      EXPECT_LE(step.boundCycles, step.cycles * (1 + 1e-12)) << step.name;
+  }
+}
+
 // An AVX2 host's code (and the runtime's AVX2 kernels), and a host's
 // without AVX, run here too: the same bytes.
 TEST_F(ParityTest, NarrowerHostsGiveTheSameBytes) {

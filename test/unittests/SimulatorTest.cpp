@@ -3,7 +3,9 @@
 // Results against plain C++ references, and the timing model against its
 // own definition (docs/simulator.md): a DMA costs latency + bytes / bandwidth,
 // an asynchronous DMA overlaps vector work and a synchronous one does not,
-// two cores halve a perfectly parallel kernel.
+// an indexed DMA pays a burst and a request per row, two cores halve a
+// perfectly parallel kernel, and the roofline bounds a kernel by its
+// slowest resource.
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,6 +176,217 @@ TEST_F(SimulatorTest, QueuedDmasOverlapTheirLatencies) {
   double transfer = 1024.0 * 4 * device.clockGHz /
                     std::min(device.dmaGBps, device.globalGBps);
   EXPECT_NEAR(report.cycles, 4 * transfer + device.dmaLatencyCycles, 4.0);
+}
+
+/// A gather of `rows` rows of `columns` f32 from a global table, one core;
+/// `indices` fills the index buffer (negative: a row not fetched).
+static std::string gatherKernel(int64_t rows, int64_t columns,
+                                StringRef indexOp) {
+  std::string text = R"mlir(
+    !t = memref<4096xCOLSxf32, #npudev.space<global>>
+    !r = memref<ROWSxCOLSxf32, #npudev.space<vector>>
+    func.func @f(%table: !t) {
+      %c0 = arith.constant 0 : index
+      npudev.launch tasks(1) {
+        %idx = npudev.alloc : memref<ROWSxi32, #npudev.space<vector>>
+        INDICES
+        %rows = npudev.alloc : !r
+        npudev.dma_gather %table[%idx], %rows : !t, memref<ROWSxi32, #npudev.space<vector>>, !r
+      }
+      return
+    })mlir";
+  auto replaceAll = [&](StringRef from, const std::string &to) {
+    for (size_t at; (at = text.find(from.str())) != std::string::npos;)
+      text.replace(at, from.size(), to);
+  };
+  replaceAll("INDICES", indexOp.str());
+  replaceAll("ROWS", std::to_string(rows));
+  replaceAll("COLS", std::to_string(columns));
+  return text;
+}
+
+/// Each index is a request of whole bursts: 1024 rows of 4 bytes move 1024
+/// bursts, and with at most dma_max_outstanding requests in flight they take
+/// 1024 x latency / outstanding cycles, far above their bytes' transfer.
+TEST_F(SimulatorTest, IndexedDmaPaysABurstAndARequestPerRow) {
+  // Without an L2 every request waits for HBM (the L2's part is below).
+  device.l2Bytes = 0;
+  auto gather = [&](int64_t rows, int64_t columns, StringRef indexOp) {
+    std::vector<float> table(4096 * columns, 1.0f);
+    HostArray args[] = {floats(table, {4096, columns})};
+    return run(gatherKernel(rows, columns, indexOp), args);
+  };
+  auto iota = [](int64_t rows) {
+    return "npudev.iota %c0, %idx : memref<" + std::to_string(rows) +
+           "xi32, #npudev.space<vector>>";
+  };
+  // The gather follows the vector op that fills the indices.
+  auto gatherCycles = [](const SimulationReport &r) {
+    return r.cycles - r.pipeBusyCycles[static_cast<unsigned>(Pipe::Vector)];
+  };
+  double gbps = std::min(device.dmaGBps, device.globalGBps);
+  double issue =
+      1024.0 * device.dmaLatencyCycles / double(device.dmaMaxOutstanding);
+
+  SimulationReport narrow = gather(1024, 1, iota(1024));
+  EXPECT_EQ(narrow.globalBytes, 1024 * device.dmaBurstBytes);
+  double narrowBytes = 1024.0 * device.dmaBurstBytes * device.clockGHz / gbps;
+  ASSERT_GT(issue, narrowBytes);
+  EXPECT_DOUBLE_EQ(gatherCycles(narrow), issue + device.dmaLatencyCycles);
+
+  // 128 rows of 500 f32 (2000 bytes, 32 bursts of 64) are bound by bytes.
+  SimulationReport wide = gather(128, 500, iota(128));
+  int64_t rowBytes = llvm::alignTo(500 * 4, device.dmaBurstBytes);
+  EXPECT_EQ(wide.globalBytes, 128 * rowBytes);
+  double wideBytes = 128.0 * rowBytes * device.clockGHz / gbps;
+  ASSERT_GT(wideBytes, issue / 8);
+  EXPECT_DOUBLE_EQ(gatherCycles(wide), wideBytes + device.dmaLatencyCycles);
+
+  // Negative indices fetch nothing: no bytes, no requests.
+  SimulationReport none =
+      gather(1024, 1,
+             "%m1 = arith.constant -1 : i32\n"
+             "npudev.vfill %m1, %idx : i32, memref<1024xi32, "
+             "#npudev.space<vector>>");
+  EXPECT_EQ(none.globalBytes, 0);
+  EXPECT_DOUBLE_EQ(gatherCycles(none), device.dmaLatencyCycles);
+
+  // Twice the requests in flight halve a request-bound gather.
+  device.dmaMaxOutstanding *= 2;
+  SimulationReport twice = gather(1024, 1, iota(1024));
+  EXPECT_DOUBLE_EQ(gatherCycles(twice), issue / 2 + device.dmaLatencyCycles);
+}
+
+/// A copy of 64 KiB from global memory, twice, and one back.
+static const char *kReadTwiceWriteOnce = R"mlir(
+    !g = memref<16384xf32, #npudev.space<global>>
+    !v = memref<16384xf32, #npudev.space<vector>>
+    func.func @f(%x: !g, %y: !g) {
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : !v
+        npudev.dma %x, %a : !g to !v
+        npudev.dma %x, %a : !g to !v
+        npudev.dma %a, %y : !v to !g
+      }
+      return
+    })mlir";
+
+/// Bytes read again come from the L2: no HBM traffic, the L2's latency.
+/// Written bytes stay in the L2, dirty, until replaced.
+TEST_F(SimulatorTest, TheL2ServesWhatItHolds) {
+  auto readTwiceWriteOnce = [&] {
+    HostArray args[] = {floats(std::vector<float>(16384), {16384}),
+                        floats(std::vector<float>(16384), {16384})};
+    return run(kReadTwiceWriteOnce, args);
+  };
+  const int64_t bytes = 16384 * 4;
+  double transfer =
+      bytes * device.clockGHz /
+      std::min({device.dmaGBps, device.l2GBps, device.globalGBps});
+  ASSERT_GE(device.l2Bytes, 2 * bytes);
+  SimulationReport held = readTwiceWriteOnce();
+  EXPECT_EQ(held.globalBytes, 3 * bytes);
+  EXPECT_EQ(held.hbmBytes, bytes);
+  EXPECT_EQ(held.l2Misses * device.l2LineBytes, 2 * bytes);
+  EXPECT_EQ(held.l2Hits * device.l2LineBytes, bytes);
+  EXPECT_EQ(held.l2DirtyBytes, bytes);
+  EXPECT_DOUBLE_EQ(held.cycles, 3 * transfer + device.dmaLatencyCycles +
+                                    2 * device.l2LatencyCycles);
+
+  // An L2 of half the data: the second read misses every line (least
+  // recently used goes first), and the write's second half replaces its
+  // own dirty first half.
+  device.l2Bytes = bytes / 2;
+  SimulationReport small = readTwiceWriteOnce();
+  EXPECT_EQ(small.l2Hits, 0);
+  EXPECT_EQ(small.hbmBytes, 2 * bytes + bytes / 2);
+  EXPECT_EQ(small.l2Writebacks * device.l2LineBytes, bytes / 2);
+  EXPECT_EQ(small.l2DirtyBytes, bytes / 2);
+
+  // No L2: every byte crosses HBM at its latency.
+  device.l2Bytes = 0;
+  SimulationReport none = readTwiceWriteOnce();
+  EXPECT_EQ(none.hbmBytes, 3 * bytes);
+  EXPECT_EQ(none.l2Hits + none.l2Misses, 0);
+  EXPECT_DOUBLE_EQ(none.cycles, 3 * (transfer + device.dmaLatencyCycles));
+}
+
+/// Indexed rows that the L2 holds are requests at its latency.
+TEST_F(SimulatorTest, IndexedRowsTheL2HoldsIssueAtItsLatency) {
+  std::vector<float> table(4096, 1.0f);
+  HostArray args[] = {floats(table, {4096, 1})};
+  StringRef iota = "npudev.iota %c0, %idx : memref<1024xi32, "
+                   "#npudev.space<vector>>";
+  SimulationReport report = run(gatherKernel(1024, 1, iota), args);
+  // 1024 rows of 4 bytes, one after another: each row's burst lies in a
+  // 128-byte line that 32 rows share; the first of them misses.
+  EXPECT_EQ(report.l2Misses, 1024 * 4 / device.l2LineBytes);
+  EXPECT_EQ(report.l2Hits, 1024 - report.l2Misses);
+  double issue = (report.l2Misses * device.dmaLatencyCycles +
+                  report.l2Hits * device.l2LatencyCycles) /
+                 double(device.dmaMaxOutstanding);
+  EXPECT_DOUBLE_EQ(
+      report.cycles -
+          report.pipeBusyCycles[static_cast<unsigned>(Pipe::Vector)],
+      issue + device.dmaLatencyCycles);
+}
+
+/// The roofline of a launch is its slowest resource at the device's peak:
+/// a copy is bound by global bandwidth, a matmul by the cube, and neither
+/// runs faster than its bound.
+TEST_F(SimulatorTest, RooflineIsTheSlowestResourceAtPeak) {
+  HostArray copyArgs[] = {floats(std::vector<float>(65536), {65536})};
+  SimulationReport copy = run(R"mlir(
+    !g = memref<65536xf32, #npudev.space<global>>
+    func.func @f(%x: !g) {
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : memref<65536xf32, #npudev.space<vector>>
+        npudev.dma %x, %a : !g to memref<65536xf32, #npudev.space<vector>>
+      }
+      return
+    })mlir",
+                              copyArgs);
+  ASSERT_EQ(copy.steps.size(), 1u);
+  EXPECT_EQ(copy.steps[0].name, "launch 1");
+  EXPECT_EQ(copy.steps[0].getLimit(), "io");
+  EXPECT_DOUBLE_EQ(copy.boundCycles,
+                   65536.0 * 4 * device.clockGHz / device.globalGBps);
+  EXPECT_DOUBLE_EQ(copy.rooflineRatio, copy.boundCycles / copy.cycles);
+  EXPECT_LT(copy.rooflineRatio, 1.0);
+
+  // Eight 128x128x128 f16 matmuls on one tile: the cube outweighs the
+  // 32 KiB copy in.
+  HostArray mmArgs[] = {HostArray::fromValues(
+      ElementKind::F16, std::vector<uint16_t>(128 * 128), {128, 128})};
+  SimulationReport matmul = run(R"mlir(
+    !c = memref<128x128xf16, #npudev.space<cube>>
+    !acc = memref<128x128xf32, #npudev.space<cube>>
+    func.func @f(%x: memref<128x128xf16, #npudev.space<global>>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c8 = arith.constant 8 : index
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : !c
+        %acc = npudev.alloc : !acc
+        npudev.dma %x, %a : memref<128x128xf16, #npudev.space<global>> to !c
+        scf.for %i = %c0 to %c8 step %c1 {
+          npudev.matmul %a, %a, %acc : !c, !c, !acc
+        }
+      }
+      npudev.launch tasks(1) {
+      }
+      return
+    })mlir",
+                                mmArgs);
+  ASSERT_EQ(matmul.steps.size(), 2u);
+  EXPECT_EQ(matmul.steps[1].name, "launch 2");
+  const SimulationReport::Step &mm = matmul.steps[0];
+  EXPECT_EQ(mm.getLimit(), "cube");
+  EXPECT_DOUBLE_EQ(mm.cubeCycles, 8 * 128.0 * 128 * 128 /
+                                      device.cubeMacsPerCycle /
+                                      device.getNumCores(dev::CoreKind::cube));
+  EXPECT_DOUBLE_EQ(matmul.boundCycles, mm.boundCycles);
+  EXPECT_LE(matmul.boundCycles, matmul.cycles);
 }
 
 TEST_F(SimulatorTest, TwoCoresHalveAParallelKernel) {

@@ -45,8 +45,24 @@ struct DeviceModel {
   /// One core's DMA engine: bandwidth (GB/s) and fixed latency (cycles).
   double dmaGBps = 0;
   double dmaLatencyCycles = 0;
+  /// The smallest transaction the DMA engine makes with global memory:
+  /// an indexed copy (gather, scatter) moves each row in whole bursts.
+  int64_t dmaBurstBytes = 1;
+  /// Requests one core's DMA engine keeps in flight: an indexed copy
+  /// issues a request per row, so its rows take at least
+  /// dmaLatencyCycles / dmaMaxOutstanding cycles each.
+  int64_t dmaMaxOutstanding = 1;
   /// Global memory bandwidth shared by all cores (GB/s).
   double globalGBps = 0;
+  /// The L2 shared by every core between global memory and the DMA
+  /// engines: capacity (0: none, every global byte crosses HBM), line,
+  /// ways per set (least recently used replaced), aggregate bandwidth
+  /// (GB/s) and the latency of a copy it serves whole.
+  int64_t l2Bytes = 0;
+  int64_t l2LineBytes = 128;
+  int64_t l2Ways = 16;
+  double l2GBps = 1;
+  double l2LatencyCycles = 0;
   /// Global memory capacity in bytes: what lowerings plan workspaces
   /// against (allocations are not checked against it).
   int64_t globalBytes = 0;

@@ -163,6 +163,14 @@ public:
   /// it completes (0 outside kernels). With `wait` the core stalls for it.
   double chargeDma(const MemRefView &source, const MemRefView &target,
                    bool wait);
+  /// An indexed copy between the on-chip `dense` view and the rows of
+  /// `table` that start at elements `rowOffsets`: a gather reads the
+  /// table, a scatter writes it, a scatter-add does both. A global table is
+  /// served a request per row (and per direction) in whole bursts; the core
+  /// waits for the copy.
+  void chargeIndexedDma(const MemRefView &dense, const MemRefView &table,
+                        llvm::ArrayRef<int64_t> rowOffsets, bool readsTable,
+                        bool writesTable);
   /// Stalls the core until `cycle` / until every DMA it started is done.
   void waitUntil(double cycle);
   void waitForAllDma();

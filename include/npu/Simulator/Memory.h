@@ -45,6 +45,10 @@ struct Buffer {
   /// the function argument number.
   mlir::Operation *origin = nullptr;
   int argument = -1;
+  /// Where a global buffer sits in device memory: the simulator gives out
+  /// addresses in allocation order, so that the L2 sees the same lines run
+  /// after run.
+  uint64_t address = 0;
 
   /// Without `withStorage` the bytes are left empty for the caller to
   /// provide (a function argument lends the host's).

@@ -33,6 +33,8 @@ struct TraceEvent {
   Pipe pipe;
   std::string name;
   double startCycle, cycles;
+  /// A copy through the L2: the lines it hit and missed (-1 otherwise).
+  int64_t l2Hits = -1, l2Misses = -1;
 };
 
 struct SimulationReport {
@@ -41,8 +43,15 @@ struct SimulationReport {
   double seconds = 0;
   /// Busy cycles per pipe, summed over cores.
   double pipeBusyCycles[kNumPipes] = {};
-  /// Bytes DMA moved to or from global memory.
+  /// Bytes DMA moved to or from global memory (indexed rows in whole
+  /// bursts), and the bytes HBM moved for them: with an L2, the lines it
+  /// fetched and the dirty lines it wrote back; without one, the same.
   int64_t globalBytes = 0;
+  int64_t hbmBytes = 0;
+  /// L2 lines hit, missed and written back, and the dirty bytes it still
+  /// holds when the kernel ends (not yet in HBM).
+  int64_t l2Hits = 0, l2Misses = 0, l2Writebacks = 0;
+  int64_t l2DirtyBytes = 0;
   /// Work done: bytes through the vector unit, multiply-accumulates on the
   /// cube unit.
   double vectorBytes = 0;
@@ -61,10 +70,30 @@ struct SimulationReport {
   /// Cube MACs over what the cube cores could do in the kernel's time at
   /// the f16 rate.
   double cubeUtilization = 0;
-  /// Kernel cycles per step, in order of first launch: launches with the
-  /// same `npudev.tiling` strategy and step add up ("sort.expand"); others
-  /// count as "launch".
-  std::vector<std::pair<std::string, double>> stepCycles;
+  /// The kernel by step, in order of first launch: launches with the same
+  /// `npudev.tiling` strategy and step add up ("sort.expand"); a launch
+  /// without one is a step of its own ("launch 2", numbered by first run).
+  struct Step {
+    std::string name;
+    double cycles = 0;
+    int64_t hbmBytes = 0, l2Hits = 0, l2Misses = 0;
+    /// The step's work at the device's peak, in cycles: global bytes at
+    /// the bandwidth that served them (HBM's bytes at global_gbps and, with
+    /// an L2, every byte at l2_gbps, the slower of the two), vector bytes
+    /// over every vector core, cube MACs over every cube core (f32 inputs
+    /// at half rate).
+    double ioCycles = 0, vectorCycles = 0, cubeCycles = 0;
+    /// The roofline: the sum over the step's launches of each launch's
+    /// largest of the three. No schedule beats it.
+    double boundCycles = 0;
+    /// "io", "vector" or "cube": the largest of the step's three.
+    llvm::StringRef getLimit() const;
+  };
+  std::vector<Step> steps;
+  /// The roofline of the whole kernel (the steps' bounds added up) and its
+  /// ratio to the modelled time.
+  double boundCycles = 0;
+  double rooflineRatio = 0;
 
   void print(llvm::raw_ostream &os, const DeviceModel &device) const;
 };

@@ -1,0 +1,57 @@
+//===- L2Cache.cpp - the L2 between global memory and the cores -----------===//
+
+#include "npu/Simulator/L2Cache.h"
+
+#include <algorithm>
+
+using namespace npu::sim;
+
+L2Cache::L2Cache(int64_t bytes, int64_t lineBytes, int64_t ways)
+    : lineBytes(lineBytes), ways(ways), numSets(bytes / (lineBytes * ways)) {
+  lines.resize(numSets * ways);
+}
+
+void L2Cache::access(uint64_t address, int64_t size, bool write,
+                     Outcome &outcome) {
+  if (size <= 0)
+    return;
+  uint64_t first = address / lineBytes;
+  uint64_t last = (address + size - 1) / lineBytes;
+  for (uint64_t line = first; line <= last; ++line)
+    accessLine(line, write, outcome);
+}
+
+/// An invalid way is replaced before any valid one, then the least
+/// recently used.
+static bool isBetterVictim(const L2Cache::Line &way,
+                           const L2Cache::Line &victim) {
+  if (!victim.valid)
+    return false;
+  return !way.valid || way.lastUse < victim.lastUse;
+}
+
+void L2Cache::accessLine(uint64_t line, bool write, Outcome &outcome) {
+  Line *set = &lines[(line % numSets) * ways];
+  uint64_t tag = line / numSets;
+  ++useClock;
+  Line *victim = nullptr;
+  for (Line *way = set; way != set + ways; ++way) {
+    if (way->valid && way->tag == tag) {
+      ++outcome.hits;
+      way->lastUse = useClock;
+      way->dirty |= write;
+      return;
+    }
+    if (!victim || isBetterVictim(*way, *victim))
+      victim = way;
+  }
+  ++outcome.misses;
+  if (victim->valid && victim->dirty)
+    ++outcome.writebacks;
+  *victim = Line{tag, useClock, /*valid=*/true, /*dirty=*/write};
+}
+
+int64_t L2Cache::countDirty() const {
+  return std::count_if(lines.begin(), lines.end(),
+                       [](const Line &l) { return l.valid && l.dirty; });
+}
