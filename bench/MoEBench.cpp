@@ -6,12 +6,12 @@
 // mlu590, runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
 // machine's memcpy bandwidth measured in the same run, next to a peer (a
-// plain C++ loop, g++ -O3); then simulates it and reports the modelled IO
-// efficiency. Bandwidth counts copy-equivalent bytes, as memcpy's figure
-// does: the bytes of the [*, hidden] result written (each also read once),
-// or for backward_gate one row per sample, plus half of the
-// gates/indices/locations read; for combine, half of the rows read and
-// written.
+// plain C++ loop, g++ -O3); then simulates it on --sim-device (mlu590)
+// and reports the modelled IO efficiency, roofline ratio and L2 hit rate.
+// Bandwidth counts copy-equivalent bytes, as memcpy's figure does: the bytes of
+// the [*, hidden] result written (each also read once), or for backward_gate
+// one row per sample, plus half of the gates/indices/locations read; for
+// combine, half of the rows read and written.
 //
 // Inputs are those of a top-1 router: experts drawn uniformly, each sample
 // taking the next free slot of its expert (so every sample is kept at
@@ -57,7 +57,11 @@ using namespace npu;
 static llvm::cl::opt<std::string>
     jitDevice("jit-device",
               llvm::cl::desc("device the JIT's kernel is built for (preset "
-                             "or JSON); the simulator always uses mlu590"),
+                             "or JSON)"),
+              llvm::cl::init("mlu590"));
+static llvm::cl::opt<std::string>
+    simDevice("sim-device",
+              llvm::cl::desc("device the simulator models (preset or JSON)"),
               llvm::cl::init("mlu590"));
 static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
                                     llvm::cl::init(5));
@@ -387,15 +391,19 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
     std::exit(1);
   }
 
-  OwningOpRef<ModuleOp> simModule = lowered(ctx, op, s, "mlu590");
+  OwningOpRef<ModuleOp> simModule = lowered(ctx, op, s, simDevice);
   auto func = *simModule->getOps<func::FuncOp>().begin();
-  DeviceModel device = llvm::cantFail(DeviceModel::getPreset("mlu590"));
+  DeviceModel device = llvm::cantFail(DeviceModel::load(simDevice));
   sim::SimulationReport report;
   if (failed(sim::simulate(func, args, device, {}, report)))
     std::exit(1);
-  out << "| simulator, mlu590 " << name << " | "
+  int64_t lines = report.l2Hits + report.l2Misses;
+  out << "| simulator, " << device.name << " " << name << " | "
       << llvm::format("%.1f", report.seconds * 1e6) << " us modelled | IO "
-      << llvm::format("%.1f%%", 100 * report.ioEfficiency) << " |\n";
+      << llvm::format("%.1f%%", 100 * report.ioEfficiency) << ", roofline "
+      << llvm::format("%.1f%%", 100 * report.rooflineRatio) << ", L2 hits "
+      << llvm::format("%.1f%%", lines ? 100.0 * report.l2Hits / lines : 0.0)
+      << " |\n";
 }
 
 } // namespace

@@ -78,6 +78,26 @@ uint32_t Interpreter::addSlot(Value value) {
   return slot;
 }
 
+/// The memref operands `op` reads and writes, as its memory effects say.
+static void
+recordAccesses(Operation &op,
+               SmallVectorImpl<std::pair<unsigned, bool>> &accesses) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (const MemoryEffects::EffectInstance &effect : instances) {
+    bool write = isa<MemoryEffects::Write>(effect.getEffect());
+    if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
+      continue;
+    for (OpOperand &operand : op.getOpOperands())
+      if (operand.get() == effect.getValue() &&
+          isa<MemRefType>(operand.get().getType()))
+        accesses.push_back({operand.getOperandNumber(), write});
+  }
+}
+
 FailureOr<PreparedBlock *> Interpreter::prepareBlock(Block &block) {
   PreparedBlock &prepared = blocks.emplace_back();
   for (BlockArgument arg : block.getArguments())
@@ -91,9 +111,10 @@ FailureOr<PreparedBlock *> Interpreter::prepareBlock(Block &block) {
     auto model = dyn_cast<SimulatedOpInterface>(op);
     if (!model)
       return op.emitOpError("is not supported by the simulator");
-    PreparedOp p{&op, model, {}, {}, {}};
+    PreparedOp p{&op, model, {}, {}, {}, {}};
     for (Value operand : op.getOperands())
       p.operands.push_back(slotOf(operand));
+    recordAccesses(op, p.accesses);
     for (Value result : op.getResults())
       p.results.push_back(addSlot(result));
     for (Region &region : op.getRegions()) {
@@ -221,8 +242,43 @@ LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
   for (const PreparedOp &op : block.ops) {
     ++report.opsExecuted;
     exec.current = &op;
+    if (timeline && !op.accesses.empty() && failed(checkRaces(op)))
+      return failure();
     if (failed(SimulatedOpInterface(op.model).simulate(exec)))
       return failure();
+  }
+  return success();
+}
+
+LogicalResult Interpreter::checkRaces(const PreparedOp &op) {
+  std::vector<CoreTimeline::InFlightCopy> &copies =
+      timeline->getCopiesInFlight();
+  // A copy queued behind others on the same in-order engine writes after
+  // they have read and written: only its read can race them.
+  bool queuedBehind =
+      isa<dev::DmaOp, dev::DmaStartOp, dev::DmaGatherOp, dev::DmaScatterOp>(
+          op.op);
+  for (auto [operand, write] : op.accesses) {
+    const MemRefView *view = slotBase[op.operands[operand]].view.get();
+    if (!view || (write && queuedBehind))
+      continue;
+    for (const CoreTimeline::InFlightCopy &copy : copies) {
+      bool touchesTarget = view->overlaps(copy.target);
+      if (!touchesTarget && !(write && view->overlaps(copy.source)))
+        continue;
+      InFlightDiagnostic diag = op.op->emitOpError()
+                                << (write ? "writes" : "reads") << " bytes of "
+                                << view->buffer->describe() << " that '"
+                                << copy.op->getName() << "' is still "
+                                << (touchesTarget ? "writing" : "reading")
+                                << ": the copy completes at cycle "
+                                << static_cast<int64_t>(std::ceil(copy.done))
+                                << ", this access is at cycle "
+                                << static_cast<int64_t>(timeline->getNow())
+                                << " (wait for the copy first)";
+      diag.attachNote(copy.op->getLoc()) << "the copy";
+      return diag;
+    }
   }
   return success();
 }
@@ -285,7 +341,11 @@ LogicalResult Interpreter::runTasks(Operation *launch,
 
 void Interpreter::finishLaunch(Operation *launch, double startCycle,
                                ArrayRef<const CoreTimeline *> cores) {
-  double end = report.cycles;
+  // HBM serves the launch's fetches and write-backs at its bandwidth, the
+  // slowest core aside: the cores run one after another here, so the
+  // write-backs land on whichever ran late, not where they happen.
+  double end =
+      startCycle + launchWork.hbmBytes * device.clockGHz / device.globalGBps;
   for (const CoreTimeline *c : cores) {
     end = std::max(end, c->getFinish());
     for (unsigned p = 0; p < kNumPipes; ++p)
@@ -445,14 +505,14 @@ FailureOr<double> Interpreter::runAsync(const PreparedBlock &body) {
 void Interpreter::touchGlobal(const Buffer &buffer, int64_t byteOffset,
                               int64_t bytes, bool write, GlobalAccess &access) {
   if (!l2.isEnabled()) {
-    access.hbmBytes += bytes;
+    access.fetchBytes += bytes;
     access.readMissed |= !write;
     return;
   }
   L2Cache::Outcome lines;
   l2.access(buffer.address + byteOffset, bytes, write, lines);
-  access.hbmBytes +=
-      ((write ? 0 : lines.misses) + lines.writebacks) * l2.getLineBytes();
+  access.fetchBytes += (write ? 0 : lines.misses) * l2.getLineBytes();
+  access.writebackBytes += lines.writebacks * l2.getLineBytes();
   access.readMissed |= !write && lines.misses != 0;
   access.lines.hits += lines.hits;
   access.lines.misses += lines.misses;
@@ -488,20 +548,22 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
   double latency = device.dmaLatencyCycles;
   if (global) {
     report.globalBytes += bytes;
-    report.hbmBytes += global->hbmBytes;
+    int64_t hbmBytes = global->fetchBytes + global->writebackBytes;
+    report.hbmBytes += hbmBytes;
     report.l2Hits += global->lines.hits;
     report.l2Misses += global->lines.misses;
     report.l2Writebacks += global->lines.writebacks;
     launchWork.globalBytes += bytes;
-    launchWork.hbmBytes += global->hbmBytes;
+    launchWork.hbmBytes += hbmBytes;
     launchWork.l2Hits += global->lines.hits;
     launchWork.l2Misses += global->lines.misses;
-    // The cores share HBM and the L2 evenly.
+    // The cores share HBM and the L2 evenly. Write-backs do not hold the
+    // engine: the launch pays for them as HBM traffic (finishLaunch).
     double hbmShare = device.globalGBps / activeCores;
     if (l2.isEnabled()) {
       double l2Share = std::min(device.dmaGBps, device.l2GBps / activeCores);
       transfer = std::max(bytes * clock / l2Share,
-                          global->hbmBytes * clock / hbmShare);
+                          global->fetchBytes * clock / hbmShare);
       if (!global->readMissed)
         latency = device.l2LatencyCycles;
     } else {
@@ -765,14 +827,18 @@ double OpExecution::chargeDma(const MemRefView &source,
   int64_t bytes = source.getNumElements() * getElementBytes(source.getKind());
   bool fromGlobal = source.buffer->space == dev::MemorySpace::global;
   bool toGlobal = target.buffer->space == dev::MemorySpace::global;
-  if (!fromGlobal && !toGlobal)
-    return interpreter.queueDma(current->op, bytes, nullptr, 0, wait);
-  Interpreter::GlobalAccess access;
+  std::optional<Interpreter::GlobalAccess> access;
+  if (fromGlobal || toGlobal)
+    access.emplace();
   if (fromGlobal)
-    interpreter.touchGlobal(source, /*write=*/false, access);
+    interpreter.touchGlobal(source, /*write=*/false, *access);
   if (toGlobal)
-    interpreter.touchGlobal(target, /*write=*/true, access);
-  return interpreter.queueDma(current->op, bytes, &access, 0, wait);
+    interpreter.touchGlobal(target, /*write=*/true, *access);
+  double done = interpreter.queueDma(current->op, bytes,
+                                     access ? &*access : nullptr, 0, wait);
+  if (!wait)
+    interpreter.timeline->addCopyInFlight({current->op, source, target, done});
+  return done;
 }
 
 void OpExecution::chargeIndexedDma(const MemRefView &dense,

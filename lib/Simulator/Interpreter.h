@@ -54,6 +54,9 @@ private:
 
   //===--- Execution ------------------------------------------------------===//
   mlir::LogicalResult runBlock(const detail::PreparedBlock &block);
+  /// Fails, naming both ops, when `op` reads bytes a copy still in flight
+  /// on this core writes, or writes bytes one reads or writes.
+  mlir::LogicalResult checkRaces(const detail::PreparedOp &op);
   mlir::LogicalResult bindArguments(mlir::func::FuncOp func,
                                     llvm::MutableArrayRef<HostArray> args);
   mlir::LogicalResult runTasks(mlir::Operation *launch,
@@ -83,9 +86,10 @@ private:
   void recordStep(mlir::Operation *launch, double cycles);
   /// How the L2 (or, without one, HBM) served the global side of a copy.
   struct GlobalAccess {
-    /// Bytes HBM moved for it: lines fetched and dirty lines written back
-    /// (without an L2, every byte).
-    int64_t hbmBytes = 0;
+    /// Bytes HBM moved for it: lines fetched (without an L2, every byte),
+    /// which the copy waits for, and dirty lines it replaced, which the L2
+    /// writes back in the background.
+    int64_t fetchBytes = 0, writebackBytes = 0;
     /// Whether a read waited for HBM (a line missed).
     bool readMissed = false;
     L2Cache::Outcome lines;

@@ -53,6 +53,37 @@ bool MemRefView::isContiguous() const {
   return true;
 }
 
+/// The first and last linear element of a non-empty view.
+static std::pair<int64_t, int64_t> getSpan(const MemRefView &view) {
+  int64_t first = view.offset, last = view.offset;
+  for (auto [size, stride] : llvm::zip(view.sizes, view.strides))
+    (stride < 0 ? first : last) += (size - 1) * stride;
+  return {first, last};
+}
+
+bool MemRefView::overlaps(const MemRefView &other) const {
+  if (buffer != other.buffer || getNumElements() == 0 ||
+      other.getNumElements() == 0)
+    return false;
+  auto [first, last] = getSpan(*this);
+  auto [otherFirst, otherLast] = getSpan(other);
+  int64_t from = std::max(first, otherFirst), to = std::min(last, otherLast);
+  if (from > to)
+    return false;
+  if (isContiguous() && other.isContiguous())
+    return true;
+  llvm::BitVector mine(to - from + 1);
+  forEachElement([&](int64_t i) {
+    if (i >= from && i <= to)
+      mine.set(i - from);
+  });
+  bool shared = false;
+  other.forEachElement([&](int64_t i) {
+    shared |= i >= from && i <= to && mine.test(i - from);
+  });
+  return shared;
+}
+
 int64_t MemRefView::linearize(llvm::ArrayRef<int64_t> indices) const {
   int64_t linear = offset;
   for (auto [i, s] : llvm::zip(indices, strides))

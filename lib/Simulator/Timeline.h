@@ -4,21 +4,35 @@
 // program order and after its pipe is free, except an asynchronous DMA,
 // which occupies the DMA pipe while the core goes on until it waits on the
 // token. The DMA pipe is pipelined: a copy holds it for its transfer time
-// and completes a latency later.
+// and completes a latency later. The copies still moving are kept, so that
+// an access racing one of them is an error (Interpreter::checkRaces).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NPU_LIB_SIMULATOR_TIMELINE_H
 #define NPU_LIB_SIMULATOR_TIMELINE_H
 
+#include "npu/Simulator/Memory.h"
 #include "npu/Simulator/Simulator.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <vector>
 
 namespace npu::sim {
 
 class CoreTimeline {
 public:
+  /// An asynchronous copy (npudev.dma_start) still moving: what it reads
+  /// and writes, and the cycle it completes. Until then the core must not
+  /// touch what it writes, nor write what it reads.
+  struct InFlightCopy {
+    mlir::Operation *op;
+    MemRefView source, target;
+    double done;
+  };
+
   explicit CoreTimeline(double start = 0) : now(start) {
     std::fill(std::begin(pipeFree), std::end(pipeFree), start);
   }
@@ -70,6 +84,17 @@ public:
   }
   double getBusy(Pipe pipe) const { return busy[static_cast<unsigned>(pipe)]; }
 
+  /// The copies the core started and has not yet seen complete: those
+  /// completing by the current cycle are dropped.
+  std::vector<InFlightCopy> &getCopiesInFlight() {
+    llvm::erase_if(inFlight,
+                   [&](const InFlightCopy &c) { return c.done <= now; });
+    return inFlight;
+  }
+  void addCopyInFlight(InFlightCopy copy) {
+    inFlight.push_back(std::move(copy));
+  }
+
 private:
   double &free(Pipe pipe) { return pipeFree[static_cast<unsigned>(pipe)]; }
 
@@ -77,6 +102,7 @@ private:
   double lastDmaDone = 0;
   double pipeFree[kNumPipes];
   double busy[kNumPipes] = {};
+  std::vector<InFlightCopy> inFlight;
 };
 
 } // namespace npu::sim

@@ -51,6 +51,9 @@ struct PreparedOp {
   llvm::SmallVector<uint32_t, 3> operands;
   llvm::SmallVector<uint32_t, 1> results;
   llvm::SmallVector<PreparedBlock *, 1> regions;
+  /// The memref operands the op reads and writes, from its memory effects:
+  /// (operand number, whether it writes).
+  llvm::SmallVector<std::pair<unsigned, bool>, 3> accesses;
 };
 } // namespace detail
 

@@ -77,6 +77,10 @@ struct MemRefView {
   bool isContiguous() const;
   /// The linear element index of a multi-index (not bounds-checked).
   int64_t linearize(llvm::ArrayRef<int64_t> indices) const;
+  /// Whether the two views share an element of one buffer: their spans
+  /// first, element by element only when the spans meet and a view has
+  /// gaps.
+  bool overlaps(const MemRefView &other) const;
   /// The multi-index of the first element of the view not yet written, if
   /// any.
   std::optional<llvm::SmallVector<int64_t, 4>> findUnwritten() const;
