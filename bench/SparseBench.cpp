@@ -10,10 +10,9 @@
 // the same arrays, mlir-opt-19 --sparsifier, then mlir-translate-19,
 // opt-19 -O3 and llc-19 for this CPU into a shared object the bench
 // loads); all as GFLOP/s (2 nnz F) and as a fraction of this machine's FMA
-// peak measured in the same run. Then the simulator's SpMM at F = 128 on
-// mlu590, through npu-sparse-to-device-pipeline (rows over 48 tasks by
-// nonzeros): modelled time and
-// IO efficiency.
+// peak measured in the same run. Then the simulator's SpMM and SDDMM at
+// F = 128 on mlu590, through npu-sparse-to-device-pipeline (rows over 48
+// tasks by nonzeros): modelled time, IO efficiency and roofline ratio.
 //
 // Usage: npu-sparse-bench [--runs=3] [--no-sim] [--no-jit]
 //
@@ -381,18 +380,21 @@ int main(int argc, char **argv) {
   if (noSim)
     return 0;
   const Csr &m = matrices.front();
-  OwningOpRef<ModuleOp> module = lower(ctx, source("spmm", m, 128), true);
-  std::vector<HostArray> args = arguments(m, 128, rng);
-  sim::SimulationReport report;
-  if (!module ||
-      failed(sim::simulate(cast<func::FuncOp>(module->lookupSymbol("kernel")),
-                           args, {}, report)))
-    return 1;
-  out << "\nsimulator, mlu590, SpMM R-MAT F 128 "
-         "(npu-sparse-to-device-pipeline, 48 tasks): "
-      << llvm::format("%.1f", report.seconds * 1e6) << " us modelled, IO "
-      << "efficiency " << llvm::format("%.1f%%", report.ioEfficiency * 100)
-      << "\n";
-  report.print(out, cantFail(DeviceModel::getPreset("mlu590")));
+  for (const char *kernel : {"spmm", "sddmm"}) {
+    OwningOpRef<ModuleOp> module = lower(ctx, source(kernel, m, 128), true);
+    std::vector<HostArray> args = arguments(m, 128, rng);
+    sim::SimulationReport report;
+    if (!module ||
+        failed(sim::simulate(cast<func::FuncOp>(module->lookupSymbol("kernel")),
+                             args, {}, report)))
+      return 1;
+    out << "\nsimulator, mlu590, " << kernel
+        << " R-MAT F 128 (npu-sparse-to-device-pipeline, 48 tasks): "
+        << llvm::format("%.1f", report.seconds * 1e6) << " us modelled, IO "
+        << "efficiency " << llvm::format("%.1f%%", report.ioEfficiency * 100)
+        << ", roofline " << llvm::format("%.1f%%", report.rooflineRatio * 100)
+        << "\n";
+    report.print(out, cantFail(DeviceModel::getPreset("mlu590")));
+  }
   return 0;
 }

@@ -242,7 +242,8 @@ LogicalResult Interpreter::runBlock(const PreparedBlock &block) {
   for (const PreparedOp &op : block.ops) {
     ++report.opsExecuted;
     exec.current = &op;
-    if (timeline && !op.accesses.empty() && failed(checkRaces(op)))
+    if (timeline && timeline->hasCopiesInFlight() && !op.accesses.empty() &&
+        failed(checkRaces(op)))
       return failure();
     if (failed(SimulatedOpInterface(op.model).simulate(exec)))
       return failure();

@@ -17,8 +17,15 @@ void L2Cache::access(uint64_t address, int64_t size, bool write,
     return;
   uint64_t first = address / lineBytes;
   uint64_t last = (address + size - 1) / lineBytes;
-  for (uint64_t line = first; line <= last; ++line)
-    accessLine(line, write, outcome);
+  // Consecutive lines fall in consecutive sets: no division per line.
+  uint64_t set = first % numSets, tag = first / numSets;
+  for (uint64_t line = first; line <= last; ++line) {
+    accessLine(set, tag, write, outcome);
+    if (++set == static_cast<uint64_t>(numSets)) {
+      set = 0;
+      ++tag;
+    }
+  }
 }
 
 /// An invalid way is replaced before any valid one, then the least
@@ -30,9 +37,9 @@ static bool isBetterVictim(const L2Cache::Line &way,
   return !way.valid || way.lastUse < victim.lastUse;
 }
 
-void L2Cache::accessLine(uint64_t line, bool write, Outcome &outcome) {
-  Line *set = &lines[(line % numSets) * ways];
-  uint64_t tag = line / numSets;
+void L2Cache::accessLine(uint64_t setIndex, uint64_t tag, bool write,
+                         Outcome &outcome) {
+  Line *set = &lines[setIndex * ways];
   ++useClock;
   Line *victim = nullptr;
   for (Line *way = set; way != set + ways; ++way) {

@@ -91,6 +91,7 @@ public:
                    [&](const InFlightCopy &c) { return c.done <= now; });
     return inFlight;
   }
+  bool hasCopiesInFlight() const { return !inFlight.empty(); }
   void addCopyInFlight(InFlightCopy copy) {
     inFlight.push_back(std::move(copy));
   }

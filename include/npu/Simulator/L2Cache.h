@@ -51,7 +51,7 @@ public:
   };
 
 private:
-  void accessLine(uint64_t line, bool write, Outcome &outcome);
+  void accessLine(uint64_t set, uint64_t tag, bool write, Outcome &outcome);
 
   int64_t lineBytes, ways, numSets;
   std::vector<Line> lines;
