@@ -2,13 +2,18 @@
 
 #include "npu/Simulator/L2Cache.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 
 using namespace npu::sim;
 
 L2Cache::L2Cache(int64_t bytes, int64_t lineBytes, int64_t ways)
-    : lineBytes(lineBytes), ways(ways), numSets(bytes / (lineBytes * ways)) {
-  lines.resize(numSets * ways);
+    : lineBytes(lineBytes), ways(ways), numSets(bytes / (lineBytes * ways)),
+      lines(static_cast<Line *>(
+          std::calloc(std::max<int64_t>(numSets * ways, 1), sizeof(Line)))) {
+  if (!lines)
+    llvm::report_fatal_error("cannot allocate the simulated L2's lines");
 }
 
 void L2Cache::access(uint64_t address, int64_t size, bool write,
@@ -59,6 +64,6 @@ void L2Cache::accessLine(uint64_t setIndex, uint64_t tag, bool write,
 }
 
 int64_t L2Cache::countDirty() const {
-  return std::count_if(lines.begin(), lines.end(),
+  return std::count_if(lines.get(), lines.get() + numSets * ways,
                        [](const Line &l) { return l.valid && l.dirty; });
 }

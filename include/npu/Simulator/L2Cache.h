@@ -17,7 +17,8 @@
 #define NPU_SIMULATOR_L2CACHE_H
 
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 namespace npu::sim {
 
@@ -43,18 +44,24 @@ public:
   /// Dirty lines still held.
   int64_t countDirty() const;
 
-  /// One way of a set.
+  /// One way of a set; all zero is an empty way.
   struct Line {
-    uint64_t tag = 0;
-    uint64_t lastUse = 0;
-    bool valid = false, dirty = false;
+    uint64_t tag;
+    uint64_t lastUse;
+    bool valid, dirty;
   };
 
 private:
   void accessLine(uint64_t set, uint64_t tag, bool write, Outcome &outcome);
 
+  struct FreeLines {
+    void operator()(Line *lines) const { std::free(lines); }
+  };
+
   int64_t lineBytes, ways, numSets;
-  std::vector<Line> lines;
+  /// Set after set, zeroed by calloc: the pages of sets never touched are
+  /// never faulted in, so a small kernel does not pay for a 192 MB L2.
+  std::unique_ptr<Line[], FreeLines> lines;
   uint64_t useClock = 0;
 };
 
