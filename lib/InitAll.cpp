@@ -6,6 +6,7 @@
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
+#include "npu/Dialect/NPUDev/Passes.h"
 #include "npu/Dialect/Sparse/Passes.h"
 #include "npu/Dialect/Sparse/SparseDialect.h"
 #include "npu/Transforms/Passes.h"
@@ -33,6 +34,7 @@ void npu::registerAllPasses() {
   registerNPUPasses();
   registerNPUConversionPasses();
   sparse::registerNPUSparsePasses();
+  dev::registerNPUDevPasses();
   registerGraphToDevicePipeline();
   registerSparseToDevicePipeline();
   registerDeviceToLLVMPipeline();
