@@ -96,9 +96,8 @@ TEST_F(SimulatorTest, VectorOpsMatchReference) {
   EXPECT_EQ(args[1].getValues<float>(), y);
 }
 
-TEST_F(SimulatorTest, DmaCostsLatencyPlusBytesOverBandwidth) {
-  HostArray args[] = {floats(std::vector<float>(65536), {65536})};
-  SimulationReport report = run(R"mlir(
+/// One copy of 256 KiB from global memory into vector memory.
+static const char *kCopyIn = R"mlir(
     !g = memref<65536xf32, #npudev.space<global>>
     func.func @f(%x: !g) {
       npudev.launch tasks(1) {
@@ -106,8 +105,11 @@ TEST_F(SimulatorTest, DmaCostsLatencyPlusBytesOverBandwidth) {
         npudev.dma %x, %a : !g to memref<65536xf32, #npudev.space<vector>>
       }
       return
-    })mlir",
-                                args);
+    })mlir";
+
+TEST_F(SimulatorTest, DmaCostsLatencyPlusBytesOverBandwidth) {
+  HostArray args[] = {floats(std::vector<float>(65536), {65536})};
+  SimulationReport report = run(kCopyIn, args);
   // One core alone draws min(dma_gbps, global_gbps / 1).
   double expected =
       device.dmaLatencyCycles + 65536.0 * 4 * device.clockGHz /
@@ -338,16 +340,7 @@ TEST_F(SimulatorTest, IndexedRowsTheL2HoldsIssueAtItsLatency) {
 /// runs faster than its bound.
 TEST_F(SimulatorTest, RooflineIsTheSlowestResourceAtPeak) {
   HostArray copyArgs[] = {floats(std::vector<float>(65536), {65536})};
-  SimulationReport copy = run(R"mlir(
-    !g = memref<65536xf32, #npudev.space<global>>
-    func.func @f(%x: !g) {
-      npudev.launch tasks(1) {
-        %a = npudev.alloc : memref<65536xf32, #npudev.space<vector>>
-        npudev.dma %x, %a : !g to memref<65536xf32, #npudev.space<vector>>
-      }
-      return
-    })mlir",
-                              copyArgs);
+  SimulationReport copy = run(kCopyIn, copyArgs);
   ASSERT_EQ(copy.steps.size(), 1u);
   EXPECT_EQ(copy.steps[0].name, "launch 1");
   EXPECT_EQ(copy.steps[0].getLimit(), "io");

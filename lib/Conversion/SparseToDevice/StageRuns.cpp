@@ -27,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace npu {
 #define GEN_PASS_DEF_SPARSESTAGERUNS
@@ -40,13 +39,6 @@ using namespace npu::sparse;
 
 namespace {
 
-/// The memref a view is a view of, through subviews and casts.
-Value getRootMemRef(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// The memrefs something in `launch` may write: targets of write effects
 /// (a buffer's data for a store to the buffer), and every memref operand of
 /// an op whose effects are unknown.
@@ -55,7 +47,7 @@ DenseSet<Value> getWrittenMemRefs(dev::LaunchOp launch) {
   auto addRoot = [&](Value v) {
     if (auto buffer = v.getDefiningOp<BufferOp>())
       v = buffer.getData();
-    written.insert(getRootMemRef(v));
+    written.insert(dev::getViewRoot(v));
   };
   launch.getBody().walk([&](Operation *op) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
@@ -130,7 +122,7 @@ bool LoopStager::isStageable(Value array) const {
          type.getRank() == 1 && type.getLayout().isIdentity() &&
          type.getElementType().isIntOrFloat() &&
          !loop->isAncestor(array.getParentBlock()->getParentOp()) &&
-         !written.contains(getRootMemRef(array));
+         !written.contains(dev::getViewRoot(array));
 }
 
 /// `index` as q + c, through sums and differences with constants

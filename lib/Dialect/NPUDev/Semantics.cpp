@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -39,6 +40,12 @@ Type npu::dev::getAccumulatorType(Type element) {
   if (element.isF16() || element.isBF16())
     return Float32Type::get(element.getContext());
   return element;
+}
+
+Value npu::dev::getViewRoot(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  return view;
 }
 
 std::optional<int64_t> npu::dev::getStaticByteSize(MemRefType type) {

@@ -61,6 +61,10 @@ mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc,
 /// work one input can ask of the executors).
 inline constexpr int64_t kMaxLaunchTasks = int64_t(1) << 20;
 
+/// The memref `view` is a view of, through subviews, casts and any other
+/// ViewLikeOpInterface op: where two accesses may meet.
+mlir::Value getViewRoot(mlir::Value view);
+
 /// Bytes of a statically shaped memref type, or std::nullopt when they do
 /// not fit in int64_t (a shape from input may announce that many).
 std::optional<int64_t> getStaticByteSize(mlir::MemRefType type);

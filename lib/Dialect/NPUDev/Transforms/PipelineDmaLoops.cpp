@@ -29,7 +29,6 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace npu::dev {
 #define GEN_PASS_DEF_PIPELINEDMALOOPS
@@ -41,13 +40,6 @@ using namespace npu;
 using namespace npu::dev;
 
 namespace {
-
-/// The memref a view is taken of, through subviews and casts.
-Value getRootMemRef(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 /// A loop's loads that pipelining can move ahead: npudev.dma from global
 /// memory into a buffer allocated before the loop and used only inside it.
@@ -81,7 +73,7 @@ LoopLoads findLoads(scf::ForOp loop) {
 bool writesWhatItLoads(scf::ForOp loop, const LoopLoads &found) {
   llvm::SmallPtrSet<Value, 4> loaded;
   for (DmaOp load : found.loads)
-    loaded.insert(getRootMemRef(load.getSource()));
+    loaded.insert(getViewRoot(load.getSource()));
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
@@ -90,7 +82,7 @@ bool writesWhatItLoads(scf::ForOp loop, const LoopLoads &found) {
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances)
       if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
-          loaded.contains(getRootMemRef(effect.getValue())))
+          loaded.contains(getViewRoot(effect.getValue())))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
