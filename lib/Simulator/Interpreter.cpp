@@ -503,21 +503,23 @@ FailureOr<double> Interpreter::runAsync(const PreparedBlock &body) {
   return done;
 }
 
-void Interpreter::touchGlobal(const Buffer &buffer, int64_t byteOffset,
+bool Interpreter::touchGlobal(const Buffer &buffer, int64_t byteOffset,
                               int64_t bytes, bool write, GlobalAccess &access) {
+  bool readMissed = !write;
   if (!l2.isEnabled()) {
     access.fetchBytes += bytes;
-    access.readMissed |= !write;
-    return;
+  } else {
+    L2Cache::Outcome lines;
+    l2.access(buffer.address + byteOffset, bytes, write, lines);
+    access.fetchBytes += (write ? 0 : lines.misses) * l2.getLineBytes();
+    access.writebackBytes += lines.writebacks * l2.getLineBytes();
+    readMissed &= lines.misses != 0;
+    access.lines.hits += lines.hits;
+    access.lines.misses += lines.misses;
+    access.lines.writebacks += lines.writebacks;
   }
-  L2Cache::Outcome lines;
-  l2.access(buffer.address + byteOffset, bytes, write, lines);
-  access.fetchBytes += (write ? 0 : lines.misses) * l2.getLineBytes();
-  access.writebackBytes += lines.writebacks * l2.getLineBytes();
-  access.readMissed |= !write && lines.misses != 0;
-  access.lines.hits += lines.hits;
-  access.lines.misses += lines.misses;
-  access.lines.writebacks += lines.writebacks;
+  access.readMissed |= readMissed;
+  return readMissed;
 }
 
 void Interpreter::touchGlobal(const MemRefView &view, bool write,
@@ -548,16 +550,11 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
   double transfer = bytes * clock / device.dmaGBps;
   double latency = device.dmaLatencyCycles;
   if (global) {
-    report.globalBytes += bytes;
-    int64_t hbmBytes = global->fetchBytes + global->writebackBytes;
-    report.hbmBytes += hbmBytes;
-    report.l2Hits += global->lines.hits;
-    report.l2Misses += global->lines.misses;
-    report.l2Writebacks += global->lines.writebacks;
     launchWork.globalBytes += bytes;
-    launchWork.hbmBytes += hbmBytes;
+    launchWork.hbmBytes += global->fetchBytes + global->writebackBytes;
     launchWork.l2Hits += global->lines.hits;
     launchWork.l2Misses += global->lines.misses;
+    launchWork.l2Writebacks += global->lines.writebacks;
     // The cores share HBM and the L2 evenly. Write-backs do not hold the
     // engine: the launch pays for them as HBM traffic (finishLaunch).
     double hbmShare = device.globalGBps / activeCores;
@@ -619,6 +616,14 @@ void Interpreter::recordStep(Operation *launch, double cycles) {
   it->vectorCycles += vector;
   it->cubeCycles += cube;
   it->boundCycles += bound;
+
+  report.globalBytes += launchWork.globalBytes;
+  report.hbmBytes += launchWork.hbmBytes;
+  report.l2Hits += launchWork.l2Hits;
+  report.l2Misses += launchWork.l2Misses;
+  report.l2Writebacks += launchWork.l2Writebacks;
+  report.vectorBytes += launchWork.vectorBytes;
+  report.cubeMacs += launchWork.cubeMacs;
   report.boundCycles += bound;
 }
 
@@ -802,7 +807,6 @@ void OpExecution::chargeVector(double bytes) {
   if (!inKernel())
     return;
   const DeviceModel &device = getDevice();
-  interpreter.report.vectorBytes += bytes;
   interpreter.launchWork.vectorBytes += bytes;
   interpreter.timeOp(current->op, Pipe::Vector,
                      device.vectorIssueCycles +
@@ -813,7 +817,7 @@ void OpExecution::chargeCube(double macs, ElementKind input) {
   if (!inKernel())
     return;
   const DeviceModel &device = getDevice();
-  interpreter.report.cubeMacs += macs;
+  interpreter.launchWork.cubeMacs += macs;
   double rate =
       device.cubeMacsPerCycle * (input == ElementKind::F32 ? 0.5 : 1.0);
   interpreter.launchWork.cubeCycles += macs / rate;
@@ -869,14 +873,12 @@ void OpExecution::chargeIndexedDma(const MemRefView &dense,
         llvm::alignDown(offset * elementBytes, device.dmaBurstBytes);
     int64_t end =
         llvm::alignTo(offset * elementBytes + rowBytes, device.dmaBurstBytes);
-    bool missedBefore = access.readMissed;
-    access.readMissed = false;
-    interpreter.touchGlobal(*table.buffer, first, end - first, write, access);
-    bool fromHbm = access.readMissed || !interpreter.l2.isEnabled();
+    bool fromHbm = interpreter.touchGlobal(*table.buffer, first, end - first,
+                                           write, access) ||
+                   !interpreter.l2.isEnabled();
     issueCycles +=
         (fromHbm ? device.dmaLatencyCycles : device.l2LatencyCycles) /
         device.dmaMaxOutstanding;
-    access.readMissed |= missedBefore;
     bytes += end - first;
   };
   for (int64_t offset : rowOffsets) {

@@ -81,8 +81,8 @@ private:
   /// Runs an npudev.async body on its own cursor; returns the cycle it
   /// completes (0 outside kernels).
   mlir::FailureOr<double> runAsync(const detail::PreparedBlock &body);
-  /// Adds a launch's cycles and its work (launchWork) to its step in the
-  /// report.
+  /// Adds a launch's cycles and its work (launchWork) to its step and to
+  /// the report's totals.
   void recordStep(mlir::Operation *launch, double cycles);
   /// How the L2 (or, without one, HBM) served the global side of a copy.
   struct GlobalAccess {
@@ -98,8 +98,8 @@ private:
   /// contiguous run at a time.
   void touchGlobal(const MemRefView &view, bool write, GlobalAccess &access);
   /// The same for bytes [byteOffset, byteOffset + bytes) of a global
-  /// `buffer`.
-  void touchGlobal(const Buffer &buffer, int64_t byteOffset, int64_t bytes,
+  /// `buffer`; returns whether it was a read that waited for HBM.
+  bool touchGlobal(const Buffer &buffer, int64_t byteOffset, int64_t bytes,
                    bool write, GlobalAccess &access);
   /// Queues `bytes` on the current core's DMA engine, served as `global`
   /// says when one side is global memory (null otherwise), holding the
@@ -149,12 +149,13 @@ private:
   /// Set while a mixed launch runs, with the index of the running task.
   MixedLaunch *mixed = nullptr;
   size_t mixedTask = 0;
-  /// The work of the running launch, for its roofline: global bytes, vector
-  /// bytes, and cube cycles on one core at its peak rate.
+  /// The work of the running launch: the report's totals and its step's
+  /// roofline are summed from it when the launch ends (recordStep). Cube
+  /// cycles are on one core at its peak rate.
   struct LaunchWork {
     int64_t globalBytes = 0, hbmBytes = 0;
-    int64_t l2Hits = 0, l2Misses = 0;
-    double vectorBytes = 0, cubeCycles = 0;
+    int64_t l2Hits = 0, l2Misses = 0, l2Writebacks = 0;
+    double vectorBytes = 0, cubeMacs = 0, cubeCycles = 0;
   } launchWork;
   /// Global memory's L2, shared by every core, and the next device address
   /// a global buffer gets.
