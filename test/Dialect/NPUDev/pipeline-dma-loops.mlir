@@ -62,6 +62,7 @@ func.func @scale(%y: memref<1024xf32, #g> {npudev.output}) {
       npudev.dma %buf, %o : memref<128xf32, #v> to !w
     }
   }
+  memref.dealloc %x : memref<1024xf32, #g>
   return
 }
 
