@@ -16,27 +16,36 @@ def PipelineDmaLoops : Pass<"npu-pipeline-dma-loops", "mlir::func::FuncOp"> {
                 "software pipelines";
   let description = [{
     A tile loop inside a launch (`scf.for`) whose iterations each load
-    global memory into on-chip buffers with `npudev.dma` and then work on
-    them becomes an N-stage pipeline: each such buffer gets N copies (one
-    per iteration in flight, chosen by the iteration number), its load
-    becomes an `npudev.dma_start` issued N - 1 iterations ahead, and the
-    iteration waits for it where the load was. The pipelining itself is
-    upstream MLIR's (`scf::pipelineForLoop`): the loads and what they
-    depend on in stage 0, the rest in stage N - 1. A loop whose trip count
-    is not known is pipelined under a check that it runs at least N
-    iterations, and left as it was otherwise.
+    global memory into on-chip buffers with `npudev.dma`, work on them and
+    store results back becomes an N-stage pipeline. Each buffer it loads
+    into or stores from gets N copies (one per iteration in flight, chosen
+    by the iteration number); each load, with the address arithmetic it
+    needs, becomes an `npudev.async` issued N - 1 iterations ahead, waited
+    for where the load was; each store is left in flight
+    (`npudev.dma_start`), with an `npudev.wait_all` after the loop. The
+    pipelining itself is upstream MLIR's (`scf::pipelineForLoop`): with a
+    static trip count the last iterations are peeled; with a dynamic one
+    the loads of iterations past the end are skipped under `scf.if`, so any
+    trip count, 0 included, is right.
 
-    A loop is left alone when it writes global memory that it also loads
-    (the next iterations' loads would read before the stores), when a
-    load's address depends on values the loop computes (other than the
-    induction variable and values defined outside), or when an on-chip
-    buffer it loads is used outside the loop. When the extra buffers do
-    not fit the launch's on-chip capacity, the pass uses fewer stages, and
-    says so with a remark; with fewer than two the loop stays synchronous.
+    Only buffers that carry nothing between iterations are multiplied: each
+    iteration writes every view of them it reads before reading it, in
+    every loop that uses them, and views of them are taken inside the loop.
+    A load stays where it is when the loop also writes the global memory it
+    reads, or when its address depends on anything but the induction
+    variable and values from outside the loop; a store stays synchronous
+    when its buffer is touched before the iteration's first load.
+
+    N is the device's choice by default: enough tiles in flight that their
+    transfers cover the DMA latency (`dma_latency_cycles` against a tile's
+    bytes at `dma_gbps`), from 2 to 4. When the copies do not fit the
+    launch's on-chip capacity, the pass uses fewer stages and says so with
+    a remark; with fewer than two the loop stays synchronous.
   }];
   let options = [
-    Option<"stages", "stages", "unsigned", "2",
-           "iterations in flight (buffers per loaded tile), 2 to 4">
+    Option<"stages", "stages", "unsigned", "0",
+           "iterations in flight (copies per buffer), 2 to 4; 0 lets the "
+           "device model choose">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

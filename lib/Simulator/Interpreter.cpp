@@ -496,7 +496,10 @@ FailureOr<double> Interpreter::runAsync(const PreparedBlock &body) {
     return 0.0;
   }
   double issued = timeline->getNow();
-  if (failed(runBlock(body)))
+  ++asyncDepth;
+  LogicalResult ran = runBlock(body);
+  --asyncDepth;
+  if (failed(ran))
     return failure();
   double done = timeline->getNow();
   timeline->setNow(issued);
@@ -841,7 +844,7 @@ double OpExecution::chargeDma(const MemRefView &source,
     interpreter.touchGlobal(target, /*write=*/true, *access);
   double done = interpreter.queueDma(current->op, bytes,
                                      access ? &*access : nullptr, 0, wait);
-  if (!wait)
+  if (!wait || interpreter.asyncDepth != 0)
     interpreter.timeline->addCopyInFlight({current->op, source, target, done});
   return done;
 }

@@ -122,6 +122,9 @@ private:
                                        llvm::ArrayRef<int64_t> sizes,
                                        bool withStorage = true);
   bool inKernel() const { return timeline != nullptr; }
+  /// How many npudev.async bodies are running: a copy issued in one is in
+  /// flight for the task until the async's wait.
+  unsigned asyncDepth = 0;
   void chargeScalar(double cycles);
   void timeOp(mlir::Operation *op, Pipe pipe, double cycles);
   void record(mlir::Operation *op, Pipe pipe, double start, double cycles,

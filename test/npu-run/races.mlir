@@ -6,6 +6,7 @@
 // RUN: not npu-run %s --entry=overwrite_while_stored --random-inputs=0 2>&1 | FileCheck %s --check-prefix=WAR
 // RUN: not npu-run %s --entry=copy_before_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=DMA-RAW
 // RUN: not npu-run %s --entry=scalar_store_while_loaded --random-inputs=0 2>&1 | FileCheck %s --check-prefix=WAW
+// RUN: not npu-run %s --entry=read_before_async_load --random-inputs=0 2>&1 | FileCheck %s --check-prefix=ASYNC-RAW
 // Waiting first, touching other bytes, or queueing copies behind each other
 // on the same in-order engine is not a race:
 // RUN: npu-run %s --entry=double_buffer --random-inputs=0 --print-outputs | FileCheck %s --check-prefix=OK
@@ -22,6 +23,23 @@ func.func @read_before_load(%x: !g, %y: !g) {
   npudev.launch tasks(1) {
     %a = npudev.alloc : !v
     %t = npudev.dma_start %x, %a : !g to !v
+    npudev.vunary <exp> %a, %a : !v, !v
+    npudev.wait %t
+    npudev.dma %a, %y : !v to !g
+  }
+  return
+}
+
+// A copy issued in an npudev.async (as npu-pipeline-dma-loops issues its
+// loads) is in flight until the async's wait, like a dma_start.
+// ASYNC-RAW: races.mlir:[[@LINE+8]]:5: error: 'npudev.vunary' op reads bytes of the buffer of 'npudev.alloc' at {{.*}}races.mlir:[[@LINE+4]]:10 that 'npudev.dma' is still writing
+// ASYNC-RAW: races.mlir:[[@LINE+5]]:7: note: the copy
+func.func @read_before_async_load(%x: !g, %y: !g) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !v
+    %t = npudev.async {
+      npudev.dma %x, %a : !g to !v
+    }
     npudev.vunary <exp> %a, %a : !v, !v
     npudev.wait %t
     npudev.dma %a, %y : !v to !g

@@ -97,6 +97,12 @@ cl::opt<unsigned> jitMaxVectorBits(
              "host without wider ones would: 256 (AVX2), 128 (no AVX); 0, "
              "the default, uses what the host has"),
     cl::init(0));
+cl::opt<unsigned> pipelineStages(
+    "pipeline-stages",
+    cl::desc("iterations in flight in the tile loops of kernels lowered "
+             "from graph ops: 2 to 4, 0 for the device model's choice, 1 "
+             "for none"),
+    cl::init(0));
 cl::opt<std::string> tracePath("trace",
                                cl::desc("write a Chrome trace-event JSON"));
 cl::opt<bool> listSimulatedOps(
@@ -398,7 +404,9 @@ static FailureOr<DeviceModel> selectDevice(ModuleOp module) {
 /// pass leaves IR that is already at device level alone.
 static LogicalResult lowerGraphOps(ModuleOp module) {
   PassManager pm(module.getContext());
-  buildGraphToDevicePipeline(pm, GraphToDevicePipelineOptions());
+  GraphToDevicePipelineOptions options;
+  options.pipelineStages = pipelineStages.getValue();
+  buildGraphToDevicePipeline(pm, options);
   return pm.run(module);
 }
 

@@ -40,9 +40,16 @@ struct GraphToDevicePipelineOptions
       *this, "sparse-conv-strategy",
       llvm::cl::desc("get_indice_pairs strategy: auto, grid or sort"),
       llvm::cl::init("auto")};
+  Option<unsigned> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("iterations in flight in the kernels' tile loops "
+                     "(npu-pipeline-dma-loops): 2 to 4, 0 for the device "
+                     "model's choice, 1 for none"),
+      llvm::cl::init(0)};
 };
 
-/// npu-fuse-attention on every function, then npu-lower-to-device.
+/// npu-fuse-attention on every function, npu-lower-to-device, then
+/// [npu-pipeline-dma-loops] on every function.
 void buildGraphToDevicePipeline(mlir::OpPassManager &pm,
                                 const GraphToDevicePipelineOptions &options);
 
@@ -79,12 +86,18 @@ struct SparseToDevicePipelineOptions
       llvm::cl::desc("positions per chunk of npu-sparse-stage-runs; 0 "
                      "stages nothing"),
       llvm::cl::init(256)};
+  Option<unsigned> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("iterations in flight in the kernels' tile loops "
+                     "(npu-pipeline-dma-loops): 2 to 4, 0 for the device "
+                     "model's choice, 1 for none"),
+      llvm::cl::init(0)};
 };
 
 /// [npu-sparse-check-formats, canonicalize, cse,] npu-sparse-decompose,
 /// [npu-sparse-to-device,] npu-sparse-lower-iterations,
 /// [npu-sparse-tile-dense-axis, npu-sparse-stage-runs,]
-/// npu-sparse-lower-buffers, canonicalize.
+/// npu-sparse-lower-buffers, canonicalize[, npu-pipeline-dma-loops].
 void buildSparseToDevicePipeline(mlir::OpPassManager &pm,
                                  const SparseToDevicePipelineOptions &options);
 

@@ -8,6 +8,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/Conversion/Pipelines.h"
+#include "npu/Dialect/NPUDev/Passes.h"
 #include "npu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +24,9 @@ void npu::buildGraphToDevicePipeline(
   lowering.device = options.device;
   lowering.sparseConvStrategy = options.sparseConvStrategy;
   pm.addPass(createLowerGraphToDevice(lowering));
+  if (options.pipelineStages != 1)
+    pm.addNestedPass<func::FuncOp>(
+        dev::createPipelineDmaLoops({options.pipelineStages}));
 }
 
 void npu::registerGraphToDevicePipeline() {

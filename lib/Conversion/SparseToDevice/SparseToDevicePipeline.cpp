@@ -7,6 +7,7 @@
 
 #include "npu/Conversion/Passes.h"
 #include "npu/Conversion/Pipelines.h"
+#include "npu/Dialect/NPUDev/Passes.h"
 #include "npu/Dialect/Sparse/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,6 +36,9 @@ void npu::buildSparseToDevicePipeline(
     func.addPass(createSparseStageRuns({options.stageChunk}));
   func.addPass(sparse::createSparseLowerBuffers());
   pm.addPass(createCanonicalizerPass());
+  if (options.onDevice && options.pipelineStages != 1)
+    pm.addNestedPass<func::FuncOp>(
+        dev::createPipelineDmaLoops({options.pipelineStages}));
 }
 
 void npu::registerSparseToDevicePipeline() {

@@ -1,46 +1,64 @@
 // npu-pipeline-dma-loops: a plain tile loop (load, compute, store) becomes a
 // software pipeline on upstream's scf loop pipelining; loops it cannot
 // pipeline safely are left as they were.
-// RUN: npu-opt %s --split-input-file --npu-pipeline-dma-loops --verify-diagnostics | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-pipeline-dma-loops=stages=2 --verify-diagnostics | FileCheck %s
 // RUN: npu-opt %s --split-input-file --npu-pipeline-dma-loops=stages=3 2>/dev/null | FileCheck %s --check-prefix=THREE
+// RUN: npu-opt %s --split-input-file --npu-pipeline-dma-loops 2>/dev/null | FileCheck %s --check-prefix=DEVICE
 // RUN: not npu-opt %s --split-input-file --npu-pipeline-dma-loops=stages=5 2>&1 | FileCheck %s --check-prefix=BAD
-// The first kernel in both executors, pipelined: y = 2 x for x = 0 .. 1023.
+// The first two kernels in both executors, pipelined with 2 and 4 stages:
+// y = 2 x for x = 0 .. 1023, and for x = 0 .. 599 in four tasks whose
+// trip counts (0 to 3 tiles, the last partial) are known only at run time.
 // RUN: sed -n '1,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC
 // RUN: sed -n '1,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC
+// RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC-DYN
+// RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC-DYN
+// RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC-DYN
 
-// BAD: npu-pipeline-dma-loops: stages must be between 2 and 4, got 5
+// BAD: npu-pipeline-dma-loops: stages must be between 2 and 4 (0: the device's choice), got 5
 // EXEC: arg0 [1024] = [0, 2, 4, 6, 8, 10, 12, 14,
 // EXEC-SAME: 2040, 2042, 2044, 2046]
+// EXEC-DYN: arg0 [600] = [0, 2, 4, 6, 8, 10, 12, 14,
+// EXEC-DYN-SAME: 1192, 1194, 1196, 1198]
 
 #v = #npudev.space<vector>
 #g = #npudev.space<global>
 !w = memref<128xf32, strided<[1], offset: ?>, #g>
 
-// Two copies of the tile, the first load before the loop, each iteration
-// starting the next tile's load before waiting for its own; the last
-// iteration peeled after the loop.
+// Two copies of the tile; the first load issued before the loop, each
+// iteration issuing the next tile's load before waiting for its own, its
+// store left in flight; the last iteration peeled after the loop.
 // CHECK-LABEL: func.func @scale
 // CHECK: npudev.launch
 // CHECK: npudev.launch
 // CHECK-NEXT: %[[A:.*]] = npudev.alloc : memref<128xf32, #npudev.space<vector>>
 // CHECK-NEXT: %[[B:.*]] = npudev.alloc : memref<128xf32, #npudev.space<vector>>
 // CHECK: %[[FIRST:.*]] = arith.select %{{.*}}, %[[A]], %[[B]]
-// CHECK: %[[T0:.*]] = npudev.dma_start %{{.*}}, %[[FIRST]]
+// CHECK: %[[T0:.*]] = npudev.async {
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: npudev.dma %{{.*}}, %[[FIRST]]
 // CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[T:.*]] = %[[T0]], %[[CUR:.*]] = %[[FIRST]]) -> (!npudev.token, memref<128xf32, #npudev.space<vector>>)
 // CHECK: %[[NEXT:.*]] = arith.select %{{.*}}, %[[A]], %[[B]]
-// CHECK: %[[TN:.*]] = npudev.dma_start %{{.*}}, %[[NEXT]]
-// CHECK-NEXT: npudev.wait %[[T]]
+// CHECK: %[[TN:.*]] = npudev.async {
+// CHECK: npudev.dma %{{.*}}, %[[NEXT]]
+// CHECK: npudev.wait %[[T]]
 // CHECK-NEXT: npudev.vbinary_scalar <mul> %[[CUR]]
-// CHECK: npudev.dma %[[CUR]]
+// CHECK: npudev.dma_start %[[CUR]]
 // CHECK: scf.yield %[[TN]], %[[NEXT]]
 // CHECK: npudev.wait %[[LOOP]]#0
 // CHECK-NEXT: npudev.vbinary_scalar <mul> %[[LOOP]]#1
+// CHECK: npudev.dma_start %[[LOOP]]#1
+// CHECK-NEXT: npudev.wait_all
 // THREE-LABEL: func.func @scale
 // THREE: npudev.launch
 // THREE-COUNT-3: npudev.alloc : memref<128xf32, #npudev.space<vector>>
-// THREE: npudev.dma_start
-// THREE: npudev.dma_start
+// THREE: npudev.async
+// THREE: npudev.async
 // THREE: scf.for
+// A 512-byte tile crosses mlu590's DMA engine in far less than its latency:
+// the device asks for the most stages, four.
+// DEVICE-LABEL: func.func @scale
+// DEVICE: npudev.launch
+// DEVICE-COUNT-4: npudev.alloc : memref<128xf32, #npudev.space<vector>>
 func.func @scale(%y: memref<1024xf32, #g> {npudev.output}) {
   %c0 = arith.constant 0 : index
   %c128 = arith.constant 128 : index
@@ -68,9 +86,73 @@ func.func @scale(%y: memref<1024xf32, #g> {npudev.output}) {
 
 // -----
 
+// DYNAMIC-KERNEL
+// Task t scales its t * 100 elements, from 50 t (t - 1), in tiles of 128
+// rows into a window of the buffer: 0 to 3 tiles, known only at run time.
+// The next tile's load (window, address and all) runs under scf.if, so the
+// loop is right for any trip count; no iteration is peeled.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: npudev.launch tasks(4)
+// CHECK-COUNT-2: npudev.alloc : memref<128xf32, #npudev.space<vector>>
+// CHECK: npudev.async {
+// CHECK-NEXT: scf.if
+// CHECK: memref.subview
+// CHECK: npudev.dma
+// CHECK: scf.for
+// CHECK: npudev.async {
+// CHECK-NEXT: scf.if
+// CHECK: npudev.dma
+// CHECK: npudev.wait
+// CHECK: npudev.dma_start
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: npudev.wait_all
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!gw = memref<?xf32, strided<[1], offset: ?>, #g>
+!vw = memref<?xf32, strided<[1]>, #v>
+func.func @dynamic(%y: memref<600xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c50 = arith.constant 50 : index
+  %c100 = arith.constant 100 : index
+  %c128 = arith.constant 128 : index
+  %two = arith.constant 2.0 : f32
+  %x = memref.alloc() : memref<600xf32, #g>
+  npudev.launch tasks(1) {
+    %i = npudev.alloc : memref<600xf32, #v>
+    npudev.iota %c0, %i : memref<600xf32, #v>
+    npudev.dma %i, %x : memref<600xf32, #v> to memref<600xf32, #g>
+  }
+  npudev.launch tasks(4) {
+    %t = npudev.task_id
+    %len = arith.muli %t, %c100 : index
+    %tm1 = arith.subi %t, %c1 : index
+    %tt = arith.muli %t, %tm1 : index
+    %start = arith.muli %tt, %c50 : index
+    %buf = npudev.alloc : memref<128xf32, #v>
+    scf.for %k = %c0 to %len step %c128 {
+      %left = arith.subi %len, %k : index
+      %rows = arith.minsi %left, %c128 : index
+      %at = arith.addi %start, %k : index
+      %src = memref.subview %x[%at] [%rows] [1] : memref<600xf32, #g> to !gw
+      %tile = memref.subview %buf[0] [%rows] [1] : memref<128xf32, #v> to !vw
+      npudev.dma %src, %tile : !gw to !vw
+      npudev.vbinary_scalar <mul> %tile, %two, %tile : !vw, f32, !vw
+      %dst = memref.subview %y[%at] [%rows] [1] : memref<600xf32, #g> to !gw
+      npudev.dma %tile, %dst : !vw to !gw
+    }
+  }
+  memref.dealloc %x : memref<600xf32, #g>
+  return
+}
+
+// -----
+
 // The loop stores into the memref it loads: the next tiles' loads would
 // read before this tile's store lands. Left synchronous.
 // CHECK-LABEL: func.func @in_place
+// CHECK-NOT: npudev.async
 // CHECK-NOT: npudev.dma_start
 #v = #npudev.space<vector>
 #g = #npudev.space<global>
@@ -94,10 +176,69 @@ func.func @in_place(%x: memref<1024xf32, #g>) {
 
 // -----
 
+// Each iteration reads what the one before loaded: another copy would break
+// that, so the buffer keeps one and its load stays synchronous.
+// CHECK-LABEL: func.func @carried
+// CHECK-COUNT-1: npudev.alloc
+// CHECK-NOT: npudev.alloc
+// CHECK-NOT: npudev.async
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<128xf32, strided<[1], offset: ?>, #g>
+func.func @carried(%x: memref<1024xf32, #g>, %y: memref<128xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : memref<128xf32, #v>
+    npudev.dma %y, %buf : memref<128xf32, #g> to memref<128xf32, #v>
+    scf.for %k = %c0 to %c1024 step %c128 {
+      npudev.dma %buf, %y : memref<128xf32, #v> to memref<128xf32, #g>
+      %w = memref.subview %x[%k] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<128xf32, #v>
+    }
+  }
+  return
+}
+
+// -----
+
+// One buffer, two loops that each load it before they read it: each loop
+// gets its own second copy.
+// CHECK-LABEL: func.func @two_loops
+// CHECK-COUNT-3: npudev.alloc : memref<128xf32, #npudev.space<vector>>
+// CHECK: scf.for
+// CHECK: scf.for
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<128xf32, strided<[1], offset: ?>, #g>
+func.func @two_loops(%x: memref<1024xf32, #g>, %y: memref<1024xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : memref<128xf32, #v>
+    scf.for %k = %c0 to %c1024 step %c128 {
+      %w = memref.subview %x[%k] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<128xf32, #v>
+      %o = memref.subview %y[%k] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %buf, %o : memref<128xf32, #v> to !w
+    }
+    scf.for %k = %c0 to %c1024 step %c128 {
+      %w = memref.subview %y[%k] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<128xf32, #v>
+      npudev.vunary <exp> %buf, %buf : memref<128xf32, #v>, memref<128xf32, #v>
+    }
+  }
+  return
+}
+
+// -----
+
 // A second copy of the 512-byte tile does not fit 768 bytes of vector
 // memory: the loop stays synchronous, and a remark says why.
 // CHECK-LABEL: func.func @too_big
-// CHECK-NOT: npudev.dma_start
+// CHECK-NOT: npudev.async
 #v = #npudev.space<vector>
 #g = #npudev.space<global>
 !w = memref<128xf32, strided<[1], offset: ?>, #g>
@@ -108,7 +249,7 @@ module attributes {npudev.device = {name = "small", vector_bytes = 768 : i64}} {
     %c1024 = arith.constant 1024 : index
     npudev.launch tasks(1) {
       %buf = npudev.alloc : memref<128xf32, #v>
-      // expected-remark @+1 {{pipelined with 1 stage of the 2 asked: more copies of its loaded buffers do not fit, or it has fewer iterations}}
+      // expected-remark @+1 {{pipelined with 1 stage of the 2 asked: more copies of its buffers do not fit, or it has fewer iterations}}
       scf.for %k = %c0 to %c1024 step %c128 {
         %w = memref.subview %x[%k] [128] [1] : memref<1024xf32, #g> to !w
         npudev.dma %w, %buf : !w to memref<128xf32, #v>
@@ -122,22 +263,29 @@ module attributes {npudev.device = {name = "small", vector_bytes = 768 : i64}} {
 
 // -----
 
-// A trip count known only at run time: not pipelined in this version.
-// CHECK-LABEL: func.func @dynamic
-// CHECK-NOT: npudev.dma_start
+// The iteration fills the buffer before loading part of it: issuing the
+// next load ahead would put it before that fill. The load stays.
+// CHECK-LABEL: func.func @filled_first
+// CHECK-NOT: npudev.async
 #v = #npudev.space<vector>
 #g = #npudev.space<global>
-!w = memref<128xf32, strided<[1], offset: ?>, #g>
-func.func @dynamic(%x: memref<1024xf32, #g>, %y: memref<1024xf32, #g>, %n: index) {
+!w = memref<64xf32, strided<[1], offset: ?>, #g>
+!t = memref<64xf32, strided<[1]>, #v>
+func.func @filled_first(%x: memref<1024xf32, #g>, %y: memref<2048xf32, #g>) {
   %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
   npudev.launch tasks(1) {
     %buf = npudev.alloc : memref<128xf32, #v>
-    scf.for %k = %c0 to %n step %c128 {
-      %w = memref.subview %x[%k] [128] [1] : memref<1024xf32, #g> to !w
-      npudev.dma %w, %buf : !w to memref<128xf32, #v>
-      %o = memref.subview %y[%k] [128] [1] : memref<1024xf32, #g> to !w
-      npudev.dma %buf, %o : memref<128xf32, #v> to !w
+    scf.for %k = %c0 to %c1024 step %c64 {
+      npudev.vfill %zero, %buf : f32, memref<128xf32, #v>
+      %w = memref.subview %x[%k] [64] [1] : memref<1024xf32, #g> to !w
+      %half = memref.subview %buf[0] [64] [1] : memref<128xf32, #v> to !t
+      npudev.dma %w, %half : !w to !t
+      %k2 = arith.addi %k, %k : index
+      %o = memref.subview %y[%k2] [128] [1] : memref<2048xf32, #g> to memref<128xf32, strided<[1], offset: ?>, #g>
+      npudev.dma %buf, %o : memref<128xf32, #v> to memref<128xf32, strided<[1], offset: ?>, #g>
     }
   }
   return

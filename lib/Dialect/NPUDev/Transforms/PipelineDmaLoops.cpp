@@ -1,20 +1,26 @@
 //===- PipelineDmaLoops.cpp - tile loops as software pipelines ------------===//
 //
-// For each scf.for inside a launch whose body loads global memory into
-// on-chip buffers with npudev.dma (buffers allocated before the loop and
-// used only in it), with a static trip count of at least N:
-//   1. each loaded buffer gets N copies, selected by the iteration number
+// For each scf.for inside a launch, innermost first:
+//   1. the on-chip buffers to multiply are those each iteration writes before
+//      it reads (so no data passes between iterations through them), used
+//      only in loops of which that holds, and loaded from global memory or
+//      stored to it in the loop;
+//   2. each such buffer gets N copies, selected by the iteration number
 //      modulo N;
-//   2. each load becomes npudev.dma_start, with npudev.wait where the load
-//      was;
-//   3. upstream's scf::pipelineForLoop runs the loads, the selection and the
-//      address arithmetic they need in stage 0 and the rest in stage N - 1,
-//      so that iteration i + N - 1's loads are in flight while iteration i
-//      computes.
-// N shrinks while the extra buffers do not fit the launch's on-chip
-// capacity (a remark says so). The loop is left alone when it writes
-// global memory it loads, or when a load's address depends on anything the
-// loop computes from its iter_args or memory. O(ops in the loop) per loop.
+//   3. each load into one becomes an npudev.async holding the load and its
+//      address arithmetic, with npudev.wait where the load was; each store
+//      from one is left in flight (npudev.dma_start), and the loop is
+//      followed by npudev.wait_all;
+//   4. upstream's scf::pipelineForLoop puts the selection and the asyncs in
+//      stage 0 and the rest in stage N - 1, so that iteration i + N - 1's
+//      loads are in flight while iteration i computes. A static trip count
+//      peels the last N - 1 iterations; an unknown one predicates stage 0
+//      (the async's body runs under scf.if), so 0 .. N - 1 trips are right.
+// Stores in flight are safe because a core's copies complete in order: the
+// next write to a copy waits for a load started after the store. N comes
+// from the device (enough tiles in flight to cover the DMA latency) or the
+// `stages` option, and shrinks while the copies do not fit the launch's
+// on-chip capacity (a remark says so). O(ops in the launch) per loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +33,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace npu::dev {
 #define GEN_PASS_DEF_PIPELINEDMALOOPS
@@ -41,39 +49,150 @@ using namespace npu::dev;
 
 namespace {
 
-/// A loop's loads that pipelining can move ahead: npudev.dma from global
-/// memory into a buffer allocated before the loop and used only inside it.
-struct LoopLoads {
+/// The copies pipelining moves and the buffers it multiplies.
+struct PipelinePlan {
+  /// Loads issued N - 1 iterations ahead.
   SmallVector<DmaOp> loads;
-  /// The distinct buffers they fill, in order of first load.
+  /// Stores left in flight.
+  SmallVector<DmaOp> stores;
+  /// The on-chip buffers they fill or drain, one copy per stage.
   SmallVector<AllocOp> buffers;
 };
 
-LoopLoads findLoads(scf::ForOp loop) {
-  LoopLoads found;
-  for (auto dma : loop.getBody()->getOps<DmaOp>()) {
-    auto alloc = dma.getTarget().getDefiningOp<AllocOp>();
-    if (!alloc || loop->isAncestor(alloc) ||
-        getMemorySpace(dma.getSource().getType()) != MemorySpace::global)
-      continue;
-    bool onlyInLoop = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
-      return loop->isAncestor(user);
-    });
-    if (!onlyInLoop)
-      continue;
-    found.loads.push_back(dma);
-    if (!llvm::is_contained(found.buffers, alloc))
-      found.buffers.push_back(alloc);
-  }
-  return found;
+bool isGlobal(Value memref) {
+  return getMemorySpace(cast<MemRefType>(memref.getType())) ==
+         MemorySpace::global;
 }
 
-/// Whether the loop writes, anywhere in its body, a memref whose root one
-/// of the loads reads.
-bool writesWhatItLoads(scf::ForOp loop, const LoopLoads &found) {
-  llvm::SmallPtrSet<Value, 4> loaded;
-  for (DmaOp load : found.loads)
-    loaded.insert(getViewRoot(load.getSource()));
+/// Whether `op`'s only effects on `view` are writes.
+bool writesOnly(Operation *op, Value view) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> onView;
+  effects.getEffectsOnValue(view, onView);
+  return !onView.empty() &&
+         llvm::all_of(onView, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Write>(e.getEffect());
+         });
+}
+
+/// Whether the views of `view` leading to `buffer` are all taken inside
+/// `loop`, so that giving the loop another copy of the buffer moves them.
+bool isViewTakenInside(scf::ForOp loop, Value view, Value buffer) {
+  while (view != buffer) {
+    auto viewLike = view.getDefiningOp<ViewLikeOpInterface>();
+    if (!viewLike || !loop->isAncestor(viewLike))
+      return false;
+    view = viewLike.getViewSource();
+  }
+  return true;
+}
+
+/// Whether every iteration of `loop` writes each view of `buffer` it uses
+/// before reading it, in the loop body itself: then the buffer carries
+/// nothing from one iteration to the next, nor into or out of the loop.
+bool isIterationLocal(scf::ForOp loop, Value buffer) {
+  llvm::SmallPtrSet<Value, 8> written;
+  WalkResult result =
+      loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<ViewLikeOpInterface>(op))
+          return WalkResult::advance();
+        for (Value operand : op->getOperands()) {
+          if (!isa<MemRefType>(operand.getType()) ||
+              getViewRoot(operand) != buffer || written.contains(operand))
+            continue;
+          if (op->getBlock() != loop.getBody() || !writesOnly(op, operand) ||
+              !isViewTakenInside(loop, operand, buffer))
+            return WalkResult::interrupt();
+          written.insert(operand);
+        }
+        return WalkResult::advance();
+      });
+  return !result.wasInterrupted();
+}
+
+/// Answers, once per (loop, buffer), whether a buffer may have a copy per
+/// iteration in flight.
+class BufferAnalysis {
+public:
+  /// Whether every access to `buffer` is inside some loop of which it is
+  /// iteration-local: no value it holds outlives the iteration that wrote
+  /// it, so any of those loops may give it more copies. A buffer that
+  /// escapes into a value the analysis cannot follow (a select, a call, a
+  /// loop's iter_args) is not.
+  bool isMultipliable(AllocOp buffer) {
+    auto [it, inserted] = multipliable.try_emplace(buffer, false);
+    if (!inserted)
+      return it->second;
+    Value root = buffer.getResult();
+    WalkResult result = getLaunchBlock(buffer)->walk([&](Operation *op) {
+      if (isa<ViewLikeOpInterface>(op) ||
+          llvm::none_of(op->getOperands(), [&](Value v) {
+            return isa<MemRefType>(v.getType()) && getViewRoot(v) == root;
+          }))
+        return WalkResult::advance();
+      if (!isa<MemoryEffectOpInterface>(op))
+        return WalkResult::interrupt();
+      for (auto loop = op->getParentOfType<scf::ForOp>();
+           loop && !loop->isAncestor(buffer);
+           loop = loop->getParentOfType<scf::ForOp>())
+        if (isLocal(loop, root))
+          return WalkResult::advance();
+      return WalkResult::interrupt();
+    });
+    return multipliable[buffer] = !result.wasInterrupted();
+  }
+
+  /// The block of the launch region (npudev.launch or a side of
+  /// npudev.mixed_launch) that holds `op`.
+  static Block *getLaunchBlock(Operation *op) {
+    Block *block = op->getBlock();
+    while (!isa<LaunchOp, MixedLaunchOp>(block->getParentOp()))
+      block = block->getParentOp()->getBlock();
+    return block;
+  }
+
+private:
+  bool isLocal(scf::ForOp loop, Value buffer) {
+    auto [it, inserted] =
+        local.try_emplace({loop.getOperation(), buffer}, false);
+    if (inserted)
+      it->second = isIterationLocal(loop, buffer);
+    return it->second;
+  }
+
+  DenseMap<std::pair<Operation *, Value>, bool> local;
+  DenseMap<Operation *, bool> multipliable;
+};
+
+/// Adds to `slice` the ops of the loop body that `value` depends on, if
+/// they are free of memory effects and depend only on the induction
+/// variable, values from outside and `leaves`; returns false otherwise.
+bool collectAddressSlice(scf::ForOp loop, Value value,
+                         const llvm::SmallPtrSetImpl<Value> &leaves,
+                         llvm::SetVector<Operation *> &slice) {
+  if (value == loop.getInductionVar() || leaves.contains(value))
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() != loop.getBody();
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != loop.getBody())
+    return !loop->isAncestor(def);
+  if (slice.contains(def))
+    return true;
+  if (!isMemoryEffectFree(def) || def->getNumRegions() != 0)
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectAddressSlice(loop, operand, leaves, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+/// Whether the loop body writes, anywhere, memory whose root `memref` has.
+bool writesRootOf(scf::ForOp loop, Value memref) {
+  Value root = getViewRoot(memref);
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
@@ -82,34 +201,83 @@ bool writesWhatItLoads(scf::ForOp loop, const LoopLoads &found) {
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances)
       if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
-          loaded.contains(getViewRoot(effect.getValue())))
+          getViewRoot(effect.getValue()) == root)
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return result.wasInterrupted();
 }
 
-/// Adds to `stage0` the ops of the loop body that `value` depends on, if
-/// they are pure and depend only on the induction variable and values
-/// from outside; returns false otherwise.
-bool collectAddressSlice(scf::ForOp loop, Value value,
-                         llvm::SetVector<Operation *> &stage0) {
-  if (value == loop.getInductionVar())
-    return true;
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() != loop.getBody();
-  Operation *def = value.getDefiningOp();
-  if (def->getBlock() != loop.getBody())
-    return !loop->isAncestor(def);
-  if (stage0.contains(def))
-    return true;
-  if (!isPure(def) || def->getNumRegions() != 0)
-    return false;
-  for (Value operand : def->getOperands())
-    if (!collectAddressSlice(loop, operand, stage0))
-      return false;
-  stage0.insert(def);
-  return true;
+/// Adds to `roots` the memrefs whose views `op` or an op inside it uses
+/// other than to take a view.
+void addAccessedRoots(Operation *op, llvm::SmallPtrSetImpl<Value> &roots) {
+  op->walk([&](Operation *nested) {
+    if (isa<ViewLikeOpInterface>(nested))
+      return;
+    for (Value v : nested->getOperands())
+      if (isa<MemRefType>(v.getType()))
+        roots.insert(getViewRoot(v));
+  });
+}
+
+/// The top-level op of the loop body that holds the first access to a view
+/// of `buffer`.
+Operation *getFirstAccess(scf::ForOp loop, Value buffer) {
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    llvm::SmallPtrSet<Value, 8> roots;
+    addAccessedRoots(&op, roots);
+    if (roots.contains(buffer))
+      return &op;
+  }
+  return nullptr;
+}
+
+/// The loads and stores of `loop` that can move, and their buffers.
+PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
+  PipelinePlan plan;
+  llvm::SmallPtrSet<Value, 4> noLeaves;
+  auto bufferOf = [&](Value view) -> AllocOp {
+    auto alloc = getViewRoot(view).getDefiningOp<AllocOp>();
+    if (!alloc || loop->isAncestor(alloc) || !buffers.isMultipliable(alloc))
+      return {};
+    return alloc;
+  };
+  // A load moves ahead of everything before it in the body: nothing but
+  // loads moving with it may touch its buffer there.
+  llvm::SmallPtrSet<Value, 8> touched;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto dma = dyn_cast<DmaOp>(op);
+    llvm::SetVector<Operation *> slice;
+    AllocOp target = dma ? bufferOf(dma.getTarget()) : AllocOp();
+    if (target && !touched.contains(target.getResult()) &&
+        isGlobal(dma.getSource()) && !writesRootOf(loop, dma.getSource()) &&
+        collectAddressSlice(loop, dma.getSource(), noLeaves, slice) &&
+        collectAddressSlice(loop, dma.getTarget(), noLeaves, slice)) {
+      plan.loads.push_back(dma);
+      plan.buffers.push_back(target);
+      continue;
+    }
+    addAccessedRoots(&op, touched);
+  }
+  if (plan.loads.empty())
+    return plan;
+  // A store may stay in flight when its buffer is first touched, each
+  // iteration, at or after the first load: that load's wait, or the load
+  // itself queued behind the store, keeps the next write behind it.
+  Operation *firstLoad = plan.loads.front();
+  for (auto dma : loop.getBody()->getOps<DmaOp>()) {
+    AllocOp source = bufferOf(dma.getSource());
+    if (!source || !isGlobal(dma.getTarget()))
+      continue;
+    Operation *first = getFirstAccess(loop, source.getResult());
+    if (first != firstLoad && first->isBeforeInBlock(firstLoad))
+      continue;
+    plan.stores.push_back(dma);
+    plan.buffers.push_back(source);
+  }
+  llvm::SetVector<AllocOp> unique(plan.buffers.begin(), plan.buffers.end());
+  plan.buffers.assign(unique.begin(), unique.end());
+  return plan;
 }
 
 /// The static trip count of `loop`, if its bounds are constants.
@@ -122,34 +290,49 @@ std::optional<int64_t> getStaticTripCount(scf::ForOp loop) {
   return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
 }
 
-/// The block of the launch region (npudev.launch or a side of
-/// npudev.mixed_launch) that holds `op`.
-Block *getLaunchBlock(Operation *op) {
-  Block *block = op->getBlock();
-  while (!isa<LaunchOp, MixedLaunchOp>(block->getParentOp()))
-    block = block->getParentOp()->getBlock();
-  return block;
+/// The bytes the plan's buffers take, per memory space, for one copy.
+OnChipPeaks getBytesPerCopy(const PipelinePlan &plan) {
+  OnChipPeaks perCopy = {};
+  for (AllocOp alloc : plan.buffers) {
+    MemRefType type = alloc.getType();
+    perCopy[static_cast<unsigned>(*getMemorySpace(type))] +=
+        getStaticByteSize(type).value_or(0);
+  }
+  return perCopy;
 }
 
-/// The most stages (at most `requested`) whose extra buffers fit the
-/// launch: its on-chip peak plus (stages - 1) copies of each loaded
-/// buffer, per memory space.
-unsigned fitStages(const LoopLoads &found, const DeviceModel &device,
-                   unsigned requested) {
-  OnChipPeaks peaks = getOnChipPeaks(*getLaunchBlock(found.buffers.front()));
-  OnChipPeaks perStage = {};
-  for (AllocOp alloc : found.buffers) {
-    MemRefType type = alloc.getType();
-    std::optional<int64_t> bytes = getStaticByteSize(type);
-    if (!bytes)
-      return 1;
-    perStage[static_cast<unsigned>(*getMemorySpace(type))] += *bytes;
+/// The device's choice: enough iterations in flight that the loads of one
+/// tile, at the DMA engine's bandwidth, cover the DMA's latency.
+unsigned chooseStages(const PipelinePlan &plan, const DeviceModel &device) {
+  int64_t loadedBytes = 0;
+  for (DmaOp load : plan.loads) {
+    Value target = load.getTarget();
+    std::optional<int64_t> bytes =
+        getStaticByteSize(cast<MemRefType>(target.getType()));
+    // A window of dynamic size: at most its whole buffer.
+    loadedBytes += bytes.value_or(
+        *getStaticByteSize(cast<MemRefType>(getViewRoot(target).getType())));
   }
+  if (device.dmaGBps <= 0)
+    return 2;
+  double transferCycles = loadedBytes / device.dmaGBps * device.clockGHz;
+  double tiles =
+      std::ceil(device.dmaLatencyCycles / std::max(1.0, transferCycles));
+  return static_cast<unsigned>(std::clamp(1.0 + tiles, 2.0, 4.0));
+}
+
+/// The most stages (at most `requested`) whose extra copies fit the launch:
+/// its on-chip peak plus (stages - 1) copies of each buffer, per space.
+unsigned fitStages(const PipelinePlan &plan, const DeviceModel &device,
+                   unsigned requested) {
+  OnChipPeaks peaks =
+      getOnChipPeaks(*BufferAnalysis::getLaunchBlock(plan.buffers.front()));
+  OnChipPeaks perCopy = getBytesPerCopy(plan);
   for (unsigned stages = requested; stages >= 2; --stages) {
     bool fits = true;
-    for (unsigned s = 1; s < perStage.size(); ++s)
-      fits &= perStage[s] == 0 ||
-              peaks[s] + (stages - 1) * perStage[s] <=
+    for (unsigned s = 1; s < perCopy.size(); ++s)
+      fits &= perCopy[s] == 0 ||
+              peaks[s] + (stages - 1) * perCopy[s] <=
                   device.getCapacity(static_cast<MemorySpace>(s));
     if (fits)
       return stages;
@@ -157,11 +340,13 @@ unsigned fitStages(const LoopLoads &found, const DeviceModel &device,
   return 1;
 }
 
-/// Gives each loaded buffer `stages` copies and selects, at the top of the
+/// Gives each planned buffer `stages` copies and selects, at the top of the
 /// loop body, the one of the current iteration; returns the ops that
 /// compute the selection.
-SmallVector<Operation *> multiBuffer(RewriterBase &rewriter, scf::ForOp loop,
-                                     const LoopLoads &found, unsigned stages) {
+SmallVector<Operation *> multiplyBuffers(RewriterBase &rewriter,
+                                         scf::ForOp loop,
+                                         const PipelinePlan &plan,
+                                         unsigned stages) {
   SmallVector<Operation *> selection;
   Location loc = loop.getLoc();
   rewriter.setInsertionPointToStart(loop.getBody());
@@ -178,7 +363,7 @@ SmallVector<Operation *> multiBuffer(RewriterBase &rewriter, scf::ForOp loop,
   Value slot = track(rewriter.create<arith::RemUIOp>(
       loc, iteration,
       track(rewriter.create<arith::ConstantIndexOp>(loc, stages))));
-  for (AllocOp alloc : found.buffers) {
+  for (AllocOp alloc : plan.buffers) {
     SmallVector<Value> copies = {alloc};
     {
       OpBuilder::InsertionGuard guard(rewriter);
@@ -202,43 +387,84 @@ SmallVector<Operation *> multiBuffer(RewriterBase &rewriter, scf::ForOp loop,
   return selection;
 }
 
-/// Pipelines `loop` with at most `requested` stages; a loop it cannot
-/// pipeline is left unchanged.
-void pipelineLoop(scf::ForOp loop, unsigned requested,
+/// Replaces `load` with an npudev.async holding a copy of the load and of
+/// the address arithmetic it needs, and a wait where the load was.
+AsyncOp issueAhead(RewriterBase &rewriter, scf::ForOp loop, DmaOp load,
+                   const llvm::SmallPtrSetImpl<Value> &selected) {
+  llvm::SetVector<Operation *> slice;
+  (void)collectAddressSlice(loop, load.getSource(), selected, slice);
+  (void)collectAddressSlice(loop, load.getTarget(), selected, slice);
+  rewriter.setInsertionPoint(load);
+  auto async = rewriter.create<AsyncOp>(load.getLoc());
+  rewriter.create<WaitOp>(load.getLoc(), async.getToken());
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(async.getBody().front().getTerminator());
+    IRMapping mapping;
+    for (Operation *op : slice)
+      rewriter.clone(*op, mapping);
+    rewriter.clone(*load, mapping);
+  }
+  rewriter.eraseOp(load);
+  for (Operation *op : llvm::reverse(slice))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  return async;
+}
+
+/// Stage 0's ops under `predicate`: an async's body runs under scf.if; the
+/// selection has no effects and runs unconditionally.
+Operation *predicateStage0(RewriterBase &rewriter, Operation *op,
+                           Value predicate) {
+  auto async = dyn_cast<AsyncOp>(op);
+  if (!async)
+    return op;
+  Block &body = async.getBody().front();
+  SmallVector<Operation *> issued = llvm::map_to_vector(
+      body.without_terminator(), [](Operation &o) { return &o; });
+  rewriter.setInsertionPointToStart(&body);
+  auto guarded = rewriter.create<scf::IfOp>(op->getLoc(), predicate,
+                                            /*withElseRegion=*/false);
+  for (Operation *o : issued)
+    rewriter.moveOpBefore(o, guarded.thenBlock()->getTerminator());
+  return op;
+}
+
+/// Carries out `plan` on `loop` with `requested` stages (0: the device's
+/// choice).
+void pipelineLoop(scf::ForOp loop, const PipelinePlan &plan, unsigned requested,
                   const DeviceModel &device) {
-  LoopLoads found = findLoads(loop);
   std::optional<int64_t> trips = getStaticTripCount(loop);
-  if (found.loads.empty() || !trips || *trips < 2 ||
-      writesWhatItLoads(loop, found))
-    return;
-  llvm::SetVector<Operation *> addresses;
-  for (DmaOp load : found.loads)
-    if (!collectAddressSlice(loop, load.getSource(), addresses))
-      return;
-  unsigned stages =
-      fitStages(found, device,
-                std::min<unsigned>(requested, static_cast<unsigned>(*trips)));
-  if (stages < requested)
+  unsigned asked = requested ? requested : chooseStages(plan, device);
+  unsigned stages = fitStages(
+      plan, device,
+      trips ? std::min<unsigned>(asked, static_cast<unsigned>(*trips)) : asked);
+  if (stages < asked)
     loop.emitRemark() << "pipelined with " << stages << " stage"
-                      << (stages == 1 ? "" : "s") << " of the " << requested
-                      << " asked: more copies of its loaded buffers do not "
-                         "fit, or it has fewer iterations";
+                      << (stages == 1 ? "" : "s") << " of the " << asked
+                      << " asked: more copies of its buffers do not fit, or "
+                         "it has fewer iterations";
   if (stages < 2)
     return;
 
   IRRewriter rewriter(loop.getContext());
   SmallVector<Operation *> selection =
-      multiBuffer(rewriter, loop, found, stages);
+      multiplyBuffers(rewriter, loop, plan, stages);
   llvm::SetVector<Operation *> stage0(selection.begin(), selection.end());
-  stage0.insert(addresses.begin(), addresses.end());
-  for (DmaOp load : found.loads) {
-    rewriter.setInsertionPoint(load);
-    auto start = rewriter.create<DmaStartOp>(
-        load.getLoc(), TokenType::get(rewriter.getContext()), load.getSource(),
-        load.getTarget());
-    rewriter.create<WaitOp>(load.getLoc(), start.getToken());
-    stage0.insert(start);
-    rewriter.eraseOp(load);
+  llvm::SmallPtrSet<Value, 8> selected;
+  for (Operation *op : selection)
+    selected.insert(op->getResult(0));
+  for (DmaOp load : plan.loads)
+    stage0.insert(issueAhead(rewriter, loop, load, selected));
+  for (DmaOp store : plan.stores) {
+    rewriter.setInsertionPoint(store);
+    rewriter.replaceOpWithNewOp<DmaStartOp>(
+        store, TokenType::get(rewriter.getContext()), store.getSource(),
+        store.getTarget());
+  }
+  if (!plan.stores.empty()) {
+    rewriter.setInsertionPointAfter(loop);
+    rewriter.create<WaitAllOp>(loop.getLoc());
   }
 
   scf::PipeliningOption options;
@@ -252,6 +478,11 @@ void pipelineLoop(scf::ForOp loop, unsigned requested,
           if (!stage0.contains(&op))
             schedule.push_back({&op, stages - 1});
       };
+  // A known trip count peels the last iterations; an unknown one runs
+  // them in the loop with stage 0 predicated off.
+  options.supportDynamicLoops = !trips.has_value();
+  options.peelEpilogue = trips.has_value();
+  options.predicateFn = predicateStage0;
   rewriter.setInsertionPoint(loop);
   // On failure the loop keeps its copies and waits in place: still right,
   // only not overlapped.
@@ -263,23 +494,33 @@ struct PipelineDmaLoopsPass
   using PipelineDmaLoopsBase::PipelineDmaLoopsBase;
 
   void runOnOperation() override {
-    if (stages < 2 || stages > 4) {
+    if (stages == 1 || stages > 4) {
       getOperation().emitError("npu-pipeline-dma-loops: stages must be "
-                               "between 2 and 4, got ")
+                               "between 2 and 4 (0: the device's choice), "
+                               "got ")
           << stages.getValue();
       return signalPassFailure();
     }
     FailureOr<DeviceModel> device = lookupDevice(getOperation());
     if (failed(device))
       return signalPassFailure();
-    SmallVector<scf::ForOp> loops;
+    // Every loop is planned on the IR as written, before any is changed:
+    // the analysis follows buffers through views, not through the
+    // selections pipelining adds.
+    BufferAnalysis buffers;
+    SmallVector<std::pair<scf::ForOp, PipelinePlan>> plans;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->getParentOfType<LaunchOp>() ||
-          loop->getParentOfType<MixedLaunchOp>())
-        loops.push_back(loop);
+      std::optional<int64_t> trips = getStaticTripCount(loop);
+      if ((!loop->getParentOfType<LaunchOp>() &&
+           !loop->getParentOfType<MixedLaunchOp>()) ||
+          (trips && *trips < 2))
+        return;
+      PipelinePlan plan = planLoop(loop, buffers);
+      if (!plan.loads.empty())
+        plans.emplace_back(loop, std::move(plan));
     });
-    for (scf::ForOp loop : loops)
-      pipelineLoop(loop, stages, *device);
+    for (auto &[loop, plan] : plans)
+      pipelineLoop(loop, plan, stages, *device);
   }
 };
 
