@@ -61,7 +61,7 @@ echo
 echo "== 4. MoE dispatch (mlu-ops / tutel): lower to device kernels, simulate, JIT"
 run="$build/bin/npu-run"
 moe="$root/examples/moe.mlir"
-"$opt" "$moe" --npu-lower-to-device=device=mlu590 -o "$out/moe-device.mlir"
+"$opt" "$moe" --npu-graph-to-device=device=mlu590 -o "$out/moe-device.mlir"
 echo "  kernels for mlu590 ($out/moe-device.mlir):"
 list_launches "$out/moe-device.mlir"
 rm -rf "$out/moe-sim" "$out/moe-jit"
@@ -80,7 +80,7 @@ pc="$root/examples/point-cloud.mlir"
 python3 "$root/scripts/point-cloud-sites.py" "$out/point-cloud-sites.npy"
 echo "  3000 LiDAR-like sites, 2 x 21x200x200 voxels: $out/point-cloud-sites.npy"
 for strategy in auto grid; do
-  "$opt" "$pc" --npu-lower-to-device="device=mlu590 sparse-conv-strategy=$strategy" \
+  "$opt" "$pc" --npu-graph-to-device="device=mlu590 sparse-conv-strategy=$strategy" \
     -o "$out/point-cloud-$strategy.mlir"
 done
 echo "  kernels for mlu590, strategy auto ($out/point-cloud-auto.mlir):"
@@ -106,7 +106,7 @@ same_bytes "$out/pc-sim" "$out/pc-jit $out/pc-grid" \
 echo
 echo "== 6. FlashAttention (CANN's FlashAttentionScore): a causal GQA layer, forward and backward, on ascend910b's cube and vector cores"
 att="$root/examples/attention.mlir"
-"$opt" "$att" --npu-lower-to-device=device=ascend910b -o "$out/attention-device.mlir"
+"$opt" "$att" --npu-graph-to-device=device=ascend910b -o "$out/attention-device.mlir"
 echo "  kernels ($out/attention-device.mlir): mixed launches of cube and vector tasks, and vector launches"
 sed -n 's/.*npudev.mixed_launch cube(\([0-9]*\)).*/    mixed launch: \1 cube tasks/p; s/.*} vector(\([0-9]*\)).*/                  \1 vector tasks/p' \
   "$out/attention-device.mlir"

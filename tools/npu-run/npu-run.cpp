@@ -400,9 +400,20 @@ static FailureOr<DeviceModel> selectDevice(ModuleOp module) {
   return device;
 }
 
-/// Lowers graph-level IR to device kernels for the module's device; the
-/// pass leaves IR that is already at device level alone.
+/// Lowers graph-level IR to device kernels for the module's device. IR
+/// already at device level runs as written: its loops are not pipelined.
 static LogicalResult lowerGraphOps(ModuleOp module) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  WalkResult graphLevel = module.walk([&](Operation *op) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    bool graph =
+        (op->getDialect() && op->getDialect()->getNamespace() == "npu") ||
+        (func && (llvm::any_of(func.getArgumentTypes(), isTensor) ||
+                  llvm::any_of(func.getResultTypes(), isTensor)));
+    return graph ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!graphLevel.wasInterrupted())
+    return success();
   PassManager pm(module.getContext());
   GraphToDevicePipelineOptions options;
   options.pipelineStages = pipelineStages.getValue();
