@@ -1,11 +1,11 @@
 // The registered pipelines run exactly the passes they stand for, in order:
 // each is compared with the same passes spelled one by one.
 // RUN: npu-opt %s --npu-graph-to-device=device=ascend910b -o %t.graph
-// RUN: npu-opt %s --npu-fuse-attention --npu-lower-to-device=device=ascend910b --npu-pipeline-dma-loops -o %t.graph-steps
+// RUN: npu-opt %s --npu-fuse-attention --npu-lower-to-device=device=ascend910b --npu-pipeline-dma-loops --canonicalize --cse -o %t.graph-steps
 // RUN: diff %t.graph %t.graph-steps
 // RUN: FileCheck %s --check-prefix=GRAPH < %t.graph
 // RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-to-device-pipeline -o %t.sparse
-// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --npu-pipeline-dma-loops -o %t.sparse-steps
+// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --npu-pipeline-dma-loops --canonicalize --cse -o %t.sparse-steps
 // RUN: diff %t.sparse %t.sparse-steps
 // RUN: FileCheck %s --check-prefix=SPARSE < %t.sparse
 // pipeline-stages=1 leaves the tile loops synchronous: the same passes

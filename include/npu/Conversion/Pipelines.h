@@ -49,7 +49,7 @@ struct GraphToDevicePipelineOptions
 };
 
 /// npu-fuse-attention on every function, npu-lower-to-device, then
-/// [npu-pipeline-dma-loops] on every function.
+/// [npu-pipeline-dma-loops on every function, canonicalize, cse].
 void buildGraphToDevicePipeline(mlir::OpPassManager &pm,
                                 const GraphToDevicePipelineOptions &options);
 
@@ -97,7 +97,8 @@ struct SparseToDevicePipelineOptions
 /// [npu-sparse-check-formats, canonicalize, cse,] npu-sparse-decompose,
 /// [npu-sparse-to-device,] npu-sparse-lower-iterations,
 /// [npu-sparse-tile-dense-axis, npu-sparse-stage-runs,]
-/// npu-sparse-lower-buffers, canonicalize[, npu-pipeline-dma-loops].
+/// npu-sparse-lower-buffers, canonicalize[, npu-pipeline-dma-loops,
+/// canonicalize, cse].
 void buildSparseToDevicePipeline(mlir::OpPassManager &pm,
                                  const SparseToDevicePipelineOptions &options);
 

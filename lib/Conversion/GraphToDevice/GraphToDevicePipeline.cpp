@@ -25,8 +25,7 @@ void npu::buildGraphToDevicePipeline(
   lowering.sparseConvStrategy = options.sparseConvStrategy;
   pm.addPass(createLowerGraphToDevice(lowering));
   if (options.pipelineStages != 1)
-    pm.addNestedPass<func::FuncOp>(
-        dev::createPipelineDmaLoops({options.pipelineStages}));
+    dev::addPipelineDmaLoops(pm, options.pipelineStages);
 }
 
 void npu::registerGraphToDevicePipeline() {

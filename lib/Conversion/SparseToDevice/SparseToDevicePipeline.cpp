@@ -37,8 +37,7 @@ void npu::buildSparseToDevicePipeline(
   func.addPass(sparse::createSparseLowerBuffers());
   pm.addPass(createCanonicalizerPass());
   if (options.onDevice && options.pipelineStages != 1)
-    pm.addNestedPass<func::FuncOp>(
-        dev::createPipelineDmaLoops({options.pipelineStages}));
+    dev::addPipelineDmaLoops(pm, options.pipelineStages);
 }
 
 void npu::registerSparseToDevicePipeline() {

@@ -13,6 +13,8 @@
 // RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC-DYN
 // RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC-DYN
 // RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC-DYN
+// RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC
+// RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC
 
 // BAD: npu-pipeline-dma-loops: stages must be between 2 and 4 (0: the device's choice), got 5
 // EXEC: arg0 [1024] = [0, 2, 4, 6, 8, 10, 12, 14,
@@ -149,19 +151,30 @@ func.func @dynamic(%y: memref<600xf32, #g> {npudev.output}) {
 
 // -----
 
-// The loop stores into the memref it loads: the next tiles' loads would
-// read before this tile's store lands. Left synchronous.
+// ROW-UPDATE-KERNEL
+// Each iteration loads a row, updates it and stores it back: the loop
+// writes what it loads, but its window moves a whole row each iteration,
+// so the next rows' loads never meet a store. Pipelined, and right in
+// both executors (x = iota, doubled in place, copied out).
 // CHECK-LABEL: func.func @in_place
-// CHECK-NOT: npudev.async
-// CHECK-NOT: npudev.dma_start
+// CHECK: npudev.async
+// CHECK: scf.for
+// CHECK: npudev.async
+// CHECK: npudev.dma_start
 #v = #npudev.space<vector>
 #g = #npudev.space<global>
 !w = memref<128xf32, strided<[1], offset: ?>, #g>
-func.func @in_place(%x: memref<1024xf32, #g>) {
+func.func @in_place(%y: memref<1024xf32, #g> {npudev.output}) {
   %c0 = arith.constant 0 : index
   %c128 = arith.constant 128 : index
   %c1024 = arith.constant 1024 : index
   %two = arith.constant 2.0 : f32
+  %x = memref.alloc() : memref<1024xf32, #g>
+  npudev.launch tasks(1) {
+    %i = npudev.alloc : memref<1024xf32, #v>
+    npudev.iota %c0, %i : memref<1024xf32, #v>
+    npudev.dma %i, %x : memref<1024xf32, #v> to memref<1024xf32, #g>
+  }
   npudev.launch tasks(1) {
     %buf = npudev.alloc : memref<128xf32, #v>
     scf.for %k = %c0 to %c1024 step %c128 {
@@ -169,6 +182,72 @@ func.func @in_place(%x: memref<1024xf32, #g>) {
       npudev.dma %w, %buf : !w to memref<128xf32, #v>
       npudev.vbinary_scalar <mul> %buf, %two, %buf : memref<128xf32, #v>, f32, memref<128xf32, #v>
       npudev.dma %buf, %w : memref<128xf32, #v> to !w
+    }
+  }
+  npudev.launch tasks(1) {
+    %o = npudev.alloc : memref<1024xf32, #v>
+    npudev.dma %x, %o : memref<1024xf32, #g> to memref<1024xf32, #v>
+    npudev.dma %o, %y : memref<1024xf32, #v> to memref<1024xf32, #g>
+  }
+  memref.dealloc %x : memref<1024xf32, #g>
+  return
+}
+
+// -----
+
+// The same update through windows of 256 elements that move 128 per
+// iteration: the next window's load would read half of this one's store
+// before it lands. Left synchronous.
+// CHECK-LABEL: func.func @overlapping_rows
+// CHECK-NOT: npudev.async
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<256xf32, strided<[1], offset: ?>, #g>
+func.func @overlapping_rows(%x: memref<1152xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : memref<256xf32, #v>
+    scf.for %k = %c0 to %c1024 step %c128 {
+      %w = memref.subview %x[%k] [256] [1] : memref<1152xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<256xf32, #v>
+      npudev.vbinary_scalar <mul> %buf, %two, %buf : memref<256xf32, #v>, f32, memref<256xf32, #v>
+      npudev.dma %buf, %w : memref<256xf32, #v> to !w
+    }
+  }
+  return
+}
+
+// -----
+
+// Rows gathered by an index the loop reads from an on-chip table it never
+// writes: the index is read again, an iteration ahead, inside the async.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: npudev.async {
+// CHECK: memref.load
+// CHECK: npudev.dma
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<128xf32, strided<[1], offset: ?>, #g>
+func.func @gather_rows(%x: memref<8192xf32, #g>, %idx: memref<16xindex, #g>, %y: memref<2048xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  npudev.launch tasks(1) {
+    %table = npudev.alloc : memref<16xindex, #v>
+    npudev.dma %idx, %table : memref<16xindex, #g> to memref<16xindex, #v>
+    %row = npudev.alloc : memref<128xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %i = memref.load %table[%r] : memref<16xindex, #v>
+      %at = arith.muli %i, %c128 : index
+      %w = memref.subview %x[%at] [128] [1] : memref<8192xf32, #g> to !w
+      npudev.dma %w, %row : !w to memref<128xf32, #v>
+      %out = arith.muli %r, %c128 : index
+      %o = memref.subview %y[%out] [128] [1] : memref<2048xf32, #g> to !w
+      npudev.dma %row, %o : memref<128xf32, #v> to !w
     }
   }
   return

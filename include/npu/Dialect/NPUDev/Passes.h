@@ -14,6 +14,11 @@ namespace npu::dev {
 #define GEN_PASS_REGISTRATION
 #include "npu/Dialect/NPUDev/Passes.h.inc"
 
+/// npu-pipeline-dma-loops with `stages` on every function, then
+/// canonicalize and cse: the pipelined loops' slot selection and index
+/// arithmetic, shared and hoisted, cost the scalar unit half as much.
+void addPipelineDmaLoops(mlir::OpPassManager &pm, unsigned stages);
+
 } // namespace npu::dev
 
 #endif // NPU_DIALECT_NPUDEV_PASSES_H

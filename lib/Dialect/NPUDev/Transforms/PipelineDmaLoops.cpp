@@ -7,8 +7,12 @@
 //      stored to it in the loop;
 //   2. each such buffer gets N copies, selected by the iteration number
 //      modulo N;
-//   3. each load into one becomes an npudev.async holding the load and its
-//      address arithmetic, with npudev.wait where the load was; each store
+//   3. each load into one (nothing before it in the body touching that
+//      buffer; nothing in the loop writing what it reads, unless only
+//      stores into its own window, which moves a whole window per
+//      iteration) becomes an npudev.async holding the load and its
+//      address arithmetic (pure ops and reads of memory the loop never
+//      writes), with npudev.wait where the load was; each store
 //      from one is left in flight (npudev.dma_start), and the loop is
 //      followed by npudev.wait_all;
 //   4. upstream's scf::pipelineForLoop puts the selection and the asyncs in
@@ -20,7 +24,8 @@
 // next write to a copy waits for a load started after the store. N comes
 // from the device (enough tiles in flight to cover the DMA latency) or the
 // `stages` option, and shrinks while the copies do not fit the launch's
-// on-chip capacity (a remark says so). O(ops in the launch) per loop.
+// on-chip capacity (a remark says so). O(ops in the launch x loads) per
+// loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +42,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 namespace npu::dev {
 #define GEN_PASS_DEF_PIPELINEDMALOOPS
@@ -62,6 +69,13 @@ struct PipelinePlan {
 bool isGlobal(Value memref) {
   return getMemorySpace(cast<MemRefType>(memref.getType())) ==
          MemorySpace::global;
+}
+
+/// `view` without the casts on it: a cast names the same bytes.
+Value stripCasts(Value view) {
+  while (auto cast = view.getDefiningOp<memref::CastOp>())
+    view = cast.getSource();
+  return view;
 }
 
 /// Whether `op`'s only effects on `view` are writes.
@@ -100,12 +114,13 @@ bool isIterationLocal(scf::ForOp loop, Value buffer) {
           return WalkResult::advance();
         for (Value operand : op->getOperands()) {
           if (!isa<MemRefType>(operand.getType()) ||
-              getViewRoot(operand) != buffer || written.contains(operand))
+              getViewRoot(operand) != buffer ||
+              written.contains(stripCasts(operand)))
             continue;
           if (op->getBlock() != loop.getBody() || !writesOnly(op, operand) ||
               !isViewTakenInside(loop, operand, buffer))
             return WalkResult::interrupt();
-          written.insert(operand);
+          written.insert(stripCasts(operand));
         }
         return WalkResult::advance();
       });
@@ -166,30 +181,6 @@ private:
   DenseMap<Operation *, bool> multipliable;
 };
 
-/// Adds to `slice` the ops of the loop body that `value` depends on, if
-/// they are free of memory effects and depend only on the induction
-/// variable, values from outside and `leaves`; returns false otherwise.
-bool collectAddressSlice(scf::ForOp loop, Value value,
-                         const llvm::SmallPtrSetImpl<Value> &leaves,
-                         llvm::SetVector<Operation *> &slice) {
-  if (value == loop.getInductionVar() || leaves.contains(value))
-    return true;
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() != loop.getBody();
-  Operation *def = value.getDefiningOp();
-  if (def->getBlock() != loop.getBody())
-    return !loop->isAncestor(def);
-  if (slice.contains(def))
-    return true;
-  if (!isMemoryEffectFree(def) || def->getNumRegions() != 0)
-    return false;
-  for (Value operand : def->getOperands())
-    if (!collectAddressSlice(loop, operand, leaves, slice))
-      return false;
-  slice.insert(def);
-  return true;
-}
-
 /// Whether the loop body writes, anywhere, memory whose root `memref` has.
 bool writesRootOf(scf::ForOp loop, Value memref) {
   Value root = getViewRoot(memref);
@@ -206,6 +197,123 @@ bool writesRootOf(scf::ForOp loop, Value memref) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+/// How many elements `value` grows by per unit of the induction variable,
+/// if it is an affine function of it with loop-invariant rest.
+std::optional<int64_t> getIvCoefficient(scf::ForOp loop, Value value) {
+  if (value == loop.getInductionVar())
+    return 1;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return loop->isAncestor(
+               cast<BlockArgument>(value).getOwner()->getParentOp())
+               ? std::nullopt
+               : std::optional<int64_t>(0);
+  if (!loop->isAncestor(def))
+    return 0;
+  if (def->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<int64_t> lhs = getIvCoefficient(loop, def->getOperand(0));
+  std::optional<int64_t> rhs = getIvCoefficient(loop, def->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return *lhs + *rhs;
+  if (isa<arith::SubIOp>(def))
+    return *lhs - *rhs;
+  if (auto factor = getConstantIntValue(def->getOperand(1));
+      isa<arith::MulIOp>(def) && factor && *rhs == 0)
+    return *lhs * *factor;
+  return std::nullopt;
+}
+
+/// Whether `window`, a subview of its root, moves each iteration past
+/// where it was: its offset in some dimension grows by at least its static
+/// size per iteration. Then no two iterations touch the same elements.
+bool isWindowPerIteration(scf::ForOp loop, Value window) {
+  auto subview = stripCasts(window).getDefiningOp<memref::SubViewOp>();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!subview || !step)
+    return false;
+  for (auto [offset, size] :
+       llvm::zip(subview.getMixedOffsets(), subview.getMixedSizes())) {
+    auto value = dyn_cast<Value>(offset);
+    std::optional<int64_t> elements = getConstantIntValue(size);
+    std::optional<int64_t> coefficient =
+        value ? getIvCoefficient(loop, value) : std::nullopt;
+    if (elements && coefficient && *coefficient != 0 &&
+        std::abs(*coefficient * *step) >= *elements)
+      return true;
+  }
+  return false;
+}
+
+/// Whether the loop's iterations can read `source` ahead of the loop's
+/// writes: none writes its root, or the only writes are copies into
+/// `source` itself, a window that moves past itself every iteration (a
+/// row loaded, updated and stored back).
+bool isReadableAhead(scf::ForOp loop, Value source) {
+  if (!writesRootOf(loop, source))
+    return true;
+  if (!isWindowPerIteration(loop, source))
+    return false;
+  Value root = getViewRoot(source);
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances)
+      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
+          getViewRoot(effect.getValue()) == root &&
+          (!isa<DmaOp>(op) ||
+           stripCasts(effect.getValue()) != stripCasts(source)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether `op`'s only effects are reads of memory the loop never writes:
+/// run an iteration ahead, it reads what it would have read in its own.
+bool readsOnlyUnwritten(scf::ForOp loop, Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::all_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect()) && e.getValue() &&
+           !writesRootOf(loop, e.getValue());
+  });
+}
+
+/// Adds to `slice` the ops of the loop body that `value` depends on, if
+/// they have no effects but reads of memory the loop does not write (an
+/// index loaded from a staged table) and depend only on the induction
+/// variable, values from outside and `leaves`; returns false otherwise.
+bool collectAddressSlice(scf::ForOp loop, Value value,
+                         const llvm::SmallPtrSetImpl<Value> &leaves,
+                         llvm::SetVector<Operation *> &slice) {
+  if (value == loop.getInductionVar() || leaves.contains(value))
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() != loop.getBody();
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != loop.getBody())
+    return !loop->isAncestor(def);
+  if (slice.contains(def))
+    return true;
+  if ((!isMemoryEffectFree(def) && !readsOnlyUnwritten(loop, def)) ||
+      def->getNumRegions() != 0)
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectAddressSlice(loop, operand, leaves, slice))
+      return false;
+  slice.insert(def);
+  return true;
 }
 
 /// Adds to `roots` the memrefs whose views `op` or an op inside it uses
@@ -250,7 +358,7 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
     llvm::SetVector<Operation *> slice;
     AllocOp target = dma ? bufferOf(dma.getTarget()) : AllocOp();
     if (target && !touched.contains(target.getResult()) &&
-        isGlobal(dma.getSource()) && !writesRootOf(loop, dma.getSource()) &&
+        isGlobal(dma.getSource()) && isReadableAhead(loop, dma.getSource()) &&
         collectAddressSlice(loop, dma.getSource(), noLeaves, slice) &&
         collectAddressSlice(loop, dma.getTarget(), noLeaves, slice)) {
       plan.loads.push_back(dma);
@@ -525,3 +633,9 @@ struct PipelineDmaLoopsPass
 };
 
 } // namespace
+
+void npu::dev::addPipelineDmaLoops(OpPassManager &pm, unsigned stages) {
+  pm.addNestedPass<func::FuncOp>(createPipelineDmaLoops({stages}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
