@@ -222,6 +222,33 @@ func.func @overlapping_rows(%x: memref<1152xf32, #g>) {
 
 // -----
 
+// Windows of two elements 64 apart, moved 64 per iteration: each spans 65
+// elements, so the next one's first element is this one's last. Left
+// synchronous.
+// CHECK-LABEL: func.func @strided_overlap
+// CHECK-NOT: npudev.async
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<2xf32, strided<[64], offset: ?>, #g>
+func.func @strided_overlap(%x: memref<1152xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : memref<2xf32, #v>
+    scf.for %k = %c0 to %c1024 step %c64 {
+      %w = memref.subview %x[%k] [2] [64] : memref<1152xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<2xf32, #v>
+      npudev.vbinary_scalar <mul> %buf, %two, %buf : memref<2xf32, #v>, f32, memref<2xf32, #v>
+      npudev.dma %buf, %w : memref<2xf32, #v> to !w
+    }
+  }
+  return
+}
+
+// -----
+
 // Rows gathered by an index the loop reads from an on-chip table it never
 // writes: the index is read again, an iteration ahead, inside the async.
 // CHECK-LABEL: func.func @gather_rows

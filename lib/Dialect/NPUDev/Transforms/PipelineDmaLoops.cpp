@@ -181,9 +181,10 @@ private:
   DenseMap<Operation *, bool> multipliable;
 };
 
-/// Whether the loop body writes, anywhere, memory whose root `memref` has.
-bool writesRootOf(scf::ForOp loop, Value memref) {
-  Value root = getViewRoot(memref);
+/// Whether an op anywhere in the loop body writes memory of `root`, other
+/// than the writes `isAllowed` accepts (op, written view).
+bool writesRoot(scf::ForOp loop, Value root,
+                function_ref<bool(Operation *, Value)> isAllowed = nullptr) {
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
@@ -192,7 +193,8 @@ bool writesRootOf(scf::ForOp loop, Value memref) {
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances)
       if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
-          getViewRoot(effect.getValue()) == root)
+          getViewRoot(effect.getValue()) == root &&
+          !(isAllowed && isAllowed(op, effect.getValue())))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -204,15 +206,10 @@ bool writesRootOf(scf::ForOp loop, Value memref) {
 std::optional<int64_t> getIvCoefficient(scf::ForOp loop, Value value) {
   if (value == loop.getInductionVar())
     return 1;
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return loop->isAncestor(
-               cast<BlockArgument>(value).getOwner()->getParentOp())
-               ? std::nullopt
-               : std::optional<int64_t>(0);
-  if (!loop->isAncestor(def))
+  if (loop.isDefinedOutsideOfLoop(value))
     return 0;
-  if (def->getNumOperands() != 2)
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumOperands() != 2)
     return std::nullopt;
   std::optional<int64_t> lhs = getIvCoefficient(loop, def->getOperand(0));
   std::optional<int64_t> rhs = getIvCoefficient(loop, def->getOperand(1));
@@ -228,22 +225,25 @@ std::optional<int64_t> getIvCoefficient(scf::ForOp loop, Value value) {
   return std::nullopt;
 }
 
-/// Whether `window`, a subview of its root, moves each iteration past
-/// where it was: its offset in some dimension grows by at least its static
-/// size per iteration. Then no two iterations touch the same elements.
+/// Whether `window`, a subview of a view taken outside the loop, moves
+/// each iteration past where it was: its offset in some dimension grows
+/// per iteration by at least the elements it spans there. Then no two
+/// iterations touch the same elements.
 bool isWindowPerIteration(scf::ForOp loop, Value window) {
   auto subview = stripCasts(window).getDefiningOp<memref::SubViewOp>();
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!subview || !step)
+  if (!subview || !step || !loop.isDefinedOutsideOfLoop(subview.getSource()))
     return false;
-  for (auto [offset, size] :
-       llvm::zip(subview.getMixedOffsets(), subview.getMixedSizes())) {
+  for (auto [offset, size, stride] :
+       llvm::zip(subview.getMixedOffsets(), subview.getMixedSizes(),
+                 subview.getMixedStrides())) {
     auto value = dyn_cast<Value>(offset);
     std::optional<int64_t> elements = getConstantIntValue(size);
+    std::optional<int64_t> apart = getConstantIntValue(stride);
     std::optional<int64_t> coefficient =
         value ? getIvCoefficient(loop, value) : std::nullopt;
-    if (elements && coefficient && *coefficient != 0 &&
-        std::abs(*coefficient * *step) >= *elements)
+    if (elements && apart && coefficient && *coefficient != 0 &&
+        std::abs(*coefficient * *step) >= (*elements - 1) * *apart + 1)
       return true;
   }
   return false;
@@ -254,26 +254,13 @@ bool isWindowPerIteration(scf::ForOp loop, Value window) {
 /// `source` itself, a window that moves past itself every iteration (a
 /// row loaded, updated and stored back).
 bool isReadableAhead(scf::ForOp loop, Value source) {
-  if (!writesRootOf(loop, source))
-    return true;
-  if (!isWindowPerIteration(loop, source))
-    return false;
   Value root = getViewRoot(source);
-  WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return WalkResult::advance();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances)
-      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
-          getViewRoot(effect.getValue()) == root &&
-          (!isa<DmaOp>(op) ||
-           stripCasts(effect.getValue()) != stripCasts(source)))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return !result.wasInterrupted();
+  if (!writesRoot(loop, root))
+    return true;
+  return isWindowPerIteration(loop, source) &&
+         !writesRoot(loop, root, [&](Operation *op, Value written) {
+           return isa<DmaOp>(op) && stripCasts(written) == stripCasts(source);
+         });
 }
 
 /// Whether `op`'s only effects are reads of memory the loop never writes:
@@ -286,7 +273,7 @@ bool readsOnlyUnwritten(scf::ForOp loop, Operation *op) {
   effects.getEffects(instances);
   return llvm::all_of(instances, [&](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Read>(e.getEffect()) && e.getValue() &&
-           !writesRootOf(loop, e.getValue());
+           !writesRoot(loop, getViewRoot(e.getValue()));
   });
 }
 
