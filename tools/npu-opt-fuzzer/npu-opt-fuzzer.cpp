@@ -36,9 +36,10 @@ namespace {
 
 /// The pipelines npu-opt users run, each from the parsed module: layout
 /// assignment with both strategies, the graph and device lowerings with the
-/// checked JIT's guards, the sparse iteration lowering, the folders, and
-/// the passes that insert runtime checks followed by the folders (which
-/// must leave the checks alone).
+/// checked JIT's guards, the sparse iteration lowering, the folders, tile
+/// loops pipelined and then lowered for the JIT, and the passes that insert
+/// runtime checks followed by the folders (which must leave the checks
+/// alone).
 constexpr const char *kPipelines[] = {
     "builtin.module(func.func(npu-annotate-align-mode,"
     "npu-layout-align{strategy=greedy}),npu-verify-layout)",
@@ -52,6 +53,8 @@ constexpr const char *kPipelines[] = {
     "npu-sparse-lower-buffers))",
     "builtin.module(canonicalize,cse)",
     "builtin.module(npu-lower-to-device,canonicalize,cse)",
+    "builtin.module(func.func(npu-pipeline-dma-loops),canonicalize,cse,"
+    "npu-lower-device-to-loops)",
     "builtin.module(func.func(npu-sparse-check-formats),canonicalize,cse,"
     "func.func(npu-sparse-to-device,npu-sparse-lower-iterations,"
     "npu-sparse-lower-buffers),canonicalize,cse)",
