@@ -268,8 +268,16 @@ private:
 
 } // namespace
 
+/// Built once, before the first input: lowering, pipelining and compiling
+/// every kernel under the sanitizers takes longer than one input may.
+static Harness *harness = nullptr;
+
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  harness = new Harness();
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static Harness *harness = new Harness();
   harness->run(data, size);
   return 0;
 }
