@@ -122,9 +122,6 @@ private:
                                        llvm::ArrayRef<int64_t> sizes,
                                        bool withStorage = true);
   bool inKernel() const { return timeline != nullptr; }
-  /// How many npudev.async bodies are running: a copy issued in one is in
-  /// flight for the task until the async's wait.
-  unsigned asyncDepth = 0;
   void chargeScalar(double cycles);
   void timeOp(mlir::Operation *op, Pipe pipe, double cycles);
   void record(mlir::Operation *op, Pipe pipe, double start, double cycles,
@@ -152,6 +149,9 @@ private:
   /// Set while a mixed launch runs, with the index of the running task.
   MixedLaunch *mixed = nullptr;
   size_t mixedTask = 0;
+  /// How many npudev.async bodies are running: a copy issued in one is in
+  /// flight for the task until the async's wait.
+  unsigned asyncDepth = 0;
   /// The work of the running launch: the report's totals and its step's
   /// roofline are summed from it when the launch ends (recordStep). Cube
   /// cycles are on one core at its peak rate.
