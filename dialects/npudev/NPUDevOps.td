@@ -530,7 +530,8 @@ def NPUDev_ReportRowsOp : NPUDev_Op<"report_rows", [NPUDev_VectorUnit,
 // Matrix unit
 //===----------------------------------------------------------------------===//
 
-def NPUDev_MatmulOp : NPUDev_Op<"matmul", [NPUDev_CubeUnit]> {
+def NPUDev_MatmulOp : NPUDev_Op<"matmul", [NPUDev_CubeUnit,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "c (+)= a x b on the matrix unit";
   let description = [{
     `a` is [M, K], `b` is [K, N], `c` is [M, N], all on chip; with
@@ -540,11 +541,12 @@ def NPUDev_MatmulOp : NPUDev_Op<"matmul", [NPUDev_CubeUnit]> {
     the accumulator f32 (float inputs) or i32 (i8 inputs). Each c[i, j]
     accumulates its K products in k order, one fused multiply-add each
     (float inputs are widened to f32 first), so every executor gives the
-    same bits.
+    same bits. `c` is read only with `accumulate`: without it the op
+    only writes `c`, so a tile loop that computes into `c` and stores it
+    carries nothing in it from one iteration to the next.
   }];
-  let arguments = (ins Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$a,
-      Arg<NPUDev_OnChipMemRef, "", [MemRead]>:$b,
-      Arg<NPUDev_OnChipMemRef, "", [MemRead, MemWrite]>:$c,
+  let arguments = (ins NPUDev_OnChipMemRef:$a, NPUDev_OnChipMemRef:$b,
+      NPUDev_OnChipMemRef:$c,
       UnitAttr:$accumulate, UnitAttr:$transpose_a, UnitAttr:$transpose_b);
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
                        "`,` type($c)";

@@ -532,6 +532,16 @@ LogicalResult VUniqueOp::verify() {
 // Matmul
 //===----------------------------------------------------------------------===//
 
+void MatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getAMutable());
+  effects.emplace_back(MemoryEffects::Read::get(), &getBMutable());
+  if (getAccumulate())
+    effects.emplace_back(MemoryEffects::Read::get(), &getCMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getCMutable());
+}
+
 LogicalResult MatmulOp::verify() {
   MemRefType a = memrefOf(getA()), b = memrefOf(getB()), c = memrefOf(getC());
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)

@@ -396,3 +396,59 @@ func.func @filled_first(%x: memref<1024xf32, #g>, %y: memref<2048xf32, #g>) {
   }
   return
 }
+
+// -----
+
+// A matmul without `accumulate` only writes its product tile, so the tile
+// carries nothing between iterations: it gets a second copy and its store
+// is left in flight. With `accumulate` the tile is read as well (the sum
+// of the iterations so far) and keeps its one copy.
+// CHECK-LABEL: func.func @product_tiles
+// CHECK: npudev.launch tasks(1) on cube
+// CHECK-COUNT-2: npudev.alloc : memref<16x16xf32, #npudev.space<cube>>
+// CHECK-NOT: npudev.alloc : memref<16x16xf32, #npudev.space<cube>>
+// CHECK: scf.for
+// CHECK: npudev.matmul
+// CHECK-NOT: npudev.dma %
+// CHECK: npudev.dma_start
+// CHECK: npudev.wait_all
+// CHECK: npudev.launch tasks(1) on cube
+// CHECK-COUNT-1: npudev.alloc : memref<16x16xf32, #npudev.space<cube>>
+// CHECK-NOT: npudev.alloc : memref<16x16xf32, #npudev.space<cube>>
+// CHECK-NOT: npudev.dma_start
+#c = #npudev.space<cube>
+#g = #npudev.space<global>
+!k = memref<16x16xf16, strided<[16, 1], offset: ?>, #g>
+!o = memref<16x16xf32, strided<[16, 1], offset: ?>, #g>
+func.func @product_tiles(%q: memref<16x16xf16, #g>, %keys: memref<128x16xf16, #g>, %s: memref<128x16xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  npudev.launch tasks(1) on cube {
+    %qt = npudev.alloc : memref<16x16xf16, #c>
+    %kt = npudev.alloc : memref<16x16xf16, #c>
+    %st = npudev.alloc : memref<16x16xf32, #c>
+    npudev.dma %q, %qt : memref<16x16xf16, #g> to memref<16x16xf16, #c>
+    scf.for %j = %c0 to %c128 step %c16 {
+      %kw = memref.subview %keys[%j, 0] [16, 16] [1, 1] : memref<128x16xf16, #g> to !k
+      npudev.dma %kw, %kt : !k to memref<16x16xf16, #c>
+      npudev.matmul %qt, %kt, %st {transpose_b} : memref<16x16xf16, #c>, memref<16x16xf16, #c>, memref<16x16xf32, #c>
+      %sw = memref.subview %s[%j, 0] [16, 16] [1, 1] : memref<128x16xf32, #g> to !o
+      npudev.dma %st, %sw : memref<16x16xf32, #c> to !o
+    }
+  }
+  npudev.launch tasks(1) on cube {
+    %qt = npudev.alloc : memref<16x16xf16, #c>
+    %kt = npudev.alloc : memref<16x16xf16, #c>
+    %st = npudev.alloc : memref<16x16xf32, #c>
+    npudev.dma %q, %qt : memref<16x16xf16, #g> to memref<16x16xf16, #c>
+    scf.for %j = %c0 to %c128 step %c16 {
+      %kw = memref.subview %keys[%j, 0] [16, 16] [1, 1] : memref<128x16xf16, #g> to !k
+      npudev.dma %kw, %kt : !k to memref<16x16xf16, #c>
+      npudev.matmul %qt, %kt, %st {accumulate, transpose_b} : memref<16x16xf16, #c>, memref<16x16xf16, #c>, memref<16x16xf32, #c>
+      %sw = memref.subview %s[%j, 0] [16, 16] [1, 1] : memref<128x16xf32, #g> to !o
+      npudev.dma %st, %sw : memref<16x16xf32, #c> to !o
+    }
+  }
+  return
+}
