@@ -182,7 +182,11 @@ void benchSensitivity(MLIRContext &ctx, StringRef preset) {
        [](DeviceModel &d, double f) { d.l2LatencyCycles *= f; }, false},
       {"dma_latency_cycles",
        [](DeviceModel &d, double f) { d.dmaLatencyCycles *= f; }, false},
-      {"dma_gbps", [](DeviceModel &d, double f) { d.dmaGBps *= f; }, false},
+      {"dma_gbps", [](DeviceModel &d, double f) { d.dmaGBps *= f; }, true},
+      {"dma_l2_read_gbps",
+       [](DeviceModel &d, double f) { d.dmaL2ReadGBps *= f; }, true},
+      {"dma_l2_write_gbps",
+       [](DeviceModel &d, double f) { d.dmaL2WriteGBps *= f; }, true},
       {"dma_max_outstanding",
        [](DeviceModel &d, double f) { d.dmaMaxOutstanding *= f; }, false},
   };

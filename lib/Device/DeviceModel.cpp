@@ -35,6 +35,7 @@ static DeviceModel makeMLU590() {
   m.globalGBps = 2765;               // mlu-ops' figure for MLU590.
   m.globalBytes = int64_t(48) << 30; // Assumption: 48 GiB of HBM.
   m.dmaGBps = 2765.0 / 48 * 2;       // A core may draw twice its fair share.
+  m.dmaL2ReadGBps = m.dmaL2WriteGBps = m.dmaGBps; // Assumption: the same.
   m.dmaLatencyCycles = 300;
   m.dmaBurstBytes = 64;     // Assumption: a 64-byte memory transaction.
   m.dmaMaxOutstanding = 16; // Assumption (docs/device-model.md).
@@ -76,7 +77,12 @@ static DeviceModel makeAscend910B() {
   m.sharedBytes = 0;          // No cluster scratch: exchange through L2/HBM.
   m.globalGBps = 1600;        // HBM2e.
   m.globalBytes = int64_t(64) << 30; // 64 GiB of HBM2e.
-  m.dmaGBps = 1600.0 / 48 * 2;
+  // CANN's platform description of the 910B2 (Ascend910B2.ini,
+  // [AICoreMemoryRates]) gives one core's rates in bytes per cycle: 32
+  // from DDR, 110 reading and 86 writing through the L2.
+  m.dmaGBps = 32 * 1.8;
+  m.dmaL2ReadGBps = 110 * 1.8;
+  m.dmaL2WriteGBps = 86 * 1.8;
   m.dmaLatencyCycles = 500;
   // The 910 generation accesses global memory in 512-byte units (128 on
   // the 950, Huawei's Ascend roadmap): an indexed row costs at least that.
@@ -198,6 +204,8 @@ static const Field kFields[] = {
     NPU_DEVICE_FIELD("shared_bytes", sharedBytes, true, 0, kMaxBytes),
     NPU_DEVICE_FIELD("dma_gbps", dmaGBps, false, 0.001, 1e6),
     NPU_DEVICE_FIELD("dma_latency_cycles", dmaLatencyCycles, false, 0, 1e9),
+    NPU_DEVICE_FIELD("dma_l2_read_gbps", dmaL2ReadGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("dma_l2_write_gbps", dmaL2WriteGBps, false, 0.001, 1e6),
     NPU_DEVICE_FIELD("dma_burst_bytes", dmaBurstBytes, true, 1, 1 << 20),
     NPU_DEVICE_FIELD("dma_max_outstanding", dmaMaxOutstanding, true, 1,
                      1 << 20),

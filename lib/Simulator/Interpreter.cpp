@@ -342,11 +342,15 @@ LogicalResult Interpreter::runTasks(Operation *launch,
 
 void Interpreter::finishLaunch(Operation *launch, double startCycle,
                                ArrayRef<const CoreTimeline *> cores) {
-  // HBM serves the launch's fetches and write-backs at its bandwidth, the
-  // slowest core aside: the cores run one after another here, so the
-  // write-backs land on whichever ran late, not where they happen.
+  // HBM serves the launch's fetches and write-backs at its bandwidth, and
+  // the L2 every copy at its own, the slowest core aside: the cores run
+  // one after another here, so the shared bandwidths bound the launch as
+  // a whole, not the copies where they happen.
   double end =
       startCycle + launchWork.hbmBytes * device.clockGHz / device.globalGBps;
+  if (l2.isEnabled())
+    end = std::max(end, startCycle + launchWork.globalBytes * device.clockGHz /
+                                         device.l2GBps);
   for (const CoreTimeline *c : cores) {
     end = std::max(end, c->getFinish());
     for (unsigned p = 0; p < kNumPipes; ++p)
@@ -527,6 +531,7 @@ bool Interpreter::touchGlobal(const Buffer &buffer, int64_t byteOffset,
 
 void Interpreter::touchGlobal(const MemRefView &view, bool write,
                               GlobalAccess &access) {
+  access.writes |= write;
   int64_t elementBytes = getElementBytes(view.getKind());
   // Contiguous runs: the whole view, or its innermost rows.
   if (view.isContiguous() || view.getRank() == 0) {
@@ -558,17 +563,20 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
     launchWork.l2Hits += global->lines.hits;
     launchWork.l2Misses += global->lines.misses;
     launchWork.l2Writebacks += global->lines.writebacks;
-    // The cores share HBM and the L2 evenly. Write-backs do not hold the
-    // engine: the launch pays for them as HBM traffic (finishLaunch).
-    double hbmShare = device.globalGBps / activeCores;
+    // The cores share HBM evenly. Each draws the L2 at its engine's rate,
+    // and all of them together at most at the L2's bandwidth, which the
+    // launch pays as a whole (finishLaunch): an even share would hold back
+    // the cores that move more than the others. Write-backs do not hold
+    // the engine: the launch pays for them as HBM traffic.
+    double hbmShare = std::min(device.dmaGBps, device.globalGBps / activeCores);
     if (l2.isEnabled()) {
-      double l2Share = std::min(device.dmaGBps, device.l2GBps / activeCores);
-      transfer = std::max(bytes * clock / l2Share,
+      double l2Rate = device.getDmaGBps(/*throughL2=*/true, global->writes);
+      transfer = std::max(bytes * clock / l2Rate,
                           global->fetchBytes * clock / hbmShare);
       if (!global->readMissed)
         latency = device.l2LatencyCycles;
     } else {
-      transfer = bytes * clock / std::min(device.dmaGBps, hbmShare);
+      transfer = bytes * clock / hbmShare;
     }
   }
   transfer = std::max(transfer, issueCycles);

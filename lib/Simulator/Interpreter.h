@@ -90,8 +90,9 @@ private:
     /// which the copy waits for, and dirty lines it replaced, which the L2
     /// writes back in the background.
     int64_t fetchBytes = 0, writebackBytes = 0;
-    /// Whether a read waited for HBM (a line missed).
-    bool readMissed = false;
+    /// Whether a read waited for HBM (a line missed), whether the copy
+    /// writes global memory.
+    bool readMissed = false, writes = false;
     L2Cache::Outcome lines;
   };
   /// Reads or writes `view` of a global buffer through the L2, one

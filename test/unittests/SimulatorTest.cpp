@@ -315,6 +315,35 @@ TEST_F(SimulatorTest, TheL2ServesWhatItHolds) {
   EXPECT_DOUBLE_EQ(none.cycles, 3 * (transfer + device.dmaLatencyCycles));
 }
 
+/// A core's engine moves what the L2 serves at its own L2 rates, reading
+/// and writing, what HBM serves at dma_gbps; the cores together move no
+/// more than the L2's bandwidth, which bounds the launch as a whole.
+TEST_F(SimulatorTest, TheL2ServesACoreAtItsOwnRates) {
+  auto readTwiceWriteOnce = [&] {
+    HostArray args[] = {floats(std::vector<float>(16384), {16384}),
+                        floats(std::vector<float>(16384), {16384})};
+    return run(kReadTwiceWriteOnce, args);
+  };
+  const int64_t bytes = 16384 * 4;
+  device.dmaL2ReadGBps = 2 * device.dmaGBps;
+  device.dmaL2WriteGBps = 1.5 * device.dmaGBps;
+  ASSERT_LE(device.dmaGBps, device.globalGBps);
+  auto cyclesAt = [&](double gbps) { return bytes * device.clockGHz / gbps; };
+  // The first read misses (HBM), the second hits, the write lands in the
+  // L2.
+  SimulationReport rates = readTwiceWriteOnce();
+  EXPECT_DOUBLE_EQ(rates.cycles,
+                   cyclesAt(device.dmaGBps) + cyclesAt(device.dmaL2ReadGBps) +
+                       cyclesAt(device.dmaL2WriteGBps) +
+                       device.dmaLatencyCycles + 2 * device.l2LatencyCycles);
+
+  // An L2 slower than the copies: the launch takes its bytes at the L2's
+  // bandwidth.
+  device.l2GBps = device.dmaGBps / 8;
+  SimulationReport floor = readTwiceWriteOnce();
+  EXPECT_DOUBLE_EQ(floor.cycles, 3 * cyclesAt(device.l2GBps));
+}
+
 /// Indexed rows that the L2 holds are requests at its latency.
 TEST_F(SimulatorTest, IndexedRowsTheL2HoldsIssueAtItsLatency) {
   std::vector<float> table(4096, 1.0f);

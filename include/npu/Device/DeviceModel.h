@@ -42,9 +42,14 @@ struct DeviceModel {
   int64_t vectorBytes = 0;
   int64_t cubeBytes = 0;
   int64_t sharedBytes = 0;
-  /// One core's DMA engine: bandwidth (GB/s) and fixed latency (cycles).
+  /// One core's DMA engine: bandwidth (GB/s) for bytes HBM serves, and
+  /// fixed latency (cycles).
   double dmaGBps = 0;
   double dmaLatencyCycles = 0;
+  /// One core's DMA bandwidth (GB/s) for bytes the L2 serves, reading and
+  /// writing.
+  double dmaL2ReadGBps = 0;
+  double dmaL2WriteGBps = 0;
   /// The smallest transaction the DMA engine makes with global memory:
   /// an indexed copy (gather, scatter) moves each row in whole bursts.
   int64_t dmaBurstBytes = 1;
@@ -81,6 +86,13 @@ struct DeviceModel {
 
   /// The unified cores, or the vector cores of a split device.
   unsigned getNumCores() const { return clusters * coresPerCluster; }
+  /// One core's DMA bandwidth (GB/s) for a copy that reads (or, with
+  /// `write`, writes) global memory through the L2 (`throughL2`) or HBM.
+  double getDmaGBps(bool throughL2, bool write) const {
+    if (!throughL2)
+      return dmaGBps;
+    return write ? dmaL2WriteGBps : dmaL2ReadGBps;
+  }
   /// Whether vector and cube units sit on cores of their own.
   bool hasSplitCores() const { return cubeCoresPerCluster != 0; }
   /// The cores that run a launch `on kind`: every core of a unified device
