@@ -123,7 +123,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                                      (pse || dropMask ? 4 + eb : 0) +
                                      (attenMask || dropMask ? 2 : 0) + 1) +
                           d * 4 + 64;
-    int64_t fixed = rowsPerVector * (d * 4 + 8 * 4);
+    int64_t fixed = rowsPerVector * (d * 4 + 9 * 4);
     chunkRows =
         std::min(rowsPerVector, (device.vectorBytes - fixed) / perChunkRow);
     if (chunkRows < 1)
@@ -609,7 +609,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
     Value s = loadPreparedScores(v, st, group, row, rows);
-    updateSoftmax(v, s, r, rows);
+    updateSoftmax(v, s, r, rows, k.index(0));
     Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
     k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
     if (dropMask)
@@ -619,7 +619,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value sum = k.window(buf.dotSum, {r}, {rows});
     k.vbinary(dev::BinaryKind::mul, s, dp, dp);
     k.vreduce(dev::ReduceKind::sum, dp, blockSum);
-    k.vbinary(dev::BinaryKind::mul, sum, k.window(v.alpha, {r}, {rows}), sum);
+    k.vbinary(dev::BinaryKind::mul, sum, alphaRows(v, k.index(0), r, rows),
+              sum);
     k.vbinary(dev::BinaryKind::add, sum, blockSum, sum);
   }
 

@@ -14,8 +14,10 @@
 //   cube:   O = P V (accumulated over 128-key chunks) into ws_o -> flag 2
 //   vector: acc = acc e^(m - m') + O
 // The cube computes block k + 1's S before it waits for block k's P (the cube
-// double issue of CANN's design), so cube and vector overlap; the two slots
-// make that safe without further flags. At the end of an item each vector task
+// double issue of CANN's design), and the vector folds in block k's O after
+// block k + 1's softmax, so neither waits for what it has just asked of the
+// other; the two slots (of the workspace, and of e^(m - m')) make that safe
+// without further flags. At the end of an item each vector task
 // writes its rows: out = acc / l (0 where no key is visible),
 // softmax_max = m and softmax_sum = l, 8 copies each. Nothing of size
 // S1 x S2 is stored: the workspace is G x 2 tiles. Work O(B N S1 S2 D).
@@ -135,31 +137,45 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
       k.vfill(buf.acc, k.f32(0));
       k.vfill(buf.rowMax, k.f32(-inf));
       k.vfill(buf.rowSum, k.f32(0));
-      k.forLoop(zero, it.blocks, k.index(1), [&](Value kb) {
-        Value c0, cols;
-        std::tie(c0, cols) = keyBlock(it, kb);
-        Value slot = k.rem(kb, k.index(2));
-        k.waitFlag(kScoresReady);
-        forEachChunk(own, [&](Value r, Value rows) {
-          softmaxChunk(buf, it, group, slot, k.add(own0, r), r, rows, c0, cols);
+      // Block k's softmax, then block k - 1's output folded in: the task
+      // never waits for the output of the probabilities it just wrote.
+      k.forLoop(zero, k.add(it.blocks, k.index(1)), k.index(1), [&](Value kb) {
+        k.ifThenElse(k.lt(kb, it.blocks), [&] {
+          Value c0, cols;
+          std::tie(c0, cols) = keyBlock(it, kb);
+          Value slot = k.rem(kb, k.index(2));
+          k.waitFlag(kScoresReady);
+          forEachChunk(own, [&](Value r, Value rows) {
+            softmaxChunk(buf, it, group, slot, k.add(own0, r), r, rows, c0,
+                         cols);
+          });
+          signalCube(part, group);
         });
-        signalCube(part, group);
-        k.waitFlag(kOutputReady);
-        forEachChunk(own, [&](Value r, Value rows) {
-          Value o = rowsOf(buf.oChunk, zero, rows, zero, k.index(g.headDim));
-          k.dma(slotTile(wsOutput, group, slot, k.add(own0, r), rows, zero,
-                         k.index(g.headDim)),
-                o);
-          Value acc = rowsOf(buf.acc, r, rows, zero, k.index(g.headDim));
-          k.vbinaryBroadcast(dev::BinaryKind::mul, acc,
-                             k.window(buf.alpha, {r}, {rows}), acc, 0);
-          k.vbinary(dev::BinaryKind::add, acc, o, acc);
+        k.ifThenElse(k.ge(kb, k.index(1)), [&] {
+          k.waitFlag(kOutputReady);
+          Value slot = k.rem(k.sub(kb, k.index(1)), k.index(2));
+          forEachChunk(own, [&](Value r, Value rows) {
+            foldOutput(buf, group, slot, own0, r, rows);
+          });
         });
       });
       forEachChunk(own, [&](Value r, Value rows) {
         writeRows(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
       });
     });
+  }
+
+  /// acc = acc alpha + O for own rows [r, r + rows) (item rows from own0 +
+  /// r), O and alpha from slot `slot`.
+  void foldOutput(const VectorBuffers &buf, Value group, Value slot, Value own0,
+                  Value r, Value rows) {
+    Value zero = k.index(0), d = k.index(g.headDim);
+    Value o = rowsOf(buf.oChunk, zero, rows, zero, d);
+    k.dma(slotTile(wsOutput, group, slot, k.add(own0, r), rows, zero, d), o);
+    Value acc = rowsOf(buf.acc, r, rows, zero, d);
+    k.vbinaryBroadcast(dev::BinaryKind::mul, acc, alphaRows(buf, slot, r, rows),
+                       acc, 0);
+    k.vbinary(dev::BinaryKind::add, acc, o, acc);
   }
 
   /// The online softmax of item rows [row, row + rows) (own rows [r, r +
@@ -172,7 +188,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     k.dma(slotTile(wsScores, group, slot, row, rows, zero, cols), s);
     Value i0 = k.add(it.r0, row);
     prepareScores(buf, it, s, i0, rows, c0, cols);
-    updateSoftmax(buf, s, r, rows);
+    updateSoftmax(buf, s, r, rows, slot);
     if (dropMask) {
       Value keep = loadKeep(buf, it, i0, rows, c0, cols);
       applyDropout(s, keep);

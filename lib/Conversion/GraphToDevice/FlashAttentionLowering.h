@@ -138,9 +138,18 @@ template <typename OpT> struct AttentionLowering {
     int64_t narrowRow = element == f32 ? 0 : g.headDim * elementBytes;
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
                           g.headDim * 4 + narrowRow + 8 * 4 + 16;
-    int64_t fixed = rowsPerVector * (g.headDim * 4 + 6 * 4 + 1);
+    int64_t fixed = rowsPerVector * (g.headDim * 4 + 7 * 4 + 1);
     int64_t room = device.vectorBytes - fixed;
-    chunkRows = std::min(rowsPerVector, room / perChunkRow);
+    // Room for a second copy of the tiles a chunk loads and stores (S, P,
+    // the optional inputs' tiles, O), so that npu-pipeline-dma-loops can
+    // load the next chunk while this one computes; without it, one copy.
+    int64_t secondCopy =
+        s2Inner * (4 + elementBytes + (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
+                   (pse ? elementBytes : 0)) +
+        g.headDim * 4;
+    chunkRows = std::min(rowsPerVector, room / (perChunkRow + secondCopy));
+    if (chunkRows < 1)
+      chunkRows = std::min(rowsPerVector, room / perChunkRow);
     if (chunkRows < 1)
       return op.emitOpError("cannot be lowered: a row of ")
              << s2Inner << " keys and head size " << g.headDim
@@ -494,7 +503,9 @@ template <typename OpT> struct AttentionLowering {
     /// Tiles of the optional inputs, and an f32 tile to widen them in;
     /// the prefix modes' "key past the prefix" tile.
     Value maskTile, pseTile, dropTile, wide, prefixTile;
-    /// Per own row: the output sum, the statistics, and scratch.
+    /// Per own row: the output sum, the statistics, and scratch; alpha
+    /// (the rescaling exp(m - m') of a key block) for two blocks, as the
+    /// forward folds a block's output in after the next block's softmax.
     Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
   };
 
@@ -513,7 +524,7 @@ template <typename OpT> struct AttentionLowering {
     v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
     v.rowMax = k.alloc({rowsPerVector}, f32);
     v.rowSum = k.alloc({rowsPerVector}, f32);
-    v.alpha = k.alloc({rowsPerVector}, f32);
+    v.alpha = k.alloc({2, rowsPerVector}, f32);
     v.scratch = k.alloc({rowsPerVector}, f32);
     v.safeMax = k.alloc({rowsPerVector}, f32);
     v.constant = k.alloc({rowsPerVector}, f32);
@@ -535,6 +546,12 @@ template <typename OpT> struct AttentionLowering {
     return v;
   }
 
+  /// Own rows [r, r + rows) of slot `slot` of alpha.
+  Value alphaRows(const VectorBuffers &buf, Value slot, Value r, Value rows) {
+    return k.window(buf.alpha, {slot, r}, {k.builder().getIndexAttr(1), rows},
+                    {0});
+  }
+
   /// Sets the cube's flag of vector task `part` of `group` (flag ids are
   /// attributes: one guarded set_flag per part).
   void signalCube(Value part, Value group) {
@@ -554,11 +571,12 @@ template <typename OpT> struct AttentionLowering {
   /// One online softmax step of own rows [r, r + rows) over the prepared
   /// scores `s`: m' = max(m, rowmax(s)), alpha = exp(m - m'), l = l alpha +
   /// rowsum(P), m = m', with P = exp(s - m') left in `s` and alpha in
-  /// buf.alpha.
-  void updateSoftmax(const VectorBuffers &buf, Value s, Value r, Value rows) {
+  /// slot `slot` of buf.alpha.
+  void updateSoftmax(const VectorBuffers &buf, Value s, Value r, Value rows,
+                     Value slot) {
     Value m = k.window(buf.rowMax, {r}, {rows});
     Value l = k.window(buf.rowSum, {r}, {rows});
-    Value alpha = k.window(buf.alpha, {r}, {rows});
+    Value alpha = alphaRows(buf, slot, r, rows);
     Value newMax = k.window(buf.scratch, {r}, {rows});
     Value safeMax = k.window(buf.safeMax, {r}, {rows});
     Value empty = k.window(buf.empty, {r}, {rows});
