@@ -6,7 +6,8 @@
 //      only in loops of which that holds, and loaded from global memory or
 //      stored to it in the loop;
 //   2. each such buffer gets N copies, selected by the iteration number
-//      modulo N;
+//      modulo N; loops of which neither holds the other share the copies
+//      (one runs after the other, and waits for its copies at its end);
 //   3. each load into one (nothing before it in the body touching that
 //      buffer; nothing in the loop writing what it reads, unless only
 //      stores into its own window, which moves a whole window per
@@ -385,15 +386,69 @@ std::optional<int64_t> getStaticTripCount(scf::ForOp loop) {
   return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
 }
 
-/// The bytes the plan's buffers take, per memory space, for one copy.
-OnChipPeaks getBytesPerCopy(const PipelinePlan &plan) {
-  OnChipPeaks perCopy = {};
-  for (AllocOp alloc : plan.buffers) {
-    MemRefType type = alloc.getType();
-    perCopy[static_cast<unsigned>(*getMemorySpace(type))] +=
-        getStaticByteSize(type).value_or(0);
+/// The extra copies of each buffer made so far, and the loops using them.
+/// Loops are named by their index among the planned loops: pipelining
+/// replaces them.
+class CopyPool {
+public:
+  /// `nested[i]`: the planned loops that hold loop i or that it holds.
+  explicit CopyPool(std::vector<llvm::SmallDenseSet<unsigned>> nested)
+      : nested(std::move(nested)) {}
+
+  /// The copies loop `loop` may use: those of loops of which neither it
+  /// nor they hold the other (none when one does: an inner loop selecting
+  /// among the outer loop's copies would give two of its slots one buffer).
+  ArrayRef<Value> getShared(AllocOp alloc, unsigned loop) const {
+    auto it = pools.find(alloc);
+    if (it == pools.end() || llvm::any_of(it->second.users, [&](unsigned user) {
+          return nested[loop].count(user);
+        }))
+      return {};
+    return it->second.copies;
   }
-  return perCopy;
+
+  /// `count` extra copies of `alloc` for loop `loop`: shared ones first,
+  /// then new ones after `alloc`.
+  SmallVector<Value> take(RewriterBase &rewriter, AllocOp alloc, unsigned loop,
+                          unsigned count) {
+    ArrayRef<Value> shared = getShared(alloc, loop);
+    bool sharing = !shared.empty() || !pools.count(alloc);
+    SmallVector<Value> copies(shared.take_front(count));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfter(alloc);
+    while (copies.size() < count)
+      copies.push_back(rewriter.clone(*alloc)->getResult(0));
+    if (sharing) {
+      Pool &pool = pools[alloc];
+      for (size_t c = pool.copies.size(); c < copies.size(); ++c)
+        pool.copies.push_back(copies[c]);
+      pool.users.push_back(loop);
+    }
+    return copies;
+  }
+
+private:
+  struct Pool {
+    SmallVector<Value> copies;
+    SmallVector<unsigned> users;
+  };
+  std::vector<llvm::SmallDenseSet<unsigned>> nested;
+  llvm::DenseMap<Operation *, Pool> pools;
+};
+
+/// The bytes of the copies of the plan's buffers that `stages` stages of
+/// planned loop `loop` add to what `pool` holds, per memory space.
+OnChipPeaks getAddedBytes(const PipelinePlan &plan, unsigned loop,
+                          unsigned stages, const CopyPool &pool) {
+  OnChipPeaks added = {};
+  for (AllocOp alloc : plan.buffers) {
+    int64_t shared = pool.getShared(alloc, loop).size();
+    int64_t missing = std::max<int64_t>(0, int64_t(stages) - 1 - shared);
+    MemRefType type = alloc.getType();
+    added[static_cast<unsigned>(*getMemorySpace(type))] +=
+        missing * getStaticByteSize(type).value_or(0);
+  }
+  return added;
 }
 
 /// The device's choice: enough iterations in flight that the loads of one
@@ -418,30 +473,31 @@ unsigned chooseStages(const PipelinePlan &plan, const DeviceModel &device) {
 
 /// The most stages (at most `requested`) whose extra copies fit the launch:
 /// its on-chip peak plus (stages - 1) copies of each buffer, per space.
-unsigned fitStages(const PipelinePlan &plan, const DeviceModel &device,
-                   unsigned requested) {
+unsigned fitStages(const PipelinePlan &plan, unsigned loop,
+                   const DeviceModel &device, unsigned requested,
+                   const CopyPool &pool) {
   OnChipPeaks peaks =
       getOnChipPeaks(*BufferAnalysis::getLaunchBlock(plan.buffers.front()));
-  OnChipPeaks perCopy = getBytesPerCopy(plan);
   for (unsigned stages = requested; stages >= 2; --stages) {
+    OnChipPeaks added = getAddedBytes(plan, loop, stages, pool);
     bool fits = true;
-    for (unsigned s = 1; s < perCopy.size(); ++s)
-      fits &= perCopy[s] == 0 ||
-              peaks[s] + (stages - 1) * perCopy[s] <=
-                  device.getCapacity(static_cast<MemorySpace>(s));
+    for (unsigned s = 1; s < added.size(); ++s)
+      fits &=
+          added[s] == 0 || peaks[s] + added[s] <=
+                               device.getCapacity(static_cast<MemorySpace>(s));
     if (fits)
       return stages;
   }
   return 1;
 }
 
-/// Gives each planned buffer `stages` copies and selects, at the top of the
-/// loop body, the one of the current iteration; returns the ops that
-/// compute the selection.
+/// Gives each planned buffer `stages` copies (from `pool` where other loops
+/// share them) and selects, at the top of the loop body, the one of the
+/// current iteration; returns the ops that compute the selection.
 SmallVector<Operation *> multiplyBuffers(RewriterBase &rewriter,
-                                         scf::ForOp loop,
+                                         scf::ForOp loop, unsigned index,
                                          const PipelinePlan &plan,
-                                         unsigned stages) {
+                                         unsigned stages, CopyPool &pool) {
   SmallVector<Operation *> selection;
   Location loc = loop.getLoc();
   rewriter.setInsertionPointToStart(loop.getBody());
@@ -460,12 +516,7 @@ SmallVector<Operation *> multiplyBuffers(RewriterBase &rewriter,
       track(rewriter.create<arith::ConstantIndexOp>(loc, stages))));
   for (AllocOp alloc : plan.buffers) {
     SmallVector<Value> copies = {alloc};
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointAfter(alloc);
-      for (unsigned s = 1; s < stages; ++s)
-        copies.push_back(rewriter.clone(*alloc)->getResult(0));
-    }
+    copies.append(pool.take(rewriter, alloc, index, stages - 1));
     Value chosen = copies.back();
     for (int s = static_cast<int>(stages) - 2; s >= 0; --s) {
       Value isSlot = track(rewriter.create<arith::CmpIOp>(
@@ -525,15 +576,17 @@ Operation *predicateStage0(RewriterBase &rewriter, Operation *op,
   return op;
 }
 
-/// Carries out `plan` on `loop` with `requested` stages (0: the device's
-/// choice).
-void pipelineLoop(scf::ForOp loop, const PipelinePlan &plan, unsigned requested,
-                  const DeviceModel &device) {
+/// Carries out `plan` on `loop`, the `index`-th planned loop, with
+/// `requested` stages (0: the device's choice).
+void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
+                  unsigned requested, const DeviceModel &device,
+                  CopyPool &pool) {
   std::optional<int64_t> trips = getStaticTripCount(loop);
   unsigned asked = requested ? requested : chooseStages(plan, device);
   unsigned stages = fitStages(
-      plan, device,
-      trips ? std::min<unsigned>(asked, static_cast<unsigned>(*trips)) : asked);
+      plan, index, device,
+      trips ? std::min<unsigned>(asked, static_cast<unsigned>(*trips)) : asked,
+      pool);
   if (stages < asked)
     loop.emitRemark() << "pipelined with " << stages << " stage"
                       << (stages == 1 ? "" : "s") << " of the " << asked
@@ -544,7 +597,7 @@ void pipelineLoop(scf::ForOp loop, const PipelinePlan &plan, unsigned requested,
 
   IRRewriter rewriter(loop.getContext());
   SmallVector<Operation *> selection =
-      multiplyBuffers(rewriter, loop, plan, stages);
+      multiplyBuffers(rewriter, loop, index, plan, stages, pool);
   llvm::SetVector<Operation *> stage0(selection.begin(), selection.end());
   llvm::SmallPtrSet<Value, 8> selected;
   for (Operation *op : selection)
@@ -614,8 +667,17 @@ struct PipelineDmaLoopsPass
       if (!plan.loads.empty())
         plans.emplace_back(loop, std::move(plan));
     });
-    for (auto &[loop, plan] : plans)
-      pipelineLoop(loop, plan, stages, *device);
+    std::vector<llvm::SmallDenseSet<unsigned>> nested(plans.size());
+    for (unsigned i = 0; i < plans.size(); ++i)
+      for (unsigned j = i + 1; j < plans.size(); ++j)
+        if (plans[i].first->isAncestor(plans[j].first) ||
+            plans[j].first->isAncestor(plans[i].first)) {
+          nested[i].insert(j);
+          nested[j].insert(i);
+        }
+    CopyPool pool(std::move(nested));
+    for (auto [index, entry] : llvm::enumerate(plans))
+      pipelineLoop(entry.first, index, entry.second, stages, *device, pool);
   }
 };
 
