@@ -42,7 +42,15 @@ namespace {
 
 /// The forward's kernel: one mixed launch (see above).
 struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
-  using AttentionLowering::AttentionLowering;
+  AttentionForwardLowering(KernelBuilder &k, FlashAttentionOp op,
+                           AttentionGeometry g, const KernelOperands &io,
+                           const DeviceModel &device)
+      : AttentionLowering(k, op, std::move(g), io, device) {
+    // An item's m and l stay until its last output is folded in, after
+    // the next item has begun.
+    statisticSlots = 2;
+    vectorScalarBytes = kNumStepFields * 8;
+  }
 
   /// No query rows: nothing to write.
   static bool hasNoWork(const AttentionGeometry &g) {
@@ -60,33 +68,18 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     Value sTile = cube({s1Inner, cubeKeys}, f32);
     Value pTile = cube({s1Inner, cubeKeys}, element);
     Value oTile = cube({s1Inner, g.headDim}, f32);
+    Value steps = stepTable(dev::MemorySpace::cube);
     Value d = k.index(g.headDim), zero = k.index(0);
-    forEachItem(group, [&](const Item &it) {
-      k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
-            rowsOf(qTile, zero, it.rows, zero, d));
-      auto signalVectors = [&](int64_t flag) {
-        for (int64_t v = 0; v < vectorsPerGroup; ++v)
-          k.setFlag(flag, dev::CoreKind::vector,
-                    k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
-      };
-      auto scores = [&](Value kb) {
-        Value c0, cols;
-        std::tie(c0, cols) = keyBlock(it, kb);
-        Value slot = k.rem(kb, k.index(2));
-        forEachCubeBlock(cols, [&](Value cb, Value cc) {
-          Value kRows = rowsOf(kTile, zero, cc, zero, d);
-          k.dma(headRows(key, false, it, it.kvHead, k.add(c0, cb), cc), kRows);
-          Value s = rowsOf(sTile, zero, it.rows, zero, cc);
-          k.matmul(rowsOf(qTile, zero, it.rows, zero, d), kRows, s,
-                   /*accumulate=*/false, /*transposeB=*/true);
-          k.dma(s, slotTile(wsScores, group, slot, zero, it.rows, cb, cc));
-        });
-        signalVectors(kScoresReady);
-      };
-      auto output = [&](Value kb) {
-        Value c0, cols;
-        std::tie(c0, cols) = keyBlock(it, kb);
-        Value slot = k.rem(kb, k.index(2));
+    auto signalVectors = [&](int64_t flag) {
+      for (int64_t v = 0; v < vectorsPerGroup; ++v)
+        k.setFlag(flag, dev::CoreKind::vector,
+                  k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
+    };
+    // O = P V of the pending step, once its probabilities are in.
+    auto outputOfPending = [&] {
+      finishPending(steps, [&](const Item &it) {
+        Value c0 = field(steps, kKey0), cols = field(steps, kKeys);
+        Value slot = field(steps, kSlot);
         for (int64_t v = 0; v < vectorsPerGroup; ++v)
           k.waitFlag(kProbsReady + v);
         Value o = rowsOf(oTile, zero, it.rows, zero, d);
@@ -104,14 +97,32 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
         });
         k.dma(o, slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
         signalVectors(kOutputReady);
-      };
-      // Block k + 1's scores go out before block k's output is computed.
-      k.forLoop(zero, k.add(it.blocks, k.index(1)), k.index(1), [&](Value kb) {
-        k.ifThenElse(k.lt(kb, it.blocks), [&] { scores(kb); });
-        k.ifThenElse(k.ge(kb, k.index(1)),
-                     [&] { output(k.sub(kb, k.index(1))); });
+      });
+    };
+    forEachItem(group, [&](const Item &it) {
+      k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
+            rowsOf(qTile, zero, it.rows, zero, d));
+      // A step's scores go out before the step before it (of this item or
+      // the last) has its output computed.
+      k.forLoop(zero, it.blocks, k.index(1), [&](Value kb) {
+        Value step = field(steps, kStep);
+        Value slot = k.rem(step, k.index(2));
+        Value c0, cols;
+        std::tie(c0, cols) = keyBlock(it, kb);
+        forEachCubeBlock(cols, [&](Value cb, Value cc) {
+          Value kRows = rowsOf(kTile, zero, cc, zero, d);
+          k.dma(headRows(key, false, it, it.kvHead, k.add(c0, cb), cc), kRows);
+          Value s = rowsOf(sTile, zero, it.rows, zero, cc);
+          k.matmul(rowsOf(qTile, zero, it.rows, zero, d), kRows, s,
+                   /*accumulate=*/false, /*transposeB=*/true);
+          k.dma(s, slotTile(wsScores, group, slot, zero, it.rows, cb, cc));
+        });
+        signalVectors(kScoresReady);
+        outputOfPending();
+        savePending(steps, it, kb, slot, zero);
       });
     });
+    outputOfPending();
   }
 
   /// for (cb = 0; cb < cols; cb += cubeKeys)
@@ -126,42 +137,159 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     VectorBuffers buf = allocVector();
     Value group = k.div(task, k.index(vectorsPerGroup));
     Value part = k.rem(task, k.index(vectorsPerGroup));
+    // This task's rows of an item: [own0, own0 + ownRows(item)).
+    Value own0 = k.mul(part, k.index(rowsPerVector));
     double inf = std::numeric_limits<double>::infinity();
     k.vfill(buf.negInf, k.f32(-inf));
-    Value zero = k.index(0);
+    Value steps = stepTable(dev::MemorySpace::vector);
+    Value zero = k.index(0), one = k.index(1);
     forEachItem(group, [&](const Item &it) {
-      // This task's rows of the item: [own0, own0 + own) within it.
-      Value own0 = k.mul(part, k.index(rowsPerVector));
-      Value own =
-          k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
-      k.vfill(buf.acc, k.f32(0));
-      k.vfill(buf.rowMax, k.f32(-inf));
-      k.vfill(buf.rowSum, k.f32(0));
-      // Block k's softmax, then block k - 1's output folded in: the task
-      // never waits for the output of the probabilities it just wrote.
-      k.forLoop(zero, k.add(it.blocks, k.index(1)), k.index(1), [&](Value kb) {
-        k.ifThenElse(k.lt(kb, it.blocks), [&] {
-          Value c0, cols;
-          std::tie(c0, cols) = keyBlock(it, kb);
-          Value slot = k.rem(kb, k.index(2));
-          k.waitFlag(kScoresReady);
-          forEachChunk(own, [&](Value r, Value rows) {
-            softmaxChunk(buf, it, group, slot, k.add(own0, r), r, rows, c0,
-                         cols);
-          });
-          signalCube(part, group);
+      Value own = ownRows(it, own0);
+      // The item's m and l: the last item's stay until its rows are out.
+      Value items = field(steps, kItems);
+      Value parity = k.rem(items, k.index(2));
+      setField(steps, kItems, k.add(items, one));
+      VectorBuffers cur = withStatisticSlot(buf, parity);
+      k.vfill(cur.rowMax, k.f32(-inf));
+      k.vfill(cur.rowSum, k.f32(0));
+      // A step's softmax, then the step before it (of this item or the
+      // last) folded in: the task never waits for the output of the
+      // probabilities it has just written.
+      k.forLoop(zero, it.blocks, one, [&](Value kb) {
+        Value slot = k.rem(field(steps, kStep), k.index(2));
+        Value c0, cols;
+        std::tie(c0, cols) = keyBlock(it, kb);
+        k.waitFlag(kScoresReady);
+        forEachChunk(own, [&](Value r, Value rows) {
+          softmaxChunk(cur, it, group, slot, k.add(own0, r), r, rows, c0, cols);
         });
-        k.ifThenElse(k.ge(kb, k.index(1)), [&] {
-          k.waitFlag(kOutputReady);
-          Value slot = k.rem(k.sub(kb, k.index(1)), k.index(2));
-          forEachChunk(own, [&](Value r, Value rows) {
-            foldOutput(buf, group, slot, own0, r, rows);
-          });
+        signalCube(part, group);
+        foldPending(buf, steps, group, own0);
+        savePending(steps, it, kb, slot, parity);
+      });
+      // An item the band misses entirely: out = 0, m = -inf, l = 0.
+      k.ifThenElse(k.lt(it.blocks, one), [&] {
+        foldPending(buf, steps, group, own0);
+        k.vfill(buf.acc, k.f32(0));
+        forEachChunk(own, [&](Value r, Value rows) {
+          writeRows(cur, it, k.add(it.r0, k.add(own0, r)), r, rows);
         });
       });
+    });
+    foldPending(buf, steps, group, own0);
+  }
+
+  /// The rows of item `it` a vector task starting at row own0 owns.
+  Value ownRows(const Item &it, Value own0) {
+    Value zero = k.index(0);
+    return k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
+  }
+
+  /// Folds the pending step's output into acc (acc = O at its item's first
+  /// step) and, at its item's last step, writes the item's rows.
+  void foldPending(const VectorBuffers &buf, Value steps, Value group,
+                   Value own0) {
+    finishPending(steps, [&](const Item &it) {
+      Value own = ownRows(it, own0);
+      Value slot = field(steps, kSlot);
+      VectorBuffers cur = withStatisticSlot(buf, field(steps, kParity));
+      k.waitFlag(kOutputReady);
+      k.ifThenElse(k.lt(k.index(0), field(steps, kFirst)),
+                   [&] { k.vfill(buf.acc, k.f32(0)); });
       forEachChunk(own, [&](Value r, Value rows) {
-        writeRows(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
+        foldOutput(cur, group, slot, own0, r, rows);
       });
+      k.ifThenElse(k.lt(k.index(0), field(steps, kLast)), [&] {
+        forEachChunk(own, [&](Value r, Value rows) {
+          writeRows(cur, it, k.add(it.r0, k.add(own0, r)), r, rows);
+        });
+      });
+    });
+  }
+
+  //===--- Steps across items ---------------------------------------------===//
+
+  /// A step is an item's key block. Each core kind finishes a step after
+  /// it has begun the next, across items too, so what the finishing half
+  /// needs of the pending step waits in a small table in the task's own
+  /// memory.
+  enum StepField : int64_t {
+    kPending,
+    kStep,
+    kItems,
+    kBatch,
+    kHead,
+    kKvHead,
+    kRow0,
+    kRows,
+    kStartQ,
+    kStartKV,
+    kKey0,
+    kKeys,
+    kSlot,
+    kFirst,
+    kLast,
+    kParity,
+    kNumStepFields
+  };
+
+  /// A table with no step pending and no step or item begun.
+  Value stepTable(dev::MemorySpace space) {
+    Value table = k.alloc({kNumStepFields}, k.builder().getI64Type(), space);
+    for (StepField f : {kPending, kStep, kItems})
+      setField(table, f, k.index(0));
+    return table;
+  }
+
+  void setField(Value table, StepField f, Value v) {
+    k.store(k.convert(v, k.builder().getI64Type()), table, {k.index(f)});
+  }
+  Value field(Value table, StepField f) {
+    return k.toIndex(k.load(table, {k.index(f)}));
+  }
+
+  /// Records key block `kb` of `it` (workspace slot `slot`, statistics
+  /// slot `parity`) as the pending step, and counts it.
+  void savePending(Value table, const Item &it, Value kb, Value slot,
+                   Value parity) {
+    Value c0, cols;
+    std::tie(c0, cols) = keyBlock(it, kb);
+    Value one = k.index(1), zero = k.index(0);
+    Value last = k.ge(k.add(kb, one), it.blocks);
+    std::pair<StepField, Value> fields[] = {
+        {kBatch, it.b},
+        {kHead, it.n},
+        {kKvHead, it.kvHead},
+        {kRow0, it.r0},
+        {kRows, it.rows},
+        {kStartQ, it.startQ},
+        {kStartKV, it.startKV},
+        {kKey0, c0},
+        {kKeys, cols},
+        {kSlot, slot},
+        {kFirst, k.select(k.lt(kb, one), one, zero)},
+        {kLast, k.select(last, one, zero)},
+        {kParity, parity},
+        {kPending, one},
+        {kStep, k.add(field(table, kStep), one)}};
+    for (auto [f, v] : fields)
+      setField(table, f, v);
+  }
+
+  /// Runs `body` on the pending step's item, if a step is pending, and
+  /// leaves none pending.
+  void finishPending(Value table, function_ref<void(const Item &)> body) {
+    k.ifThenElse(k.lt(k.index(0), field(table, kPending)), [&] {
+      Item it;
+      it.b = field(table, kBatch);
+      it.n = field(table, kHead);
+      it.kvHead = field(table, kKvHead);
+      it.r0 = field(table, kRow0);
+      it.rows = field(table, kRows);
+      it.startQ = field(table, kStartQ);
+      it.startKV = field(table, kStartKV);
+      body(it);
+      setField(table, kPending, k.index(0));
     });
   }
 

@@ -53,6 +53,9 @@ template <typename OpT> struct AttentionLowering {
   /// Keys per matmul on the cube (the forward's base block).
   int64_t cubeKeys = kCubeBlock;
   int64_t rowsPerVector = 0, chunkRows = 0, items = 0;
+  /// Items whose row statistics (m, l) the vector side keeps at once, and
+  /// the bytes of scalars it keeps in vector memory besides.
+  int64_t statisticSlots = 1, vectorScalarBytes = 0;
   attention::ForwardTiling tiling;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
@@ -138,7 +141,9 @@ template <typename OpT> struct AttentionLowering {
     int64_t narrowRow = element == f32 ? 0 : g.headDim * elementBytes;
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
                           g.headDim * 4 + narrowRow + 8 * 4 + 16;
-    int64_t fixed = rowsPerVector * (g.headDim * 4 + 7 * 4 + 1);
+    int64_t fixed =
+        rowsPerVector * (g.headDim * 4 + (5 + 2 * statisticSlots) * 4 + 1) +
+        vectorScalarBytes;
     int64_t room = device.vectorBytes - fixed;
     // Room for a second copy of the tiles a chunk loads and stores (S, P,
     // the optional inputs' tiles, O), so that npu-pipeline-dma-loops can
@@ -507,6 +512,8 @@ template <typename OpT> struct AttentionLowering {
     /// (the rescaling exp(m - m') of a key block) for two blocks, as the
     /// forward folds a block's output in after the next block's softmax.
     Value acc, rowMax, rowSum, alpha, scratch, safeMax, constant, empty;
+    /// m and l for statisticSlots items: rowMax and rowSum are slot 0's.
+    Value rowMaxSlots, rowSumSlots;
   };
 
   VectorBuffers allocVector() {
@@ -522,8 +529,9 @@ template <typename OpT> struct AttentionLowering {
     if (element != f32)
       v.outNarrow = k.alloc({chunkRows, g.headDim}, element);
     v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
-    v.rowMax = k.alloc({rowsPerVector}, f32);
-    v.rowSum = k.alloc({rowsPerVector}, f32);
+    v.rowMaxSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
+    v.rowSumSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
+    v = withStatisticSlot(v, k.index(0));
     v.alpha = k.alloc({2, rowsPerVector}, f32);
     v.scratch = k.alloc({rowsPerVector}, f32);
     v.safeMax = k.alloc({rowsPerVector}, f32);
@@ -544,6 +552,17 @@ template <typename OpT> struct AttentionLowering {
     if (hasPrefix())
       v.prefixTile = k.alloc({chunkRows, s2Inner}, i8);
     return v;
+  }
+
+  /// `buf` with rowMax and rowSum those of statistics slot `slot`.
+  VectorBuffers withStatisticSlot(VectorBuffers buf, Value slot) {
+    OpFoldResult one = k.builder().getIndexAttr(1),
+                 rows = k.builder().getIndexAttr(rowsPerVector);
+    buf.rowMax =
+        k.window(buf.rowMaxSlots, {slot, k.index(0)}, {one, rows}, {0});
+    buf.rowSum =
+        k.window(buf.rowSumSlots, {slot, k.index(0)}, {one, rows}, {0});
+    return buf;
   }
 
   /// Own rows [r, r + rows) of slot `slot` of alpha.
