@@ -83,6 +83,10 @@ static DeviceModel makeAscend910B() {
   m.dmaGBps = 32 * 1.8;
   m.dmaL2ReadGBps = 110 * 1.8;
   m.dmaL2WriteGBps = 86 * 1.8;
+  // CANN's pipe types: copies in (MTE2) and out (MTE3 from the vector
+  // core's UB, FIXPIPE from the cube's L0C) are queues of their own, which
+  // run in parallel.
+  m.dmaOutEngine = 1;
   m.dmaLatencyCycles = 500;
   // The 910 generation accesses global memory in 512-byte units (128 on
   // the 950, Huawei's Ascend roadmap): an indexed row costs at least that.
@@ -206,6 +210,7 @@ static const Field kFields[] = {
     NPU_DEVICE_FIELD("dma_latency_cycles", dmaLatencyCycles, false, 0, 1e9),
     NPU_DEVICE_FIELD("dma_l2_read_gbps", dmaL2ReadGBps, false, 0.001, 1e6),
     NPU_DEVICE_FIELD("dma_l2_write_gbps", dmaL2WriteGBps, false, 0.001, 1e6),
+    NPU_DEVICE_FIELD("dma_out_engine", dmaOutEngine, true, 0, 1),
     NPU_DEVICE_FIELD("dma_burst_bytes", dmaBurstBytes, true, 1, 1 << 20),
     NPU_DEVICE_FIELD("dma_max_outstanding", dmaMaxOutstanding, true, 1,
                      1 << 20),

@@ -44,7 +44,7 @@ using npu::sim::detail::PreparedBlock;
 using npu::sim::detail::PreparedOp;
 
 StringRef npu::sim::getPipeName(Pipe pipe) {
-  static const char *names[] = {"scalar", "dma", "vector", "cube"};
+  static const char *names[] = {"scalar", "dma", "vector", "cube", "dma out"};
   return names[static_cast<unsigned>(pipe)];
 }
 
@@ -580,8 +580,10 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
     }
   }
   transfer = std::max(transfer, issueCycles);
-  auto [start, done] = timeline->dma(transfer, latency, wait);
-  record(op, Pipe::DMA, start, done - start,
+  Pipe pipe = global && global->writes && device.dmaOutEngine ? Pipe::DMAOut
+                                                              : Pipe::DMA;
+  auto [start, done] = timeline->dma(pipe, transfer, latency, wait);
+  record(op, pipe, start, done - start,
          global && l2.isEnabled() ? &global->lines : nullptr);
   return done;
 }

@@ -2,10 +2,12 @@
 //
 // One core's clock: every instruction starts after the previous one in
 // program order and after its pipe is free, except an asynchronous DMA,
-// which occupies the DMA pipe while the core goes on until it waits on the
-// token. The DMA pipe is pipelined: a copy holds it for its transfer time
-// and completes a latency later. The copies still moving are kept, so that
-// an access racing one of them is an error (Interpreter::checkRaces).
+// which occupies its DMA pipe while the core goes on until it waits on the
+// token. A DMA pipe is pipelined: a copy holds it for its transfer time
+// and completes a latency later. A core's copies complete in order, even
+// across its two DMA pipes (in and out, where the device has both): a wait
+// on one covers every copy before it. The copies still moving are kept, so
+// that an access racing one of them is an error (Interpreter::checkRaces).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,17 +48,18 @@ public:
     return start;
   }
 
-  /// Queues a copy on the DMA pipe: it holds the pipe for `transfer` cycles
-  /// and completes `latency` cycles after that, so copies queued back to
-  /// back overlap their latencies (the engine is pipelined, in order). With
-  /// `wait` the core stalls until the copy completes. Returns (start,
-  /// completion).
-  std::pair<double, double> dma(double transfer, double latency, bool wait) {
-    double start = std::max(now, free(Pipe::DMA));
-    free(Pipe::DMA) = start + transfer;
-    busy[static_cast<unsigned>(Pipe::DMA)] += transfer;
-    double done = start + transfer + latency;
-    lastDmaDone = std::max(lastDmaDone, done);
+  /// Queues a copy on DMA pipe `pipe`: it holds the pipe for `transfer`
+  /// cycles and completes `latency` cycles after that, so copies queued
+  /// back to back overlap their latencies (the engine is pipelined), and
+  /// not before the copies queued before it. With `wait` the core stalls
+  /// until the copy completes. Returns (start, completion).
+  std::pair<double, double> dma(Pipe pipe, double transfer, double latency,
+                                bool wait) {
+    double start = std::max(now, free(pipe));
+    free(pipe) = start + transfer;
+    busy[static_cast<unsigned>(pipe)] += transfer;
+    double done = std::max(start + transfer + latency, lastDmaDone);
+    lastDmaDone = done;
     if (wait)
       now = std::max(now, done);
     return {start, done};

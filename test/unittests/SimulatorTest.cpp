@@ -155,6 +155,52 @@ TEST_F(SimulatorTest, AsyncDmaOverlapsComputeAndSyncDoesNot) {
   EXPECT_LT(async.cycles, sync.cycles);
 }
 
+/// On a device with an engine for copies out (dma_out_engine), a store and
+/// a load move at once; either way a wait on a copy covers every copy
+/// queued before it, so the load's wait also waits for the larger store.
+TEST_F(SimulatorTest, CopiesOutHaveTheirOwnEngineAndCompleteInOrder) {
+  const char *kernel = R"mlir(
+    !g = memref<65536xf32, #npudev.space<global>>
+    !v = memref<65536xf32, #npudev.space<vector>>
+    !q = memref<16384xf32, #npudev.space<vector>>
+    func.func @f(%x: !g, %y: !g) {
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : !q
+        %b = npudev.alloc : !v
+        %zero = arith.constant 0.0 : f32
+        npudev.vfill %zero, %b : f32, !v
+        STORE
+        %w = memref.subview %x[0] [16384] [1] : !g to memref<16384xf32, strided<[1]>, #npudev.space<global>>
+        %t = npudev.dma_start %w, %a : memref<16384xf32, strided<[1]>, #npudev.space<global>> to !q
+        npudev.wait %t
+        npudev.vunary <exp> %a, %a : !q, !q
+      }
+      return
+    })mlir";
+  auto withStore = [&](bool store) {
+    std::string text(kernel);
+    text.replace(text.find("STORE"), 5,
+                 store ? "%s = npudev.dma_start %b, %y : !v to !g" : "");
+    HostArray args[] = {floats(std::vector<float>(65536), {65536}),
+                        floats(std::vector<float>(65536), {65536})};
+    return run(text, args);
+  };
+  device.l2Bytes = 0;
+  double store = 65536.0 * 4 * device.clockGHz /
+                 std::min(device.dmaGBps, device.globalGBps);
+  device.dmaOutEngine = 1;
+  SimulationReport loadOnly = withStore(false);
+  SimulationReport apart = withStore(true);
+  // The load ends a quarter of the store's transfer after it starts; its
+  // wait lasts until the store is done (less the scalar cycles that issue
+  // the load after the store starts).
+  EXPECT_NEAR(apart.cycles - loadOnly.cycles, 0.75 * store, 4);
+  device.dmaOutEngine = 0;
+  SimulationReport shared = withStore(true);
+  // One engine: the load starts when the store has moved.
+  EXPECT_NEAR(shared.cycles - apart.cycles, 0.25 * store, 1e-6);
+}
+
 TEST_F(SimulatorTest, QueuedDmasOverlapTheirLatencies) {
   HostArray args[] = {floats(std::vector<float>(4096), {4096})};
   SimulationReport report = run(R"mlir(

@@ -50,6 +50,9 @@ struct DeviceModel {
   /// writing.
   double dmaL2ReadGBps = 0;
   double dmaL2WriteGBps = 0;
+  /// Whether copies into global memory run on an engine of their own, in
+  /// parallel with the copies out of it (1), or on the same one (0).
+  int64_t dmaOutEngine = 0;
   /// The smallest transaction the DMA engine makes with global memory:
   /// an indexed copy (gather, scatter) moves each row in whole bursts.
   int64_t dmaBurstBytes = 1;

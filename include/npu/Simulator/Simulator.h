@@ -23,8 +23,17 @@
 namespace npu::sim {
 
 /// The pipes of one core.
-enum class Pipe : unsigned { Scalar = 0, DMA = 1, Vector = 2, Cube = 3 };
-constexpr unsigned kNumPipes = 4;
+/// The pipes a core's instructions run on. DMAOut is the engine of copies
+/// into global memory on a device that has one apart (dma_out_engine);
+/// otherwise every copy runs on DMA.
+enum class Pipe : unsigned {
+  Scalar = 0,
+  DMA = 1,
+  Vector = 2,
+  Cube = 3,
+  DMAOut = 4
+};
+constexpr unsigned kNumPipes = 5;
 llvm::StringRef getPipeName(Pipe pipe);
 
 /// One timed instruction, for the trace.
