@@ -16,12 +16,18 @@
 // MLU: npudev.mixed_launch cube(16) {
 // Flags: a vector task's 0 (scores ready) and 1 (output ready); the
 // cube's flag v, one per vector task of the group.
-// CHECK: npudev.matmul {{.*}} {transpose_b}
-// CHECK: npudev.set_flag 0 for vector
+// A cube step waits for the probabilities of the step two behind; then
+// one loop computes this step's scores and that step's output, chunk by
+// chunk (when both have as many chunks; otherwise one loop after the
+// other); then that output and these scores are signalled.
 // CHECK: npudev.wait_flag 0
 // CHECK-NEXT: npudev.wait_flag 1
+// CHECK: scf.for
+// CHECK: npudev.matmul {{.*}} {transpose_b}
+// CHECK-NOT: scf.for
 // CHECK: npudev.matmul {{.*}} {accumulate}
 // CHECK: npudev.set_flag 1 for vector
+// CHECK: npudev.set_flag 0 for vector
 // ASC: } vector(48) {
 // MLU: } vector(32) {
 // CHECK: npudev.wait_flag 0

@@ -33,7 +33,7 @@ func.func @gate(%i: tensor<4xi32>, %l: tensor<4xi32>, %x: tensor<4x8xf32>, %d: t
 // Large head sizes shrink the attention tiles until they fit cube memory;
 // when one query row and one key cannot, the op says so.
 func.func @attention_head_beyond_cube(%q: tensor<1x1x1x65536xf32>) -> tensor<1x1x1x65536xf32> {
-  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered: one query row and one key of head size 65536 need 786440 bytes of cube memory, device 'four_bytes' has 524288}}
+  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered: one query row and one key of head size 65536 need 1048584 bytes of cube memory, device 'four_bytes' has 524288}}
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 1, scale = 0.5} : (tensor<1x1x1x65536xf32>, tensor<1x1x1x65536xf32>, tensor<1x1x1x65536xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>, tensor<1x1x1x65536xf32>)
   return %o : tensor<1x1x1x65536xf32>
 }

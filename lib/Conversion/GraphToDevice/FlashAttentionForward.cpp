@@ -13,11 +13,15 @@
 //           l = l e^(m - m') + rowsum(P); P into ws_p        -> flag 1
 //   cube:   O = P V (accumulated over 128-key chunks) into ws_o -> flag 2
 //   vector: acc = acc e^(m - m') + O
-// The cube computes block k + 1's S before it waits for block k's P (the cube
-// double issue of CANN's design), and the vector folds in block k's O after
-// block k + 1's softmax, so neither waits for what it has just asked of the
-// other; the two slots (of the workspace, and of e^(m - m')) make that safe
-// without further flags. At the end of an item each vector task
+// A step is an item's key block; steps follow one another across items.
+// The cube computes step k's S together with step k - 2's O (cube double
+// issue, as CANN's design has it: mm1 runs two blocks ahead of mm2), one
+// 128-key chunk of each per iteration, so that its S stores and its P and
+// V loads move at once; the vector folds in step k's O after step k + 1's
+// softmax. Neither side waits for what it has just asked of the other; the
+// two slots (of the workspace, and of e^(m - m')) make that safe without
+// further flags. Each task keeps what the later half of a step needs in a
+// small table of its own memory. At the end of an item each vector task
 // writes its rows: out = acc / l (0 where no key is visible),
 // softmax_max = m and softmax_sum = l, 8 copies each. Nothing of size
 // S1 x S2 is stored: the workspace is G x 2 tiles. Work O(B N S1 S2 D).
@@ -59,70 +63,145 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
 
   //===--- Cube side ------------------------------------------------------===//
 
+  /// The cube task's tiles: Q, a chunk of K and of V, of S and of P, and O.
+  struct CubeTiles {
+    Value q, k, v, s, p, o;
+  };
+
   void buildCube(Value group) {
     auto cube = [&](ArrayRef<int64_t> shape, Type type) {
       return k.alloc(shape, type, dev::MemorySpace::cube);
     };
-    Value qTile = cube({s1Inner, g.headDim}, element);
-    Value kTile = cube({cubeKeys, g.headDim}, element);
-    Value sTile = cube({s1Inner, cubeKeys}, f32);
-    Value pTile = cube({s1Inner, cubeKeys}, element);
-    Value oTile = cube({s1Inner, g.headDim}, f32);
-    Value steps = stepTable(dev::MemorySpace::cube);
-    Value d = k.index(g.headDim), zero = k.index(0);
-    auto signalVectors = [&](int64_t flag) {
-      for (int64_t v = 0; v < vectorsPerGroup; ++v)
-        k.setFlag(flag, dev::CoreKind::vector,
-                  k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
-    };
-    // O = P V of the pending step, once its probabilities are in.
-    auto outputOfPending = [&] {
-      finishPending(steps, [&](const Item &it) {
-        Value c0 = field(steps, kKey0), cols = field(steps, kKeys);
-        Value slot = field(steps, kSlot);
-        for (int64_t v = 0; v < vectorsPerGroup; ++v)
-          k.waitFlag(kProbsReady + v);
-        Value o = rowsOf(oTile, zero, it.rows, zero, d);
-        forEachCubeBlock(cols, [&](Value cb, Value cc) {
-          Value p = rowsOf(pTile, zero, it.rows, zero, cc);
-          k.dma(slotTile(wsProbs, group, slot, zero, it.rows, cb, cc), p);
-          Value vRows = rowsOf(kTile, zero, cc, zero, d);
-          k.dma(headRows(value, false, it, it.kvHead, k.add(c0, cb), cc),
-                vRows);
-          // The first chunk starts the sum, the others add to it.
-          k.ifThenElse(
-              k.lt(cb, k.index(1)),
-              [&] { k.matmul(p, vRows, o, /*accumulate=*/false); },
-              [&] { k.matmul(p, vRows, o, /*accumulate=*/true); });
-        });
-        k.dma(o, slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
-        signalVectors(kOutputReady);
-      });
-    };
+    CubeTiles t;
+    t.q = cube({s1Inner, g.headDim}, element);
+    t.k = cube({cubeKeys, g.headDim}, element);
+    t.v = cube({cubeKeys, g.headDim}, element);
+    t.s = cube({s1Inner, cubeKeys}, f32);
+    t.p = cube({s1Inner, cubeKeys}, element);
+    t.o = cube({s1Inner, g.headDim}, f32);
+    // Entry e holds the step whose output is next computed at a step
+    // number congruent to e mod 2: two behind.
+    Value steps = stepTable(dev::MemorySpace::cube, 2);
+    Value zero = k.index(0), two = k.index(2);
     forEachItem(group, [&](const Item &it) {
       k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
-            rowsOf(qTile, zero, it.rows, zero, d));
-      // A step's scores go out before the step before it (of this item or
-      // the last) has its output computed.
+            rowsOf(t.q, zero, it.rows, zero, k.index(g.headDim)));
       k.forLoop(zero, it.blocks, k.index(1), [&](Value kb) {
         Value step = field(steps, kStep);
-        Value slot = k.rem(step, k.index(2));
-        Value c0, cols;
-        std::tie(c0, cols) = keyBlock(it, kb);
-        forEachCubeBlock(cols, [&](Value cb, Value cc) {
-          Value kRows = rowsOf(kTile, zero, cc, zero, d);
-          k.dma(headRows(key, false, it, it.kvHead, k.add(c0, cb), cc), kRows);
-          Value s = rowsOf(sTile, zero, it.rows, zero, cc);
-          k.matmul(rowsOf(qTile, zero, it.rows, zero, d), kRows, s,
-                   /*accumulate=*/false, /*transposeB=*/true);
-          k.dma(s, slotTile(wsScores, group, slot, zero, it.rows, cb, cc));
-        });
-        signalVectors(kScoresReady);
-        outputOfPending();
-        savePending(steps, it, kb, slot, zero);
+        Value slot = k.rem(step, two);
+        cubeStep(t, group, steps, it, kb, slot);
+        savePending(steps, it, kb, slot, zero, slot);
       });
     });
-    outputOfPending();
+    // The last two steps' outputs.
+    Value step = field(steps, kStep);
+    for (int64_t behind : {2, 1})
+      finishOutput(t, group, steps,
+                   k.rem(k.add(step, k.index(2 - behind)), two));
+  }
+
+  /// Step `kb` of `it` (workspace slot `slot`): S = Q K^T, and O = P V of
+  /// the step two behind (entry `slot`), once its probabilities are in.
+  /// With as many 128-key chunks in both, one loop interleaves them, so
+  /// that the S stores and the P and V loads move at once.
+  void cubeStep(const CubeTiles &t, Value group, Value steps, const Item &it,
+                Value kb, Value slot) {
+    Value c0, cols;
+    std::tie(c0, cols) = keyBlock(it, kb);
+    Value pending = k.lt(k.index(0), field(steps, kPending, slot));
+    k.ifThenElse(pending, [&] { waitProbabilities(); });
+    Value chunks = k.div(k.add(cols, k.index(cubeKeys - 1)), k.index(cubeKeys));
+    Value outCols = field(steps, kKeys, slot);
+    Value outChunks =
+        k.div(k.add(outCols, k.index(cubeKeys - 1)), k.index(cubeKeys));
+    Value fused = k.andI(pending, k.eq(chunks, outChunks));
+    k.ifThenElse(
+        fused,
+        [&] {
+          Item prev = pendingItem(steps, slot);
+          Value outC0 = field(steps, kKey0, slot);
+          forEachCubeBlock(cols, [&](Value cb, Value cc) {
+            scoresChunk(t, group, it, slot, c0, cb, cc);
+            outputChunk(t, group, prev, slot, outC0, cb,
+                        k.min(k.index(cubeKeys), k.sub(outCols, cb)));
+          });
+        },
+        [&] {
+          forEachCubeBlock(cols, [&](Value cb, Value cc) {
+            scoresChunk(t, group, it, slot, c0, cb, cc);
+          });
+          k.ifThenElse(pending, [&] { outputChunks(t, group, steps, slot); });
+        });
+    finishPending(steps, slot,
+                  [&](const Item &prev) { storeOutput(t, group, prev, slot); });
+    signalVectors(group, kScoresReady);
+  }
+
+  /// O = P V of the step in entry `entry`, if any, and its store.
+  void finishOutput(const CubeTiles &t, Value group, Value steps, Value entry) {
+    finishPending(steps, entry, [&](const Item &prev) {
+      waitProbabilities();
+      outputChunks(t, group, steps, entry);
+      storeOutput(t, group, prev, entry);
+    });
+  }
+
+  /// O = P V of the step in entry `entry`, chunk by chunk.
+  void outputChunks(const CubeTiles &t, Value group, Value steps, Value entry) {
+    Item prev = pendingItem(steps, entry);
+    Value c0 = field(steps, kKey0, entry);
+    forEachCubeBlock(field(steps, kKeys, entry), [&](Value cb, Value cc) {
+      outputChunk(t, group, prev, entry, c0, cb, cc);
+    });
+  }
+
+  /// Keys [c0 + cb, c0 + cb + cc) of `it`: S = Q K^T into workspace slot
+  /// `slot`.
+  void scoresChunk(const CubeTiles &t, Value group, const Item &it, Value slot,
+                   Value c0, Value cb, Value cc) {
+    Value zero = k.index(0), d = k.index(g.headDim);
+    Value kRows = rowsOf(t.k, zero, cc, zero, d);
+    k.dma(headRows(key, false, it, it.kvHead, k.add(c0, cb), cc), kRows);
+    Value s = rowsOf(t.s, zero, it.rows, zero, cc);
+    k.matmul(rowsOf(t.q, zero, it.rows, zero, d), kRows, s,
+             /*accumulate=*/false, /*transposeB=*/true);
+    k.dma(s, slotTile(wsScores, group, slot, zero, it.rows, cb, cc));
+  }
+
+  /// Keys [c0 + cb, c0 + cb + cc) of `it`: O (+)= P V, P from workspace
+  /// slot `slot`; the first chunk starts the sum.
+  void outputChunk(const CubeTiles &t, Value group, const Item &it, Value slot,
+                   Value c0, Value cb, Value cc) {
+    Value zero = k.index(0), d = k.index(g.headDim);
+    Value p = rowsOf(t.p, zero, it.rows, zero, cc);
+    k.dma(slotTile(wsProbs, group, slot, zero, it.rows, cb, cc), p);
+    Value vRows = rowsOf(t.v, zero, cc, zero, d);
+    k.dma(headRows(value, false, it, it.kvHead, k.add(c0, cb), cc), vRows);
+    Value o = rowsOf(t.o, zero, it.rows, zero, d);
+    k.ifThenElse(
+        k.lt(cb, k.index(1)),
+        [&] { k.matmul(p, vRows, o, /*accumulate=*/false); },
+        [&] { k.matmul(p, vRows, o, /*accumulate=*/true); });
+  }
+
+  /// O into workspace slot `slot`, then the group's vector tasks told.
+  void storeOutput(const CubeTiles &t, Value group, const Item &it,
+                   Value slot) {
+    Value zero = k.index(0), d = k.index(g.headDim);
+    k.dma(rowsOf(t.o, zero, it.rows, zero, d),
+          slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
+    signalVectors(group, kOutputReady);
+  }
+
+  void waitProbabilities() {
+    for (int64_t v = 0; v < vectorsPerGroup; ++v)
+      k.waitFlag(kProbsReady + v);
+  }
+
+  void signalVectors(Value group, int64_t flag) {
+    for (int64_t v = 0; v < vectorsPerGroup; ++v)
+      k.setFlag(flag, dev::CoreKind::vector,
+                k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
   }
 
   /// for (cb = 0; cb < cols; cb += cubeKeys)
@@ -141,7 +220,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     Value own0 = k.mul(part, k.index(rowsPerVector));
     double inf = std::numeric_limits<double>::infinity();
     k.vfill(buf.negInf, k.f32(-inf));
-    Value steps = stepTable(dev::MemorySpace::vector);
+    Value steps = stepTable(dev::MemorySpace::vector, 1);
     Value zero = k.index(0), one = k.index(1);
     forEachItem(group, [&](const Item &it) {
       Value own = ownRows(it, own0);
@@ -165,7 +244,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
         });
         signalCube(part, group);
         foldPending(buf, steps, group, own0);
-        savePending(steps, it, kb, slot, parity);
+        savePending(steps, it, kb, slot, parity, zero);
       });
       // An item the band misses entirely: out = 0, m = -inf, l = 0.
       k.ifThenElse(k.lt(it.blocks, one), [&] {
@@ -189,7 +268,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   /// step) and, at its item's last step, writes the item's rows.
   void foldPending(const VectorBuffers &buf, Value steps, Value group,
                    Value own0) {
-    finishPending(steps, [&](const Item &it) {
+    finishPending(steps, k.index(0), [&](const Item &it) {
       Value own = ownRows(it, own0);
       Value slot = field(steps, kSlot);
       VectorBuffers cur = withStatisticSlot(buf, field(steps, kParity));
@@ -233,25 +312,32 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     kNumStepFields
   };
 
-  /// A table with no step pending and no step or item begun.
-  Value stepTable(dev::MemorySpace space) {
-    Value table = k.alloc({kNumStepFields}, k.builder().getI64Type(), space);
-    for (StepField f : {kPending, kStep, kItems})
+  /// A table of `entries` steps, none pending, with no step or item begun
+  /// (the counts kStep and kItems are kept in entry 0).
+  Value stepTable(dev::MemorySpace space, int64_t entries) {
+    Value table =
+        k.alloc({entries, kNumStepFields}, k.builder().getI64Type(), space);
+    // An entry with no step pending reads as one of no keys.
+    for (int64_t e = 0; e < entries; ++e)
+      for (StepField f : {kPending, kKeys})
+        setField(table, f, k.index(0), k.index(e));
+    for (StepField f : {kStep, kItems})
       setField(table, f, k.index(0));
     return table;
   }
 
-  void setField(Value table, StepField f, Value v) {
-    k.store(k.convert(v, k.builder().getI64Type()), table, {k.index(f)});
+  void setField(Value table, StepField f, Value v, Value entry = {}) {
+    k.store(k.convert(v, k.builder().getI64Type()), table,
+            {entry ? entry : k.index(0), k.index(f)});
   }
-  Value field(Value table, StepField f) {
-    return k.toIndex(k.load(table, {k.index(f)}));
+  Value field(Value table, StepField f, Value entry = {}) {
+    return k.toIndex(k.load(table, {entry ? entry : k.index(0), k.index(f)}));
   }
 
   /// Records key block `kb` of `it` (workspace slot `slot`, statistics
-  /// slot `parity`) as the pending step, and counts it.
+  /// slot `parity`) as the pending step of entry `entry`, and counts it.
   void savePending(Value table, const Item &it, Value kb, Value slot,
-                   Value parity) {
+                   Value parity, Value entry) {
     Value c0, cols;
     std::tie(c0, cols) = keyBlock(it, kb);
     Value one = k.index(1), zero = k.index(0);
@@ -270,26 +356,33 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
         {kFirst, k.select(k.lt(kb, one), one, zero)},
         {kLast, k.select(last, one, zero)},
         {kParity, parity},
-        {kPending, one},
-        {kStep, k.add(field(table, kStep), one)}};
+        {kPending, one}};
     for (auto [f, v] : fields)
-      setField(table, f, v);
+      setField(table, f, v, entry);
+    setField(table, kStep, k.add(field(table, kStep), one));
   }
 
-  /// Runs `body` on the pending step's item, if a step is pending, and
-  /// leaves none pending.
-  void finishPending(Value table, function_ref<void(const Item &)> body) {
-    k.ifThenElse(k.lt(k.index(0), field(table, kPending)), [&] {
-      Item it;
-      it.b = field(table, kBatch);
-      it.n = field(table, kHead);
-      it.kvHead = field(table, kKvHead);
-      it.r0 = field(table, kRow0);
-      it.rows = field(table, kRows);
-      it.startQ = field(table, kStartQ);
-      it.startKV = field(table, kStartKV);
-      body(it);
-      setField(table, kPending, k.index(0));
+  /// The item of entry `entry`'s step (the fields the finishing halves
+  /// read).
+  Item pendingItem(Value table, Value entry) {
+    Item it;
+    it.b = field(table, kBatch, entry);
+    it.n = field(table, kHead, entry);
+    it.kvHead = field(table, kKvHead, entry);
+    it.r0 = field(table, kRow0, entry);
+    it.rows = field(table, kRows, entry);
+    it.startQ = field(table, kStartQ, entry);
+    it.startKV = field(table, kStartKV, entry);
+    return it;
+  }
+
+  /// Runs `body` on the item of entry `entry`'s step, if one is pending,
+  /// and leaves none pending there.
+  void finishPending(Value table, Value entry,
+                     function_ref<void(const Item &)> body) {
+    k.ifThenElse(k.lt(k.index(0), field(table, kPending, entry)), [&] {
+      body(pendingItem(table, entry));
+      setField(table, kPending, k.index(0), entry);
     });
   }
 

@@ -165,12 +165,12 @@ template <typename OpT> struct AttentionLowering {
 
   /// Halves the query rows or the keys per cube matmul, the larger first,
   /// until the cube's tiles fit its memory (large head sizes: CANN takes D
-  /// up to 512): Q and the K / V chunk in the input type, S in f32, P in
-  /// the input type, O in f32.
+  /// up to 512): Q and the K and V chunks in the input type, S in f32, P
+  /// in the input type, O in f32.
   LogicalResult fitCubeTiles() {
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     auto bytes = [&] {
-      return s1Inner * d * eb + cubeKeys * d * eb +
+      return s1Inner * d * eb + 2 * cubeKeys * d * eb +
              s1Inner * cubeKeys * (4 + eb) + s1Inner * d * 4;
     };
     while (bytes() > device.cubeBytes && (s1Inner > 1 || cubeKeys > 1)) {
