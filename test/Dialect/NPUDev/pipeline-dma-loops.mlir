@@ -15,6 +15,10 @@
 // RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC-DYN
 // RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC
 // RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC
+// The nested loops, pipelined, give what they give unpipelined:
+// RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.plain
+// RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.plain -
+// RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.plain -
 
 // BAD: npu-pipeline-dma-loops: stages must be between 2 and 4 (0: the device's choice), got 5
 // EXEC: arg0 [1024] = [0, 2, 4, 6, 8, 10, 12, 14,
@@ -335,6 +339,43 @@ func.func @two_loops(%x: memref<1024xf32, #g>, %y: memref<1024xf32, #g>) {
       %w = memref.subview %y[%k] [128] [1] : memref<1024xf32, #g> to !w
       npudev.dma %w, %buf : !w to memref<128xf32, #v>
       npudev.vunary <exp> %buf, %buf : memref<128xf32, #v>, memref<128xf32, #v>
+    }
+  }
+  return
+}
+
+// -----
+
+// Nested loops that load one buffer do not share its copies: the inner loop
+// selects between the outer loop's current copy and one of its own. Taking
+// the outer loop's other copy would overwrite the tile its next iteration
+// is loading.
+// NESTED-KERNEL
+// CHECK-LABEL: func.func @nested_loops
+// CHECK-COUNT-3: npudev.alloc : memref<128xf32, #npudev.space<vector>>
+// CHECK-NOT: npudev.alloc
+// CHECK: %[[OUTER:.*]]:2 = scf.for {{.*}} iter_args({{.*}}, %[[CUR:.*]] = %{{.*}})
+// CHECK: arith.select %{{.*}}, %[[CUR]], %[[OWN:.*]] : memref<128xf32
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<128xf32, strided<[1], offset: ?>, #g>
+func.func @nested_loops(%x: memref<1024xf32, #g>, %y: memref<8192xf32, #g>, %z: memref<8192xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  npudev.launch tasks(1) {
+    %buf = npudev.alloc : memref<128xf32, #v>
+    scf.for %i = %c0 to %c1024 step %c128 {
+      %w = memref.subview %x[%i] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %w, %buf : !w to memref<128xf32, #v>
+      %o = memref.subview %z[%i] [128] [1] : memref<8192xf32, #g> to !w
+      npudev.dma %buf, %o : memref<128xf32, #v> to !w
+      scf.for %k = %c0 to %c1024 step %c128 {
+        %r = arith.addi %i, %k : index
+        %v = memref.subview %y[%r] [128] [1] : memref<8192xf32, #g> to !w
+        npudev.dma %v, %buf : !w to memref<128xf32, #v>
+        npudev.vunary <exp> %buf, %buf : memref<128xf32, #v>, memref<128xf32, #v>
+      }
     }
   }
   return
