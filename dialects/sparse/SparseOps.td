@@ -163,7 +163,7 @@ def Sparse_IterationOp : Sparse_Op<"iteration", [
   }];
 }
 
-def Sparse_LoadOp : Sparse_Op<"load", [MemoryEffects<[MemRead]>,
+def Sparse_LoadOp : Sparse_Op<"load", [
     TypesMatchWith<"result is the buffer's element type", "buffer", "value",
                    "::llvm::cast<BufferType>($_self).getElementType()">]> {
   let summary = "reads a sparse buffer at coordinates";
@@ -172,7 +172,8 @@ def Sparse_LoadOp : Sparse_Op<"load", [MemoryEffects<[MemRead]>,
     A coordinate a sparse axis does not hold (a zero of the sparse
     tensor) reads 0.
   }];
-  let arguments = (ins Sparse_BufferType:$buffer, Variadic<Index>:$coords);
+  let arguments = (ins Arg<Sparse_BufferType, "", [MemRead]>:$buffer,
+                       Variadic<Index>:$coords);
   let results = (outs AnyType:$value);
   let assemblyFormat = [{
     $buffer `[` $coords `]` attr-dict `:` qualified(type($buffer))
@@ -180,7 +181,7 @@ def Sparse_LoadOp : Sparse_Op<"load", [MemoryEffects<[MemRead]>,
   let hasVerifier = 1;
 }
 
-def Sparse_StoreOp : Sparse_Op<"store", [MemoryEffects<[MemWrite]>,
+def Sparse_StoreOp : Sparse_Op<"store", [
     TypesMatchWith<"value is the buffer's element type", "buffer", "value",
                    "::llvm::cast<BufferType>($_self).getElementType()">]> {
   let summary = "writes a sparse buffer at coordinates";
@@ -188,7 +189,8 @@ def Sparse_StoreOp : Sparse_Op<"store", [MemoryEffects<[MemWrite]>,
     Writes the element whose coordinates are `coords`. Writing a
     coordinate a sparse axis does not hold is an error at run time.
   }];
-  let arguments = (ins AnyType:$value, Sparse_BufferType:$buffer,
+  let arguments = (ins AnyType:$value,
+                       Arg<Sparse_BufferType, "", [MemWrite]>:$buffer,
                        Variadic<Index>:$coords);
   let assemblyFormat = [{
     $value `,` $buffer `[` $coords `]` attr-dict `:` qualified(type($buffer))
@@ -200,7 +202,7 @@ def Sparse_StoreOp : Sparse_Op<"store", [MemoryEffects<[MemWrite]>,
 // Position-level access (after npu-sparse-lower-iterations)
 //===----------------------------------------------------------------------===//
 
-def Sparse_PosLoadOp : Sparse_Op<"pos_load", [MemoryEffects<[MemRead]>,
+def Sparse_PosLoadOp : Sparse_Op<"pos_load", [
     TypesMatchWith<"result is the buffer's element type", "buffer", "value",
                    "::llvm::cast<BufferType>($_self).getElementType()">]> {
   let summary = "reads a sparse buffer at positions";
@@ -210,7 +212,9 @@ def Sparse_PosLoadOp : Sparse_Op<"pos_load", [MemoryEffects<[MemRead]>,
     rule). Produced by npu-sparse-lower-iterations from coordinates;
     npu-sparse-lower-buffers turns it into a memref.load of the data.
   }];
-  let arguments = (ins Sparse_BufferType:$buffer, Variadic<Index>:$positions);
+  // The effect names the buffer, so that an analysis finds what is read.
+  let arguments = (ins Arg<Sparse_BufferType, "", [MemRead]>:$buffer,
+                       Variadic<Index>:$positions);
   let results = (outs AnyType:$value);
   let assemblyFormat = [{
     $buffer `[` $positions `]` attr-dict `:` qualified(type($buffer))
@@ -218,11 +222,14 @@ def Sparse_PosLoadOp : Sparse_Op<"pos_load", [MemoryEffects<[MemRead]>,
   let hasVerifier = 1;
 }
 
-def Sparse_PosStoreOp : Sparse_Op<"pos_store", [MemoryEffects<[MemWrite]>,
+def Sparse_PosStoreOp : Sparse_Op<"pos_store", [
     TypesMatchWith<"value is the buffer's element type", "buffer", "value",
                    "::llvm::cast<BufferType>($_self).getElementType()">]> {
   let summary = "writes a sparse buffer at positions";
-  let arguments = (ins AnyType:$value, Sparse_BufferType:$buffer,
+  // The effect names the buffer: npu-sparse-stage-runs must see that the
+  // buffer's data is written.
+  let arguments = (ins AnyType:$value,
+                       Arg<Sparse_BufferType, "", [MemWrite]>:$buffer,
                        Variadic<Index>:$positions);
   let assemblyFormat = [{
     $value `,` $buffer `[` $positions `]` attr-dict `:` qualified(type($buffer))

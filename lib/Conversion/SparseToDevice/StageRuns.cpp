@@ -2,14 +2,18 @@
 //
 // npu-sparse-stage-runs, after npu-sparse-tile-dense-axis. Inside a
 // launch, a loop
-// q in [lb, ub) step 1 whose body reads a read-only global array at q + c
-// on every iteration (c fixed outside the loop) reads a contiguous run of
+// q in [lb, ub) step 1 whose body accesses a global array at q + c on
+// every iteration (c fixed outside the loop) accesses a contiguous run of
 // it: the loop becomes a loop over chunks of C positions, each of which
 // starts one DMA per run into a vector-memory copy (their latencies
-// overlap), waits for them, and runs the old body on positions [0, m) of
-// the copies. A scalar read of global memory costs the device's global
-// latency; of the copy, a cycle. Loops are visited innermost first, so a
-// row loop stages indptr around a nonzero loop that stages indices and
+// overlap), waits for them, runs the old body on positions [0, m) of the
+// copies, and copies the runs it stores to back. A scalar access to global
+// memory costs the device's global latency; to the copy, a cycle. An
+// array the launch writes is staged only when the loop touches it through
+// that one run: iteration q then reads and writes only element q + c, and
+// no other iteration sees it. A run every iteration stores to and none
+// reads is not copied in. Loops are visited innermost first, so a row
+// loop stages indptr around a nonzero loop that stages indices and
 // values. O(ops in the loop) per loop.
 //
 //===----------------------------------------------------------------------===//
@@ -78,17 +82,31 @@ struct Offset {
   }
 };
 
-/// A run of one array that the loop reads at q + c: from a memref.load of
-/// `array` at q + `offset`, or from the position loads of `buffer` at
-/// (`leading`..., q).
+/// A run of one array that the loop accesses at q + c: by memref.load and
+/// memref.store of `array` at q + `offset`, or by the position loads and
+/// stores of `buffer` at (`leading`..., q).
 struct Run {
   Value array;
   Offset offset;
   Value buffer;
   SmallVector<Value> leading;
-  SmallVector<Operation *> reads;
+  SmallVector<Operation *> accesses;
+  /// Whether an access runs on every iteration (so the run's elements
+  /// exist), and whether a store does (so the copy needs nothing in).
   bool unconditional = false;
+  bool storedAlways = false;
   Value copy;
+
+  bool reads() const {
+    return llvm::any_of(accesses, [](Operation *a) {
+      return isa<memref::LoadOp, PosLoadOp>(a);
+    });
+  }
+  bool writes() const {
+    return llvm::any_of(accesses, [](Operation *a) {
+      return isa<memref::StoreOp, PosStoreOp>(a);
+    });
+  }
 };
 
 class LoopStager {
@@ -105,8 +123,10 @@ public:
 private:
   bool isStageable(Value array) const;
   std::optional<Offset> matchOffset(Value index);
-  void addRead(Operation *read, Value array, Offset offset, Value buffer,
-               ValueRange leading);
+  void addAccess(Operation *access, Value array, Offset offset, Value buffer,
+                 ValueRange leading);
+  /// Whether something in the loop besides `run` touches its array.
+  bool isTouchedElsewhere(const Run &run);
 
   scf::ForOp loop;
   const DenseSet<Value> &written;
@@ -121,8 +141,23 @@ bool LoopStager::isStageable(Value array) const {
   return space && space.getValue() == dev::MemorySpace::global &&
          type.getRank() == 1 && type.getLayout().isIdentity() &&
          type.getElementType().isIntOrFloat() &&
-         !loop->isAncestor(array.getParentBlock()->getParentOp()) &&
-         !written.contains(dev::getViewRoot(array));
+         !loop->isAncestor(array.getParentBlock()->getParentOp());
+}
+
+bool LoopStager::isTouchedElsewhere(const Run &run) {
+  Value root = dev::getViewRoot(run.array);
+  auto touches = [&](Value v) {
+    if (auto buffer = v.getDefiningOp<BufferOp>())
+      v = buffer.getData();
+    return isa<MemRefType>(v.getType()) && dev::getViewRoot(v) == root;
+  };
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (!llvm::is_contained(run.accesses, op) &&
+        llvm::any_of(op->getOperands(), touches))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
 }
 
 /// `index` as q + c, through sums and differences with constants
@@ -161,8 +196,8 @@ std::optional<Offset> LoopStager::matchOffset(Value index) {
   return std::nullopt;
 }
 
-void LoopStager::addRead(Operation *read, Value array, Offset offset,
-                         Value buffer, ValueRange leading) {
+void LoopStager::addAccess(Operation *access, Value array, Offset offset,
+                           Value buffer, ValueRange leading) {
   Run *run = llvm::find_if(runs, [&](const Run &r) {
     return r.array == array && r.offset == offset && r.buffer == buffer &&
            ValueRange(r.leading) == leading;
@@ -171,8 +206,10 @@ void LoopStager::addRead(Operation *read, Value array, Offset offset,
     runs.push_back({array, offset, buffer, llvm::to_vector(leading)});
     run = &runs.back();
   }
-  run->reads.push_back(read);
-  run->unconditional |= read->getBlock() == loop.getBody();
+  run->accesses.push_back(access);
+  bool always = access->getBlock() == loop.getBody();
+  run->unconditional |= always;
+  run->storedAlways |= always && isa<memref::StoreOp, PosStoreOp>(access);
 }
 
 bool LoopStager::analyze() {
@@ -183,24 +220,38 @@ bool LoopStager::analyze() {
   auto outside = [&](Value v) {
     return !loop->isAncestor(v.getParentBlock()->getParentOp());
   };
-  loop.getBody()->walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      if (load.getIndices().size() != 1 || !isStageable(load.getMemRef()))
-        return;
-      if (std::optional<Offset> offset = matchOffset(load.getIndices()[0]))
-        addRead(load, load.getMemRef(), *offset, Value(), {});
-    } else if (auto load = dyn_cast<PosLoadOp>(op)) {
-      ValueRange positions = load.getPositions();
-      auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
-      if (buffer && positions.back() == q &&
-          llvm::all_of(positions.drop_back(), outside) &&
-          isStageable(buffer.getData()))
-        addRead(load, buffer.getData(), Offset(), load.getBuffer(),
+  auto addElement = [&](Operation *op, Value memref, ValueRange indices) {
+    if (indices.size() != 1 || !isStageable(memref))
+      return;
+    if (std::optional<Offset> offset = matchOffset(indices[0]))
+      addAccess(op, memref, *offset, Value(), {});
+  };
+  auto addPosition = [&](Operation *op, Value bufferValue,
+                         ValueRange positions) {
+    auto buffer = bufferValue.getDefiningOp<BufferOp>();
+    if (buffer && positions.back() == q &&
+        llvm::all_of(positions.drop_back(), outside) &&
+        isStageable(buffer.getData()))
+      addAccess(op, buffer.getData(), Offset(), bufferValue,
                 positions.drop_back());
-    }
+  };
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      addElement(op, load.getMemRef(), load.getIndices());
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      addElement(op, store.getMemRef(), store.getIndices());
+    else if (auto load = dyn_cast<PosLoadOp>(op))
+      addPosition(op, load.getBuffer(), load.getPositions());
+    else if (auto store = dyn_cast<PosStoreOp>(op))
+      addPosition(op, store.getBuffer(), store.getPositions());
   });
-  // Only runs read on every iteration: their elements exist.
-  llvm::erase_if(runs, [](const Run &r) { return !r.unconditional; });
+  // Only runs accessed on every iteration: their elements exist. A run of
+  // an array the launch writes, only when the loop touches the array
+  // through it alone.
+  llvm::erase_if(runs, [&](const Run &r) {
+    bool shared = r.writes() || written.contains(dev::getViewRoot(r.array));
+    return !r.unconditional || (shared && isTouchedElsewhere(r));
+  });
   return !runs.empty();
 }
 
@@ -252,16 +303,20 @@ void LoopStager::rewrite(int64_t chunk) {
   Value c0 = chunks.getInductionVar();
   Value m = rewriter.create<arith::MinUIOp>(
       loc, index(chunk), rewriter.create<arith::SubIOp>(loc, upper, c0));
-  SmallVector<Value> tokens;
+  SmallVector<Value> tokens, starts;
   for (auto [run, base] : llvm::zip(runs, bases)) {
-    Value start = rewriter.create<arith::AddIOp>(loc, base, c0);
-    tokens.push_back(
-        k.dmaStart(window(run.array, start, m), window(run.copy, index(0), m)));
+    starts.push_back(rewriter.create<arith::AddIOp>(loc, base, c0));
+    if (run.reads() || !run.storedAlways)
+      tokens.push_back(k.dmaStart(window(run.array, starts.back(), m),
+                                  window(run.copy, index(0), m)));
   }
   for (Value token : tokens)
     k.wait(token);
   auto positions = rewriter.create<scf::ForOp>(loc, index(0), m, index(1),
                                                chunks.getRegionIterArgs());
+  for (auto [run, start] : llvm::zip(runs, starts))
+    if (run.writes())
+      k.dma(window(run.copy, index(0), m), window(run.array, start, m));
   // Without iter_args, the builder gave the loop its yield already.
   if (!positions.getResults().empty())
     rewriter.create<scf::YieldOp>(loc, positions.getResults());
@@ -275,11 +330,17 @@ void LoopStager::rewrite(int64_t chunk) {
   SmallVector<Value> arguments = {q};
   llvm::append_range(arguments, positions.getRegionIterArgs());
   rewriter.mergeBlocks(loop.getBody(), body, arguments);
+  Value position = positions.getInductionVar();
   for (Run &run : runs)
-    for (Operation *read : run.reads) {
-      rewriter.setInsertionPoint(read);
-      rewriter.replaceOpWithNewOp<memref::LoadOp>(
-          read, run.copy, ValueRange{positions.getInductionVar()});
+    for (Operation *access : run.accesses) {
+      rewriter.setInsertionPoint(access);
+      if (isa<memref::LoadOp, PosLoadOp>(access)) {
+        rewriter.replaceOpWithNewOp<memref::LoadOp>(access, run.copy,
+                                                    ValueRange{position});
+        continue;
+      }
+      rewriter.replaceOpWithNewOp<memref::StoreOp>(
+          access, access->getOperand(0), run.copy, ValueRange{position});
     }
   rewriter.replaceOp(loop, chunks.getResults());
 }

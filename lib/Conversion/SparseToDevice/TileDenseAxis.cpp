@@ -9,8 +9,12 @@
 // vector-memory tile, run each op as one vector op over the tiles (a
 // value fixed outside the loop filled into a tile first), and DMA every
 // written tile back. T is the largest chunk with one tile per value in
-// the device's vector memory. O(ops) to rewrite; the same bits, since
-// every element sees the same operations in the same order.
+// the device's vector memory. A loop may carry one f32 sum, acc' = acc +
+// v (SDDMM's dot product): v's tile keeps a slot before its positions for
+// acc, and one vreduce per chunk adds acc and v's T values in k order, as
+// the loop did. O(ops) to rewrite; the same bits, since every element sees
+// the same operations in the same order (but for the sign of a sum of
+// zeros: vreduce starts from +0.0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +62,12 @@ public:
   void rewrite();
 
 private:
+  /// Whether the loop carries nothing, or one f32 sum acc' = acc + v of a
+  /// value v of the body; sets `sum`.
+  bool matchCarriedSum();
+  /// The chunk's v and the carried acc added in order: acc's slot, then
+  /// v's `n` positions.
+  Value reduceChunk(Value acc, Value n);
   Value constant(int64_t v) { return k.index(v); }
   /// The buffer's data and the start of the access's slice, F(prefix) * K.
   std::pair<Value, Value> getSlice(Value buffer, ValueRange positions) {
@@ -80,6 +90,8 @@ private:
   }
   void findPromotedSlice(int64_t chunk);
   void promoteSlice(MemRefType tileType);
+  /// The carried sum's tiles; v writes the positions after acc's slot.
+  void allocSumTiles(MemRefType tileType);
   void emitVectorOp(Operation *op, Value n, MemRefType tileType);
 
   scf::ForOp loop;
@@ -100,14 +112,42 @@ private:
   Value promotedTile;
   /// A value fixed along the loop, filled in for a non-commutative op.
   Value fixedTile;
+  /// The carried sum's addition (acc' = acc + v), the tile of acc's slot
+  /// and v's positions, and the one-element tile its vreduce writes.
+  arith::AddFOp sum;
+  Value sumTile, sumOut;
 };
+
+bool LoopTiler::matchCarriedSum() {
+  if (loop.getInitArgs().empty())
+    return true;
+  if (loop.getNumRegionIterArgs() != 1 ||
+      !loop.getInitArgs()[0].getType().isF32())
+    return false;
+  Value acc = loop.getRegionIterArgs()[0];
+  Value next = loop.getBody()->getTerminator()->getOperand(0);
+  sum = next.getDefiningOp<arith::AddFOp>();
+  if (!sum || sum->getBlock() != loop.getBody() || !acc.hasOneUse() ||
+      !next.hasOneUse())
+    return false;
+  // acc + v or v + acc: the same bits either way.
+  return sum.getLhs() == acc || sum.getRhs() == acc;
+}
+
+Value LoopTiler::reduceChunk(Value acc, Value n) {
+  Value zero = constant(0);
+  k.store(acc, sumTile, {zero});
+  k.vreduce(dev::ReduceKind::sum, window(sumTile, zero, k.add(n, constant(1))),
+            sumOut);
+  return k.load(sumOut, {zero});
+}
 
 bool LoopTiler::matches() {
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!lower || *lower != 0 || !upper || *upper <= 0 || !step || *step != 1 ||
-      !loop.getInitArgs().empty())
+      !matchCarriedSum())
     return false;
   extent = *upper;
   // npu-sparse-lower-iterations leaves index arithmetic nothing uses, and
@@ -137,6 +177,8 @@ bool LoopTiler::matches() {
            cast<BufferType>(buffer.getType()).getElementType().isF32();
   };
   for (Operation &op : loop.getBody()->without_terminator()) {
+    if (&op == sum.getOperation())
+      continue;
     if (auto load = dyn_cast<PosLoadOp>(op)) {
       if (!alongK(load.getBuffer(), load.getPositions()))
         return false;
@@ -161,6 +203,15 @@ bool LoopTiler::matches() {
     } else {
       return false;
     }
+  }
+  if (sum) {
+    Value acc = loop.getRegionIterArgs()[0];
+    Value term = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
+    // A term fixed along the loop, or loaded as it is: no op to write it
+    // into the sum's tile.
+    if (!llvm::is_contained(perPosition, term) ||
+        isa<PosLoadOp>(term.getDefiningOp()))
+      return false;
   }
   return !perPosition.empty() || !fixedStored.empty();
 }
@@ -257,6 +308,21 @@ void LoopTiler::promoteSlice(MemRefType tileType) {
   }
 }
 
+void LoopTiler::allocSumTiles(MemRefType tileType) {
+  Value acc = loop.getRegionIterArgs()[0];
+  Value term = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
+  sumTile = allocTile(
+      MemRefType::Builder(tileType).setShape({tileType.getDimSize(0) + 1}));
+  sumOut = allocTile(MemRefType::Builder(tileType).setShape({1}));
+  // allocTile puts each alloc first in the launch: sumTile follows sumOut.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(sumTile);
+  tileOf[term] = b.create<memref::SubViewOp>(
+      loc, sumTile, ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(tileType.getDimSize(0))},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
 /// One vector op for an arithmetic op: a fixed right operand (or left, for
 /// a commutative op) as its scalar, else filled into a tile.
 void LoopTiler::emitVectorOp(Operation *op, Value n, MemRefType tileType) {
@@ -292,11 +358,13 @@ void LoopTiler::rewrite() {
   findPromotedSlice(chunk);
   if (!promoted.empty())
     promoteSlice(tileType);
+  if (sum)
+    allocSumTiles(tileType);
   for (Value v : llvm::concat<Value>(perPosition, fixedStored))
     if (!tileOf.count(v))
       tileOf[v] = allocTile(tileType);
-  auto chunks =
-      b.create<scf::ForOp>(loc, constant(0), constant(extent), constant(chunk));
+  auto chunks = b.create<scf::ForOp>(loc, constant(0), constant(extent),
+                                     constant(chunk), loop.getInitArgs());
   b.setInsertionPointToStart(chunks.getBody());
   Value c0 = chunks.getInductionVar();
   Value n = b.create<arith::MinUIOp>(
@@ -314,9 +382,13 @@ void LoopTiler::rewrite() {
     } else if (auto store = dyn_cast<PosStoreOp>(op)) {
       auto [data, base] = getSlice(store.getBuffer(), store.getPositions());
       k.dma(part(tileOf[store.getValue()]), window(data, k.add(base, c0), n));
-    } else {
+    } else if (&op != sum.getOperation()) {
       emitVectorOp(&op, n, tileType);
     }
+  }
+  if (sum) {
+    b.create<scf::YieldOp>(loc, reduceChunk(chunks.getRegionIterArgs()[0], n));
+    loop.replaceAllUsesWith(chunks.getResults());
   }
   loop.erase();
 }

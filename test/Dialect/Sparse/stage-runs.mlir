@@ -60,9 +60,10 @@ func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf3
 
 // -----
 
-// Not staged: an array the launch writes (%o, read and written at q), and
-// a read that runs only under a condition (%b: its last elements need not
-// exist). %a, read on every iteration, is.
+// Not staged: an array the loop reads at q and writes at q + 1 (what one
+// iteration writes, the next reads), and a read that runs only under a
+// condition (%b: its last elements need not exist). %a, read on every
+// iteration, is.
 // CHECK-LABEL: func.func @unstageable
 // CHECK: %[[A:.*]] = npudev.alloc : memref<2xf32, #npudev.space<vector>>
 // CHECK-NOT: npudev.alloc
@@ -71,14 +72,14 @@ func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf3
 // CHECK: memref.load %[[A]]
 // CHECK-DAG: memref.load %arg1
 // CHECK-DAG: memref.load %arg2
-func.func @unstageable(%a: memref<16xf32, #npudev.space<global>>, %b: memref<16xf32, #npudev.space<global>>, %o: memref<16xf32, #npudev.space<global>>, %n: index) {
+func.func @unstageable(%a: memref<16xf32, #npudev.space<global>>, %b: memref<16xf32, #npudev.space<global>>, %o: memref<17xf32, #npudev.space<global>>, %n: index) {
   npudev.launch tasks(1) on vector {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c8 = arith.constant 8 : index
     scf.for %q = %c0 to %n step %c1 {
       %x = memref.load %a[%q] : memref<16xf32, #npudev.space<global>>
-      %y = memref.load %o[%q] : memref<16xf32, #npudev.space<global>>
+      %y = memref.load %o[%q] : memref<17xf32, #npudev.space<global>>
       %s = arith.addf %x, %y : f32
       %small = arith.cmpi ult, %q, %c8 : index
       %t = scf.if %small -> f32 {
@@ -87,7 +88,78 @@ func.func @unstageable(%a: memref<16xf32, #npudev.space<global>>, %b: memref<16x
       } else {
         scf.yield %s : f32
       }
-      memref.store %t, %o[%q] : memref<16xf32, #npudev.space<global>>
+      %next = arith.addi %q, %c1 : index
+      memref.store %t, %o[%next] : memref<17xf32, #npudev.space<global>>
+    }
+    npudev.end
+  }
+  return
+}
+
+// -----
+
+// The same through a sparse buffer: its position stores write %o, so the
+// reads of %o at q stay scalar reads of global memory.
+// CHECK-LABEL: func.func @buffer_written
+// CHECK-COUNT-1: npudev.alloc
+// CHECK-NOT: npudev.alloc
+// CHECK: memref.load %arg1
+func.func @buffer_written(%a: memref<16xf32, #npudev.space<global>>, %o: memref<17xf32, #npudev.space<global>>, %n: index) {
+  %i = sparse.axis dense_fixed length 17
+  %O = sparse.buffer %o [%i] : memref<17xf32, #npudev.space<global>> -> !sparse.buffer<1 x f32>
+  npudev.launch tasks(1) on vector {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %q = %c0 to %n step %c1 {
+      %x = memref.load %a[%q] : memref<16xf32, #npudev.space<global>>
+      %y = memref.load %o[%q] : memref<17xf32, #npudev.space<global>>
+      %s = arith.addf %x, %y : f32
+      %next = arith.addi %q, %c1 : index
+      sparse.pos_store %s, %O[%next] : !sparse.buffer<1 x f32>
+    }
+    npudev.end
+  }
+  return
+}
+
+// -----
+
+// An array read and written at q alone (each iteration updates its own
+// element): copied in per chunk, updated in the copy, copied back. An
+// array only stored to on every iteration is not copied in.
+// CHECK-LABEL: func.func @updated
+// CHECK-DAG: %[[A:.*]] = npudev.alloc : memref<2xf32, #npudev.space<vector>>
+// CHECK-DAG: %[[O:.*]] = npudev.alloc : memref<2xf32, #npudev.space<vector>>
+// CHECK-DAG: %[[Z:.*]] = npudev.alloc : memref<2xf32, #npudev.space<vector>>
+// CHECK: scf.for %[[C0:.*]] = %c0 to %{{.*}} step %c2 {
+// CHECK: memref.subview %arg0[%[[C0]]]
+// CHECK: npudev.dma_start
+// CHECK: memref.subview %arg1[%[[C0]]]
+// CHECK: npudev.dma_start
+// CHECK-NOT: npudev.dma_start
+// CHECK: scf.for %[[Q:.*]] = %c0 to %[[M:.*]] step %c1 {
+// CHECK-DAG: memref.load %[[A]][%[[Q]]]
+// CHECK-DAG: memref.load %[[O]][%[[Q]]]
+// CHECK-DAG: memref.store %{{.*}}, %[[O]][%[[Q]]]
+// CHECK-DAG: memref.store %{{.*}}, %[[Z]][%[[Q]]]
+// CHECK: }
+// CHECK: memref.subview %arg1[%[[C0]]] [%[[M]]] [1]
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : {{.*}} to memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>>
+// CHECK: memref.subview %arg2[%[[C0]]] [%[[M]]] [1]
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : {{.*}} to memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>>
+// CHECK-NOT: memref.load %arg
+// CHECK-NOT: memref.store {{.*}} %arg
+func.func @updated(%a: memref<16xf32, #npudev.space<global>>, %o: memref<16xf32, #npudev.space<global>>, %z: memref<16xf32, #npudev.space<global>>, %n: index) {
+  npudev.launch tasks(1) on vector {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %q = %c0 to %n step %c1 {
+      %x = memref.load %a[%q] : memref<16xf32, #npudev.space<global>>
+      %y = memref.load %o[%q] : memref<16xf32, #npudev.space<global>>
+      %s = arith.addf %x, %y : f32
+      memref.store %s, %o[%q] : memref<16xf32, #npudev.space<global>>
+      memref.store %zero, %z[%q] : memref<16xf32, #npudev.space<global>>
     }
     npudev.end
   }

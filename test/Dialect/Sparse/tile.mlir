@@ -116,6 +116,81 @@ func.func @long_rows(%indptr: memref<3xi32>, %indices: memref<?xi32>, %a: memref
 
 // -----
 
+// SDDMM: the k loop carries A[i, j]'s sum. X's row (fixed across the row's
+// nonzeros) comes in once per row, Y's per nonzero; their product goes to
+// the positions after slot 0 of the sum's tile, the carried value to slot
+// 0, and one vreduce adds them in k order, as the scalar loop did.
+// CHECK-LABEL: func.func @sddmm
+// CHECK-DAG: %[[OUT:.*]] = npudev.alloc : memref<1xf32, #npudev.space<vector>>
+// CHECK-DAG: %[[SUM:.*]] = npudev.alloc : memref<9xf32, #npudev.space<vector>>
+// CHECK: %[[TERMS:.*]] = memref.subview %[[SUM]][1] [8] [1]
+// CHECK: npudev.dma {{.*}} to memref<8xf32, #npudev.space<vector>>
+// CHECK: scf.for
+// CHECK: %[[ACC:.*]] = sparse.pos_load
+// CHECK: npudev.dma {{.*}} to memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>>
+// CHECK: %[[T:.*]] = memref.cast %[[TERMS]]
+// CHECK: npudev.vbinary <mul> %{{.*}}, %{{.*}}, %[[T]]
+// CHECK: memref.store %[[ACC]], %[[SUM]][%c0]
+// CHECK: %[[ALL:.*]] = memref.cast %[[SUM]]
+// CHECK: npudev.vreduce <sum> %[[ALL]], %[[OUT]]
+// CHECK: %[[S:.*]] = memref.load %[[OUT]][%c0]
+// CHECK: sparse.pos_store %[[S]]
+func.func @sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %u = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %u, %w : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// Rows of 65536 features: the sum runs over four chunks (16384 f32 per
+// tile: half the vector memory over X, Y, their product and one spare
+// tile), carried from one chunk's vreduce to the next chunk's slot 0.
+// CHECK-LABEL: func.func @long_sddmm
+// CHECK: %[[ACC:.*]] = sparse.pos_load
+// CHECK: %[[S:.*]] = scf.for %{{.*}} = %c0 to %c65536 step %c16384 iter_args(%[[C:.*]] = %[[ACC]]) -> (f32)
+// CHECK: npudev.vbinary <mul>
+// CHECK: memref.store %[[C]]
+// CHECK: npudev.vreduce <sum>
+// CHECK: %[[NEXT:.*]] = memref.load
+// CHECK: scf.yield %[[NEXT]] : f32
+// CHECK: sparse.pos_store %[[S]]
+func.func @long_sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %x: memref<262144xf32>, %y: memref<393216xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 65536
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<262144xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<393216xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %u = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %u, %w : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
 // A body with an op that has no vector form stays a scalar loop.
 // CHECK-LABEL: func.func @not_arithmetic
 // CHECK-NOT: npudev.alloc
