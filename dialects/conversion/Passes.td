@@ -228,16 +228,21 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
     function is compiled for, `npudev.device`, else mlu590), each running
     it over a `range` of its first axis. When the second axis is a
     variable child of the first, the rows are split by work, a row
-    weighing its nonzeros plus one: task t starts at the first row r with
-    indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (a binary search over
-    indptr), so neither a heavy row nor a crowd of light ones loads one
-    task with many rows' work; otherwise by equal row counts. An iteration whose
+    weighing its nonzeros plus `row-cost`: task t starts at the first row r
+    with indptr[r] - indptr[0] + c r >= t * (nnz + c rows) / T (a binary
+    search over indptr), so neither a heavy row nor a crowd of light ones
+    loads one task with many rows' work; otherwise by equal row counts. An iteration whose
     first axis is a reduction or has a parent runs as one task. Runs before
     npu-sparse-lower-iterations.
   }];
   let options = [
     Option<"tasks", "tasks", "int64_t", /*default=*/"0",
-           "Tasks per launch; 0 takes the device's vector cores">
+           "Tasks per launch; 0 takes the device's vector cores">,
+    Option<"rowCost", "row-cost", "int64_t", /*default=*/"4",
+           "What a row costs beyond its nonzeros, in nonzeros (its bounds, "
+           "its init, its output, its staged runs' latency); 4 balances "
+           "SpMM and SDDMM on R-MAT rows best on mlu590 "
+           "(docs/sparse-iteration.md)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

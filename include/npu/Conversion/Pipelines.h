@@ -77,6 +77,11 @@ struct SparseToDevicePipelineOptions
       *this, "tasks",
       llvm::cl::desc("tasks per launch; 0 takes the device's vector cores"),
       llvm::cl::init(0)};
+  Option<int64_t> rowCost{
+      *this, "row-cost",
+      llvm::cl::desc("what a row costs beyond its nonzeros, in nonzeros, "
+                     "when rows are split over the tasks"),
+      llvm::cl::init(4)};
   Option<bool> tile{*this, "tile",
                     llvm::cl::desc("innermost dense loops as DMA'd tiles "
                                    "(npu-sparse-tile-dense-axis)"),

@@ -4,11 +4,12 @@
 // iteration runs in an
 // npudev.launch, every task over a contiguous share of the first axis.
 // Shares are balanced by work when the second axis is a variable child of
-// the first: a row costs its nonzeros plus one (its init, its output and
-// its bounds cost something even when it is empty), so task t begins at
-// the first row r with (indptr[r] - indptr[0]) + r >= t * (nnz + rows) /
-// T; the last ends at the last row, so empty rows at either end still get
-// their init. O(iterations); each task does two O(log rows) searches.
+// the first: a row costs its nonzeros plus c (its init, its output, its
+// bounds and its staged runs' latency cost something even when it is
+// short), so task t begins at the first row r with (indptr[r] -
+// indptr[0]) + c r >= t * (nnz + c rows) / T; the last ends at the last
+// row, so empty rows at either end still get their init. O(iterations); each
+// task does two O(log rows) searches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,24 +36,25 @@ using namespace npu::sparse;
 namespace {
 
 /// The first row of task `task` of `tasks` over `rows` rows: by nonzeros
-/// plus rows of `indptr` when given, else by rows.
+/// plus `rowCost` per row of `indptr` when given, else by rows.
 Value buildShareStart(KernelBuilder &k, Value indptr, Value rows, Value task,
-                      int64_t tasks) {
+                      int64_t tasks, int64_t rowCost) {
   Value count = k.index(tasks);
   if (!indptr)
     return k.divU(k.mul(task, rows), count);
-  // Work before row r: indptr[r] - indptr[0] + r, never decreasing.
+  // Work before row r: indptr[r] - indptr[0] + c r, never decreasing.
   auto entry = [&](Value row) {
     return loadIndex(k.builder(), k.location(), indptr, row);
   };
-  Value base = entry(k.index(0));
-  Value work = k.add(k.sub(entry(rows), base), rows);
+  Value base = entry(k.index(0)), cost = k.index(rowCost);
+  Value work = k.add(k.sub(entry(rows), base), k.mul(rows, cost));
   Value share = k.divU(k.mul(task, work), count);
   Value target = k.add(base, share);
   Value start = buildLowerBound(
       k.builder(), k.location(),
       [&](OpBuilder &nb, Location l, Value row) -> Value {
-        return nb.create<arith::AddIOp>(l, loadIndex(nb, l, indptr, row), row);
+        return nb.create<arith::AddIOp>(l, loadIndex(nb, l, indptr, row),
+                                        nb.create<arith::MulIOp>(l, row, cost));
       },
       k.index(0), k.add(rows, k.index(1)), target);
   // Task 0 starts at row 0 even when leading rows are empty.
@@ -64,6 +66,12 @@ struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
   using SparseToDeviceBase::SparseToDeviceBase;
 
   void runOnOperation() override {
+    if (rowCost < 0) {
+      getOperation().emitError("npu-sparse-to-device: row-cost must not be "
+                               "negative, got ")
+          << static_cast<int64_t>(rowCost);
+      return signalPassFailure();
+    }
     FailureOr<DeviceModel> device = dev::lookupDevice(getOperation());
     if (failed(device))
       return signalPassFailure();
@@ -122,10 +130,11 @@ struct SparseToDevicePass : npu::impl::SparseToDeviceBase<SparseToDevicePass> {
     Value begin, end;
     dev::LaunchOp launch = k.launch(count, [&](Value task) {
       Value rows = k.index(first.getLengthValue());
-      begin = buildShareStart(k, indptr, rows, task, count);
+      begin = buildShareStart(k, indptr, rows, task, count, rowCost);
       Value next = k.add(task, k.index(1));
       Value last = k.eq(next, k.index(count));
-      end = k.select(last, rows, buildShareStart(k, indptr, rows, next, count));
+      end = k.select(last, rows,
+                     buildShareStart(k, indptr, rows, next, count, rowCost));
     });
     op->moveBefore(launch.getBody().front().getTerminator());
     op.getRangeBeginMutable().assign(begin);

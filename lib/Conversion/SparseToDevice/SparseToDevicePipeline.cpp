@@ -27,6 +27,7 @@ void npu::buildSparseToDevicePipeline(
   if (options.onDevice) {
     SparseToDeviceOptions toDevice;
     toDevice.tasks = options.tasks;
+    toDevice.rowCost = options.rowCost;
     func.addPass(createSparseToDevice(toDevice));
   }
   func.addPass(sparse::createSparseLowerIterations());
