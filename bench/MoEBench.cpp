@@ -25,6 +25,8 @@
 // an AVX2-only host's code).
 //
 // Usage: npu-moe-bench [--runs=5] [--max-vector-bits=0|256|128]
+//                      [--trace-dir=DIR]  (DIR/<op>-<samples>.json: each
+//                      simulation's Chrome trace)
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +67,11 @@ static llvm::cl::opt<std::string>
               llvm::cl::init("mlu590"));
 static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("runs per figure"),
                                     llvm::cl::init(5));
+static llvm::cl::opt<std::string>
+    traceDir("trace-dir",
+             llvm::cl::desc("write each simulation's Chrome trace to "
+                            "DIR/<op>-<samples>.json"),
+             llvm::cl::value_desc("DIR"));
 static llvm::cl::opt<unsigned> maxVectorBits(
     "max-vector-bits",
     llvm::cl::desc("widest vectors the JIT may use (0: the host's)"),
@@ -349,6 +356,18 @@ struct HostLimits {
   double copyGBps, twoThreadCopyScaling;
 };
 
+/// Writes `events` to `path` as a Chrome trace; exits on failure.
+void writeTrace(llvm::ArrayRef<sim::TraceEvent> events,
+                const DeviceModel &device, const std::string &path) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error) {
+    llvm::errs() << "cannot write " << path << ": " << error.message() << "\n";
+    std::exit(1);
+  }
+  sim::writeChromeTrace(events, device, os);
+}
+
 void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
              const RouterData &data, const HostLimits &host) {
   double copyGBps = host.copyGBps;
@@ -395,8 +414,16 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
   auto func = *simModule->getOps<func::FuncOp>().begin();
   DeviceModel device = llvm::cantFail(DeviceModel::load(simDevice));
   sim::SimulationReport report;
-  if (failed(sim::simulate(func, args, device, {}, report)))
+  std::vector<sim::TraceEvent> trace;
+  sim::SimulatorOptions options;
+  options.collectTrace = !traceDir.empty();
+  if (failed(sim::simulate(func, args, device, options, report, &trace)))
     std::exit(1);
+  if (!traceDir.empty())
+    writeTrace(trace, device,
+               llvm::formatv("{0}/{1}-{2}.json", traceDir.getValue(), op.name,
+                             s.samples)
+                   .str());
   int64_t lines = report.l2Hits + report.l2Misses;
   out << "| simulator, " << device.name << " " << name << " | "
       << llvm::format("%.1f", report.seconds * 1e6) << " us modelled | IO "

@@ -51,13 +51,14 @@ func.func @mlu_ops_shape(%g: tensor<18432xf32>, %i: tensor<18432xi32>, %l: tenso
 // forward: each core owns 480 dispatch rows (23040 / 48) with a winner
 // and a gate each (2 * 481 words), scans the samples in two-slot tiles of
 // deal_m = W / 88 (11 words per sample) and fills its rows in two-slot
-// tiles of deal_r = (W - 962 - 11 deal_m) / 1024 rows. On tiny, 15 rows
+// tiles of deal_r = (W - 963 - 11 deal_m) / 1025 rows (a row's two slots
+// and a word saying whether it is a zero row). On tiny, 15 rows
 // per chunk (W / 16 - 1) and rows written one at a time, in chunks of the
 // 256 - 32 - 22 words left. backward_gate: two-slot tiles of deal_s = W /
 // 2058 samples (a dispatch row and an input row in each slot, 2048 words,
 // plus 10 words of per-sample state).
 // CHECK-LABEL: func.func @mlu_ops_forward_and_gate
-// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 0 : i64, deal_m = 1489 : i64, deal_r = 111 : i64, deal_w = 480 : i64, strategy = "gather_rows"}}
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 0 : i64, deal_m = 1489 : i64, deal_r = 110 : i64, deal_w = 480 : i64, strategy = "gather_rows"}}
 // MLU: npudev.vscatter
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 63 : i64, strategy = "dot_tiles"}}
 // MLU: npudev.vreduce
@@ -75,15 +76,33 @@ func.func @mlu_ops_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>
 
 // moe_combine with that mlu-ops shape and top-2 routing: two-slot tiles of
 // deal_s samples, two pipeline tiles (one per slot j) per sample tile,
-// summed in one [deal_s, hidden] buffer: deal_s = W / (10 + 3 * 512) (10
+// summed in one [deal, hidden] buffer: deal = W / (11 + 3 * 512) (11
 // words of per-sample state, two gathered rows and the sum): 84 on mlu590,
-// 31 on ascend910b; tiny holds no row, so one sample at a time in chunks of
-// W / 2.
+// 31 on ascend910b. Tiles are then shrunk so that each of the 48 tasks has
+// the same number (its share of 384 samples in ceil(384 / deal) tiles):
+// deal_s = 77 and 30. tiny holds no row, so one sample at a time in chunks
+// of W / 2.
 // CHECK-LABEL: func.func @mlu_ops_combine
-// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 84 : i64, strategy = "combine_tiles"}}
+// A tile's zero rows (dropped slots) are counted; when one vfill of the
+// whole tile costs less than one per zero row (mlu590: 16 cycles to issue a
+// vector op, 5 for a row of 512 f32; in sixteenths, 256 + 80 n < 336 z),
+// the tile is filled once and the kept rows gathered over it.
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 77 : i64, strategy = "combine_tiles"}}
+// MLU: npudev.vcmp_scalar <lt> %{{.*}}, %c0_i32{{.*}}, %[[Z:.*]] :
+// MLU: npudev.vreduce <sum> %[[Z]], %[[COUNT:.*]] :
+// MLU: memref.load %[[COUNT]]
+// MLU: %[[ONE:.*]] = arith.addi %c256, %{{.*}} : index
+// MLU: %[[EACH:.*]] = arith.muli %{{.*}}, %c336 : index
+// MLU: %[[WHOLE:.*]] = arith.cmpi slt, %[[ONE]], %[[EACH]] : index
+// MLU: scf.if %[[WHOLE]] {
+// MLU-NEXT: npudev.vfill {{.*}} memref<?x512xf32
+// MLU: npudev.dma_start
+// MLU: arith.cmpi sge, %[[ONE]], %[[EACH]] : index
+// MLU-NEXT: scf.if
+// MLU-NEXT: npudev.vfill {{.*}} memref<512xf32
 // MLU: npudev.vbinary_broadcast <mul>
 // MLU: npudev.vbinary <add>
-// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 31 : i64, strategy = "combine_tiles"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 30 : i64, strategy = "combine_tiles"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 128 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}
 func.func @mlu_ops_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l: tensor<2x18432xi32>, %d: tensor<23040x512xf32>) -> tensor<18432x512xf32> {
   %r = npu.moe_combine %g, %i, %l, %d {capacity = 11520, num_experts = 2} : (tensor<2x18432xf32>, tensor<2x18432xi32>, tensor<2x18432xi32>, tensor<23040x512xf32>) -> tensor<18432x512xf32>
@@ -111,12 +130,12 @@ func.func @mlu_ops_combine(%g: tensor<2x18432xf32>, %i: tensor<2x18432xi32>, %l:
 // MLU: npudev.vbinary <mul> {{.*}} : memref<?x512xf32,
 // MLU: npudev.vreduce <sum> {{.*}} : memref<?x512xf32, {{.*}}>, memref<?xf32,
 // MLU: npudev.vcast {{.*}} : memref<?xf32, {{.*}}>, memref<?xf16,
-// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 84 : i64, strategy = "combine_tiles"}}
+// MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 77 : i64, strategy = "combine_tiles"}}
 // MLU: npudev.vbinary <add> {{.*}} : memref<?x512xf32,
 // MLU: npudev.vcast {{.*}} : memref<?x512xf32, {{.*}}>, memref<?x512xf16,
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 94 : i64, strategy = "split_samples"}}
 // ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 23 : i64, strategy = "dot_tiles"}}
-// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 31 : i64, strategy = "combine_tiles"}}
+// ASC: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 30 : i64, strategy = "combine_tiles"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 256 : i64, deal_s = 1 : i64, strategy = "split_samples_chunked"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 85 : i64, deal_s = 1 : i64, strategy = "dot_per_sample"}}
 // TINY: npudev.launch tasks(2) on vector attributes {npudev.tiling = {deal_h = 102 : i64, deal_s = 1 : i64, strategy = "combine_chunked"}}

@@ -305,10 +305,21 @@ public:
   /// write-back.
   using Finish = function_ref<void(Value t, Value slot, Value n, Value block)>;
 
-  RowTilePipeline(KernelBuilder &k, Value source, int64_t deal)
+  /// `device` prices zeroing: a vector op per zero row, or one over the
+  /// whole tile (see gather).
+  RowTilePipeline(KernelBuilder &k, Value source, int64_t deal,
+                  const DeviceModel &device)
       : k(k), source(source), deal(deal),
         hidden(cast<MemRefType>(source.getType()).getShape()[1]),
-        data(k.alloc({2, deal, hidden}, elementOf(source))) {}
+        data(k.alloc({2, deal, hidden}, elementOf(source))),
+        zeroRows(k.alloc({deal}, k.builder().getI32Type())),
+        zeroCount(k.alloc({1}, k.builder().getI32Type())) {
+    // In 1/16 cycles, so that the comparison stays in integers.
+    double row = hidden * dev::getElementBytes(elementOf(source)) /
+                 device.vectorBytesPerCycle;
+    issueCost = std::lround(16 * device.vectorIssueCycles);
+    rowCost = std::lround(16 * row);
+  }
 
   /// Runs the tiles of `rows` rows: tile t covers [t * deal, t * deal + n).
   void run(Value rows, Prepare prepare, Finish finish, Load load = nullptr) {
@@ -354,13 +365,24 @@ public:
   }
 
 private:
-  /// Row i of the slot = source[sources[i]] (queued), or zeros.
+  /// Row i of the slot = source[sources[i]] (queued), or zeros. Each
+  /// vector op pays the device's issue cost, so when z zero rows cost more
+  /// one at a time than one fill of all n rows (z (issue + row) > issue +
+  /// n row), the whole tile is filled first and the gathers overwrite it.
   void gather(Value sources, Value slot, Value n) {
     Value zero = k.floatConstant(elementOf(source), 0.0);
+    Value rows = block(data, slot, n);
+    Value zeros = prefix(k, zeroRows, n);
+    k.vcmpScalar(ComparePredicate::lt, sources, k.i32(0), zeros);
+    k.vreduce(dev::ReduceKind::sum, zeros, zeroCount);
+    Value count = k.toIndex(k.load(zeroCount, k.index(0)));
+    Value oneFill = k.add(k.index(issueCost), k.mul(n, k.index(rowCost)));
+    Value rowFills = k.mul(count, k.index(issueCost + rowCost));
+    k.ifThenElse(k.lt(oneFill, rowFills), [&] { k.vfill(rows, zero); });
     k.forLoop(k.index(0), n, k.index(1), [&](Value i) {
       Value row = k.load(sources, i);
-      Value target = rowSlice(k, block(data, slot, n), i, k.index(0),
-                              k.builder().getIndexAttr(hidden));
+      Value target =
+          rowSlice(k, rows, i, k.index(0), k.builder().getIndexAttr(hidden));
       k.ifThenElse(
           k.ge(row, k.i32(0)),
           [&] {
@@ -368,7 +390,10 @@ private:
                                 k.builder().getIndexAttr(hidden)),
                        target);
           },
-          [&] { k.vfill(target, zero); });
+          [&] {
+            k.ifThenElse(k.ge(oneFill, rowFills),
+                         [&] { k.vfill(target, zero); });
+          });
     });
   }
 
@@ -376,6 +401,9 @@ private:
   Value source;
   int64_t deal, hidden;
   Value data;
+  /// Which of a tile's rows are zeros (1), and how many.
+  Value zeroRows, zeroCount;
+  int64_t issueCost, rowCost;
 };
 
 /// Per-slot dispatch rows of tiles of samples: the state backward_data and
@@ -552,12 +580,14 @@ void buildSplitHidden(KernelBuilder &k, const MoEOperands &in, Value grad,
 /// Kernel 2 with whole rows: pipelined tiles of dealS samples, each row
 /// scaled by its gate (0 for a dropped sample, whose row is zeros).
 void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
-                       const MoEShape &shape, int64_t tasks, int64_t dealS) {
+                       const MoEShape &shape, const DeviceModel &device,
+                       int64_t dealS) {
   Type element = elementOf(grad);
+  int64_t tasks = device.getNumCores();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
     std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
-    RowTilePipeline tiles(k, in.dispatch, dealS);
+    RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
     auto window = [&](Value perSample, Value t, Value n) {
@@ -622,7 +652,7 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
   return buildTilesOrChunks(
       k, op, shape, device, /*tryTiles=*/true, 2 * bytes, /*fixed=*/0,
       [&](KernelBuilder &b, int64_t deal) {
-        buildSplitSamples(b, in, grad, shape, tasks, deal);
+        buildSplitSamples(b, in, grad, shape, device, deal);
       },
       [&](int64_t dealH) {
         buildSplitSamplesChunked(k, in, grad, shape, tasks, dealH);
@@ -647,8 +677,9 @@ struct ForwardTiles {
 /// row is written by exactly one task, so the result is the same for any
 /// order of tasks.
 void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
-                     const MoEShape &shape, int64_t tasks,
+                     const MoEShape &shape, const DeviceModel &device,
                      const ForwardTiles &deal) {
+  int64_t tasks = device.getNumCores();
   Type i32 = k.builder().getI32Type(), element = elementOf(result);
   int64_t totalRows = shape.experts * shape.capacity;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
@@ -728,7 +759,7 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
       });
       return;
     }
-    RowTilePipeline tiles(k, in.input, deal.dealR);
+    RowTilePipeline tiles(k, in.input, deal.dealR, device);
     forChunks(k, owned, deal.dealW, [&](Value c, Value length) {
       Value c0 = k.add(first, c);
       findWinners(c0, length);
@@ -783,7 +814,7 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
       1, std::min<int64_t>(std::max<int64_t>(shape.samples, 1), words / 88));
   deal.dealH = 0;
   auto build = [&](KernelBuilder &probe, int64_t rows) {
-    buildGatherRows(probe, in, result, shape, tasks,
+    buildGatherRows(probe, in, result, shape, device,
                     {deal.dealW, deal.dealM, rows, 0});
   };
   deal.dealR = std::min(fitTileRows(k, build, device.vectorBytes), deal.dealW);
@@ -791,7 +822,7 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
     deal.dealH = (device.vectorBytes -
                   kWord * (2 * (deal.dealW + 1) + 11 * deal.dealM)) /
                  elementBytes(result);
-  buildGatherRows(k, in, result, shape, tasks, deal);
+  buildGatherRows(k, in, result, shape, device, deal);
   return success();
 }
 
@@ -803,12 +834,14 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
 /// input rows, multiply, and reduce each row (in j order from 0, as the
 /// reference's loop), in f32; a dropped sample's sum is replaced by 0.
 void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
-                   const MoEShape &shape, int64_t tasks, int64_t dealS) {
+                   const MoEShape &shape, const DeviceModel &device,
+                   int64_t dealS) {
   Type element = elementOf(gradGates);
+  int64_t tasks = device.getNumCores();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
     std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
-    RowTilePipeline tiles(k, in.dispatch, dealS);
+    RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
     Value sums = k.alloc({2, dealS}, element);
@@ -911,7 +944,7 @@ LogicalResult buildBackwardGate(KernelBuilder &k, Operation *op,
       k, op, shape, device, /*tryTiles=*/shape.hidden > 0, perElement,
       /*fixed=*/kWord,
       [&](KernelBuilder &b, int64_t deal) {
-        buildDotTiles(b, in, gradGates, shape, tasks, deal);
+        buildDotTiles(b, in, gradGates, shape, device, deal);
       },
       [&](int64_t dealH) {
         buildDotPerSample(k, in, gradGates, shape, tasks, dealH);
@@ -935,14 +968,27 @@ Value slotWindow(KernelBuilder &k, Value perSlot, Value j, Value base,
 /// the last slot (rounded into the slot's rows for f16 and bf16). The sum
 /// needs one buffer: the next pipeline tile's synchronous loads wait for
 /// its write-back before slot 0 of the next tile clears it.
+/// Task t takes tiles t, t + T, t + 2T, ... of the samples, not a
+/// contiguous share: a router drops slots in sample order (an expert fills
+/// up), so contiguous shares give the first tasks every kept second slot
+/// and twice the rows to gather. Tiles are shrunk so that every task gets
+/// the same number (the last one partial).
 void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
-                       const MoEShape &shape, int64_t tasks, int64_t dealS) {
+                       const MoEShape &shape, const DeviceModel &device,
+                       int64_t dealS) {
   Type element = elementOf(output);
+  int64_t tasks = device.getNumCores();
   int64_t topK = shape.topK;
+  // Buffers hold dealS samples (what fitTileRows measures); tiles hold
+  // `tile` <= dealS, as many per task as dealS would need.
+  int64_t perTask = llvm::divideCeil(shape.samples, tasks);
+  int64_t tile = llvm::divideCeil(perTask, llvm::divideCeil(perTask, dealS));
+  int64_t numTiles = llvm::divideCeil(shape.samples, tile);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
-    RowTilePipeline tiles(k, in.dispatch, dealS);
+    // Tiles tid + T i for i < ceil((N - tid) / T) (none when tid >= N).
+    Value count =
+        k.div(k.sub(k.index(numTiles + tasks - 1), tid), k.index(tasks));
+    RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
     Value sum = k.alloc({dealS, shape.hidden}, k.builder().getF32Type());
@@ -950,15 +996,16 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
         wideGates(k, element, {dealS});
     OpFoldResult hidden = k.builder().getIndexAttr(shape.hidden);
     Value slots = k.index(topK);
+    // Pipeline tile u is slot u % k of the task's sample tile u / k.
     auto baseOf = [&](Value u) {
-      return k.add(start, k.mul(k.div(u, slots), k.index(dealS)));
+      Value number = k.add(tid, k.mul(k.div(u, slots), k.index(tasks)));
+      return k.mul(number, k.index(tile));
     };
     auto tileRows = [&](Value u) {
-      return k.min(k.index(dealS), k.sub(count, k.sub(baseOf(u), start)));
+      return k.min(k.index(tile), k.sub(k.index(shape.samples), baseOf(u)));
     };
-    Value sampleTiles = k.div(k.add(count, k.index(dealS - 1)), k.index(dealS));
     tiles.runTiles(
-        k.mul(sampleTiles, slots), tileRows,
+        k.mul(count, slots), tileRows,
         [&](Value u, Value slot, Value n) {
           Value j = k.rem(u, slots), base = baseOf(u);
           return rows.prepareGated(
@@ -982,7 +1029,7 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
           });
         });
   });
-  recordTiling(launch, "combine_tiles", dealS, shape.hidden);
+  recordTiling(launch, "combine_tiles", tile, shape.hidden);
 }
 
 /// One sample at a time when a tile of one row does not fit (or k = 0):
@@ -1032,7 +1079,7 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
       k, op, shape, device, /*tryTiles=*/shape.topK > 0, perElement,
       /*fixed=*/0,
       [&](KernelBuilder &b, int64_t deal) {
-        buildCombineTiles(b, in, output, shape, tasks, deal);
+        buildCombineTiles(b, in, output, shape, device, deal);
       },
       [&](int64_t dealH) {
         buildCombineChunked(k, in, output, shape, tasks, dealH);
