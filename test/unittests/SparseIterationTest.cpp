@@ -680,8 +680,9 @@ func.func @kernel(%pa: memref<3xi32>, %pm: memref<3xi32>, %kap: memref<4xi32>, %
 }
 
 /// npu-sparse-to-device gives each of T tasks the rows from the first r with
-/// indptr[r] - indptr[0] + r >= t * (nnz + rows) / T (task 0 from row 0,
-/// the last to the end): a row weighs its nonzeros plus one. The test records,
+/// indptr[r] - indptr[0] + c r >= t * (nnz + c rows) / T (task 0 from row 0,
+/// the last to the end): a row weighs its nonzeros plus its row-cost c
+/// (default 4; 1 and 7 too). The test records,
 /// per row, the task that ran it: a store of npudev.task_id put into the body
 /// after npu-sparse-to-device.
 TEST_F(SparseIterationTest, RowsSplitByWork) {
@@ -701,9 +702,13 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
 )";
   std::mt19937 rng(31);
   constexpr int64_t kTasks = 4;
-  for (auto [rows, density] :
-       {std::tuple{40, 0.1}, {7, 0.5}, {3, 0.0}, {0, 0.5}}) {
-    SCOPED_TRACE(testing::Message() << rows << " rows");
+  for (auto [rows, density, rowCost] : {std::tuple{40, 0.1, int64_t(4)},
+                                        {40, 0.1, 1},
+                                        {40, 0.3, 7},
+                                        {7, 0.5, 4},
+                                        {3, 0.0, 4},
+                                        {0, 0.5, 4}}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows, row-cost " << rowCost);
     Csr m = randomCsr(rows, 60, density, rng, true);
     std::string text = source;
     text.replace(text.find("@AXES@"), 6, kCsrAxes);
@@ -713,6 +718,8 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     PassManager toDevice(&ctx);
     SparseToDeviceOptions options;
     options.tasks = kTasks;
+    if (rowCost != 4) // 4 is the default.
+      options.rowCost = rowCost;
     toDevice.addNestedPass<func::FuncOp>(createSparseToDevice(options));
     ASSERT_TRUE(succeeded(toDevice.run(*module)));
     // owner[row] = the running task, from init (which sees every row).
@@ -748,15 +755,15 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     // The partition from its definition.
     std::vector<int32_t> want(rows);
     for (int64_t t = 0; t < kTasks; ++t) {
-      auto startOf = [&, rows = rows](int64_t task) -> int64_t {
+      auto startOf = [&, rows = rows, c = rowCost](int64_t task) -> int64_t {
         if (task == 0)
           return 0;
         if (task == kTasks)
           return rows;
-        // A row weighs its nonzeros plus one.
-        int64_t target = task * (m.nnz() + rows) / kTasks;
+        // A row weighs its nonzeros plus the row cost.
+        int64_t target = task * (m.nnz() + c * rows) / kTasks;
         int64_t r = 0;
-        while (r <= rows && m.indptr[r] + r < target)
+        while (r <= rows && m.indptr[r] + c * r < target)
           ++r;
         return r;
       };
