@@ -54,6 +54,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     // the next item has begun.
     statisticSlots = 2;
     vectorScalarBytes = kNumStepFields * 8;
+    writesOutputRows = true;
   }
 
   /// No query rows: nothing to write.
@@ -250,9 +251,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
       k.ifThenElse(k.lt(it.blocks, one), [&] {
         foldPending(buf, steps, group, own0);
         k.vfill(buf.acc, k.f32(0));
-        forEachChunk(own, [&](Value r, Value rows) {
-          writeRows(cur, it, k.add(it.r0, k.add(own0, r)), r, rows);
-        });
+        writeItemRows(cur, it, own0, own);
       });
     });
     foldPending(buf, steps, group, own0);
@@ -278,11 +277,8 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
       forEachChunk(own, [&](Value r, Value rows) {
         foldOutput(cur, group, slot, own0, r, rows);
       });
-      k.ifThenElse(k.lt(k.index(0), field(steps, kLast)), [&] {
-        forEachChunk(own, [&](Value r, Value rows) {
-          writeRows(cur, it, k.add(it.r0, k.add(own0, r)), r, rows);
-        });
-      });
+      k.ifThenElse(k.lt(k.index(0), field(steps, kLast)),
+                   [&] { writeItemRows(cur, it, own0, own); });
     });
   }
 
@@ -423,28 +419,45 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   }
 
   /// out = acc / l (0 where l = 0), softmax_max = m, softmax_sum = l.
-  void writeRows(const VectorBuffers &buf, const Item &it, Value row, Value r,
-                 Value rows) {
-    Value zero = k.index(0), d = k.index(g.headDim);
-    Value acc = rowsOf(buf.acc, r, rows, zero, d);
-    Value m = k.window(buf.rowMax, {r}, {rows});
-    Value l = k.window(buf.rowSum, {r}, {rows});
-    k.vbinaryBroadcast(dev::BinaryKind::div, acc, rowSumDivisor(buf, r, rows),
-                       acc, 0);
-    Value target = headRows(out, true, it, it.n, row, rows);
-    if (element == f32) {
-      k.dma(acc, target);
-    } else {
-      Value narrow = rowsOf(buf.outNarrow, zero, rows, zero, d);
-      k.vcast(acc, narrow);
-      k.dma(narrow, target);
-    }
-    Value stats = rowsOf(buf.statsChunk, zero, rows, zero, k.index(8));
-    for (auto [source, result] : {std::pair{m, maxOut}, {l, sumOut}}) {
-      k.vfill(stats, k.f32(0));
-      k.vbinaryBroadcast(dev::BinaryKind::add, stats, source, stats, 0);
-      k.dma(stats, statisticsRows(result, it, row, rows));
-    }
+  /// Writes the item's rows [own0, own0 + own), chunk by chunk: out = acc
+  /// / l (rounded to the input type), softmax_max = m and softmax_sum = l.
+  /// A chunk is computed into the copy of its parity while the chunk before
+  /// it is still being stored from the other, and its stores are started
+  /// after one wait_all for those: a chunk costs the longer of its vector
+  /// work and a store's latency, not three latencies.
+  void writeItemRows(const VectorBuffers &buf, const Item &it, Value own0,
+                     Value own) {
+    Value zero = k.index(0), d = k.index(g.headDim), eight = k.index(8);
+    forEachChunk(own, [&](Value r, Value rows) {
+      Value copy = k.rem(k.div(r, k.index(chunkRows)), k.index(2));
+      auto rowsOfCopy = [&](Value buffer, Value cols) {
+        OpFoldResult one = k.builder().getIndexAttr(1);
+        return k.window(buffer, {copy, zero, zero}, {one, rows, cols},
+                        /*drop=*/{0});
+      };
+      Value acc = rowsOf(buf.acc, r, rows, zero, d);
+      k.vbinaryBroadcast(dev::BinaryKind::div, acc, rowSumDivisor(buf, r, rows),
+                         acc, 0);
+      Value rowsOut = acc;
+      if (element != f32) {
+        rowsOut = rowsOfCopy(buf.outNarrow, d);
+        k.vcast(acc, rowsOut);
+      }
+      Value m = rowsOfCopy(buf.maxChunk, eight);
+      Value l = rowsOfCopy(buf.sumChunk, eight);
+      for (auto [stats, source] : {std::pair{m, buf.rowMax}, {l, buf.rowSum}}) {
+        k.vfill(stats, k.f32(0));
+        k.vbinaryBroadcast(dev::BinaryKind::add, stats,
+                           k.window(source, {r}, {rows}), stats, 0);
+      }
+      k.builder().create<dev::WaitAllOp>(k.location());
+      Value row = k.add(it.r0, k.add(own0, r));
+      k.dmaStart(rowsOut, headRows(out, true, it, it.n, row, rows));
+      k.dmaStart(m, statisticsRows(maxOut, it, row, rows));
+      k.dmaStart(l, statisticsRows(sumOut, it, row, rows));
+    });
+    // acc, m and l are overwritten by the next item.
+    k.builder().create<dev::WaitAllOp>(k.location());
   }
 
   //===--- The kernel -----------------------------------------------------===//

@@ -56,6 +56,9 @@ template <typename OpT> struct AttentionLowering {
   /// Items whose row statistics (m, l) the vector side keeps at once, and
   /// the bytes of scalars it keeps in vector memory besides.
   int64_t statisticSlots = 1, vectorScalarBytes = 0;
+  /// Whether the vector tasks write the output rows and statistics (the
+  /// forward): they then get the buffers to round and copy them in.
+  bool writesOutputRows = false;
   attention::ForwardTiling tiling;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
@@ -140,18 +143,20 @@ template <typename OpT> struct AttentionLowering {
     // The output row is rounded to the input type in a tile of its own.
     int64_t narrowRow = element == f32 ? 0 : g.headDim * elementBytes;
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
-                          g.headDim * 4 + narrowRow + 8 * 4 + 16;
+                          g.headDim * 4 + narrowRow + 2 * 8 * 4 + 16;
     int64_t fixed =
         rowsPerVector * (g.headDim * 4 + (5 + 2 * statisticSlots) * 4 + 1) +
         vectorScalarBytes;
     int64_t room = device.vectorBytes - fixed;
     // Room for a second copy of the tiles a chunk loads and stores (S, P,
-    // the optional inputs' tiles, O), so that npu-pipeline-dma-loops can
-    // load the next chunk while this one computes; without it, one copy.
+    // the optional inputs' tiles, O; the output rows and statistics an
+    // item ends with), so that npu-pipeline-dma-loops can load the next
+    // chunk while this one computes, and leave stores in flight; without
+    // it, one copy.
     int64_t secondCopy =
         s2Inner * (4 + elementBytes + (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
                    (pse ? elementBytes : 0)) +
-        g.headDim * 4;
+        g.headDim * 4 + narrowRow + 2 * 8 * 4;
     chunkRows = std::min(rowsPerVector, room / (perChunkRow + secondCopy));
     if (chunkRows < 1)
       chunkRows = std::min(rowsPerVector, room / perChunkRow);
@@ -501,8 +506,13 @@ template <typename OpT> struct AttentionLowering {
 
   /// The vector task's buffers.
   struct VectorBuffers {
-    Value scores, negInf, diff, below, above, probs, oChunk, statsChunk;
-    /// The output rows in the input type (f16 / bf16 only): [chunk, D].
+    Value scores, negInf, diff, below, above, probs, oChunk;
+    /// A chunk's rows of softmax_max and of softmax_sum (8 copies each),
+    /// [2, chunk, 8]: a chunk is computed into one copy while the chunk
+    /// before it is still being stored from the other.
+    Value maxChunk, sumChunk;
+    /// The output rows in the input type (f16 / bf16 only): [2, chunk, D],
+    /// two copies as maxChunk's.
     Value outNarrow;
     Value rowIndex;
     /// Tiles of the optional inputs, and an f32 tile to widen them in;
@@ -525,9 +535,12 @@ template <typename OpT> struct AttentionLowering {
     v.above = k.alloc({chunkRows, s2Inner}, i8);
     v.probs = k.alloc({chunkRows, s2Inner}, element);
     v.oChunk = k.alloc({chunkRows, g.headDim}, f32);
-    v.statsChunk = k.alloc({chunkRows, 8}, f32);
-    if (element != f32)
-      v.outNarrow = k.alloc({chunkRows, g.headDim}, element);
+    if (writesOutputRows) {
+      v.maxChunk = k.alloc({2, chunkRows, 8}, f32);
+      v.sumChunk = k.alloc({2, chunkRows, 8}, f32);
+      if (element != f32)
+        v.outNarrow = k.alloc({2, chunkRows, g.headDim}, element);
+    }
     v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
     v.rowMaxSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
     v.rowSumSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
