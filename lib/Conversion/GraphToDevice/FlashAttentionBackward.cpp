@@ -105,11 +105,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
     // cube memory: Q, dY (two slots each), K, V (two slots in launch 2),
-    // S, P', dS, two f32 sums, and a row of ones and its f32 sum.
+    // S and dP, P', dS, two f32 sums, and a row of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     int64_t block = kCubeBlock;
     auto cubeBytes = [&](int64_t n) {
-      return n * d * eb * 8 + n * n * (4 + 2 * eb) + 2 * n * d * 4 +
+      return n * d * eb * 8 + n * n * (2 * 4 + 2 * eb) + 2 * n * d * 4 +
              n * (eb + 4);
     };
     while (block > 8 && cubeBytes(block) > device.cubeBytes)
@@ -361,7 +361,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
   /// The cube tiles of a launch's steps.
   struct CubeTiles {
-    Value qTiles, dyTiles, kTiles, vTiles, sTile, pTile, dsTile;
+    Value qTiles, dyTiles, kTiles, vTiles, sTile, dpTile, pTile, dsTile;
     /// Launch 1 sums dK (A) and dV (B) over its key block, launch 2 dQ
     /// over its query block; launch 1 sums dpse rows with a row of ones.
     Value sumA, sumB, sumQ, onesRow, dpseRow;
@@ -379,6 +379,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value kTiles = tiles.kTiles = cube({2, s2Inner, d}, element);
     Value vTiles = tiles.vTiles = cube({2, s2Inner, d}, element);
     Value sTile = tiles.sTile = cube({s1Inner, s2Inner}, f32);
+    // dP has a tile of its own, so that S's store can move while dP is
+    // computed.
+    Value dpTile = tiles.dpTile = cube({s1Inner, s2Inner}, f32);
     if (pass != Pass::Statistics) {
       tiles.pTile = cube({s1Inner, s2Inner}, element);
       tiles.dsTile = cube({s1Inner, s2Inner}, element);
@@ -440,24 +443,32 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             Step s = stepAt(t);
             Value q, dyRows, kRows, vRows;
             std::tie(q, dyRows, kRows, vRows) = varying(s);
+            // The two loads move together, and S's store while dP is
+            // computed; the stores are waited for before the vector tasks
+            // are told (and before the next step writes the tiles).
             if (keys) {
-              k.dma(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
-              k.dma(headRows(dy, true, s.it, s.it.n, s.r0, s.rows), dyRows);
+              k.dmaStart(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
+              k.dmaStart(headRows(dy, true, s.it, s.it.n, s.r0, s.rows),
+                         dyRows);
             } else {
-              k.dma(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
-                    kRows);
-              k.dma(headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
-                    vRows);
+              k.dmaStart(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
+                         kRows);
+              k.dmaStart(
+                  headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
+                  vRows);
             }
+            k.builder().create<dev::WaitAllOp>(k.location());
             Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
+            Value dpRows = rowsOf(dpTile, zero, s.rows, zero, s.cols);
             k.matmul(q, kRows, sRows, /*accumulate=*/false,
                      /*transposeB=*/true);
-            k.dma(sRows, slotTile(wsScores, group, s.slot, zero, s.rows, zero,
-                                  s.cols));
-            k.matmul(dyRows, vRows, sRows, /*accumulate=*/false,
+            k.dmaStart(sRows, slotTile(wsScores, group, s.slot, zero, s.rows,
+                                       zero, s.cols));
+            k.matmul(dyRows, vRows, dpRows, /*accumulate=*/false,
                      /*transposeB=*/true);
-            k.dma(sRows,
-                  slotTile(wsDp, group, s.slot, zero, s.rows, zero, s.cols));
+            k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
+                                        s.cols));
+            k.builder().create<dev::WaitAllOp>(k.location());
             signalVectors(kScoresReady);
           };
           // Once the vector tasks are done with a step's slot, launches 1
@@ -497,8 +508,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value zero = k.index(0), dIdx = k.index(g.headDim);
     Value p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
     Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
-    k.dma(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
-    k.dma(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
+    // P' and dS move together.
+    k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
+    k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
+    k.builder().create<dev::WaitAllOp>(k.location());
     if (!tiles.sumA) {
       k.matmul(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
                /*accumulate=*/true);
@@ -589,14 +602,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.vfill(buf.dotSum, k.f32(0));
   }
 
-  /// Rows [row, row + rows) of step `st`'s scores from the workspace,
-  /// prepared as the softmax takes them (prepareScores).
-  Value loadPreparedScores(const VectorBuffers &v, const Step &st, Value group,
-                           Value row, Value rows) {
+  /// Starts loading rows [row, row + rows) of step `st`'s scores from the
+  /// workspace; returns where they land. The caller starts its other
+  /// loads, so that their latencies overlap, waits once, and prepares the
+  /// scores as the softmax takes them (prepareScores).
+  Value startScores(const VectorBuffers &v, const Step &st, Value group,
+                    Value row, Value rows) {
     Value zero = k.index(0);
     Value s = rowsOf(v.scores, zero, rows, zero, st.cols);
-    k.dma(slotTile(wsScores, group, st.slot, row, rows, zero, st.cols), s);
-    prepareScores(v, st.it, s, k.add(st.r0, row), rows, st.c0, st.cols);
+    k.dmaStart(slotTile(wsScores, group, st.slot, row, rows, zero, st.cols), s);
     return s;
   }
 
@@ -608,10 +622,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
-    Value s = loadPreparedScores(v, st, group, row, rows);
-    updateSoftmax(v, s, r, rows, k.index(0));
+    Value s = startScores(v, st, group, row, rows);
     Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
-    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    k.builder().create<dev::WaitAllOp>(k.location());
+    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    updateSoftmax(v, s, r, rows, k.index(0));
     if (dropMask)
       applyDropout(dp, loadKeep(v, st.it, i0, rows, st.c0, cols));
     // sum = sum alpha + rowsum(exp(S - m') dP').
@@ -644,15 +660,22 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
-    Value s = loadPreparedScores(v, st, group, row, rows);
-    // P = exp(S - m) / l with the forward's statistics; a row that saw no
-    // key (m = -inf, l = 0) gets P = 0.
+    // S, m, l, D and dP' move together.
+    Value s = startScores(v, st, group, row, rows);
     Value m = k.window(v.rowMax, {zero}, {rows});
     Value l = k.window(v.rowSum, {zero}, {rows});
+    Value rowD = k.window(buf.rowD, {zero}, {rows});
+    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
+    k.dmaStart(statisticColumn(rowMaxes, st.it, i0, rows), m);
+    k.dmaStart(statisticColumn(rowSums, st.it, i0, rows), l);
+    k.dmaStart(statisticColumn(rowDots, st.it, i0, rows), rowD);
+    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    k.builder().create<dev::WaitAllOp>(k.location());
+    prepareScores(v, st.it, s, i0, rows, st.c0, cols);
+    // P = exp(S - m) / l with the forward's statistics; a row that saw no
+    // key (m = -inf, l = 0) gets P = 0.
     Value empty = k.window(v.empty, {zero}, {rows});
     Value constant = k.window(v.constant, {zero}, {rows});
-    k.dma(statisticColumn(rowMaxes, st.it, i0, rows), m);
-    k.dma(statisticColumn(rowSums, st.it, i0, rows), l);
     k.vcmpScalar(dev::ComparePredicate::eq, m,
                  k.f32(-std::numeric_limits<double>::infinity()), empty);
     k.vfill(constant, k.f32(0));
@@ -663,11 +686,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.vbinaryBroadcast(dev::BinaryKind::sub, s, m, s, 0);
     k.vunary(dev::UnaryKind::exp, s, s);
     k.vbinaryBroadcast(dev::BinaryKind::div, s, l, s, 0);
-    Value rowD = k.window(buf.rowD, {zero}, {rows});
-    k.dma(statisticColumn(rowDots, st.it, i0, rows), rowD);
     // dP' (through the dropout) and P'.
-    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
-    k.dma(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
     Value dropped = s;
     if (dropMask) {
       Value keep = loadKeep(v, st.it, i0, rows, st.c0, cols);
