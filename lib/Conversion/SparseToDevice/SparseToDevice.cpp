@@ -46,14 +46,19 @@ Value buildShareStart(KernelBuilder &k, Value indptr, Value rows, Value task,
   auto entry = [&](Value row) {
     return loadIndex(k.builder(), k.location(), indptr, row);
   };
-  Value base = entry(k.index(0)), cost = k.index(rowCost);
-  Value work = k.add(k.sub(entry(rows), base), k.mul(rows, cost));
+  // One op per statement: the order of C++ arguments is unspecified, and
+  // the IR must not depend on the compiler that built the pass.
+  Value base = entry(k.index(0));
+  Value cost = k.index(rowCost);
+  Value nonzeros = k.sub(entry(rows), base);
+  Value work = k.add(nonzeros, k.mul(rows, cost));
   Value share = k.divU(k.mul(task, work), count);
   Value target = k.add(base, share);
   Value start = buildLowerBound(
       k.builder(), k.location(),
       [&](OpBuilder &nb, Location l, Value row) -> Value {
-        return nb.create<arith::AddIOp>(l, loadIndex(nb, l, indptr, row),
+        Value before = loadIndex(nb, l, indptr, row);
+        return nb.create<arith::AddIOp>(l, before,
                                         nb.create<arith::MulIOp>(l, row, cost));
       },
       k.index(0), k.add(rows, k.index(1)), target);

@@ -14,14 +14,14 @@
 // COST: %[[T:.*]] = npudev.task_id
 // COST-DAG: %[[ROWS:.*]] = arith.constant 4 : index
 // COST-DAG: %[[C:.*]] = arith.constant 7 : index
-// COST: %[[ROWWORK:.*]] = arith.muli %[[ROWS]], %[[C]] : index
 // COST: %[[NNZ:.*]] = arith.subi
+// COST: %[[ROWWORK:.*]] = arith.muli %[[ROWS]], %[[C]] : index
 // COST: %[[WORK:.*]] = arith.addi %[[NNZ]], %[[ROWWORK]] : index
 // COST: arith.muli %[[T]], %[[WORK]] : index
 // COST: scf.while
 // COST: %[[MID:.*]] = arith.shrui
-// COST: %[[BEFORE:.*]] = arith.muli %[[MID]], %[[C]] : index
 // COST: %[[PTR:.*]] = arith.index_cast
+// COST: %[[BEFORE:.*]] = arith.muli %[[MID]], %[[C]] : index
 // COST: arith.addi %[[PTR]], %[[BEFORE]] : index
 // The kernel's arrays move to global memory, where the device reads them.
 // CHECK-LABEL: func.func @csr_rows
