@@ -137,13 +137,13 @@ for entry in spmm softmax; do
   echo "  $entry, simulator (dense inputs random, seed 1):"
   "$run" "$out/sparse-device.mlir" --entry=$entry "${csr[@]}" --random-inputs=1 \
     --report --output-dir="$out/sp-sim-$entry" \
-    | grep -E '^(cycles|time|io efficiency)' | sed 's/^/    /'
+    | grep -E '^(cycles|time|io efficiency):' | sed 's/^/    /'
   "$run" "$out/sparse-device.mlir" --entry=$entry "${csr[@]}" --random-inputs=1 \
     --mode=jit --output-dir="$out/sp-jit-$entry"
   same_bytes "$out/sp-sim-$entry" "$out/sp-jit-$entry" "" > /dev/null
   echo "    simulator and JIT outputs are identical"
 done
-echo "  (feature rows move by DMA; indptr, indices and values are staged on chip in runs; the copies are still synchronous)"
+echo "  (feature rows move by DMA, several in flight (npu-pipeline-dma-loops); indptr, indices and values are staged on chip in runs)"
 
 echo
 echo "== 8. ONNX networks (torchvision, exported by scripts/export-torchvision-onnx.py): import, then LayoutAlignToNPU"
