@@ -457,7 +457,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
                   vRows);
             }
-            k.builder().create<dev::WaitAllOp>(k.location());
+            k.waitAll();
             Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
             Value dpRows = rowsOf(dpTile, zero, s.rows, zero, s.cols);
             k.matmul(q, kRows, sRows, /*accumulate=*/false,
@@ -468,7 +468,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                      /*transposeB=*/true);
             k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
                                         s.cols));
-            k.builder().create<dev::WaitAllOp>(k.location());
+            k.waitAll();
             signalVectors(kScoresReady);
           };
           // Once the vector tasks are done with a step's slot, launches 1
@@ -511,7 +511,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     // P' and dS move together.
     k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
     k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
     if (!tiles.sumA) {
       k.matmul(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
                /*accumulate=*/true);
@@ -625,7 +625,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value s = startScores(v, st, group, row, rows);
     Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
     k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
     prepareScores(v, st.it, s, i0, rows, st.c0, cols);
     updateSoftmax(v, s, r, rows, k.index(0));
     if (dropMask)
@@ -670,7 +670,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.dmaStart(statisticColumn(rowSums, st.it, i0, rows), l);
     k.dmaStart(statisticColumn(rowDots, st.it, i0, rows), rowD);
     k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
     prepareScores(v, st.it, s, i0, rows, st.c0, cols);
     // P = exp(S - m) / l with the forward's statistics; a row that saw no
     // key (m = -inf, l = 0) gets P = 0.

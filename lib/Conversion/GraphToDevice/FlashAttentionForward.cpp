@@ -450,14 +450,14 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
         k.vbinaryBroadcast(dev::BinaryKind::add, stats,
                            k.window(source, {r}, {rows}), stats, 0);
       }
-      k.builder().create<dev::WaitAllOp>(k.location());
+      k.waitAll();
       Value row = k.add(it.r0, k.add(own0, r));
       k.dmaStart(rowsOut, headRows(out, true, it, it.n, row, rows));
       k.dmaStart(m, statisticsRows(maxOut, it, row, rows));
       k.dmaStart(l, statisticsRows(sumOut, it, row, rows));
     });
     // acc, m and l are overwritten by the next item.
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
   }
 
   //===--- The kernel -----------------------------------------------------===//

@@ -347,10 +347,10 @@ public:
       Value next = k.add(t, k.index(1));
       k.ifThenElse(
           k.lt(next, tiles), [&] { begin(next, k.sub(k.index(1), slot)); },
-          [&] { k.builder().create<dev::WaitAllOp>(k.location()); });
+          [&] { k.waitAll(); });
       finish(t, slot, tileRows(t), block(data, slot, tileRows(t)));
     });
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
   }
 
   /// The first n rows of a slot of `buffer` ([2, deal, ...]).
@@ -444,7 +444,7 @@ struct SampleRowTiles {
     Value g = gates ? tiles.block(gateTiles, slot, n) : nullptr;
     if (gates)
       k.dmaStart(gates, g);
-    k.builder().create<dev::WaitAllOp>(k.location());
+    k.waitAll();
     Value slotRows = tiles.block(rows, slot, n);
     Value kept = prefix(k, mask, n);
     scratch.compute(k, shape, n, slotRows, kept);
@@ -722,7 +722,7 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
       k.forLoop(k.index(0), samples, step, [&](Value m) {
         Value slot = k.rem(k.div(m, step), k.index(2));
         Value n = scanRows(m), next = k.add(m, step);
-        k.builder().create<dev::WaitAllOp>(k.location());
+        k.waitAll();
         k.ifThenElse(k.lt(next, samples),
                      [&] { loadScan(next, k.sub(k.index(1), slot)); });
         Value r = prefix(k, rows, n), kept = prefix(k, mask, n);
@@ -767,7 +767,7 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
       tiles.run(
           length,
           [&](Value t, Value, Value n) {
-            k.builder().create<dev::WaitAllOp>(k.location());
+            k.waitAll();
             return k.window(winner, {offsetOf(t)}, {n});
           },
           [&](Value t, Value, Value n, Value block) {

@@ -63,7 +63,7 @@ public:
 
 private:
   /// Whether the loop carries nothing, or one f32 sum acc' = acc + v of a
-  /// value v of the body; sets `sum`.
+  /// value v of the body; sets `sum` and `sumTerm`.
   bool matchCarriedSum();
   /// The chunk's v and the carried acc added in order: acc's slot, then
   /// v's `n` positions.
@@ -115,7 +115,7 @@ private:
   /// The carried sum's addition (acc' = acc + v), the tile of acc's slot
   /// and v's positions, and the one-element tile its vreduce writes.
   arith::AddFOp sum;
-  Value sumTile, sumOut;
+  Value sumTerm, sumTile, sumOut;
 };
 
 bool LoopTiler::matchCarriedSum() {
@@ -131,7 +131,10 @@ bool LoopTiler::matchCarriedSum() {
       !next.hasOneUse())
     return false;
   // acc + v or v + acc: the same bits either way.
-  return sum.getLhs() == acc || sum.getRhs() == acc;
+  if (sum.getLhs() != acc && sum.getRhs() != acc)
+    return false;
+  sumTerm = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
+  return true;
 }
 
 Value LoopTiler::reduceChunk(Value acc, Value n) {
@@ -204,15 +207,11 @@ bool LoopTiler::matches() {
       return false;
     }
   }
-  if (sum) {
-    Value acc = loop.getRegionIterArgs()[0];
-    Value term = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
-    // A term fixed along the loop, or loaded as it is: no op to write it
-    // into the sum's tile.
-    if (!llvm::is_contained(perPosition, term) ||
-        isa<PosLoadOp>(term.getDefiningOp()))
-      return false;
-  }
+  // A term fixed along the loop, or loaded as it is: no op to write it
+  // into the sum's tile.
+  if (sum && (!llvm::is_contained(perPosition, sumTerm) ||
+              isa<PosLoadOp>(sumTerm.getDefiningOp())))
+    return false;
   return !perPosition.empty() || !fixedStored.empty();
 }
 
@@ -309,15 +308,13 @@ void LoopTiler::promoteSlice(MemRefType tileType) {
 }
 
 void LoopTiler::allocSumTiles(MemRefType tileType) {
-  Value acc = loop.getRegionIterArgs()[0];
-  Value term = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
   sumTile = allocTile(
       MemRefType::Builder(tileType).setShape({tileType.getDimSize(0) + 1}));
   sumOut = allocTile(MemRefType::Builder(tileType).setShape({1}));
   // allocTile puts each alloc first in the launch: sumTile follows sumOut.
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(sumTile);
-  tileOf[term] = b.create<memref::SubViewOp>(
+  tileOf[sumTerm] = b.create<memref::SubViewOp>(
       loc, sumTile, ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(tileType.getDimSize(0))},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1)});

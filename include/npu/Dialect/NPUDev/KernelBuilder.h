@@ -75,6 +75,8 @@ public:
   mlir::Value dmaStart(mlir::Value source, mlir::Value target);
   /// Waits for the DMA of `token`.
   void wait(mlir::Value token);
+  /// Waits for every DMA the task has started (npudev.wait_all).
+  void waitAll();
 
   /// Indexed DMA (dma_gather / dma_scatter).
   void dmaGather(mlir::Value source, mlir::Value indices, mlir::Value target);

@@ -119,6 +119,7 @@ Value KernelBuilder::dmaStart(Value source, Value target) {
                                    source, target);
 }
 void KernelBuilder::wait(Value token) { b.create<dev::WaitOp>(loc, token); }
+void KernelBuilder::waitAll() { b.create<dev::WaitAllOp>(loc); }
 void KernelBuilder::dmaGather(Value source, Value indices, Value target) {
   b.create<dev::DmaGatherOp>(loc, source, indices, target);
 }
