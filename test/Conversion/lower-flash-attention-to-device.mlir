@@ -36,6 +36,22 @@
 // CHECK: npudev.set_flag 0 for cube
 // CHECK: npudev.set_flag 1 for cube
 // CHECK: npudev.wait_flag 1
+// An item's rows, chunk by chunk: out rounded and m, l spread into the
+// copies of the chunk's parity, one wait_all (for the chunk before), then
+// three stores left in flight; one wait_all after the last chunk.
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[COPY:.*]], %{{.*}}, %{{.*}}] [1, %{{.*}}, 128] [1, 1, 1] : memref<2x{{[0-9]+}}x128xf16
+// CHECK-NEXT: npudev.vcast %{{.*}}, %[[OUT]]
+// CHECK-NEXT: %[[M:.*]] = memref.subview %{{.*}}[%[[COPY]], {{.*}} : memref<2x{{[0-9]+}}x8xf32
+// CHECK-NEXT: %[[L:.*]] = memref.subview %{{.*}}[%[[COPY]], {{.*}} : memref<2x{{[0-9]+}}x8xf32
+// CHECK: npudev.wait_all
+// CHECK-NOT: npudev.dma %
+// CHECK: npudev.dma_start %[[OUT]]
+// CHECK-NOT: npudev.dma %
+// CHECK: npudev.dma_start %[[M]]
+// CHECK-NOT: npudev.dma %
+// CHECK: npudev.dma_start %[[L]]
+// CHECK-NEXT: }
+// CHECK-NEXT: npudev.wait_all
 // ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
 // MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
 func.func @s1s2_f16_bnsd(%q: tensor<1x8x4096x128xf16>) -> tensor<1x8x4096x128xf16> {
@@ -83,8 +99,22 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: step = "zeros", strategy = "flash_attention_grad"
 // ASC: npudev.mixed_launch cube(24)
 // MLU: npudev.mixed_launch cube(16)
-// CHECK: npudev.matmul {{.*}} {transpose_b}
-// CHECK: npudev.matmul {{.*}} {transpose_b}
+// A step's cube copies move in pairs: both tile loads, one wait_all; S
+// stored while dP is computed into a tile of its own; both stores waited
+// for before the vector tasks are told.
+// CHECK: %[[STILE:.*]] = npudev.alloc : memref<{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
+// CHECK-NEXT: %[[DPTILE:.*]] = npudev.alloc : memref<{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK-NEXT: npudev.wait_all
+// CHECK-NEXT: %[[S:.*]] = memref.subview %[[STILE]][
+// CHECK-NEXT: %[[DP:.*]] = memref.subview %[[DPTILE]][
+// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK: npudev.dma_start %[[S]],
+// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[DP]] {transpose_b}
+// CHECK: npudev.dma_start %[[DP]],
+// CHECK-NEXT: npudev.wait_all
+// CHECK: npudev.set_flag 0 for
 // CHECK-NOT: npudev.matmul
 // CHECK: step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch

@@ -87,7 +87,17 @@ func.func @mlu_ops_forward_and_gate(%g: tensor<18432xf32>, %i: tensor<18432xi32>
 // whole tile costs less than one per zero row (mlu590: 16 cycles to issue a
 // vector op, 5 for a row of 512 f32; in sixteenths, 256 + 80 n < 336 z),
 // the tile is filled once and the kept rows gathered over it.
+// Task t takes sample tiles t, t + 48, ... (240 tiles of 77 samples, five
+// each: (287 - t) / 48), not a contiguous share: tile u / 2 starts at
+// sample (t + 48 (u / 2)) 77.
 // MLU: npudev.launch tasks(48) on vector attributes {npudev.tiling = {deal_h = 512 : i64, deal_s = 77 : i64, strategy = "combine_tiles"}}
+// MLU: %[[T:.*]] = npudev.task_id
+// MLU: %[[LEFT:.*]] = arith.subi %c287{{.*}}, %[[T]] : index
+// MLU: %[[COUNT:.*]] = arith.divsi %[[LEFT]], %c48{{.*}} : index
+// MLU: arith.muli %[[COUNT]], %c2{{.*}} : index
+// MLU: %[[SKIP:.*]] = arith.muli %{{.*}}, %c48{{.*}} : index
+// MLU-NEXT: %[[NUM:.*]] = arith.addi %[[T]], %[[SKIP]] : index
+// MLU: arith.muli %[[NUM]], %c77{{.*}} : index
 // MLU: npudev.vcmp_scalar <lt> %{{.*}}, %c0_i32{{.*}}, %[[Z:.*]] :
 // MLU: npudev.vreduce <sum> %[[Z]], %[[COUNT:.*]] :
 // MLU: memref.load %[[COUNT]]
