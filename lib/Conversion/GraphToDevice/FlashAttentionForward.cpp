@@ -54,7 +54,6 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     // the next item has begun.
     statisticSlots = 2;
     vectorScalarBytes = kNumStepFields * 8;
-    writesOutputRows = true;
   }
 
   /// No query rows: nothing to write.
@@ -111,10 +110,12 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     std::tie(c0, cols) = keyBlock(it, kb);
     Value pending = k.lt(k.index(0), field(steps, kPending, slot));
     k.ifThenElse(pending, [&] { waitProbabilities(); });
-    Value chunks = k.div(k.add(cols, k.index(cubeKeys - 1)), k.index(cubeKeys));
+    auto cubeBlocks = [&](Value keys) {
+      return k.div(k.add(keys, k.index(cubeKeys - 1)), k.index(cubeKeys));
+    };
+    Value chunks = cubeBlocks(cols);
     Value outCols = field(steps, kKeys, slot);
-    Value outChunks =
-        k.div(k.add(outCols, k.index(cubeKeys - 1)), k.index(cubeKeys));
+    Value outChunks = cubeBlocks(outCols);
     Value fused = k.andI(pending, k.eq(chunks, outChunks));
     k.ifThenElse(
         fused,
@@ -213,8 +214,21 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     });
   }
 
+  /// The buffers a vector task writes an item's rows from (writeItemRows),
+  /// [2, chunk, ...]: a chunk is computed into one copy while the chunk
+  /// before it is still being stored from the other. The output rows in
+  /// the input type (f16 / bf16 only), and softmax_max's and softmax_sum's
+  /// (8 copies each).
+  struct RowWriteBuffers {
+    Value out, max, sum;
+  } rowWrite;
+
   void buildVector(Value task) {
     VectorBuffers buf = allocVector();
+    rowWrite.max = k.alloc({2, chunkRows, 8}, f32);
+    rowWrite.sum = k.alloc({2, chunkRows, 8}, f32);
+    if (element != f32)
+      rowWrite.out = k.alloc({2, chunkRows, g.headDim}, element);
     Value group = k.div(task, k.index(vectorsPerGroup));
     Value part = k.rem(task, k.index(vectorsPerGroup));
     // This task's rows of an item: [own0, own0 + ownRows(item)).
@@ -440,11 +454,11 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
                          acc, 0);
       Value rowsOut = acc;
       if (element != f32) {
-        rowsOut = rowsOfCopy(buf.outNarrow, d);
+        rowsOut = rowsOfCopy(rowWrite.out, d);
         k.vcast(acc, rowsOut);
       }
-      Value m = rowsOfCopy(buf.maxChunk, eight);
-      Value l = rowsOfCopy(buf.sumChunk, eight);
+      Value m = rowsOfCopy(rowWrite.max, eight);
+      Value l = rowsOfCopy(rowWrite.sum, eight);
       for (auto [stats, source] : {std::pair{m, buf.rowMax}, {l, buf.rowSum}}) {
         k.vfill(stats, k.f32(0));
         k.vbinaryBroadcast(dev::BinaryKind::add, stats,

@@ -56,9 +56,6 @@ template <typename OpT> struct AttentionLowering {
   /// Items whose row statistics (m, l) the vector side keeps at once, and
   /// the bytes of scalars it keeps in vector memory besides.
   int64_t statisticSlots = 1, vectorScalarBytes = 0;
-  /// Whether the vector tasks write the output rows and statistics (the
-  /// forward): they then get the buffers to round and copy them in.
-  bool writesOutputRows = false;
   attention::ForwardTiling tiling;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
@@ -507,13 +504,6 @@ template <typename OpT> struct AttentionLowering {
   /// The vector task's buffers.
   struct VectorBuffers {
     Value scores, negInf, diff, below, above, probs, oChunk;
-    /// A chunk's rows of softmax_max and of softmax_sum (8 copies each),
-    /// [2, chunk, 8]: a chunk is computed into one copy while the chunk
-    /// before it is still being stored from the other.
-    Value maxChunk, sumChunk;
-    /// The output rows in the input type (f16 / bf16 only): [2, chunk, D],
-    /// two copies as maxChunk's.
-    Value outNarrow;
     Value rowIndex;
     /// Tiles of the optional inputs, and an f32 tile to widen them in;
     /// the prefix modes' "key past the prefix" tile.
@@ -535,12 +525,6 @@ template <typename OpT> struct AttentionLowering {
     v.above = k.alloc({chunkRows, s2Inner}, i8);
     v.probs = k.alloc({chunkRows, s2Inner}, element);
     v.oChunk = k.alloc({chunkRows, g.headDim}, f32);
-    if (writesOutputRows) {
-      v.maxChunk = k.alloc({2, chunkRows, 8}, f32);
-      v.sumChunk = k.alloc({2, chunkRows, 8}, f32);
-      if (element != f32)
-        v.outNarrow = k.alloc({2, chunkRows, g.headDim}, element);
-    }
     v.acc = k.alloc({rowsPerVector, g.headDim}, f32);
     v.rowMaxSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
     v.rowSumSlots = k.alloc({statisticSlots, rowsPerVector}, f32);
