@@ -27,6 +27,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace mlir;
@@ -237,7 +238,10 @@ protected:
       EXPECT_TRUE(succeeded(jit::runJit(module, "fa", args)));
     } else {
       sim::SimulationReport report;
-      EXPECT_TRUE(succeeded(sim::simulate(func, args, {}, report)));
+      sim::SimulatorOptions options;
+      options.collectTrace = lastTrace != nullptr;
+      EXPECT_TRUE(
+          succeeded(sim::simulate(func, args, options, report, lastTrace)));
       if (simReport)
         *simReport = report;
     }
@@ -409,8 +413,10 @@ protected:
   }
 
   MLIRContext ctx;
-  /// The simulator's report of the last check().
+  /// The simulator's report of the last check(), and its trace when this
+  /// is set.
   sim::SimulationReport lastReport;
+  std::vector<sim::TraceEvent> *lastTrace = nullptr;
 };
 
 TEST_F(FlashAttentionTest, EveryLayout) {
@@ -713,6 +719,29 @@ TEST_F(FlashAttentionTest, MaskedBlocksAreSkipped) {
   EXPECT_EQ(causal, pairs(true));
   // 0.74 of the work here; the share tends to 1/2 as S / 1024 grows.
   EXPECT_LT(causal, full);
+}
+
+TEST_F(FlashAttentionTest, CausalWorkIsDealtEvenly) {
+  // Causal over 2048 keys in blocks of 1024 (ascend910b): query blocks
+  // below row 1024 reach one key block, the others two. Dealt in turn,
+  // head by head, the 64 items left some of the 24 cube cores 1.25 times
+  // the mean work; heaviest first, in a snake, every core gets the mean.
+  std::vector<sim::TraceEvent> trace;
+  lastTrace = &trace;
+  check({ref::Layout::BNSD, 1, 4, 4, 2048, 2048, 64, 2, 2147483647, 2147483647,
+         "ascend910b"});
+  std::map<unsigned, double> matmulCycles;
+  double total = 0;
+  for (const sim::TraceEvent &e : trace)
+    if (e.name == "npudev.matmul") {
+      matmulCycles[e.core] += e.cycles;
+      total += e.cycles;
+    }
+  ASSERT_EQ(matmulCycles.size(), 24u);
+  double most = 0;
+  for (auto [core, cycles] : matmulCycles)
+    most = std::max(most, cycles);
+  EXPECT_LE(most, 1.05 * total / 24);
 }
 
 } // namespace

@@ -335,10 +335,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   forEachKeyItem(Value group,
                  function_ref<void(Item &, Value, Value, Value, Value)> body) {
     forEachGroupItem(
-        group, /*alongKeys=*/true, [&](Item &it, Value local, Value blocksKV) {
-          it.kvHead = k.div(local, blocksKV);
+        group, /*alongKeys=*/true,
+        [&](Item &it, Value head, Value block, Value) {
+          it.kvHead = head;
           it.n = k.mul(it.kvHead, k.index(g.getGroup()));
-          Value c0 = k.mul(k.rem(local, blocksKV), k.index(s2Inner));
+          Value c0 = k.mul(block, k.index(s2Inner));
           Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
           Value zero = k.index(0), one = k.index(1);
           Value lo = k.max(zero, k.sub(c0, it.high));

@@ -3,10 +3,10 @@
 // FlashAttention forward as CANN's FlashAttentionScore splits it between core
 // kinds, one npudev.mixed_launch of G groups, each a cube task and R vector
 // tasks (ascend910b: an AIC and its two AIV). Work items are (batch, head,
-// block of s1Inner query rows), dealt to the groups in turn. For each item the
-// key blocks of s2Inner keys that the sparse mode's band reaches are
-// visited in order (blocks the band misses entirely are skipped); per
-// block, through a two-slot global workspace:
+// block of s1Inner query rows), dealt to the groups heaviest first
+// (forEachGroupItem). For each item the key blocks of s2Inner keys that the
+// sparse mode's band reaches are visited in order (blocks the band misses
+// entirely are skipped); per block, through a two-slot global workspace:
 //   cube:   S = Q K^T (128-key base blocks) into ws_s      -> flag 0
 //   vector: online softmax of its rows of S, in chunks of rows:
 //           scale, band mask (-inf), m' = max(m, rowmax), P = exp(S - m'),
