@@ -11,9 +11,19 @@
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
 func.func @no_kernel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'npu.relu' op has no device lowering}}
-  %r = npu.relu %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{'npu.erf' op has no device lowering}}
+  %r = npu.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// An operand broadcast between dimensions it keeps ([3, 1, 9] onto
+// [3, 5, 9]) is no tile of the result's [rows, W] view.
+func.func @broadcast_inside(%a: tensor<3x1x9xf32>, %b: tensor<1x5x1xf32>) -> tensor<3x5x9xf32> {
+  // expected-error @+1 {{'npu.add' op cannot be lowered to the device: broadcasting 'tensor<3x1x9xf32>' and 'tensor<1x5x1xf32>' to 'tensor<3x5x9xf32>' needs an operand broadcast between dimensions it keeps (supported: leading and trailing broadcasts)}}
+  %r = npu.add %a, %b : (tensor<3x1x9xf32>, tensor<1x5x1xf32>) -> tensor<3x5x9xf32>
+  return %r : tensor<3x5x9xf32>
 }
 
 // -----

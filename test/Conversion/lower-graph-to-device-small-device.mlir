@@ -37,3 +37,13 @@ func.func @attention_head_beyond_cube(%q: tensor<1x1x1x65536xf32>) -> tensor<1x1
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 1, scale = 0.5} : (tensor<1x1x1x65536xf32>, tensor<1x1x1x65536xf32>, tensor<1x1x1x65536xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>, tensor<1x1x1x65536xf32>)
   return %o : tensor<1x1x1x65536xf32>
 }
+
+// -----
+
+// An elementwise kernel holds at least five tiles of one element per
+// operand and result (the pipeline's second copies included).
+func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'npu.add' op cannot be lowered for device 'four_bytes': it has 4 bytes of vector memory, the kernel needs at least 28}}
+  %r = npu.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

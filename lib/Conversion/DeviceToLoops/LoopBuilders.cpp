@@ -54,6 +54,13 @@ Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
       llvm_unreachable("float-only op on integers (rejected by the verifier)");
     }
   }
+  // Narrower floats are computed in f32 and rounded once, as the simulator
+  // does (VectorOps.cpp): rounding after each step of rsqrt or sigmoid
+  // would give other bits.
+  if (type.getIntOrFloatBitWidth() < 32) {
+    Value wide = b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
+    return b.create<arith::TruncFOp>(loc, type, buildUnary(b, loc, kind, wide));
+  }
   Value one = floatConst(b, loc, type, 1.0);
   switch (kind) {
   case UnaryKind::abs:

@@ -11,6 +11,7 @@
 #include "npu/Conversion/DeviceKernelOpInterface.cpp.inc"
 
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
+  registerElementwiseKernelModels(registry);
   registerMoEKernelModels(registry);
   registerGetIndicePairsKernelModels(registry);
   registerSparseConvKernelModels(registry);

@@ -14,6 +14,9 @@ class DialectRegistry;
 
 namespace npu {
 
+/// Unary, binary and vector-scalar elementwise ops (ElementwiseKernels.cpp).
+void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
+
 /// The MoE dispatch family (MoEKernels.cpp).
 void registerMoEKernelModels(mlir::DialectRegistry &registry);
 

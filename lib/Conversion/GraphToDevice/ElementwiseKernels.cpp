@@ -1,0 +1,528 @@
+//===- ElementwiseKernels.cpp - elementwise graph ops on the vector cores -===//
+//
+// Unary ops, binary ops with numpy broadcasting and the vector-scalar family,
+// as one kernel: the result, viewed as [rows, W], is cut into tiles of
+// [R, C] elements (R whole rows when a row fits a tile, else one row in
+// pieces of C) dealt to the vector tasks in turn. Per tile each operand is
+// copied in, the op's vector sequence runs and the tile is copied out: a
+// plain tile loop, which npu-pipeline-dma turns into a pipeline.
+//
+// W is the longest suffix of the result's shape over which every operand is
+// either whole (its sizes are the result's) or broadcast (size 1). A whole
+// operand is read a tile at a time; a broadcast one as one element per row,
+// spread along the row (vbinary_broadcast); an operand of one element as a
+// scalar. Over the leading dimensions an operand may be broadcast only
+// before it is whole ([C, H, W] onto [N, C, H, W], [1, C, 1, 1] onto
+// [N, C, H, W]): result row r reads its row r mod (its rows). Any other
+// broadcast is refused with a diagnostic naming the shapes.
+// Work O(elements); each operand element crosses DMA once per result row
+// that reads it (once, but for the leading broadcasts).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OperatorKernels.h"
+
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::graph;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The [rows, W] view
+//===----------------------------------------------------------------------===//
+
+/// How an operand stands over a range of the result's dimensions: whether
+/// its sizes are the result's, and whether they are 1 (a dimension of size
+/// 1 in the result, or an empty range, is both).
+struct Span {
+  bool whole = true, broadcast = true;
+};
+
+Span classifySpan(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
+                  int64_t from, int64_t to) {
+  int64_t missing = result.size() - shape.size();
+  Span span;
+  for (int64_t d = from; d < to; ++d) {
+    if (result[d] == 1)
+      continue;
+    int64_t size = d < missing ? 1 : shape[d - missing];
+    span.whole &= size == result[d];
+    span.broadcast &= size == 1;
+  }
+  return span;
+}
+
+int64_t product(ArrayRef<int64_t> sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+/// How a kernel reads one operand.
+struct OperandAccess {
+  enum Kind {
+    /// [rows, W] tiles.
+    Rows,
+    /// One element per row, spread along the row.
+    PerRow,
+    /// One element for all.
+    Scalar
+  } kind;
+  /// The operand's own rows: result row r reads row r mod `rows`.
+  int64_t rows = 1;
+};
+
+/// The result as [rows, width] and how each operand is read, or failure
+/// when an operand's broadcast is not of the forms above.
+struct ElementwiseShape {
+  int64_t rows = 1, width = 1;
+  SmallVector<OperandAccess> operands;
+};
+
+/// Whether an operand of `shape` can be read with the split at `split`;
+/// fills `access`.
+bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
+                   int64_t split, OperandAccess &access) {
+  int64_t rank = result.size();
+  if (product(shape) == 1) {
+    access = {OperandAccess::Scalar, 1};
+    return true;
+  }
+  Span inner = classifySpan(shape, result, split, rank);
+  if (!inner.whole && !inner.broadcast)
+    return false;
+  // Leading dimensions: broadcast in [0, whole), whole in [whole, split).
+  int64_t whole = split;
+  while (whole > 0 && classifySpan(shape, result, whole - 1, split).whole)
+    --whole;
+  if (!classifySpan(shape, result, 0, whole).broadcast)
+    return false;
+  access.kind = inner.whole ? OperandAccess::Rows : OperandAccess::PerRow;
+  access.rows = product(result.slice(whole, split - whole));
+  return true;
+}
+
+FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
+  auto result = cast<ShapedType>(op->getResult(0).getType()).getShape();
+  int64_t rank = result.size();
+  for (int64_t split = 0; split <= rank; ++split) {
+    ElementwiseShape s;
+    s.rows = product(result.take_front(split));
+    s.width = product(result.drop_front(split));
+    bool fits = true;
+    for (Value operand : op->getOperands()) {
+      OperandAccess access{OperandAccess::Rows};
+      fits &= accessAtSplit(cast<ShapedType>(operand.getType()).getShape(),
+                            result, split, access);
+      s.operands.push_back(access);
+    }
+    if (fits)
+      return s;
+  }
+  InFlightDiagnostic diag =
+      op->emitOpError("cannot be lowered to the device: broadcasting ");
+  llvm::interleave(
+      op->getOperandTypes(), [&](Type t) { diag << t; },
+      [&] { diag << " and "; });
+  return diag << " to " << op->getResult(0).getType()
+              << " needs an operand broadcast between dimensions it keeps "
+                 "(supported: leading and trailing broadcasts)";
+}
+
+//===----------------------------------------------------------------------===//
+// The ops' vector sequences
+//===----------------------------------------------------------------------===//
+
+/// The vector unit's binary kind of a binary or vector-scalar op.
+std::optional<dev::BinaryKind> getBinaryKind(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<dev::BinaryKind>>(op)
+      .Case<AddOp, VSAddOp>([](auto) { return dev::BinaryKind::add; })
+      .Case<SubOp, VSSubOp>([](auto) { return dev::BinaryKind::sub; })
+      .Case<MulOp, VSMulOp>([](auto) { return dev::BinaryKind::mul; })
+      .Case<DivOp, VSDivOp>([](auto) { return dev::BinaryKind::div; })
+      .Case<MaxOp, VSMaxOp>([](auto) { return dev::BinaryKind::max; })
+      .Case<MinOp, VSMinOp>([](auto) { return dev::BinaryKind::min; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+bool isCommutative(dev::BinaryKind kind) {
+  return kind == dev::BinaryKind::add || kind == dev::BinaryKind::mul;
+}
+
+/// out = f(in) for a unary op, `tmp` a tile for the steps between.
+void emitUnary(KernelBuilder &k, Operation *op, Value in, Value tmp,
+               Value out) {
+  Type element = cast<MemRefType>(out.getType()).getElementType();
+  auto c = [&](double v) {
+    return isa<FloatType>(element)
+               ? k.floatConstant(element, v)
+               : k.constant(element, static_cast<int64_t>(v));
+  };
+  auto scalar = [&](dev::BinaryKind kind, Value x, double v, Value y) {
+    k.vbinaryScalar(kind, x, c(v), y);
+  };
+  using BK = dev::BinaryKind;
+  auto clamp01 = [&](Value x) {
+    scalar(BK::max, x, 0, x);
+    scalar(BK::min, x, 1, x);
+  };
+  TypeSwitch<Operation *>(op)
+      .Case([&](ReluOp) { k.vunary(dev::UnaryKind::relu, in, out); })
+      .Case([&](NegOp) { k.vunary(dev::UnaryKind::neg, in, out); })
+      .Case([&](AbsOp) { k.vunary(dev::UnaryKind::abs, in, out); })
+      .Case([&](ExpOp) { k.vunary(dev::UnaryKind::exp, in, out); })
+      .Case([&](LogOp) { k.vunary(dev::UnaryKind::log, in, out); })
+      .Case([&](TanhOp) { k.vunary(dev::UnaryKind::tanh, in, out); })
+      .Case([&](SigmoidOp) { k.vunary(dev::UnaryKind::sigmoid, in, out); })
+      .Case([&](SqrtOp) { k.vunary(dev::UnaryKind::sqrt, in, out); })
+      .Case([&](RsqrtOp) { k.vunary(dev::UnaryKind::rsqrt, in, out); })
+      .Case([&](ClipOp clip) {
+        scalar(BK::max, in, clip.getMin().convertToDouble(), out);
+        scalar(BK::min, out, clip.getMax().convertToDouble(), out);
+      })
+      .Case([&](HardSigmoidOp hs) {
+        scalar(BK::mul, in, hs.getAlpha().convertToDouble(), out);
+        scalar(BK::add, out, hs.getBeta().convertToDouble(), out);
+        clamp01(out);
+      })
+      .Case([&](HardSwishOp) {
+        // x * clamp(x / 6 + 1 / 2, 0, 1).
+        scalar(BK::div, in, 6, tmp);
+        scalar(BK::add, tmp, 0.5, tmp);
+        clamp01(tmp);
+        k.vbinary(BK::mul, tmp, in, out);
+      })
+      .Case([&](GeluOp) {
+        // x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+        k.vbinary(BK::mul, in, in, tmp);
+        k.vbinary(BK::mul, tmp, in, tmp);
+        scalar(BK::mul, tmp, 0.044715, tmp);
+        k.vbinary(BK::add, tmp, in, tmp);
+        scalar(BK::mul, tmp, std::sqrt(2 / M_PI), tmp);
+        k.vunary(dev::UnaryKind::tanh, tmp, tmp);
+        scalar(BK::add, tmp, 1, tmp);
+        k.vbinary(BK::mul, tmp, in, tmp);
+        scalar(BK::mul, tmp, 0.5, out);
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+/// One operand of a tile on chip: a [nr, nc] tile, a vector spread along
+/// the tile's rows (one element per row, [nr]) or columns (one row for
+/// all, [nc]), or a scalar.
+struct TileOperand {
+  enum Kind { Tile, AlongRows, AlongCols, Scalar } kind;
+  Value value;
+};
+
+class ElementwiseKernel {
+public:
+  ElementwiseKernel(KernelBuilder &k, Operation *op, const KernelOperands &io,
+                    const ElementwiseShape &shape, const DeviceModel &device)
+      : k(k), op(op), io(io), shape(shape), device(device) {}
+
+  /// Fails with a diagnostic when one-element tiles do not fit the
+  /// device's vector memory.
+  LogicalResult chooseTiles() {
+    int64_t bytes = elementBytes(op->getResult(0).getType());
+    for (Value operand : op->getOperands())
+      bytes = std::max(bytes, elementBytes(operand.getType()));
+    // The operands, the result and a scratch tile, and the pipeline's
+    // second copies of the operands and the result.
+    int64_t tilesAtOnce = 2 * (op->getNumOperands() + 1) + 1;
+    if (device.vectorBytes < tilesAtOnce * bytes)
+      return op->emitOpError("cannot be lowered for device '")
+             << device.name << "': it has " << device.vectorBytes
+             << " bytes of vector memory, the kernel needs at least "
+             << tilesAtOnce * bytes;
+    int64_t chunk =
+        int64_t(1) << llvm::Log2_64(device.vectorBytes / (tilesAtOnce * bytes));
+    tileCols = std::min(shape.width, chunk);
+    tileRows = std::min(shape.rows, std::max<int64_t>(1, chunk / tileCols));
+    rowTiles = llvm::divideCeil(shape.rows, tileRows);
+    colTiles = llvm::divideCeil(shape.width, tileCols);
+    return success();
+  }
+
+  void build() {
+    int64_t tiles = rowTiles * colTiles;
+    int64_t tasks =
+        std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
+    dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+      prepareOperands();
+      k.forEachItem(task, tasks, tiles, [&](Value t) { buildTile(t); });
+    });
+    OpBuilder &b = k.builder();
+    KernelBuilder::recordTiling(
+        launch, {b.getNamedAttr("strategy", b.getStringAttr("elementwise")),
+                 b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
+                 b.getNamedAttr("tile_cols", b.getI64IntegerAttr(tileCols))});
+  }
+
+private:
+  static int64_t elementBytes(Type type) {
+    return llvm::divideCeil(getElementTypeOrSelf(type).getIntOrFloatBitWidth(),
+                            8);
+  }
+
+  /// Where each operand comes from, set up once per task: a [rows, W] or
+  /// [rows, 1] view and a tile buffer; a row every tile reads, loaded
+  /// once; a scalar.
+  struct Source {
+    TileOperand::Kind kind;
+    Value view, buffer, once;
+    int64_t rows = 1;
+  };
+
+  void prepareOperands() {
+    for (auto [operand, access] : llvm::zip_equal(io.operands, shape.operands))
+      sources.push_back(prepareOperand(operand, access));
+    Type result = getElementTypeOrSelf(op->getResult(0).getType());
+    out = k.alloc({tileRows, tileCols}, result);
+    tmp = k.alloc({tileRows, tileCols}, result);
+    resultView = matrixView(io.results[0], shape.rows, shape.width);
+  }
+
+  Source prepareOperand(Value operand, OperandAccess access) {
+    Type element = cast<MemRefType>(operand.getType()).getElementType();
+    Source src;
+    src.rows = access.rows;
+    if (access.kind == OperandAccess::Scalar) {
+      src.kind = TileOperand::Scalar;
+      int64_t rank = cast<MemRefType>(operand.getType()).getRank();
+      SmallVector<Value> zeros(rank, k.index(0));
+      src.once = k.load(operand, zeros);
+      return src;
+    }
+    if (access.kind == OperandAccess::PerRow) {
+      src.kind = TileOperand::AlongRows;
+      src.view = flatView(operand);
+      src.buffer = k.alloc({tileRows}, element);
+      return src;
+    }
+    src.view = matrixView(operand, access.rows, shape.width);
+    // One row for every result row, whole in a tile: read it once.
+    if (access.rows == 1 && shape.rows > 1 && colTiles == 1) {
+      src.kind = TileOperand::AlongCols;
+      Value row = k.alloc({1, tileCols}, element);
+      k.dma(src.view, row);
+      OpFoldResult one = k.builder().getIndexAttr(1),
+                   cols = k.builder().getIndexAttr(tileCols);
+      src.once = k.window(row, {k.index(0), k.index(0)}, {one, cols}, {0});
+      return src;
+    }
+    src.kind = TileOperand::Tile;
+    src.buffer = k.alloc({tileRows, tileCols}, element);
+    return src;
+  }
+
+  /// `memref` (contiguous, rank 1 or more) as one dimension.
+  Value flatView(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getRank() == 1)
+      return memref;
+    ReassociationIndices all(type.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    return k.builder().create<memref::CollapseShapeOp>(
+        k.location(), memref, ArrayRef<ReassociationIndices>{all});
+  }
+
+  /// `memref` (contiguous) as [rows, cols].
+  Value matrixView(Value memref, int64_t rows, int64_t cols) {
+    auto type = cast<MemRefType>(memref.getType());
+    auto matrix =
+        MemRefType::get({rows, cols}, type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    return k.builder().create<memref::ExpandShapeOp>(
+        k.location(), matrix, flatView(memref),
+        ArrayRef<ReassociationIndices>{{0, 1}});
+  }
+
+  void buildTile(Value t) {
+    Value r0 = k.mul(k.div(t, k.index(colTiles)), k.index(tileRows));
+    Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(tileCols));
+    Value nr = k.min(k.index(tileRows), k.sub(k.index(shape.rows), r0));
+    Value nc = k.min(k.index(tileCols), k.sub(k.index(shape.width), c0));
+    SmallVector<TileOperand> operands;
+    for (const Source &src : sources)
+      operands.push_back(readTile(src, r0, nr, c0, nc));
+    Value outTile = tileOf(out, nr, nc);
+    if (operands.size() == 1)
+      emitUnary(k, op, operands[0].value, tileOf(tmp, nr, nc), outTile);
+    else
+      emitBinary(*getBinaryKind(op), operands[0], operands[1],
+                 tileOf(tmp, nr, nc), outTile);
+    k.dma(outTile, k.window(resultView, {r0, c0}, {nr, nc}));
+  }
+
+  /// Rows [r0, r0 + nr), columns [c0, c0 + nc) of an operand, on chip.
+  /// The view copied into is the one the tile's ops read, so that the
+  /// pipelining pass sees the buffer written before it is read.
+  TileOperand readTile(const Source &src, Value r0, Value nr, Value c0,
+                       Value nc) {
+    Value zero = k.index(0);
+    switch (src.kind) {
+    case TileOperand::Scalar:
+    case TileOperand::AlongCols:
+      return {src.kind, src.once};
+    case TileOperand::AlongRows: {
+      Value tile = k.window(src.buffer, {zero}, {nr});
+      copyRows(
+          src, r0, nr,
+          [&](Value start, Value run) {
+            return k.window(src.view, {start}, {run});
+          },
+          [&](Value at, Value run) {
+            return k.window(src.buffer, {at}, {run});
+          },
+          tile);
+      return {src.kind, tile};
+    }
+    case TileOperand::Tile: {
+      Value tile = tileOf(src.buffer, nr, nc);
+      copyRows(
+          src, r0, nr,
+          [&](Value start, Value run) {
+            return k.window(src.view, {start, c0}, {run, nc});
+          },
+          [&](Value at, Value run) {
+            return k.window(src.buffer, {at, zero}, {run, nc});
+          },
+          tile);
+      return {src.kind, tile};
+    }
+    }
+    llvm_unreachable("unknown tile operand");
+  }
+
+  Value tileOf(Value buffer, Value nr, Value nc) {
+    return k.window(buffer, {k.index(0), k.index(0)}, {nr, nc});
+  }
+
+  /// Result rows [r0, r0 + nr) of `src` into `tile`: result row r from row
+  /// r mod src.rows, one copy when the rows are the result's, else in runs
+  /// that do not wrap. sourceRows(start, run) and tileRows(at, run) are
+  /// the windows of a run.
+  void copyRows(const Source &src, Value r0, Value nr,
+                function_ref<Value(Value, Value)> sourceRows,
+                function_ref<Value(Value, Value)> tileRows, Value tile) {
+    if (src.rows == shape.rows) {
+      k.dma(sourceRows(r0, nr), tile);
+      return;
+    }
+    k.whileLoop(
+        {k.index(0)}, [&](ValueRange s) { return k.lt(s[0], nr); },
+        [&](ValueRange s) -> SmallVector<Value> {
+          Value row = k.add(r0, s[0]);
+          Value start = k.rem(row, k.index(src.rows));
+          Value left = k.sub(nr, s[0]);
+          Value untilWrap = k.sub(k.index(src.rows), start);
+          Value run = k.min(left, untilWrap);
+          k.dma(sourceRows(start, run), tileRows(s[0], run));
+          return {k.add(s[0], run)};
+        });
+  }
+
+  /// result = a (kind) b on a tile.
+  void emitBinary(dev::BinaryKind kind, TileOperand a, TileOperand b,
+                  Value scratch, Value result) {
+    if (a.kind != TileOperand::Tile && b.kind == TileOperand::Tile &&
+        isCommutative(kind))
+      std::swap(a, b);
+    if (a.kind != TileOperand::Tile) {
+      materialize(a, scratch);
+      a = {TileOperand::Tile, scratch};
+    }
+    switch (b.kind) {
+    case TileOperand::Tile:
+      k.vbinary(kind, a.value, b.value, result);
+      return;
+    case TileOperand::AlongRows:
+    case TileOperand::AlongCols:
+      k.vbinaryBroadcast(kind, a.value, b.value, result,
+                         b.kind == TileOperand::AlongRows ? 0 : 1);
+      return;
+    case TileOperand::Scalar:
+      k.vbinaryScalar(kind, a.value, b.value, result);
+      return;
+    }
+  }
+
+  /// A broadcast operand spread over a whole tile: 1 * x keeps every x's
+  /// bits.
+  void materialize(TileOperand x, Value tile) {
+    if (x.kind == TileOperand::Scalar) {
+      k.vfill(tile, x.value);
+      return;
+    }
+    Type element = cast<MemRefType>(tile.getType()).getElementType();
+    if (isa<FloatType>(element))
+      k.vfill(tile, k.floatConstant(element, 1));
+    else
+      k.vfill(tile, 1);
+    k.vbinaryBroadcast(dev::BinaryKind::mul, tile, x.value, tile,
+                       x.kind == TileOperand::AlongRows ? 0 : 1);
+  }
+
+  KernelBuilder &k;
+  Operation *op;
+  const KernelOperands &io;
+  const ElementwiseShape &shape;
+  const DeviceModel &device;
+  int64_t tileRows = 1, tileCols = 1, rowTiles = 0, colTiles = 0;
+  SmallVector<Source> sources;
+  Value out, tmp, resultView;
+};
+
+template <typename OpT>
+struct ElementwiseKernelModel
+    : DeviceKernelOpInterface::ExternalModel<ElementwiseKernelModel<OpT>, OpT> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    FailureOr<ElementwiseShape> shape = getElementwiseShape(op);
+    if (failed(shape))
+      return failure();
+    // An empty result has nothing to compute.
+    if (shape->rows * shape->width == 0)
+      return success();
+    KernelBuilder k(b, op->getLoc());
+    ElementwiseKernel kernel(k, op, io, *shape, device);
+    if (failed(kernel.chooseTiles()))
+      return failure();
+    kernel.build();
+    return success();
+  }
+};
+
+template <typename... OpTs> void attachElementwiseModels(MLIRContext *ctx) {
+  (OpTs::template attachInterface<ElementwiseKernelModel<OpTs>>(*ctx), ...);
+}
+
+} // namespace
+
+void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    attachElementwiseModels<
+        ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, SigmoidOp, SqrtOp, RsqrtOp,
+        ClipOp, HardSigmoidOp, HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
+        MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp, VSMaxOp, VSMinOp>(
+        ctx);
+  });
+}

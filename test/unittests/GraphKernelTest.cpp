@@ -1,0 +1,395 @@
+//===- GraphKernelTest.cpp - the graph ops' kernels on the device ---------===//
+//
+// Lowers npu graph ops for a device and runs them in both executors on
+// random inputs: the two give the same bytes, and each result is the
+// float64 reference written from the op's definition, here, index by index
+// (numpy broadcasting), rounded to the element type.
+// Elementwise ops: exactly for the ops IEEE arithmetic rounds once (+, -,
+// *, /, max, min, neg, abs, relu, clip), within a few units in the last
+// place for the others; every op, every broadcast form the kernel reads
+// (leading, trailing, per row, a scalar, both operands broadcast), tiles
+// cut within a row and across rows, f16, i32, both devices, empty tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FloatArrays.h"
+
+#include "npu/Conversion/Pipelines.h"
+#include "npu/InitAll.h"
+#include "npu/JIT/Jit.h"
+#include "npu/Runtime/ElementKind.h"
+#include "npu/Simulator/Execution.h"
+#include "npu/Simulator/Simulator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace mlir;
+using namespace npu;
+using npu::testing::floatArray;
+using npu::testing::floatValues;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string tensorType(const Shape &shape, const char *element) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + element + ">";
+}
+
+/// numpy broadcasting: the result's shape, and the element of an operand
+/// that result element `linear` reads.
+Shape broadcastShape(const Shape &a, const Shape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    int64_t y = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    result[i] = x == 1 ? y : x;
+  }
+  return result;
+}
+
+int64_t operandIndex(const Shape &result, const Shape &operand,
+                     int64_t linear) {
+  int64_t index = 0, stride = 1;
+  for (int64_t d = result.size() - 1; d >= 0; --d) {
+    int64_t coordinate = linear % result[d];
+    linear /= result[d];
+    int64_t od = d - (int64_t(result.size()) - int64_t(operand.size()));
+    if (od < 0)
+      continue;
+    if (operand[od] != 1)
+      index += coordinate * stride;
+    stride *= operand[od];
+  }
+  return index;
+}
+
+struct UnaryCase {
+  const char *op;
+  /// Extra attributes in the op's attr-dict, "" for none.
+  const char *attrs;
+  std::function<double(double)> ref;
+  bool exact;
+  /// Inputs drawn from (0.1, 2) rather than (-2, 2).
+  bool positive = false;
+};
+
+double gelu(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+const std::vector<UnaryCase> &unaryCases() {
+  static const std::vector<UnaryCase> cases = {
+      {"relu", "", [](double x) { return std::max(x, 0.0); }, true},
+      {"neg", "", [](double x) { return -x; }, true},
+      {"abs", "", [](double x) { return std::fabs(x); }, true},
+      {"exp", "", [](double x) { return std::exp(x); }, false},
+      {"log", "", [](double x) { return std::log(x); }, false, true},
+      {"tanh", "", [](double x) { return std::tanh(x); }, false},
+      {"sigmoid", "", [](double x) { return 1 / (1 + std::exp(-x)); }, false},
+      {"sqrt", "", [](double x) { return std::sqrt(x); }, false, true},
+      {"rsqrt", "", [](double x) { return 1 / std::sqrt(x); }, false, true},
+      {"clip", "{min = -0.5 : f64, max = 1.25 : f64}",
+       [](double x) { return std::min(std::max(x, -0.5), 1.25); }, true},
+      {"hard_sigmoid", "{alpha = 0.25 : f64, beta = 0.375 : f64}",
+       [](double x) { return std::max(0.0, std::min(1.0, 0.25 * x + 0.375)); },
+       false},
+      {"hard_swish", "",
+       [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); },
+       false},
+      {"gelu", "", gelu, false},
+  };
+  return cases;
+}
+
+struct BinaryCase {
+  const char *op;
+  std::function<double(double, double)> ref;
+};
+
+const std::vector<BinaryCase> &binaryCases() {
+  static const std::vector<BinaryCase> cases = {
+      {"add", [](double a, double b) { return a + b; }},
+      {"sub", [](double a, double b) { return a - b; }},
+      {"mul", [](double a, double b) { return a * b; }},
+      {"div", [](double a, double b) { return a / b; }},
+      {"max", [](double a, double b) { return std::max(a, b); }},
+      {"min", [](double a, double b) { return std::min(a, b); }},
+  };
+  return cases;
+}
+
+class GraphKernelTest : public ::testing::Test {
+protected:
+  GraphKernelTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    sim::registerSimulatorModels(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> lower(const std::string &source, const char *device) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+    EXPECT_TRUE(module) << source;
+    if (!module)
+      return module;
+    PassManager pm(&ctx);
+    GraphToDevicePipelineOptions options;
+    options.device = device;
+    buildGraphToDevicePipeline(pm, options);
+    if (failed(pm.run(*module))) {
+      ADD_FAILURE() << "lowering failed:\n" << source;
+      return nullptr;
+    }
+    return module;
+  }
+
+  /// Runs @f of `source` on `inputs` in both executors; expects the same
+  /// bytes and returns the result.
+  HostArray runBoth(const std::string &source, std::vector<HostArray> inputs,
+                    const char *device) {
+    HostArray results[2];
+    for (bool jit : {false, true}) {
+      OwningOpRef<ModuleOp> module = lower(source, device);
+      if (!module)
+        return {};
+      auto func = module->lookupSymbol<func::FuncOp>("f");
+      std::vector<HostArray> args = inputs;
+      // The result starts as 0xff bytes (NaN in floats): an element the
+      // kernel skips shows.
+      auto out = cast<MemRefType>(func.getArgumentTypes().back());
+      HostArray result;
+      result.kind = *getElementKind(out.getElementType());
+      result.shape.assign(out.getShape().begin(), out.getShape().end());
+      result.data.assign(out.getNumElements() * getElementBytes(result.kind),
+                         0xff);
+      args.push_back(result);
+      if (jit) {
+        EXPECT_TRUE(succeeded(jit::runJit(*module, "f", args)));
+      } else {
+        sim::SimulationReport report;
+        EXPECT_TRUE(succeeded(sim::simulate(func, args, {}, report)));
+      }
+      results[jit] = args.back();
+    }
+    EXPECT_EQ(results[0].data, results[1].data) << "simulator and JIT differ";
+    return results[0];
+  }
+
+  std::vector<double> randomValues(int64_t n, ElementKind kind, bool positive) {
+    std::uniform_real_distribution<double> uniform(positive ? 0.1 : -2, 2);
+    std::vector<double> v(n);
+    for (double &x : v)
+      x = roundFloat(kind, uniform(rng));
+    return v;
+  }
+
+  /// Expects `got` to be `expected` rounded to `kind` (exactly, or within
+  /// `ulps` units in the last place of the rounded value).
+  void expectNear(const HostArray &got, const std::vector<double> &expected,
+                  ElementKind kind, bool exact) {
+    std::vector<double> values = floatValues(got);
+    ASSERT_EQ(values.size(), expected.size());
+    double ulp = kind == ElementKind::F32 ? 0x1p-23 : 0x1p-10;
+    for (size_t i = 0; i < values.size(); ++i) {
+      double want = roundFloat(kind, expected[i]);
+      if (exact) {
+        ASSERT_EQ(values[i], want) << "element " << i;
+        continue;
+      }
+      double tolerance = 4 * ulp * std::max(1.0, std::fabs(want));
+      ASSERT_NEAR(values[i], want, tolerance) << "element " << i;
+    }
+  }
+
+  void checkUnary(const UnaryCase &c, const Shape &shape, ElementKind kind,
+                  const char *device) {
+    const char *element = getElementKindName(kind);
+    SCOPED_TRACE(llvm::formatv("npu.{0} {1} on {2}", c.op,
+                               tensorType(shape, element), device)
+                     .str());
+    std::string type = tensorType(shape, element);
+    std::string source = llvm::formatv("func.func @f(%x: {0}) -> {0} {{\n"
+                                       "  %r = npu.{1} %x {2} : {0} -> {0}\n"
+                                       "  return %r : {0}\n}\n",
+                                       type, c.op, c.attrs)
+                             .str();
+    std::vector<double> x = randomValues(numElements(shape), kind, c.positive);
+    HostArray got = runBoth(source, {floatArray(kind, x, shape)}, device);
+    std::vector<double> expected;
+    for (double v : x)
+      expected.push_back(c.ref(v));
+    expectNear(got, expected, kind, c.exact);
+  }
+
+  void checkBinary(const BinaryCase &c, const Shape &lhs, const Shape &rhs,
+                   ElementKind kind, const char *device,
+                   bool vectorScalar = false) {
+    const char *element = getElementKindName(kind);
+    Shape shape = broadcastShape(lhs, rhs);
+    std::string op = vectorScalar ? std::string("vs_") + c.op : c.op;
+    SCOPED_TRACE(llvm::formatv("npu.{0} {1}, {2} on {3}", op,
+                               tensorType(lhs, element),
+                               tensorType(rhs, element), device)
+                     .str());
+    std::string source =
+        llvm::formatv("func.func @f(%a: {0}, %b: {1}) -> {2} {{\n"
+                      "  %r = npu.{3} %a, %b : ({0}, {1}) -> {2}\n"
+                      "  return %r : {2}\n}\n",
+                      tensorType(lhs, element), tensorType(rhs, element),
+                      tensorType(shape, element), op)
+            .str();
+    std::vector<double> a = randomValues(numElements(lhs), kind, false);
+    std::vector<double> b = randomValues(numElements(rhs), kind, false);
+    HostArray got = runBoth(
+        source, {floatArray(kind, a, lhs), floatArray(kind, b, rhs)}, device);
+    std::vector<double> expected(numElements(shape));
+    for (int64_t i = 0; i < numElements(shape); ++i)
+      expected[i] =
+          c.ref(a[operandIndex(shape, lhs, i)], b[operandIndex(shape, rhs, i)]);
+    expectNear(got, expected, kind, /*exact=*/true);
+  }
+
+  MLIRContext ctx;
+  std::mt19937 rng{7};
+};
+
+TEST_F(GraphKernelTest, ElementwiseEveryUnaryOp) {
+  // 10500 elements: tiles of 4096 (ascend910b) cut within the one row.
+  for (const UnaryCase &c : unaryCases())
+    checkUnary(c, {3, 50, 70}, ElementKind::F32, "ascend910b");
+}
+
+TEST_F(GraphKernelTest, ElementwiseUnaryInHalfOnBothDevices) {
+  for (const char *device : {"ascend910b", "mlu590"})
+    for (const UnaryCase &c : unaryCases())
+      checkUnary(c, {7, 33}, ElementKind::F16, device);
+}
+
+TEST_F(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
+  // Same shape; a per-channel operand of an NCHW tensor on either side
+  // (one element per row, the rows of the channel wrapping over the
+  // batch); a trailing row vector (one row for all); a column with a
+  // leading broadcast; a scalar; both operands broadcast.
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{4, 6, 8}, {4, 6, 8}},
+      {{2, 3, 5, 7}, {1, 3, 1, 1}},
+      {{1, 3, 1, 1}, {2, 3, 5, 7}},
+      {{4, 6, 8}, {8}},
+      {{8}, {4, 6, 8}},
+      {{4, 6, 8}, {6, 1}},
+      {{4, 6, 8}, {}},
+      {{}, {4, 6, 8}},
+      {{5, 1}, {1, 7}},
+      {{6, 1}, {2, 6, 9}}};
+  for (const BinaryCase &c : binaryCases())
+    for (const auto &[lhs, rhs] : shapes)
+      checkBinary(c, lhs, rhs, ElementKind::F32, "ascend910b");
+}
+
+TEST_F(GraphKernelTest, ElementwiseTilesAcrossRowsAndHalf) {
+  // Rows of 100 in tiles of 40 rows (4096 elements) with a partial last
+  // tile; f16 tiles of 8192 elements on mlu590.
+  for (const BinaryCase &c : binaryCases()) {
+    checkBinary(c, {2, 150, 100}, {150, 1}, ElementKind::F32, "ascend910b");
+    checkBinary(c, {2, 150, 100}, {100}, ElementKind::F16, "mlu590");
+  }
+}
+
+TEST_F(GraphKernelTest, ElementwiseVectorScalarOps) {
+  for (const BinaryCase &c : binaryCases()) {
+    checkBinary(c, {2, 4, 4, 64}, {64}, ElementKind::F32, "ascend910b",
+                /*vectorScalar=*/true);
+    checkBinary(c, {2, 4, 4, 64}, {1}, ElementKind::F32, "mlu590",
+                /*vectorScalar=*/true);
+  }
+}
+
+TEST_F(GraphKernelTest, ElementwiseIntegers) {
+  // i32, exactly: the binary ops but division (which truncates) with a
+  // per-row broadcast, and the unary ops integers have.
+  std::uniform_int_distribution<int32_t> small(-50, 50);
+  auto values = [&](int64_t n) {
+    std::vector<int32_t> v(n);
+    for (int32_t &x : v)
+      x = small(rng);
+    return v;
+  };
+  Shape lhs = {3, 4, 5}, rhs = {4, 1};
+  std::vector<int32_t> a = values(60), b = values(4);
+  for (const BinaryCase &c : binaryCases()) {
+    if (std::string(c.op) == "div")
+      continue;
+    SCOPED_TRACE(c.op);
+    std::string source = llvm::formatv(
+        "func.func @f(%a: tensor<3x4x5xi32>, %b: tensor<4x1xi32>) -> "
+        "tensor<3x4x5xi32> {{\n"
+        "  %r = npu.{0} %a, %b : (tensor<3x4x5xi32>, tensor<4x1xi32>) -> "
+        "tensor<3x4x5xi32>\n  return %r : tensor<3x4x5xi32>\n}\n",
+        c.op);
+    HostArray got =
+        runBoth(source,
+                {HostArray::fromValues<int32_t>(ElementKind::I32, a, lhs),
+                 HostArray::fromValues<int32_t>(ElementKind::I32, b, rhs)},
+                "ascend910b");
+    std::vector<int32_t> result = got.getValues<int32_t>();
+    ASSERT_EQ(result.size(), 60u);
+    for (int64_t i = 0; i < 60; ++i)
+      EXPECT_EQ(result[i], c.ref(a[i], b[operandIndex(lhs, rhs, i)]))
+          << "element " << i;
+  }
+  for (const UnaryCase &c : unaryCases()) {
+    if (!c.exact)
+      continue;
+    SCOPED_TRACE(c.op);
+    std::string source =
+        llvm::formatv("func.func @f(%x: tensor<3x4x5xi32>) -> "
+                      "tensor<3x4x5xi32> {{\n"
+                      "  %r = npu.{0} %x {1} : tensor<3x4x5xi32> -> "
+                      "tensor<3x4x5xi32>\n  return %r : tensor<3x4x5xi32>\n}\n",
+                      c.op,
+                      std::string(c.op) == "clip"
+                          ? "{min = -7.0 : f64, max = 9.0 : f64}"
+                          : "")
+            .str();
+    HostArray got = runBoth(
+        source, {HostArray::fromValues<int32_t>(ElementKind::I32, a, lhs)},
+        "mlu590");
+    std::vector<int32_t> result = got.getValues<int32_t>();
+    ASSERT_EQ(result.size(), 60u);
+    for (int64_t i = 0; i < 60; ++i) {
+      double want = std::string(c.op) == "clip"
+                        ? std::min(std::max<double>(a[i], -7), 9.0)
+                        : c.ref(a[i]);
+      EXPECT_EQ(result[i], want) << "element " << i;
+    }
+  }
+}
+
+TEST_F(GraphKernelTest, ElementwiseEmptyTensors) {
+  checkUnary(unaryCases()[0], {0, 5}, ElementKind::F32, "ascend910b");
+  checkBinary(binaryCases()[0], {3, 0, 4}, {4}, ElementKind::F32, "ascend910b");
+}
+
+} // namespace
