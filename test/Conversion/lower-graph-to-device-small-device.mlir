@@ -47,3 +47,13 @@ func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %r = npu.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A gemm rounding to f16 holds, per element of its vector tiles, the f32
+// sum and its rounding.
+func.func @matmul(%a: tensor<2x2xf16>, %b: tensor<2x2xf16>) -> tensor<2x2xf16> {
+  // expected-error @+1 {{'npu.matmul' op cannot be lowered for device 'four_bytes': it has 4 bytes of vector memory, the kernel needs at least 6}}
+  %r = npu.matmul %a, %b : (tensor<2x2xf16>, tensor<2x2xf16>) -> tensor<2x2xf16>
+  return %r : tensor<2x2xf16>
+}

@@ -3,12 +3,14 @@
 // Lowers npu graph ops for a device and runs them in both executors on
 // random inputs: the two give the same bytes, and each result is the
 // float64 reference written from the op's definition, here, index by index
-// (numpy broadcasting), rounded to the element type.
+// (numpy broadcasting, the matrix product), rounded to the element type.
 // Elementwise ops: exactly for the ops IEEE arithmetic rounds once (+, -,
 // *, /, max, min, neg, abs, relu, clip), within a few units in the last
 // place for the others; every op, every broadcast form the kernel reads
 // (leading, trailing, per row, a scalar, both operands broadcast), tiles
 // cut within a row and across rows, f16, i32, both devices, empty tensors.
+// matmul: within the f32 accumulation's bound; batches shared or not,
+// transposed operands, bias, f16, edges of every tile, K = 0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +140,16 @@ const std::vector<BinaryCase> &binaryCases() {
   };
   return cases;
 }
+
+/// npu.matmul against a float64 product: every element within the bound of
+/// its K-term f32 sum, |error| <= (K + 1) 2^-24 sum |a b| (+ the bias), and
+/// the result's own rounding.
+struct MatmulCase {
+  Shape lhs, rhs;
+  bool transposeLhs = false, transposeRhs = false, bias = false;
+  ElementKind element = ElementKind::F32;
+  const char *device = "ascend910b";
+};
 
 class GraphKernelTest : public ::testing::Test {
 protected:
@@ -271,6 +283,75 @@ protected:
     expectNear(got, expected, kind, /*exact=*/true);
   }
 
+  void checkMatmul(const MatmulCase &c) {
+    const char *element = getElementKindName(c.element);
+    // [..., M, K] x [..., K, N] as the op reads them.
+    Shape l = c.lhs, r = c.rhs;
+    if (c.transposeLhs)
+      std::swap(l[l.size() - 2], l[l.size() - 1]);
+    if (c.transposeRhs)
+      std::swap(r[r.size() - 2], r[r.size() - 1]);
+    int64_t m = l[l.size() - 2], k = l.back(), n = r.back();
+    Shape batchL(l.begin(), l.end() - 2), batchR(r.begin(), r.end() - 2);
+    Shape out = broadcastShape(batchL, batchR);
+    int64_t batches = numElements(out);
+    out.push_back(m);
+    out.push_back(n);
+    std::string attrs;
+    if (c.transposeLhs)
+      attrs += "transpose_lhs";
+    if (c.transposeRhs)
+      attrs += std::string(attrs.empty() ? "" : ", ") + "transpose_rhs";
+    std::string operandTypes = tensorType(c.lhs, element) + ", " +
+                               tensorType(c.rhs, element) +
+                               (c.bias ? ", " + tensorType({n}, element) : "");
+    std::string source =
+        llvm::formatv("func.func @f(%a: {0}, %b: {1}{2}) -> {3} {{\n"
+                      "  %r = npu.matmul %a, %b{4} {5} : ({6}) -> {3}\n"
+                      "  return %r : {3}\n}\n",
+                      tensorType(c.lhs, element), tensorType(c.rhs, element),
+                      c.bias ? ", %bias: " + tensorType({n}, element) : "",
+                      tensorType(out, element), c.bias ? ", %bias" : "",
+                      attrs.empty() ? "" : "{" + attrs + "}", operandTypes)
+            .str();
+    SCOPED_TRACE(source);
+    std::vector<double> a = randomValues(numElements(c.lhs), c.element, false);
+    std::vector<double> b = randomValues(numElements(c.rhs), c.element, false);
+    std::vector<double> bias =
+        c.bias ? randomValues(n, c.element, false) : std::vector<double>();
+    std::vector<HostArray> inputs = {floatArray(c.element, a, c.lhs),
+                                     floatArray(c.element, b, c.rhs)};
+    if (c.bias)
+      inputs.push_back(floatArray(c.element, bias, Shape{n}));
+    HostArray got = runBoth(source, inputs, c.device);
+    std::vector<double> values = floatValues(got);
+    ASSERT_EQ(int64_t(values.size()), batches * m * n);
+    // Element (i, j) of batch t of an operand stored as `shape`, read as
+    // [..., rows, cols] (transposed when `transposed`).
+    auto at = [&](const std::vector<double> &v, const Shape &shape,
+                  bool transposed, int64_t t, int64_t i, int64_t j) {
+      int64_t rows = shape[shape.size() - 2], cols = shape.back();
+      int64_t own = numElements(Shape(shape.begin(), shape.end() - 2));
+      int64_t base = (own == 1 ? 0 : t) * rows * cols;
+      return transposed ? v[base + j * cols + i] : v[base + i * cols + j];
+    };
+    double unit = c.element == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+    for (int64_t t = 0; t < batches; ++t)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = c.bias ? bias[j] : 0, magnitude = std::fabs(sum);
+          for (int64_t q = 0; q < k; ++q) {
+            double p = at(a, c.lhs, c.transposeLhs, t, i, q) *
+                       at(b, c.rhs, c.transposeRhs, t, q, j);
+            sum += p;
+            magnitude += std::fabs(p);
+          }
+          double bound = (k + 1) * 0x1p-24 * magnitude + unit * std::fabs(sum);
+          ASSERT_NEAR(values[(t * m + i) * n + j], sum, bound)
+              << "batch " << t << " element (" << i << ", " << j << ")";
+        }
+  }
+
   MLIRContext ctx;
   std::mt19937 rng{7};
 };
@@ -390,6 +471,24 @@ TEST_F(GraphKernelTest, ElementwiseIntegers) {
 TEST_F(GraphKernelTest, ElementwiseEmptyTensors) {
   checkUnary(unaryCases()[0], {0, 5}, ElementKind::F32, "ascend910b");
   checkBinary(binaryCases()[0], {3, 0, 4}, {4}, ElementKind::F32, "ascend910b");
+}
+
+TEST_F(GraphKernelTest, Matmul) {
+  const std::vector<MatmulCase> cases = {
+      // One tile; edges of 128 in M, N and K; a shared rhs over batches.
+      {{3, 5}, {5, 7}},
+      {{130, 129}, {129, 257}},
+      {{2, 3, 70, 300}, {300, 40}},
+      {{2, 40, 70}, {2, 70, 33}, false, false, true},
+      {{300, 20}, {300, 90}, true, false},
+      {{20, 300}, {90, 300}, false, true, true},
+      {{4, 64, 64}, {4, 64, 64}, true, true, false, ElementKind::F16},
+      {{1, 2048}, {2048, 100}, false, false, true, ElementKind::F16, "mlu590"},
+      {{5, 0}, {0, 4}, false, false, true},
+      {{5, 0}, {0, 4}},
+  };
+  for (const MatmulCase &c : cases)
+    checkMatmul(c);
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerElementwiseKernelModels(registry);
+  registerMatmulKernelModels(registry);
   registerMoEKernelModels(registry);
   registerGetIndicePairsKernelModels(registry);
   registerSparseConvKernelModels(registry);

@@ -17,6 +17,9 @@ namespace npu {
 /// Unary, binary and vector-scalar elementwise ops (ElementwiseKernels.cpp).
 void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
 
+/// matmul (MatmulKernels.cpp).
+void registerMatmulKernelModels(mlir::DialectRegistry &registry);
+
 /// The MoE dispatch family (MoEKernels.cpp).
 void registerMoEKernelModels(mlir::DialectRegistry &registry);
 
