@@ -18,6 +18,14 @@ func.func @no_kernel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+func.func @softmax_inner_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'npu.softmax' op cannot be lowered to the device: softmax over axis 0 of 'tensor<4x8xf32>' (only the last axis is lowered)}}
+  %r = npu.softmax %x {axis = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
 // An operand broadcast between dimensions it keeps ([3, 1, 9] onto
 // [3, 5, 9]) is no tile of the result's [rows, W] view.
 func.func @broadcast_inside(%a: tensor<3x1x9xf32>, %b: tensor<1x5x1xf32>) -> tensor<3x5x9xf32> {

@@ -57,3 +57,12 @@ func.func @matmul(%a: tensor<2x2xf16>, %b: tensor<2x2xf16>) -> tensor<2x2xf16> {
   %r = npu.matmul %a, %b : (tensor<2x2xf16>, tensor<2x2xf16>) -> tensor<2x2xf16>
   return %r : tensor<2x2xf16>
 }
+
+// -----
+
+// A row is normalised whole in vector memory.
+func.func @layer_norm(%x: tensor<2x3xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'npu.layer_norm' op cannot be lowered for device 'four_bytes': a row of 3 elements needs 80 bytes of vector memory, the device has 4}}
+  %r = npu.layer_norm %x, %g, %b : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

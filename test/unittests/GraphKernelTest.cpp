@@ -352,6 +352,74 @@ protected:
         }
   }
 
+  /// softmax over the last axis, or layer_norm over the trailing
+  /// dimensions from `axis`, of random rows of `shape`.
+  void checkRows(bool softmax, const Shape &shape, int64_t axis,
+                 ElementKind kind, const char *device) {
+    const char *element = getElementKindName(kind);
+    int64_t rank = shape.size();
+    int64_t from = axis < 0 ? axis + rank : axis;
+    Shape trailing(shape.begin() + from, shape.end());
+    std::string type = tensorType(shape, element);
+    std::string paramType = tensorType(trailing, element);
+    std::string source =
+        softmax
+            ? llvm::formatv("func.func @f(%x: {0}) -> {0} {{\n"
+                            "  %r = npu.softmax %x {{axis = {1} : i64} : {0} "
+                            "-> {0}\n  return %r : {0}\n}\n",
+                            type, axis)
+                  .str()
+            : llvm::formatv(
+                  "func.func @f(%x: {0}, %g: {1}, %b: {1}) -> {0} {{\n"
+                  "  %r = npu.layer_norm %x, %g, %b {{axis = {2} : i64, "
+                  "epsilon = 1.0e-3 : f32} : ({0}, {1}, {1}) -> {0}\n"
+                  "  return %r : {0}\n}\n",
+                  type, paramType, axis)
+                  .str();
+    SCOPED_TRACE(source);
+    std::vector<double> x = randomValues(numElements(shape), kind, false);
+    std::vector<HostArray> inputs = {floatArray(kind, x, shape)};
+    std::vector<double> gamma, beta;
+    if (!softmax) {
+      gamma = randomValues(numElements(trailing), kind, false);
+      beta = randomValues(numElements(trailing), kind, false);
+      inputs.push_back(floatArray(kind, gamma, trailing));
+      inputs.push_back(floatArray(kind, beta, trailing));
+    }
+    HostArray got = runBoth(source, inputs, device);
+    std::vector<double> values = floatValues(got);
+    ASSERT_EQ(values.size(), x.size());
+    int64_t length = numElements(trailing);
+    // f32 arithmetic over a row: a few units in the last place per term.
+    double unit = kind == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+    double tolerance = 8 * length * 0x1p-24 + 2 * unit;
+    for (int64_t r = 0; r * length < int64_t(x.size()); ++r) {
+      const double *row = &x[r * length];
+      std::vector<double> want(length);
+      if (softmax) {
+        double max = *std::max_element(row, row + length), sum = 0;
+        for (int64_t i = 0; i < length; ++i)
+          sum += want[i] = std::exp(row[i] - max);
+        for (double &w : want)
+          w /= sum;
+      } else {
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < length; ++i)
+          mean += row[i] / length;
+        for (int64_t i = 0; i < length; ++i)
+          var += (row[i] - mean) * (row[i] - mean) / length;
+        for (int64_t i = 0; i < length; ++i)
+          want[i] =
+              (row[i] - mean) / std::sqrt(var + double(1.0e-3f)) * gamma[i] +
+              beta[i];
+      }
+      for (int64_t i = 0; i < length; ++i)
+        ASSERT_NEAR(values[r * length + i], want[i],
+                    tolerance * std::max(1.0, std::fabs(want[i])))
+            << "row " << r << " element " << i;
+    }
+  }
+
   MLIRContext ctx;
   std::mt19937 rng{7};
 };
@@ -471,6 +539,22 @@ TEST_F(GraphKernelTest, ElementwiseIntegers) {
 TEST_F(GraphKernelTest, ElementwiseEmptyTensors) {
   checkUnary(unaryCases()[0], {0, 5}, ElementKind::F32, "ascend910b");
   checkBinary(binaryCases()[0], {3, 0, 4}, {4}, ElementKind::F32, "ascend910b");
+}
+
+TEST_F(GraphKernelTest, Softmax) {
+  // Rows of 1000 (a classifier) and of 4096 (attention) in f32 and f16;
+  // more rows than a tile holds.
+  checkRows(true, {2, 1000}, -1, ElementKind::F32, "ascend910b");
+  checkRows(true, {3, 4096}, 1, ElementKind::F16, "ascend910b");
+  checkRows(true, {4, 30, 70}, -1, ElementKind::F32, "mlu590");
+}
+
+TEST_F(GraphKernelTest, LayerNorm) {
+  // Over the last axis (a transformer's hidden size) and over two
+  // trailing dimensions; f16 and both devices.
+  checkRows(false, {2, 50, 768}, -1, ElementKind::F32, "ascend910b");
+  checkRows(false, {3, 8, 16}, 1, ElementKind::F32, "mlu590");
+  checkRows(false, {64, 256}, -1, ElementKind::F16, "ascend910b");
 }
 
 TEST_F(GraphKernelTest, Matmul) {

@@ -13,6 +13,7 @@
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
+  registerNormalizationKernelModels(registry);
   registerMoEKernelModels(registry);
   registerGetIndicePairsKernelModels(registry);
   registerSparseConvKernelModels(registry);
