@@ -22,11 +22,13 @@
 #include "npu/Runtime/ElementKind.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
+#include "npu/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -181,12 +183,19 @@ protected:
   /// bytes and returns the result.
   HostArray runBoth(const std::string &source, std::vector<HostArray> inputs,
                     const char *device) {
+    return runBoth([&] { return lower(source, device); }, "f",
+                   std::move(inputs));
+  }
+
+  /// The same for function `name` of the modules `lowered` gives.
+  HostArray runBoth(function_ref<OwningOpRef<ModuleOp>()> lowered,
+                    StringRef name, std::vector<HostArray> inputs) {
     HostArray results[2];
     for (bool jit : {false, true}) {
-      OwningOpRef<ModuleOp> module = lower(source, device);
+      OwningOpRef<ModuleOp> module = lowered();
       if (!module)
         return {};
-      auto func = module->lookupSymbol<func::FuncOp>("f");
+      auto func = module->lookupSymbol<func::FuncOp>(name);
       std::vector<HostArray> args = inputs;
       // The result starts as 0xff bytes (NaN in floats): an element the
       // kernel skips shows.
@@ -198,7 +207,7 @@ protected:
                          0xff);
       args.push_back(result);
       if (jit) {
-        EXPECT_TRUE(succeeded(jit::runJit(*module, "f", args)));
+        EXPECT_TRUE(succeeded(jit::runJit(*module, name, args)));
       } else {
         sim::SimulationReport report;
         EXPECT_TRUE(succeeded(sim::simulate(func, args, {}, report)));
@@ -420,6 +429,32 @@ protected:
     }
   }
 
+  /// test/Target/ONNX/models/NAME.onnx imported (weights as arguments)
+  /// and lowered for `device`.
+  OwningOpRef<ModuleOp> importModel(StringRef name, const char *device) {
+    std::string path =
+        (Twine(NPU_SOURCE_DIR) + "/test/Target/ONNX/models/" + name + ".onnx")
+            .str();
+    auto bytes = llvm::MemoryBuffer::getFile(path);
+    EXPECT_TRUE(bool(bytes)) << path;
+    if (!bytes)
+      return nullptr;
+    OwningOpRef<ModuleOp> module =
+        importONNX((*bytes)->getBuffer(), path, &ctx, ONNXImportOptions());
+    EXPECT_TRUE(module) << path;
+    if (!module)
+      return nullptr;
+    PassManager pm(&ctx);
+    GraphToDevicePipelineOptions options;
+    options.device = device;
+    buildGraphToDevicePipeline(pm, options);
+    if (failed(pm.run(*module))) {
+      ADD_FAILURE() << "lowering failed: " << path;
+      return nullptr;
+    }
+    return module;
+  }
+
   MLIRContext ctx;
   std::mt19937 rng{7};
 };
@@ -555,6 +590,86 @@ TEST_F(GraphKernelTest, LayerNorm) {
   checkRows(false, {2, 50, 768}, -1, ElementKind::F32, "ascend910b");
   checkRows(false, {3, 8, 16}, 1, ElementKind::F32, "mlu590");
   checkRows(false, {64, 256}, -1, ElementKind::F16, "ascend910b");
+}
+
+TEST_F(GraphKernelTest, ReshapeAndConstants) {
+  // A reshape copies the elements in order (here through three tiles of
+  // 4096 on ascend910b); constants: a splat filled by a launch, a few
+  // values stored one by one, a scalar.
+  Shape from = {3, 50, 70}, to = {70, 150};
+  std::vector<double> x = randomValues(10500, ElementKind::F32, false);
+  std::string source =
+      "func.func @f(%x: tensor<3x50x70xf32>) -> tensor<70x150xf32> {\n"
+      "  %r = npu.reshape %x : tensor<3x50x70xf32> -> tensor<70x150xf32>\n"
+      "  return %r : tensor<70x150xf32>\n}\n";
+  HostArray got =
+      runBoth(source, {floatArray(ElementKind::F32, x, from)}, "ascend910b");
+  EXPECT_EQ(floatValues(got), x);
+  struct Constant {
+    const char *type, *value;
+    std::vector<double> expected;
+  };
+  std::vector<double> splat(5000, -1.5);
+  for (const Constant &c :
+       {Constant{"tensor<50x100xf16>", "dense<-1.5>", splat},
+        Constant{"tensor<2x2xf32>",
+                 "dense<[[1.0, -2.0], [0.5, 3.0]]>",
+                 {1.0, -2.0, 0.5, 3.0}},
+        Constant{"tensor<f32>", "dense<4.25>", {4.25}}}) {
+    std::string source = llvm::formatv(
+        "func.func @f() -> {0} {{\n"
+        "  %c = npu.constant {1} : {0} -> {0}\n  return %c : {0}\n}\n",
+        c.type, c.value);
+    EXPECT_EQ(floatValues(runBoth(source, {}, "mlu590")), c.expected) << source;
+  }
+}
+
+TEST_F(GraphKernelTest, ImportedModelsRunEndToEnd) {
+  // test/Target/ONNX/models, made by scripts/make-onnx-test-models.py, run
+  // from their inputs and weights against float64 formulas of the ONNX
+  // ops. gemm: Flatten, then Gemm with transB, alpha 0.5, beta 2.
+  std::vector<double> x = randomValues(8, ElementKind::F32, false);
+  std::vector<double> w = randomValues(12, ElementKind::F32, false);
+  std::vector<double> c = randomValues(3, ElementKind::F32, false);
+  HostArray y =
+      runBoth([&] { return importModel("gemm", "ascend910b"); }, "main",
+              {floatArray(ElementKind::F32, x, Shape{2, 4, 1, 1}),
+               floatArray(ElementKind::F32, w, Shape{3, 4}),
+               floatArray(ElementKind::F32, c, Shape{3})});
+  std::vector<double> got = floatValues(y);
+  ASSERT_EQ(got.size(), 6u);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double dot = 0;
+      for (int q = 0; q < 4; ++q)
+        dot += x[i * 4 + q] * w[j * 4 + q];
+      EXPECT_NEAR(got[i * 3 + j], 0.5 * dot + 2 * c[j], 1e-6)
+          << "gemm y[" << i << ", " << j << "]";
+    }
+  // layernorm: LayerNormalization over the last axis, epsilon 1e-6.
+  std::vector<double> in = randomValues(80, ElementKind::F32, false);
+  std::vector<double> g = randomValues(8, ElementKind::F32, false);
+  std::vector<double> b = randomValues(8, ElementKind::F32, false);
+  HostArray norm =
+      runBoth([&] { return importModel("layernorm", "mlu590"); }, "main",
+              {floatArray(ElementKind::F32, in, Shape{2, 5, 8}),
+               floatArray(ElementKind::F32, g, Shape{8}),
+               floatArray(ElementKind::F32, b, Shape{8})});
+  got = floatValues(norm);
+  ASSERT_EQ(got.size(), 80u);
+  for (int r = 0; r < 10; ++r) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < 8; ++i)
+      mean += in[r * 8 + i] / 8;
+    for (int i = 0; i < 8; ++i)
+      var += (in[r * 8 + i] - mean) * (in[r * 8 + i] - mean) / 8;
+    for (int i = 0; i < 8; ++i)
+      EXPECT_NEAR(
+          got[r * 8 + i],
+          (in[r * 8 + i] - mean) / std::sqrt(var + double(1e-6f)) * g[i] + b[i],
+          1e-5)
+          << "layernorm row " << r << " element " << i;
+  }
 }
 
 TEST_F(GraphKernelTest, Matmul) {

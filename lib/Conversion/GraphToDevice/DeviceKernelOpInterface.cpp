@@ -11,6 +11,7 @@
 #include "npu/Conversion/DeviceKernelOpInterface.cpp.inc"
 
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
+  registerConstantKernelModels(registry);
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);

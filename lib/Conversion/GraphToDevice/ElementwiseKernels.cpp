@@ -1,7 +1,8 @@
 //===- ElementwiseKernels.cpp - elementwise graph ops on the vector cores -===//
 //
-// Unary ops, binary ops with numpy broadcasting and the vector-scalar family,
-// as one kernel: the result, viewed as [rows, W], is cut into tiles of
+// Unary ops, binary ops with numpy broadcasting, the vector-scalar family and
+// reshape (a copy of the elements in order, a tile in and out), as one
+// kernel: the result, viewed as [rows, W], is cut into tiles of
 // [R, C] elements (R whole rows when a row fits a tile, else one row in
 // pieces of C) dealt to the vector tasks in turn. Per tile each operand is
 // copied in, the op's vector sequence runs and the tile is copied out: a
@@ -117,6 +118,13 @@ bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
 FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
   auto result = cast<ShapedType>(op->getResult(0).getType()).getShape();
   int64_t rank = result.size();
+  // A reshape copies its elements in order: one row of all of them.
+  if (isa<ReshapeOp>(op)) {
+    ElementwiseShape s;
+    s.width = product(result);
+    s.operands.push_back({OperandAccess::Rows, 1});
+    return s;
+  }
   for (int64_t split = 0; split <= rank; ++split) {
     ElementwiseShape s;
     s.rows = product(result.take_front(split));
@@ -293,8 +301,11 @@ private:
     for (auto [operand, access] : llvm::zip_equal(io.operands, shape.operands))
       sources.push_back(prepareOperand(operand, access));
     Type result = getElementTypeOrSelf(op->getResult(0).getType());
-    out = k.alloc({tileRows, tileCols}, result);
-    tmp = k.alloc({tileRows, tileCols}, result);
+    // A reshape stores the tile it loads.
+    if (!isa<ReshapeOp>(op)) {
+      out = k.alloc({tileRows, tileCols}, result);
+      tmp = k.alloc({tileRows, tileCols}, result);
+    }
     resultView = matrixView(io.results[0], shape.rows, shape.width);
   }
 
@@ -361,12 +372,16 @@ private:
     SmallVector<TileOperand> operands;
     for (const Source &src : sources)
       operands.push_back(readTile(src, r0, nr, c0, nc));
-    Value outTile = tileOf(out, nr, nc);
-    if (operands.size() == 1)
-      emitUnary(k, op, operands[0].value, tileOf(tmp, nr, nc), outTile);
-    else
-      emitBinary(*getBinaryKind(op), operands[0], operands[1],
-                 tileOf(tmp, nr, nc), outTile);
+    Value outTile = operands[0].value;
+    if (!isa<ReshapeOp>(op)) {
+      outTile = tileOf(out, nr, nc);
+      Value scratch = tileOf(tmp, nr, nc);
+      if (operands.size() == 1)
+        emitUnary(k, op, operands[0].value, scratch, outTile);
+      else
+        emitBinary(*getBinaryKind(op), operands[0], operands[1], scratch,
+                   outTile);
+    }
     k.dma(outTile, k.window(resultView, {r0, c0}, {nr, nc}));
   }
 
@@ -519,10 +534,10 @@ template <typename... OpTs> void attachElementwiseModels(MLIRContext *ctx) {
 
 void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    attachElementwiseModels<
-        ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, SigmoidOp, SqrtOp, RsqrtOp,
-        ClipOp, HardSigmoidOp, HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
-        MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp, VSMaxOp, VSMinOp>(
-        ctx);
+    attachElementwiseModels<ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp,
+                            SigmoidOp, SqrtOp, RsqrtOp, ClipOp, HardSigmoidOp,
+                            HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
+                            MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
+                            VSMaxOp, VSMinOp, ReshapeOp>(ctx);
   });
 }

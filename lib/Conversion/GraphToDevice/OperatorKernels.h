@@ -17,6 +17,9 @@ namespace npu {
 /// Unary, binary and vector-scalar elementwise ops (ElementwiseKernels.cpp).
 void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
 
+/// constant (ConstantKernels.cpp).
+void registerConstantKernelModels(mlir::DialectRegistry &registry);
+
 /// softmax and layer_norm (NormalizationKernels.cpp).
 void registerNormalizationKernelModels(mlir::DialectRegistry &registry);
 
