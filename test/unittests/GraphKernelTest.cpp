@@ -33,6 +33,7 @@
 
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <random>
 
 using namespace mlir;
@@ -669,6 +670,76 @@ TEST_F(GraphKernelTest, ImportedModelsRunEndToEnd) {
           (in[r * 8 + i] - mean) / std::sqrt(var + double(1e-6f)) * g[i] + b[i],
           1e-5)
           << "layernorm row " << r << " element " << i;
+  }
+}
+
+TEST_F(GraphKernelTest, Transpose) {
+  // The last dimension staying (rows copied) or moving (tiles transposed
+  // on chip), planes larger than a tile, rank 1 and 2, f16 and i32.
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+    ElementKind kind;
+    const char *device;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 4}, {1, 0, 2}, ElementKind::F32, "ascend910b"},
+      {{2, 300, 5, 64}, {0, 2, 1, 3}, ElementKind::F32, "ascend910b"},
+      {{1, 3, 40, 200}, {0, 2, 3, 1}, ElementKind::F16, "ascend910b"},
+      {{1, 40, 200, 3}, {0, 3, 1, 2}, ElementKind::F32, "mlu590"},
+      {{300, 260}, {1, 0}, ElementKind::I32, "ascend910b"},
+      {{3, 4, 5, 6}, {3, 2, 1, 0}, ElementKind::F32, "mlu590"},
+      {{17}, {0}, ElementKind::F32, "ascend910b"},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.kind);
+    Shape out;
+    for (int64_t p : c.perm)
+      out.push_back(c.shape[p]);
+    std::string perms;
+    for (int64_t p : c.perm)
+      perms += (perms.empty() ? "" : ", ") + std::to_string(p);
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}) -> {1} {{\n"
+        "  %r = npu.transpose %x, [{2}] : {0} -> {1}\n"
+        "  return %r : {1}\n}\n",
+        tensorType(c.shape, element), tensorType(out, element), perms);
+    SCOPED_TRACE(source);
+    int64_t n = numElements(c.shape);
+    std::vector<int32_t> values(n);
+    std::iota(values.begin(), values.end(), 1);
+    std::vector<double> asDouble(values.begin(), values.end());
+    HostArray input =
+        c.kind == ElementKind::I32
+            ? HostArray::fromValues<int32_t>(c.kind, values, c.shape)
+            : floatArray(c.kind, asDouble, c.shape);
+    HostArray got = runBoth(source, {input}, c.device);
+    std::vector<double> result;
+    if (c.kind == ElementKind::I32) {
+      std::vector<int32_t> ints = got.getValues<int32_t>();
+      result.assign(ints.begin(), ints.end());
+    } else {
+      result = floatValues(got);
+    }
+    ASSERT_EQ(int64_t(result.size()), n);
+    // Output element i: its index in the output, permuted back.
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t rest = i, source = 0;
+      std::vector<int64_t> index(out.size());
+      for (int64_t d = out.size() - 1; d >= 0; --d) {
+        index[d] = rest % out[d];
+        rest /= out[d];
+      }
+      std::vector<int64_t> inIndex(c.shape.size());
+      for (size_t d = 0; d < out.size(); ++d)
+        inIndex[c.perm[d]] = index[d];
+      for (size_t d = 0; d < c.shape.size(); ++d)
+        source = source * c.shape[d] + inIndex[d];
+      double want = values[source];
+      if (c.kind != ElementKind::I32)
+        want = roundFloat(c.kind, want);
+      ASSERT_EQ(result[i], want) << "element " << i;
+    }
   }
 }
 

@@ -15,6 +15,7 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);
+  registerTransposeKernelModels(registry);
   registerMoEKernelModels(registry);
   registerGetIndicePairsKernelModels(registry);
   registerSparseConvKernelModels(registry);

@@ -20,6 +20,9 @@ void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
 /// constant (ConstantKernels.cpp).
 void registerConstantKernelModels(mlir::DialectRegistry &registry);
 
+/// transpose (TransposeKernels.cpp).
+void registerTransposeKernelModels(mlir::DialectRegistry &registry);
+
 /// softmax and layer_norm (NormalizationKernels.cpp).
 void registerNormalizationKernelModels(mlir::DialectRegistry &registry);
 
