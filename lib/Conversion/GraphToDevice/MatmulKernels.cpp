@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmEpilogue.h"
 #include "OperatorKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
@@ -146,22 +147,24 @@ public:
       buildProducts(batchedView(k, sums));
     if (direct)
       return;
-    buildEpilogue(sums);
+    GemmEpilogue epilogue;
+    epilogue.sums = s.k > 0 ? sums : Value();
+    epilogue.bias = op.getBias() ? io.operands[2] : Value();
+    epilogue.result = io.results[0];
+    epilogue.rows = s.batch * s.m;
+    epilogue.width = s.n;
+    epilogue.strategy = "gemm";
+    buildGemmEpilogue(k, epilogue, device);
     k.builder().create<memref::DeallocOp>(k.location(), sums);
   }
 
 private:
-  /// Whether the sums need a vector launch after them: a bias, a result
-  /// narrower than f32, or no products at all.
-  bool needsEpilogue() { return !element.isF32() || op.getBias() || s.k == 0; }
+  bool needsEpilogue() {
+    return needsGemmEpilogue(element, bool(op.getBias()), s.k == 0);
+  }
 
-  /// Vector memory per element of an epilogue tile: the f32 sum, its
-  /// rounding, the bias and its widening.
   int64_t epilogueBytes() {
-    int64_t eb = element.getIntOrFloatBitWidth() / 8;
-    int64_t narrow = element.isF32() ? 0 : eb;
-    int64_t bias = op.getBias() ? eb + narrow / eb * 4 : 0;
-    return 4 + narrow + bias;
+    return getGemmEpilogueBytes(element, bool(op.getBias()));
   }
 
   /// The cube launch: every output tile's sum of products into `sums`
@@ -270,81 +273,6 @@ private:
       op.setTransposeB(s.transposeRhs);
     };
     k.ifThenElse(k.eq(k0, zero), [&] { matmul(false); }, [&] { matmul(true); });
-  }
-
-  /// The vector launch after the products: result = round(sums + bias),
-  /// rows of [batch M, N] in tiles; sums read as zeros when K = 0.
-  void buildEpilogue(Value sums) {
-    int64_t rows = s.batch * s.m, width = s.n;
-    if (rows * width == 0)
-      return;
-    Type outType = cast<MemRefType>(io.results[0].getType()).getElementType();
-    // Two copies of each tile, for the pipeline.
-    int64_t budget = device.vectorBytes / (2 * epilogueBytes());
-    int64_t chunk = int64_t(1) << llvm::Log2_64(std::max<int64_t>(budget, 1));
-    int64_t cols = std::min(width, chunk);
-    int64_t tileRows = std::min(rows, std::max<int64_t>(1, chunk / cols));
-    int64_t colTiles = llvm::divideCeil(width, cols);
-    int64_t tiles = llvm::divideCeil(rows, tileRows) * colTiles;
-    int64_t tasks =
-        std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
-    Value bias = op.getBias() ? io.operands[2] : Value();
-    dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-      Value sumView = flatRows(sums);
-      Value outView = flatRows(io.results[0]);
-      Value wide = k.alloc({tileRows, cols}, f32);
-      Value narrow =
-          outType == f32 ? Value() : k.alloc({tileRows, cols}, outType);
-      Value biasIn = bias ? k.alloc({cols}, element) : Value();
-      Value biasWide = bias && element != f32 ? k.alloc({cols}, f32) : biasIn;
-      k.forEachItem(task, tasks, tiles, [&](Value t) {
-        Value r0 = k.mul(k.div(t, k.index(colTiles)), k.index(tileRows));
-        Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(cols));
-        Value nr = k.min(k.index(tileRows), k.sub(k.index(rows), r0));
-        Value nc = k.min(k.index(cols), k.sub(k.index(width), c0));
-        Value zero = k.index(0);
-        Value sum = window2(wide, zero, nr, zero, nc);
-        if (s.k > 0)
-          k.dma(window2(sumView, r0, nr, c0, nc), sum);
-        else
-          k.vfill(sum, k.f32(0));
-        if (bias) {
-          Value in = k.window(biasIn, {zero}, {nc});
-          k.dma(k.window(bias, {c0}, {nc}), in);
-          Value w = in;
-          if (biasWide != biasIn) {
-            w = k.window(biasWide, {zero}, {nc});
-            k.vcast(in, w);
-          }
-          k.vbinaryBroadcast(dev::BinaryKind::add, sum, w, sum, 1);
-        }
-        Value out = sum;
-        if (narrow) {
-          out = window2(narrow, zero, nr, zero, nc);
-          k.vcast(sum, out);
-        }
-        k.dma(out, window2(outView, r0, nr, c0, nc));
-      });
-    });
-    OpBuilder &b = k.builder();
-    KernelBuilder::recordTiling(
-        launch, {b.getNamedAttr("strategy", b.getStringAttr("gemm")),
-                 b.getNamedAttr("step", b.getStringAttr("epilogue")),
-                 b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
-                 b.getNamedAttr("tile_cols", b.getI64IntegerAttr(cols))});
-  }
-
-  /// A contiguous memref of rank 2 or more as [rows, last dimension].
-  Value flatRows(Value memref) {
-    int64_t rank = cast<MemRefType>(memref.getType()).getRank();
-    if (rank == 2)
-      return memref;
-    OpBuilder &b = k.builder();
-    ReassociationIndices leading(rank - 1);
-    std::iota(leading.begin(), leading.end(), 0);
-    return b.create<memref::CollapseShapeOp>(
-        k.location(), memref,
-        ArrayRef<ReassociationIndices>{leading, {rank - 1}});
   }
 
   KernelBuilder &k;

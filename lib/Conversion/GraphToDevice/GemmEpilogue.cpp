@@ -1,0 +1,101 @@
+//===- GemmEpilogue.cpp - bias and rounding after the cube's sums ---------===//
+//
+// One vector launch over [R, C] tiles of the f32 sums viewed as [rows,
+// width]: copy in (or zeros when there were no products), add the bias
+// widened to f32 along the rows, round to the result's type, copy out. A
+// plain tile loop that npu-pipeline-dma-loops pipelines. O(rows x width).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmEpilogue.h"
+
+#include "npu/Device/DeviceModel.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace npu;
+
+bool npu::needsGemmEpilogue(Type element, bool bias, bool noProducts) {
+  return !element.isF32() || bias || noProducts;
+}
+
+int64_t npu::getGemmEpilogueBytes(Type element, bool bias) {
+  int64_t eb = element.getIntOrFloatBitWidth() / 8;
+  int64_t narrow = element.isF32() ? 0 : eb;
+  int64_t biasBytes = bias ? eb + (element.isF32() ? 0 : 4) : 0;
+  return 4 + narrow + biasBytes;
+}
+
+/// A contiguous memref of rank 2 or more as [rows, last dimension].
+static Value flatRows(KernelBuilder &k, Value memref) {
+  int64_t rank = cast<MemRefType>(memref.getType()).getRank();
+  if (rank == 2)
+    return memref;
+  ReassociationIndices leading(rank - 1);
+  std::iota(leading.begin(), leading.end(), 0);
+  return k.builder().create<memref::CollapseShapeOp>(
+      k.location(), memref,
+      ArrayRef<ReassociationIndices>{leading, {rank - 1}});
+}
+
+void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
+                            const DeviceModel &device) {
+  if (e.rows * e.width == 0)
+    return;
+  Type element = cast<MemRefType>(e.result.getType()).getElementType();
+  Type f32 = k.builder().getF32Type();
+  // Two copies of each tile, for the pipeline.
+  int64_t budget =
+      device.vectorBytes / (2 * getGemmEpilogueBytes(element, bool(e.bias)));
+  int64_t chunk = int64_t(1) << llvm::Log2_64(std::max<int64_t>(budget, 1));
+  int64_t cols = std::min(e.width, chunk);
+  int64_t tileRows = std::min(e.rows, std::max<int64_t>(1, chunk / cols));
+  int64_t colTiles = llvm::divideCeil(e.width, cols);
+  int64_t tiles = llvm::divideCeil(e.rows, tileRows) * colTiles;
+  int64_t tasks =
+      std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
+  dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+    Value sumView = e.sums ? flatRows(k, e.sums) : Value();
+    Value outView = flatRows(k, e.result);
+    Value wide = k.alloc({tileRows, cols}, f32);
+    Value narrow =
+        element == f32 ? Value() : k.alloc({tileRows, cols}, element);
+    Value biasIn = e.bias ? k.alloc({cols}, element) : Value();
+    Value biasWide = e.bias && element != f32 ? k.alloc({cols}, f32) : biasIn;
+    k.forEachItem(task, tasks, tiles, [&](Value t) {
+      Value zero = k.index(0);
+      Value r0 = k.mul(k.div(t, k.index(colTiles)), k.index(tileRows));
+      Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(cols));
+      Value nr = k.min(k.index(tileRows), k.sub(k.index(e.rows), r0));
+      Value nc = k.min(k.index(cols), k.sub(k.index(e.width), c0));
+      Value sum = k.window(wide, {zero, zero}, {nr, nc});
+      if (sumView)
+        k.dma(k.window(sumView, {r0, c0}, {nr, nc}), sum);
+      else
+        k.vfill(sum, k.f32(0));
+      if (e.bias) {
+        Value in = k.window(biasIn, {zero}, {nc});
+        k.dma(k.window(e.bias, {c0}, {nc}), in);
+        Value w = in;
+        if (biasWide != biasIn) {
+          w = k.window(biasWide, {zero}, {nc});
+          k.vcast(in, w);
+        }
+        k.vbinaryBroadcast(dev::BinaryKind::add, sum, w, sum, 1);
+      }
+      Value out = sum;
+      if (narrow) {
+        out = k.window(narrow, {zero, zero}, {nr, nc});
+        k.vcast(sum, out);
+      }
+      k.dma(out, k.window(outView, {r0, c0}, {nr, nc}));
+    });
+  });
+  OpBuilder &b = k.builder();
+  KernelBuilder::recordTiling(
+      launch, {b.getNamedAttr("strategy", b.getStringAttr(e.strategy)),
+               b.getNamedAttr("step", b.getStringAttr("epilogue")),
+               b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
+               b.getNamedAttr("tile_cols", b.getI64IntegerAttr(cols))});
+}
