@@ -144,6 +144,18 @@ const std::vector<BinaryCase> &binaryCases() {
   return cases;
 }
 
+/// npu.conv2d ([N, H, W, C] input, [O, KH, KW, I] filter) against a
+/// float64 sum from the definition, within the f32 accumulation's bound.
+struct ConvCase {
+  Shape input, filter;
+  std::vector<int64_t> strides = {1, 1}, padding = {0, 0, 0, 0},
+                       dilations = {1, 1};
+  int64_t groups = 1;
+  bool bias = false;
+  ElementKind element = ElementKind::F32;
+  const char *device = "ascend910b";
+};
+
 /// npu.matmul against a float64 product: every element within the bound of
 /// its K-term f32 sum, |error| <= (K + 1) 2^-24 sum |a b| (+ the bias), and
 /// the result's own rounding.
@@ -456,6 +468,82 @@ protected:
     return module;
   }
 
+  void checkConv(const ConvCase &c) {
+    const char *element = getElementKindName(c.element);
+    int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
+    int64_t o = c.filter[0], kh = c.filter[1], kw = c.filter[2],
+            in = c.filter[3];
+    auto extent = [](int64_t size, int64_t k, int64_t stride, int64_t lo,
+                     int64_t hi, int64_t dilation) {
+      return (size + lo + hi - dilation * (k - 1) - 1) / stride + 1;
+    };
+    int64_t oh =
+        extent(h, kh, c.strides[0], c.padding[0], c.padding[1], c.dilations[0]);
+    int64_t ow =
+        extent(w, kw, c.strides[1], c.padding[2], c.padding[3], c.dilations[1]);
+    Shape out = {n, oh, ow, o};
+    auto list = [](const std::vector<int64_t> &v) {
+      std::string s;
+      for (int64_t x : v)
+        s += (s.empty() ? "" : ", ") + std::to_string(x);
+      return s;
+    };
+    std::string types = tensorType(c.input, element) + ", " +
+                        tensorType(c.filter, element) +
+                        (c.bias ? ", " + tensorType({o}, element) : "");
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}, %w: {1}{2}) -> {3} {{\n"
+        "  %r = npu.conv2d %x, %w{4} {{strides = array<i64: {5}>, padding = "
+        "array<i64: {6}>, dilations = array<i64: {7}>, groups = {8} : i64} : "
+        "({9}) -> {3}\n  return %r : {3}\n}\n",
+        tensorType(c.input, element), tensorType(c.filter, element),
+        c.bias ? ", %b: " + tensorType({o}, element) : "",
+        tensorType(out, element), c.bias ? ", %b" : "", list(c.strides),
+        list(c.padding), list(c.dilations), c.groups, types);
+    SCOPED_TRACE(source);
+    std::vector<double> x =
+        randomValues(numElements(c.input), c.element, false);
+    std::vector<double> f =
+        randomValues(numElements(c.filter), c.element, false);
+    std::vector<double> bias =
+        c.bias ? randomValues(o, c.element, false) : std::vector<double>();
+    std::vector<HostArray> inputs = {floatArray(c.element, x, c.input),
+                                     floatArray(c.element, f, c.filter)};
+    if (c.bias)
+      inputs.push_back(floatArray(c.element, bias, Shape{o}));
+    std::vector<double> got = floatValues(runBoth(source, inputs, c.device));
+    ASSERT_EQ(int64_t(got.size()), numElements(out));
+    double unit = c.element == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+    int64_t og = o / c.groups;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z)
+          for (int64_t q = 0; q < o; ++q) {
+            int64_t group = q / og;
+            double sum = c.bias ? bias[q] : 0, magnitude = std::fabs(sum);
+            for (int64_t i = 0; i < kh; ++i)
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t iy =
+                    y * c.strides[0] - c.padding[0] + i * c.dilations[0];
+                int64_t iz =
+                    z * c.strides[1] - c.padding[2] + j * c.dilations[1];
+                if (iy < 0 || iy >= h || iz < 0 || iz >= w)
+                  continue;
+                for (int64_t r = 0; r < in; ++r) {
+                  double p = x[((b * h + iy) * w + iz) * ch + group * in + r] *
+                             f[((q * kh + i) * kw + j) * in + r];
+                  sum += p;
+                  magnitude += std::fabs(p);
+                }
+              }
+            double bound = (kh * kw * in + 1) * 0x1p-24 * magnitude +
+                           unit * std::fabs(sum);
+            ASSERT_NEAR(got[((b * oh + y) * ow + z) * o + q], sum, bound)
+                << "output (" << b << ", " << y << ", " << z << ", " << q
+                << ")";
+          }
+  }
+
   MLIRContext ctx;
   std::mt19937 rng{7};
 };
@@ -741,6 +829,83 @@ TEST_F(GraphKernelTest, Transpose) {
       ASSERT_EQ(result[i], want) << "element " << i;
     }
   }
+}
+
+TEST_F(GraphKernelTest, Conv2D) {
+  const std::vector<ConvCase> cases = {
+      // 3x3, same padding; strided with uneven padding and a bias;
+      // dilated; grouped and depthwise; a 1x1 over more than 128 channels
+      // into more than 128; rows of more than 128 pixels; f16 on mlu590;
+      // a padded border larger than the kernel needs.
+      {{1, 8, 8, 3}, {4, 3, 3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{2, 9, 10, 6}, {5, 3, 3, 6}, {2, 2}, {1, 0, 2, 1}, {1, 1}, 1, true},
+      {{1, 12, 12, 4}, {3, 3, 3, 4}, {1, 1}, {2, 2, 2, 2}, {2, 2}},
+      {{1, 7, 7, 8}, {6, 3, 3, 4}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2, true},
+      {{1, 6, 6, 5}, {5, 3, 3, 1}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 5},
+      {{1, 3, 4, 200}, {150, 1, 1, 200}},
+      {{1, 2, 140, 3}, {4, 1, 3, 3}, {1, 1}, {0, 0, 1, 1}},
+      {{1, 10, 10, 16},
+       {8, 3, 3, 16},
+       {2, 2},
+       {1, 1, 1, 1},
+       {1, 1},
+       1,
+       true,
+       ElementKind::F16,
+       "mlu590"},
+      {{1, 4, 4, 2}, {2, 2, 2, 2}, {1, 1}, {3, 3, 3, 3}},
+  };
+  for (const ConvCase &c : cases)
+    checkConv(c);
+}
+
+TEST_F(GraphKernelTest, ImportedConvBatchNormRelu) {
+  // conv_bn_relu.onnx: Conv 3x3 (pads 1) with bias, BatchNormalization
+  // (epsilon 1e-3), Relu, in NCHW; the importer computes in NHWC and takes
+  // the filter stored as [O, KH, KW, I] (npu.onnx_perm 0, 2, 3, 1).
+  std::vector<double> x = randomValues(3 * 64, ElementKind::F32, false);
+  std::vector<double> w = randomValues(4 * 3 * 9, ElementKind::F32, false);
+  std::vector<double> b = randomValues(4, ElementKind::F32, false);
+  std::vector<double> gamma = randomValues(4, ElementKind::F32, false);
+  std::vector<double> beta = randomValues(4, ElementKind::F32, false);
+  std::vector<double> mean = randomValues(4, ElementKind::F32, false);
+  std::vector<double> var = randomValues(4, ElementKind::F32, true);
+  // [O, I, KH, KW] stored as [O, KH, KW, I].
+  std::vector<double> stored(w.size());
+  for (int o = 0; o < 4; ++o)
+    for (int i = 0; i < 3; ++i)
+      for (int y = 0; y < 3; ++y)
+        for (int z = 0; z < 3; ++z)
+          stored[((o * 3 + y) * 3 + z) * 3 + i] =
+              w[((o * 3 + i) * 3 + y) * 3 + z];
+  auto vec = [](const std::vector<double> &v) {
+    return floatArray(ElementKind::F32, v, Shape{int64_t(v.size())});
+  };
+  HostArray out =
+      runBoth([&] { return importModel("conv_bn_relu", "ascend910b"); }, "main",
+              {floatArray(ElementKind::F32, x, Shape{1, 3, 8, 8}),
+               floatArray(ElementKind::F32, stored, Shape{4, 3, 3, 3}), vec(b),
+               vec(gamma), vec(beta), vec(mean), vec(var)});
+  std::vector<double> got = floatValues(out);
+  ASSERT_EQ(got.size(), 4u * 64);
+  for (int o = 0; o < 4; ++o)
+    for (int y = 0; y < 8; ++y)
+      for (int z = 0; z < 8; ++z) {
+        double sum = b[o];
+        for (int i = 0; i < 3; ++i)
+          for (int p = 0; p < 3; ++p)
+            for (int q = 0; q < 3; ++q) {
+              int iy = y + p - 1, iz = z + q - 1;
+              if (iy >= 0 && iy < 8 && iz >= 0 && iz < 8)
+                sum +=
+                    x[(i * 8 + iy) * 8 + iz] * w[((o * 3 + i) * 3 + p) * 3 + q];
+            }
+        double norm =
+            (sum - mean[o]) / std::sqrt(var[o] + double(1e-3f)) * gamma[o] +
+            beta[o];
+        EXPECT_NEAR(got[(o * 8 + y) * 8 + z], std::max(norm, 0.0), 1e-5)
+            << "y[0, " << o << ", " << y << ", " << z << "]";
+      }
 }
 
 TEST_F(GraphKernelTest, Matmul) {

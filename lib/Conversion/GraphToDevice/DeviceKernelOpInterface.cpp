@@ -12,6 +12,7 @@
 
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerConstantKernelModels(registry);
+  registerConvKernelModels(registry);
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);

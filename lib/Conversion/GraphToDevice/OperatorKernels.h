@@ -17,6 +17,9 @@ namespace npu {
 /// Unary, binary and vector-scalar elementwise ops (ElementwiseKernels.cpp).
 void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
 
+/// conv2d (ConvKernels.cpp).
+void registerConvKernelModels(mlir::DialectRegistry &registry);
+
 /// constant (ConstantKernels.cpp).
 void registerConstantKernelModels(mlir::DialectRegistry &registry);
 

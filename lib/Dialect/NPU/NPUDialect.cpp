@@ -100,8 +100,9 @@ LogicalResult NPUDialect::verifyRegionArgAttribute(Operation *op,
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func || argIndex >= func.getNumArguments())
     return success();
-  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
-  if (!type || type.getRank() != perm.size())
+  // A tensor, or the memref it is stored in once lowered to the device.
+  auto type = dyn_cast<ShapedType>(func.getArgumentTypes()[argIndex]);
+  if (!type || !type.hasRank() || type.getRank() != perm.size())
     return fail("a permutation of the argument's dimensions");
   return success();
 }

@@ -65,6 +65,12 @@ public:
   mlir::Value window(mlir::Value memref, llvm::ArrayRef<mlir::Value> offsets,
                      llvm::ArrayRef<mlir::OpFoldResult> sizes,
                      llvm::ArrayRef<unsigned> drop = {});
+  /// The same taking every `steps[d]`-th element along dimension d (a
+  /// strided convolution's input rows).
+  mlir::Value window(mlir::Value memref, llvm::ArrayRef<mlir::Value> offsets,
+                     llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                     llvm::ArrayRef<int64_t> steps,
+                     llvm::ArrayRef<unsigned> drop);
   /// The size of dimension `d` of `memref`.
   mlir::Value dim(mlir::Value memref, int64_t d);
   /// memref[index] and memref[index] = value.

@@ -81,9 +81,17 @@ Value KernelBuilder::alloc(ArrayRef<int64_t> shape, Type element,
 Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
                             ArrayRef<OpFoldResult> sizes,
                             ArrayRef<unsigned> drop) {
+  return window(memref, offsets, sizes, {}, drop);
+}
+
+Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
+                            ArrayRef<OpFoldResult> sizes,
+                            ArrayRef<int64_t> steps, ArrayRef<unsigned> drop) {
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<OpFoldResult> mixedOffsets(offsets.begin(), offsets.end());
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  for (auto [d, step] : llvm::enumerate(steps))
+    strides[d] = b.getIndexAttr(step);
   // Sizes that are constants (attributes or constant ops) become static
   // dimensions of the window.
   SmallVector<OpFoldResult> staticSizes;

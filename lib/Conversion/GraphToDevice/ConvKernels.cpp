@@ -1,0 +1,375 @@
+//===- ConvKernels.cpp - npu.conv2d as implicit GEMM on the cube ----------===//
+//
+// conv2d ([N, H, W, C] input, [O, KH, KW, I] filter, I = C / groups) as an
+// implicit GEMM: output pixels x output channels, summed over the filter's
+// taps and input channels, never materialising the im2col matrix.
+//  1. With padding, a vector launch writes the input into a zero-bordered
+//     copy [N, H + top + bottom, W + left + right, C] (row by row: zeros,
+//     the input row, zeros), so that every tap reads inside it.
+//  2. A cube launch over output tiles (n, oh, up to 128 consecutive ow, a
+//     group, up to 128 of its output channels), dealt in turn. Per tile a
+//     loop over (kh, kw, block of up to 128 input channels) copies A, the
+//     tile's pixels' input rows at that tap ([ow, channels], a window whose
+//     rows step by the stride), and B, the filter's [channels of the block,
+//     output channels] at that tap (read transposed as stored), and sums
+//     A B into an f32 tile: a plain tile loop, which npu-pipeline-dma-loops
+//     pipelines.
+//  3. The sums go straight to an f32 result without bias; otherwise through
+//     an f32 workspace and the gemm epilogue (bias, rounding).
+// Work O(N OH OW O KH KW I); the input crosses DMA once per (tap, output
+// channel tile).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmEpilogue.h"
+#include "OperatorKernels.h"
+
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::graph;
+
+namespace {
+
+/// The sizes of a conv2d.
+struct ConvShape {
+  int64_t n, h, w, c, o, kh, kw, i, oh, ow;
+  int64_t strideH, strideW, dilationH, dilationW;
+  int64_t top, bottom, left, right, groups;
+  /// Output channels per group.
+  int64_t og;
+
+  bool isPadded() const { return top || bottom || left || right; }
+  int64_t paddedH() const { return h + top + bottom; }
+  int64_t paddedW() const { return w + left + right; }
+};
+
+ConvShape getConvShape(Conv2DOp op) {
+  ArrayRef<int64_t> in = op.getInput().getType().getShape();
+  ArrayRef<int64_t> fil = op.getFilter().getType().getShape();
+  ArrayRef<int64_t> out = op.getOutput().getType().getShape();
+  ArrayRef<int64_t> strides = op.getStrides(), padding = op.getPadding(),
+                    dilations = op.getDilations();
+  ConvShape s;
+  s.n = in[0];
+  s.h = in[1];
+  s.w = in[2];
+  s.c = in[3];
+  s.o = fil[0];
+  s.kh = fil[1];
+  s.kw = fil[2];
+  s.i = fil[3];
+  s.oh = out[1];
+  s.ow = out[2];
+  s.strideH = strides[0];
+  s.strideW = strides[1];
+  s.dilationH = dilations[0];
+  s.dilationW = dilations[1];
+  s.top = padding[0];
+  s.bottom = padding[1];
+  s.left = padding[2];
+  s.right = padding[3];
+  s.groups = op.getGroups();
+  s.og = s.o / s.groups;
+  return s;
+}
+
+class ConvKernel {
+public:
+  ConvKernel(KernelBuilder &k, Conv2DOp op, const KernelOperands &io,
+             const ConvShape &shape, const DeviceModel &device)
+      : k(k), op(op), io(io), s(shape), device(device) {
+    element = op.getInput().getType().getElementType();
+    f32 = k.builder().getF32Type();
+  }
+
+  /// Tiles as for matmul: A and B (two copies each) and the f32 sums in
+  /// cube memory; the epilogue's and the padding's tiles in vector memory.
+  LogicalResult chooseTiles() {
+    if (!element.isF16() && !element.isBF16() && !element.isF32())
+      return op.emitOpError("cannot be lowered to the device: the cube "
+                            "multiplies f16, bf16 or f32, got ")
+             << element;
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    tm = std::min<int64_t>(s.ow, 128);
+    tn = std::min<int64_t>(s.og, 128);
+    tk = std::clamp<int64_t>(s.i, 1, 128);
+    auto bytes = [&] { return 2 * (tm * tk + tn * tk) * eb + tm * tn * 4; };
+    while (bytes() > device.cubeBytes && (tm > 1 || tn > 1 || tk > 1)) {
+      int64_t &largest = tk >= tm && tk >= tn ? tk : tm >= tn ? tm : tn;
+      largest = llvm::divideCeil(largest, 2);
+    }
+    if (bytes() > device.cubeBytes)
+      return op.emitOpError("cannot be lowered for device '")
+             << device.name << "': it has " << device.cubeBytes
+             << " bytes of cube memory, the kernel needs at least " << bytes();
+    int64_t vectorNeed = std::max<int64_t>(
+        needsEpilogue() ? getGemmEpilogueBytes(element, bool(op.getBias())) : 0,
+        s.isPadded() ? 2 * eb : 0);
+    if (vectorNeed > device.vectorBytes)
+      return op.emitOpError("cannot be lowered for device '")
+             << device.name << "': it has " << device.vectorBytes
+             << " bytes of vector memory, the kernel needs at least "
+             << vectorNeed;
+    return success();
+  }
+
+  void build() {
+    Value input = io.operands[0];
+    if (s.isPadded() && s.i > 0)
+      input = buildPadded();
+    bool direct = !needsEpilogue();
+    Value sums = direct ? io.results[0] : globalBuffer({s.n, s.oh, s.ow, s.o});
+    if (s.i > 0)
+      buildProducts(input, sums);
+    if (input != io.operands[0])
+      k.builder().create<memref::DeallocOp>(k.location(), input);
+    if (direct)
+      return;
+    GemmEpilogue epilogue;
+    epilogue.sums = s.i > 0 ? sums : Value();
+    epilogue.bias = op.getBias() ? io.operands[2] : Value();
+    epilogue.result = io.results[0];
+    epilogue.rows = s.n * s.oh * s.ow;
+    epilogue.width = s.o;
+    epilogue.strategy = "conv2d";
+    buildGemmEpilogue(k, epilogue, device);
+    k.builder().create<memref::DeallocOp>(k.location(), sums);
+  }
+
+private:
+  bool needsEpilogue() {
+    return needsGemmEpilogue(element, bool(op.getBias()), s.i == 0);
+  }
+
+  Value globalBuffer(ArrayRef<int64_t> shape, Type type = {}) {
+    OpBuilder &b = k.builder();
+    return b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get(shape, type ? type : f32, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)));
+  }
+
+  /// The input with its zero border, row by row: a row of the border is
+  /// zeros; an inner row is zeros, the input row, zeros.
+  Value buildPadded() {
+    int64_t rowLength = s.paddedW() * s.c, rows = s.n * s.paddedH();
+    Value padded = globalBuffer({s.n, s.paddedH(), s.paddedW(), s.c}, element);
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t chunk = std::min<int64_t>(
+        rowLength, int64_t(1) << llvm::Log2_64(
+                       std::max<int64_t>(device.vectorBytes / (2 * eb), 1)));
+    int64_t tasks =
+        std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), rows);
+    dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+      Value zeros = k.alloc({chunk}, element);
+      Value data = k.alloc({chunk}, element);
+      k.vfill(zeros, k.floatConstant(element, 0));
+      Value to = flatRows(padded, rows, rowLength);
+      Value from = flatRows(io.operands[0], s.n * s.h, s.w * s.c);
+      k.forEachItem(task, tasks, rows, [&](Value row) {
+        Value hp = k.rem(row, k.index(s.paddedH()));
+        Value ih = k.sub(hp, k.index(s.top));
+        Value inside = k.andI(k.ge(ih, k.index(0)), k.lt(ih, k.index(s.h)));
+        auto zeroRange = [&](int64_t begin, int64_t end) {
+          forEachChunk(begin, end, chunk, [&](Value at, Value size) {
+            k.dma(k.window(zeros, {k.index(0)}, {size}),
+                  k.window(to, {row, at}, {k.builder().getIndexAttr(1), size},
+                           {0}));
+          });
+        };
+        k.ifThenElse(
+            inside,
+            [&] {
+              zeroRange(0, s.left * s.c);
+              Value inRow = k.add(
+                  k.mul(k.div(row, k.index(s.paddedH())), k.index(s.h)), ih);
+              forEachChunk(0, s.w * s.c, chunk, [&](Value at, Value size) {
+                OpFoldResult one = k.builder().getIndexAttr(1);
+                Value staged = k.window(data, {k.index(0)}, {size});
+                k.dma(k.window(from, {inRow, at}, {one, size}, {0}), staged);
+                Value target = k.add(at, k.index(s.left * s.c));
+                k.dma(staged, k.window(to, {row, target}, {one, size}, {0}));
+              });
+              zeroRange((s.left + s.w) * s.c, rowLength);
+            },
+            [&] { zeroRange(0, rowLength); });
+      });
+    });
+    OpBuilder &b = k.builder();
+    KernelBuilder::recordTiling(
+        launch, {b.getNamedAttr("strategy", b.getStringAttr("conv2d")),
+                 b.getNamedAttr("step", b.getStringAttr("pad")),
+                 b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))});
+    return padded;
+  }
+
+  /// for (at = begin; at < end; at += chunk) body(at, min(chunk, end - at)).
+  void forEachChunk(int64_t begin, int64_t end, int64_t chunk,
+                    function_ref<void(Value, Value)> body) {
+    if (end <= begin)
+      return;
+    k.forLoop(k.index(begin), k.index(end), k.index(chunk), [&](Value at) {
+      body(at, k.min(k.index(chunk), k.sub(k.index(end), at)));
+    });
+  }
+
+  /// A contiguous memref as [rows, length].
+  Value flatRows(Value memref, int64_t rows, int64_t length) {
+    auto type = cast<MemRefType>(memref.getType());
+    ReassociationIndices all(type.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    OpBuilder &b = k.builder();
+    Value flat = b.create<memref::CollapseShapeOp>(
+        k.location(), memref, ArrayRef<ReassociationIndices>{all});
+    auto matrix =
+        MemRefType::get({rows, length}, type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    return b.create<memref::ExpandShapeOp>(
+        k.location(), matrix, flat, ArrayRef<ReassociationIndices>{{0, 1}});
+  }
+
+  /// The output tile of a loop index.
+  struct Tile {
+    Value n, oh, ow0, group, o0, rows, cols;
+  };
+
+  Tile decodeTile(Value t, int64_t owTiles, int64_t oTiles) {
+    Tile tile;
+    Value rest = t;
+    auto digit = [&](int64_t size) {
+      Value d = k.rem(rest, k.index(size));
+      rest = k.div(rest, k.index(size));
+      return d;
+    };
+    Value oTile = digit(oTiles);
+    tile.group = digit(s.groups);
+    Value owTile = digit(owTiles);
+    tile.oh = digit(s.oh);
+    tile.n = rest;
+    tile.ow0 = k.mul(owTile, k.index(tm));
+    tile.o0 = k.mul(oTile, k.index(tn));
+    tile.rows = k.min(k.index(tm), k.sub(k.index(s.ow), tile.ow0));
+    tile.cols = k.min(k.index(tn), k.sub(k.index(s.og), tile.o0));
+    return tile;
+  }
+
+  /// The cube launch: every output tile's sums into `sums` ([N, OH, OW,
+  /// O], f32).
+  void buildProducts(Value input, Value sums) {
+    int64_t owTiles = llvm::divideCeil(s.ow, tm);
+    int64_t oTiles = llvm::divideCeil(s.og, tn);
+    int64_t tiles = s.n * s.oh * owTiles * s.groups * oTiles;
+    int64_t cBlocks = llvm::divideCeil(s.i, tk);
+    int64_t steps = s.kh * s.kw * cBlocks;
+    int64_t tasks =
+        std::min<int64_t>(device.getNumCores(dev::CoreKind::cube), tiles);
+    dev::LaunchOp launch = k.launch(
+        tasks,
+        [&](Value task) {
+          Value a = k.alloc({tm, tk}, element, dev::MemorySpace::cube);
+          Value b = k.alloc({tn, tk}, element, dev::MemorySpace::cube);
+          Value c = k.alloc({tm, tn}, f32, dev::MemorySpace::cube);
+          k.forEachItem(task, tasks, tiles, [&](Value t) {
+            Tile tile = decodeTile(t, owTiles, oTiles);
+            Value zero = k.index(0);
+            Value sum = k.window(c, {zero, zero}, {tile.rows, tile.cols});
+            k.forLoop(zero, k.index(steps), k.index(1), [&](Value j) {
+              step(input, tile, a, b, sum, j, cBlocks);
+            });
+            OpFoldResult one = k.builder().getIndexAttr(1);
+            Value channel = k.add(k.mul(tile.group, k.index(s.og)), tile.o0);
+            k.dma(sum, k.window(sums, {tile.n, tile.oh, tile.ow0, channel},
+                                {one, one, tile.rows, tile.cols}, {0, 1}));
+          });
+        },
+        dev::CoreKind::cube);
+    OpBuilder &b = k.builder();
+    KernelBuilder::recordTiling(
+        launch, {b.getNamedAttr("strategy", b.getStringAttr("conv2d")),
+                 b.getNamedAttr("step", b.getStringAttr("implicit_gemm")),
+                 b.getNamedAttr("tile_m", b.getI64IntegerAttr(tm)),
+                 b.getNamedAttr("tile_n", b.getI64IntegerAttr(tn)),
+                 b.getNamedAttr("tile_k", b.getI64IntegerAttr(tk))});
+  }
+
+  /// Step j of a tile: tap (kh, kw) and block cb of its input channels;
+  /// the first step starts the sum.
+  void step(Value input, const Tile &tile, Value a, Value b, Value sum, Value j,
+            int64_t cBlocks) {
+    Value zero = k.index(0);
+    Value tap = k.div(j, k.index(cBlocks));
+    Value cb = k.rem(j, k.index(cBlocks));
+    Value kh = k.div(tap, k.index(s.kw));
+    Value kw = k.rem(tap, k.index(s.kw));
+    Value c0 = k.mul(cb, k.index(tk));
+    Value depth = k.min(k.index(tk), k.sub(k.index(s.i), c0));
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    // A: rows ih = oh sh + kh dh, columns iw = (ow0 + r) sw + kw dw.
+    Value ih = k.add(k.mul(tile.oh, k.index(s.strideH)),
+                     k.mul(kh, k.index(s.dilationH)));
+    Value iw = k.add(k.mul(tile.ow0, k.index(s.strideW)),
+                     k.mul(kw, k.index(s.dilationW)));
+    Value inChannel = k.add(k.mul(tile.group, k.index(s.i)), c0);
+    Value aTile = k.window(a, {zero, zero}, {tile.rows, depth});
+    k.dma(k.window(input, {tile.n, ih, iw, inChannel},
+                   {one, one, tile.rows, depth}, {1, 1, s.strideW, 1}, {0, 1}),
+          aTile);
+    // B: filter[group og + o0 .., kh, kw, c0 ..] as [cols, depth].
+    Value outChannel = k.add(k.mul(tile.group, k.index(s.og)), tile.o0);
+    Value bTile = k.window(b, {zero, zero}, {tile.cols, depth});
+    k.dma(k.window(io.operands[1], {outChannel, kh, kw, c0},
+                   {tile.cols, one, one, depth}, {1, 2}),
+          bTile);
+    auto matmul = [&](bool accumulate) {
+      auto mm = k.builder().create<dev::MatmulOp>(k.location(), aTile, bTile,
+                                                  sum, accumulate);
+      mm.setTransposeB(true);
+    };
+    k.ifThenElse(k.eq(j, zero), [&] { matmul(false); }, [&] { matmul(true); });
+  }
+
+  KernelBuilder &k;
+  Conv2DOp op;
+  const KernelOperands &io;
+  ConvShape s;
+  const DeviceModel &device;
+  Type element, f32;
+  int64_t tm = 1, tn = 1, tk = 1;
+};
+
+struct Conv2DKernelModel
+    : DeviceKernelOpInterface::ExternalModel<Conv2DKernelModel, Conv2DOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    auto conv = cast<Conv2DOp>(op);
+    ConvShape shape = getConvShape(conv);
+    // An empty result has nothing to compute.
+    if (shape.n * shape.oh * shape.ow * shape.o == 0)
+      return success();
+    KernelBuilder k(b, op->getLoc());
+    ConvKernel kernel(k, conv, io, shape, device);
+    if (failed(kernel.chooseTiles()))
+      return failure();
+    kernel.build();
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::registerConvKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    Conv2DOp::attachInterface<Conv2DKernelModel>(*ctx);
+  });
+}

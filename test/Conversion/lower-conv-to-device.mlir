@@ -1,0 +1,48 @@
+// npu.conv2d as an implicit GEMM: a zero-bordered copy of the input when
+// padded, a cube launch summing each output tile over (tap, input-channel
+// block) from strided windows of the input, and the gemm epilogue.
+// RUN: npu-opt %s --npu-lower-to-device=device=ascend910b --canonicalize | FileCheck %s
+// RUN: npu-opt %s --npu-graph-to-device=device=ascend910b | FileCheck %s --check-prefix=PIPE
+
+// Stride 2, padding 1, two groups, f16 with a bias. The filter argument
+// keeps npu.onnx_perm, as npu-import-onnx writes it, on its memref.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: {npu.onnx_perm = array<i64: 0, 2, 3, 1>, npu.weight}
+// CHECK: %[[PADDED:.*]] = memref.alloc() : memref<1x11x12x6xf16, #npudev.space<global>>
+// CHECK: npudev.launch tasks(11) on vector attributes {npudev.tiling = {chunk = 72 : i64, step = "pad", strategy = "conv2d"}}
+// CHECK: npudev.vfill
+// CHECK: scf.if
+// CHECK: %[[SUMS:.*]] = memref.alloc() : memref<1x5x5x4xf32, #npudev.space<global>>
+// CHECK: npudev.launch tasks(10) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_k = 3 : i64, tile_m = 5 : i64, tile_n = 2 : i64}}
+// CHECK: scf.for
+// CHECK: scf.for %[[J:.*]] = %c0 to %c9 step %c1
+// The tile's pixels at a tap: every second column of the padded rows.
+// CHECK: memref.subview %[[PADDED]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 1, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<5x3xf16, strided<[12, 1], offset: ?>
+// CHECK: npudev.dma %{{.*}}, %[[A:.*]] : memref<?x?xf16, strided<[12, 1], offset: ?>
+// CHECK: memref.subview %arg1[%{{.*}}, %{{.*}}, %{{.*}}, 0] [2, 1, 1, 3] [1, 1, 1, 1] : memref<4x3x3x3xf16, #npudev.space<global>> to memref<2x3xf16, strided<[27, 1], offset: ?>
+// CHECK: npudev.dma %{{.*}}, %[[B:.*]] :
+// CHECK: npudev.matmul %[[A]], %[[B]], %{{.*}} {transpose_b}
+// CHECK: npudev.matmul %[[A]], %[[B]], %{{.*}} {accumulate, transpose_b}
+// CHECK: memref.dealloc %[[PADDED]]
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {step = "epilogue", strategy = "conv2d", tile_cols = 4 : i64, tile_rows = 25 : i64}}
+// CHECK: npudev.vbinary_broadcast <add>
+// CHECK: npudev.vcast
+// CHECK: memref.dealloc %[[SUMS]]
+// PIPE-LABEL: func.func @conv
+// PIPE: on cube
+// PIPE: npudev.async
+func.func @conv(%x: tensor<1x9x10x6xf16>, %w: tensor<4x3x3x3xf16> {npu.onnx_perm = array<i64: 0, 2, 3, 1>, npu.weight}, %b: tensor<4xf16>) -> tensor<1x5x5x4xf16> {
+  %r = npu.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 2} : (tensor<1x9x10x6xf16>, tensor<4x3x3x3xf16>, tensor<4xf16>) -> tensor<1x5x5x4xf16>
+  return %r : tensor<1x5x5x4xf16>
+}
+
+// f32 without padding or bias: the tiles go straight to the result.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT: memref.alloc()
+// CHECK: npudev.launch tasks(24) on cube
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>, #npudev.space<cube>> to memref<?x?xf32, strided<[256, 1], offset: ?>, #npudev.space<global>>
+// CHECK-NOT: npudev.launch
+func.func @pointwise(%x: tensor<1x28x28x64xf32>, %w: tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32> {
+  %r = npu.conv2d %x, %w : (tensor<1x28x28x64xf32>, tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32>
+  return %r : tensor<1x28x28x256xf32>
+}
