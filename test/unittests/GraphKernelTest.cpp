@@ -908,6 +908,194 @@ TEST_F(GraphKernelTest, ImportedConvBatchNormRelu) {
       }
 }
 
+TEST_F(GraphKernelTest, Pools) {
+  // max_pool and avg_pool (with and without the padding counted) over
+  // [N, H, W, C]: strides, asymmetric padding (as ceil mode extends it),
+  // more than 64 output columns, f16, both devices.
+  struct Case {
+    bool max, includePad;
+    Shape input;
+    std::vector<int64_t> kernel, strides, padding;
+    ElementKind kind;
+    const char *device;
+  };
+  const std::vector<Case> cases = {
+      {true,
+       false,
+       {1, 9, 9, 5},
+       {3, 3},
+       {2, 2},
+       {1, 1, 1, 1},
+       ElementKind::F32,
+       "ascend910b"},
+      {false,
+       false,
+       {2, 7, 8, 3},
+       {3, 2},
+       {1, 2},
+       {1, 2, 0, 1},
+       ElementKind::F32,
+       "ascend910b"},
+      {false,
+       true,
+       {1, 6, 6, 4},
+       {3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       ElementKind::F32,
+       "mlu590"},
+      {true,
+       false,
+       {1, 4, 140, 3},
+       {2, 2},
+       {1, 1},
+       {0, 0, 0, 0},
+       ElementKind::F16,
+       "mlu590"},
+      {false,
+       false,
+       {1, 5, 5, 300},
+       {2, 2},
+       {2, 2},
+       {0, 1, 0, 1},
+       ElementKind::F16,
+       "ascend910b"},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.kind);
+    int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
+    int64_t oh =
+        (h + c.padding[0] + c.padding[1] - c.kernel[0]) / c.strides[0] + 1;
+    int64_t ow =
+        (w + c.padding[2] + c.padding[3] - c.kernel[1]) / c.strides[1] + 1;
+    Shape out = {n, oh, ow, ch};
+    auto list = [](const std::vector<int64_t> &v) {
+      std::string s;
+      for (int64_t x : v)
+        s += (s.empty() ? "" : ", ") + std::to_string(x);
+      return s;
+    };
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}) -> {1} {{\n"
+        "  %r = npu.{2} %x {{kernel = array<i64: {3}>, strides = array<i64: "
+        "{4}>, padding = array<i64: {5}>{6}} : {0} -> {1}\n"
+        "  return %r : {1}\n}\n",
+        tensorType(c.input, element), tensorType(out, element),
+        c.max ? "max_pool" : "avg_pool", list(c.kernel), list(c.strides),
+        list(c.padding), c.includePad ? ", count_include_pad" : "");
+    SCOPED_TRACE(source);
+    std::vector<double> x = randomValues(numElements(c.input), c.kind, false);
+    std::vector<double> got = floatValues(
+        runBoth(source, {floatArray(c.kind, x, c.input)}, c.device));
+    ASSERT_EQ(int64_t(got.size()), numElements(out));
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z)
+          for (int64_t q = 0; q < ch; ++q) {
+            double acc = c.max ? -INFINITY : 0, magnitude = 0;
+            int64_t inside = 0;
+            for (int64_t i = 0; i < c.kernel[0]; ++i)
+              for (int64_t j = 0; j < c.kernel[1]; ++j) {
+                int64_t iy = y * c.strides[0] - c.padding[0] + i;
+                int64_t iz = z * c.strides[1] - c.padding[2] + j;
+                if (iy < 0 || iy >= h || iz < 0 || iz >= w)
+                  continue;
+                double v = x[((b * h + iy) * w + iz) * ch + q];
+                acc = c.max ? std::max(acc, v) : acc + v;
+                magnitude += std::fabs(v);
+                ++inside;
+              }
+            double divisor =
+                c.includePad ? double(c.kernel[0] * c.kernel[1]) : inside;
+            if (!c.max)
+              acc /= divisor;
+            double want = roundFloat(c.kind, acc);
+            // max is exact; the average's f32 sum errs by a unit of its
+            // magnitude per term, then rounds.
+            double unit = c.kind == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+            double tolerance =
+                c.max ? 0
+                      : (inside + 1) * 0x1p-24 * magnitude / divisor +
+                            2 * unit * std::fabs(want);
+            ASSERT_NEAR(got[((b * oh + y) * ow + z) * ch + q], want, tolerance)
+                << "output (" << b << ", " << y << ", " << z << ", " << q
+                << ")";
+          }
+  }
+}
+
+TEST_F(GraphKernelTest, Reduce) {
+  // Over a block of axes in the middle (a global pool), the last axes and
+  // the first; more rows than a chunk; every kind; f16.
+  struct Case {
+    const char *kind;
+    Shape input;
+    std::vector<int64_t> axes;
+    ElementKind element;
+    const char *device;
+  };
+  const std::vector<Case> cases = {
+      {"mean", {2, 7, 7, 200}, {1, 2}, ElementKind::F32, "ascend910b"},
+      {"sum", {3, 4, 300}, {2}, ElementKind::F32, "mlu590"},
+      {"max", {5, 6, 7}, {0, 1}, ElementKind::F32, "ascend910b"},
+      {"min", {4, 130, 3}, {1}, ElementKind::F16, "ascend910b"},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.element);
+    int64_t first = c.axes.front(), last = c.axes.back();
+    int64_t outer = 1, reduced = 1, inner = 1;
+    Shape out;
+    for (int64_t d = 0; d < int64_t(c.input.size()); ++d) {
+      if (d < first)
+        outer *= c.input[d];
+      else if (d <= last)
+        reduced *= c.input[d];
+      else
+        inner *= c.input[d];
+      out.push_back(d >= first && d <= last ? 1 : c.input[d]);
+    }
+    std::string axes;
+    for (int64_t a : c.axes)
+      axes += (axes.empty() ? "" : ", ") + std::to_string(a);
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}) -> {1} {{\n"
+        "  %r = npu.reduce <{2}> %x {{axes = array<i64: {3}>, keepdims} : {0} "
+        "-> {1}\n  return %r : {1}\n}\n",
+        tensorType(c.input, element), tensorType(out, element), c.kind, axes);
+    SCOPED_TRACE(source);
+    std::vector<double> x =
+        randomValues(numElements(c.input), c.element, false);
+    std::vector<double> got = floatValues(
+        runBoth(source, {floatArray(c.element, x, c.input)}, c.device));
+    ASSERT_EQ(int64_t(got.size()), outer * inner);
+    std::string kind = c.kind;
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t b = 0; b < inner; ++b) {
+        double acc = kind == "max"   ? -INFINITY
+                     : kind == "min" ? INFINITY
+                                     : 0,
+               magnitude = 0;
+        for (int64_t r = 0; r < reduced; ++r) {
+          double v = x[(a * reduced + r) * inner + b];
+          acc = kind == "max"   ? std::max(acc, v)
+                : kind == "min" ? std::min(acc, v)
+                                : acc + v;
+          magnitude += std::fabs(v);
+        }
+        if (kind == "mean")
+          acc /= reduced;
+        double want = roundFloat(c.element, acc);
+        double unit = c.element == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+        double tolerance =
+            kind == "max" || kind == "min"
+                ? 0
+                : reduced * 0x1p-24 * magnitude + 2 * unit * std::fabs(want);
+        ASSERT_NEAR(got[a * inner + b], want, tolerance)
+            << "output (" << a << ", " << b << ")";
+      }
+  }
+}
+
 TEST_F(GraphKernelTest, Matmul) {
   const std::vector<MatmulCase> cases = {
       // One tile; edges of 128 in M, N and K; a shared rhs over batches.

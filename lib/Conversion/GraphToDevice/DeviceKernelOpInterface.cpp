@@ -16,6 +16,8 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);
+  registerPoolKernelModels(registry);
+  registerReduceKernelModels(registry);
   registerTransposeKernelModels(registry);
   registerMoEKernelModels(registry);
   registerGetIndicePairsKernelModels(registry);

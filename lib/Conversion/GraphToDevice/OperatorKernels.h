@@ -26,6 +26,12 @@ void registerConstantKernelModels(mlir::DialectRegistry &registry);
 /// transpose (TransposeKernels.cpp).
 void registerTransposeKernelModels(mlir::DialectRegistry &registry);
 
+/// max_pool and avg_pool (PoolKernels.cpp).
+void registerPoolKernelModels(mlir::DialectRegistry &registry);
+
+/// reduce (ReduceKernels.cpp).
+void registerReduceKernelModels(mlir::DialectRegistry &registry);
+
 /// softmax and layer_norm (NormalizationKernels.cpp).
 void registerNormalizationKernelModels(mlir::DialectRegistry &registry);
 
