@@ -38,7 +38,8 @@ def NPUDev_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary op", [
       I32EnumAttrCase<"relu", 2>, I32EnumAttrCase<"exp", 3>,
       I32EnumAttrCase<"log", 4>, I32EnumAttrCase<"sqrt", 5>,
       I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"recip", 7>,
-      I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"sigmoid", 9>
+      I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"sigmoid", 9>,
+      I32EnumAttrCase<"erf", 10>
     ]> {
   let cppNamespace = "::npu::dev";
   let genSpecializedAttr = 0;

@@ -148,6 +148,8 @@ template <typename T> T floatUnary(UnaryKind kind, T x) {
     return std::tanh(x);
   case UnaryKind::sigmoid:
     return T(1) / (T(1) + std::exp(-x));
+  case UnaryKind::erf:
+    return std::erf(x);
   }
   llvm_unreachable("unknown unary op");
 }

@@ -10,10 +10,10 @@
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
-func.func @no_kernel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'npu.erf' op has no device lowering}}
-  %r = npu.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>
-  return %r : tensor<4x8xf32>
+func.func @no_kernel(%x: tensor<4x8xi1>) -> tensor<4x8xi1> {
+  // expected-error @+1 {{'npu.not' op has no device lowering}}
+  %r = npu.not %x : tensor<4x8xi1> -> tensor<4x8xi1>
+  return %r : tensor<4x8xi1>
 }
 
 // -----

@@ -2,8 +2,8 @@
 // the op, before anything runs.
 // RUN: not npu-run %s --random-inputs=3 2>&1 | FileCheck %s
 
-// CHECK: graph-errors.mlir:[[@LINE+2]]:{{[0-9]+}}: error: 'npu.erf' op has no device lowering
-func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %r = npu.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>
-  return %r : tensor<4x8xf32>
+// CHECK: graph-errors.mlir:[[@LINE+2]]:{{[0-9]+}}: error: 'npu.not' op has no device lowering
+func.func @not(%x: tensor<4x8xi1>) -> tensor<4x8xi1> {
+  %r = npu.not %x : tensor<4x8xi1> -> tensor<4x8xi1>
+  return %r : tensor<4x8xi1>
 }

@@ -123,6 +123,7 @@ const std::vector<UnaryCase> &unaryCases() {
        [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); },
        false},
       {"gelu", "", gelu, false},
+      {"erf", "", [](double x) { return std::erf(x); }, false},
   };
   return cases;
 }

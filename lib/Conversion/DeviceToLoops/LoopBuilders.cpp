@@ -81,6 +81,8 @@ Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
     return b.create<arith::DivFOp>(loc, one, x);
   case UnaryKind::tanh:
     return b.create<math::TanhOp>(loc, x);
+  case UnaryKind::erf:
+    return b.create<math::ErfOp>(loc, x);
   case UnaryKind::sigmoid: {
     Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
     return b.create<arith::DivFOp>(loc, one,

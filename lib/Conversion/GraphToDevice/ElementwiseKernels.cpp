@@ -194,6 +194,7 @@ void emitUnary(KernelBuilder &k, Operation *op, Value in, Value tmp,
       .Case([&](LogOp) { k.vunary(dev::UnaryKind::log, in, out); })
       .Case([&](TanhOp) { k.vunary(dev::UnaryKind::tanh, in, out); })
       .Case([&](SigmoidOp) { k.vunary(dev::UnaryKind::sigmoid, in, out); })
+      .Case([&](ErfOp) { k.vunary(dev::UnaryKind::erf, in, out); })
       .Case([&](SqrtOp) { k.vunary(dev::UnaryKind::sqrt, in, out); })
       .Case([&](RsqrtOp) { k.vunary(dev::UnaryKind::rsqrt, in, out); })
       .Case([&](ClipOp clip) {
@@ -534,7 +535,7 @@ template <typename... OpTs> void attachElementwiseModels(MLIRContext *ctx) {
 
 void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    attachElementwiseModels<ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp,
+    attachElementwiseModels<ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, ErfOp,
                             SigmoidOp, SqrtOp, RsqrtOp, ClipOp, HardSigmoidOp,
                             HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
                             MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
