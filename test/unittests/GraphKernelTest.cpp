@@ -1097,6 +1097,144 @@ TEST_F(GraphKernelTest, Reduce) {
   }
 }
 
+/// Runs `op` (its attr-dict `attrs`) on inputs of `shapes` holding 1, 2,
+/// 3, ... and expects `expected(inputs)`, exactly.
+struct MoveCase {
+  std::string op, attrs;
+  std::vector<Shape> inputs;
+  Shape output;
+  const char *device = "ascend910b";
+  ElementKind kind = ElementKind::F32;
+};
+
+TEST_F(GraphKernelTest, DataMovement) {
+  auto index = [](const Shape &shape, const std::vector<int64_t> &at) {
+    int64_t i = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      i = i * shape[d] + at[d];
+    return i;
+  };
+  auto coordinates = [](const Shape &shape, int64_t i) {
+    std::vector<int64_t> at(shape.size());
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      at[d] = i % shape[d];
+      i /= shape[d];
+    }
+    return at;
+  };
+  struct Checked {
+    MoveCase c;
+    // The value of output element `at` from the inputs.
+    std::function<double(const std::vector<std::vector<double>> &,
+                         const std::vector<int64_t> &)>
+        expected;
+  };
+  std::vector<Checked> cases;
+  // concat along the channels (three inputs, rows longer than a tile) and
+  // along the first axis.
+  cases.push_back(
+      {{"concat",
+        "{axis = 3 : i64}",
+        {{1, 4, 5, 3}, {1, 4, 5, 6}, {1, 4, 5, 1}},
+        {1, 4, 5, 10}},
+       [&](auto &in, auto &at) {
+         int64_t c = at[3];
+         const Shape shapes[] = {{1, 4, 5, 3}, {1, 4, 5, 6}, {1, 4, 5, 1}};
+         for (int i = 0; i < 3; ++i) {
+           if (c < shapes[i][3])
+             return in[i][index(shapes[i], {at[0], at[1], at[2], c})];
+           c -= shapes[i][3];
+         }
+         return -1.0;
+       }});
+  cases.push_back({{"concat",
+                    "{axis = 0 : i64}",
+                    {{2, 3000}, {1, 3000}},
+                    {3, 3000},
+                    "mlu590",
+                    ElementKind::F16},
+                   [&](auto &in, auto &at) {
+                     return at[0] < 2 ? in[0][index({2, 3000}, at)]
+                                      : in[1][index({1, 3000}, {0, at[1]})];
+                   }});
+  // A strided slice in every dimension, and a slice of channels.
+  cases.push_back(
+      {{"slice",
+        "{start = array<i64: 1, 0, 2>, end = array<i64: 7, 5, 9>, strides = "
+        "array<i64: 2, 1, 3>}",
+        {{8, 5, 9}},
+        {3, 5, 3}},
+       [&](auto &in, auto &at) {
+         return in[0][index({8, 5, 9}, {1 + 2 * at[0], at[1], 2 + 3 * at[2]})];
+       }});
+  cases.push_back(
+      {{"slice",
+        "{start = array<i64: 0, 0, 0, 2>, end = array<i64: 1, 3, 3, 6>}",
+        {{1, 3, 3, 8}},
+        {1, 3, 3, 4}},
+       [&](auto &in, auto &at) {
+         return in[0][index({1, 3, 3, 8}, {at[0], at[1], at[2], at[3] + 2})];
+       }});
+  // pad with a value, and an expand of a row and of a column.
+  cases.push_back(
+      {{"pad",
+        "{pad_low = array<i64: 0, 1, 2, 0>, pad_high = array<i64: 0, 2, 1, 3>, "
+        "value = -2.5 : f64}",
+        {{1, 3, 4, 2}},
+        {1, 6, 7, 5}},
+       [&](auto &in, auto &at) {
+         int64_t h = at[1] - 1, w = at[2] - 2;
+         if (h < 0 || h >= 3 || w < 0 || w >= 4 || at[3] >= 2)
+           return -2.5;
+         return in[0][index({1, 3, 4, 2}, {0, h, w, at[3]})];
+       }});
+  cases.push_back(
+      {{"expand", "{shape = array<i64: 4, 5, 6>}", {{6}}, {4, 5, 6}},
+       [&](auto &in, auto &at) { return in[0][at[2]]; }});
+  cases.push_back(
+      {{"expand",
+        "{shape = array<i64: 3, 1, 7>}",
+        {{3, 4, 1}},
+        {3, 4, 7},
+        "mlu590"},
+       [&](auto &in, auto &at) { return in[0][at[0] * 4 + at[1]]; }});
+  for (const Checked &checked : cases) {
+    const MoveCase &c = checked.c;
+    const char *element = getElementKindName(c.kind);
+    std::string args, types;
+    std::vector<HostArray> inputs;
+    std::vector<std::vector<double>> values;
+    double next = 1;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      std::string type = tensorType(c.inputs[i], element);
+      args += (i ? ", " : "") + ("%a" + std::to_string(i)) + ": " + type;
+      types += (i ? ", " : "") + type;
+      std::vector<double> v(numElements(c.inputs[i]));
+      for (double &x : v)
+        x = roundFloat(c.kind, next++);
+      values.push_back(v);
+      inputs.push_back(floatArray(c.kind, v, c.inputs[i]));
+    }
+    std::string operands;
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+      operands += (i ? ", %a" : "%a") + std::to_string(i);
+    std::string out = tensorType(c.output, element);
+    std::string signature = c.inputs.size() == 1 && c.op != "concat"
+                                ? types + " -> " + out
+                                : "(" + types + ") -> " + out;
+    std::string source = llvm::formatv(
+        "func.func @f({0}) -> {1} {{\n  %r = npu.{2} {3} {4} : {5}\n"
+        "  return %r : {1}\n}\n",
+        args, out, c.op, operands, c.attrs, signature);
+    SCOPED_TRACE(source);
+    std::vector<double> got = floatValues(runBoth(source, inputs, c.device));
+    ASSERT_EQ(int64_t(got.size()), numElements(c.output));
+    for (int64_t i = 0; i < int64_t(got.size()); ++i)
+      ASSERT_EQ(got[i], checked.expected(values, coordinates(c.output, i)))
+          << "element " << i;
+  }
+}
+
 TEST_F(GraphKernelTest, Matmul) {
   const std::vector<MatmulCase> cases = {
       // One tile; edges of 128 in M, N and K; a shared rhs over batches.

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CopyKernels.h"
 #include "OperatorKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
@@ -64,34 +65,6 @@ Value splatConstant(KernelBuilder &k, ElementsAttr value) {
   return k.constant(element, value.getSplatValue<APInt>().getSExtValue());
 }
 
-/// One launch filling `buffer` (flat, `n` elements) with `value`.
-void fillSplat(KernelBuilder &k, Value buffer, int64_t n, Value value,
-               const DeviceModel &device) {
-  Type element = value.getType();
-  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  // The largest power of two that fits, but no more than a task's share.
-  int64_t cores = device.getNumCores(dev::CoreKind::vector);
-  int64_t fits = int64_t(1) << llvm::Log2_64(
-                     std::max<int64_t>(device.vectorBytes / bytes, 1));
-  int64_t tile = std::min<int64_t>(llvm::divideCeil(n, cores), fits);
-  int64_t tiles = llvm::divideCeil(n, tile);
-  int64_t tasks = std::min(cores, tiles);
-  dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-    Value filled = k.alloc({tile}, element);
-    k.vfill(filled, value);
-    k.forEachItem(task, tasks, tiles, [&](Value t) {
-      Value start = k.mul(t, k.index(tile));
-      Value size = k.min(k.index(tile), k.sub(k.index(n), start));
-      k.dma(k.window(filled, {k.index(0)}, {size}),
-            k.window(buffer, {start}, {size}));
-    });
-  });
-  OpBuilder &b = k.builder();
-  KernelBuilder::recordTiling(
-      launch, {b.getNamedAttr("strategy", b.getStringAttr("fill")),
-               b.getNamedAttr("tile", b.getI64IntegerAttr(tile))});
-}
-
 struct ConstantKernelModel
     : DeviceKernelOpInterface::ExternalModel<ConstantKernelModel, ConstantOp> {
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
@@ -116,7 +89,7 @@ struct ConstantKernelModel
     }
     Value buffer = flatView(k, result);
     if (value.isSplat()) {
-      fillSplat(k, buffer, n, splatConstant(k, value), device);
+      buildFill(k, buffer, n, splatConstant(k, value), device, "fill");
       return success();
     }
     if (n > kMaxStoredElements)

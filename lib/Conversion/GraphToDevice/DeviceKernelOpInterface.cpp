@@ -13,6 +13,7 @@
 void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerConstantKernelModels(registry);
   registerConvKernelModels(registry);
+  registerDataMovementKernelModels(registry);
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);

@@ -1,12 +1,13 @@
 //===- ElementwiseKernels.cpp - elementwise graph ops on the vector cores -===//
 //
-// Unary ops, binary ops with numpy broadcasting, the vector-scalar family and
-// reshape (a copy of the elements in order, a tile in and out), as one
-// kernel: the result, viewed as [rows, W], is cut into tiles of
-// [R, C] elements (R whole rows when a row fits a tile, else one row in
-// pieces of C) dealt to the vector tasks in turn. Per tile each operand is
-// copied in, the op's vector sequence runs and the tile is copied out: a
-// plain tile loop, which npu-pipeline-dma turns into a pipeline.
+// Unary ops, binary ops with numpy broadcasting, the vector-scalar family,
+// reshape (a copy of the elements in order, a tile in and out) and expand
+// (its operand's broadcast spread over the tile), as one kernel: the result,
+// viewed as [rows, W], is cut into tiles of [R, C] elements (R whole rows when
+// a row fits a tile, else one row in pieces of C) dealt to the vector tasks in
+// turn. Per tile each operand is copied in, the op's vector sequence runs and
+// the tile is copied out: a plain tile loop, which npu-pipeline-dma turns into
+// a pipeline.
 //
 // W is the longest suffix of the result's shape over which every operand is
 // either whole (its sizes are the result's) or broadcast (size 1). A whole
@@ -374,7 +375,10 @@ private:
     for (const Source &src : sources)
       operands.push_back(readTile(src, r0, nr, c0, nc));
     Value outTile = operands[0].value;
-    if (!isa<ReshapeOp>(op)) {
+    if (isa<ExpandOp>(op) && operands[0].kind != TileOperand::Tile) {
+      outTile = tileOf(out, nr, nc);
+      materialize(operands[0], outTile);
+    } else if (!isa<ReshapeOp, ExpandOp>(op)) {
       outTile = tileOf(out, nr, nc);
       Value scratch = tileOf(tmp, nr, nc);
       if (operands.size() == 1)
@@ -539,6 +543,6 @@ void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
                             SigmoidOp, SqrtOp, RsqrtOp, ClipOp, HardSigmoidOp,
                             HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
                             MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
-                            VSMaxOp, VSMinOp, ReshapeOp>(ctx);
+                            VSMaxOp, VSMinOp, ReshapeOp, ExpandOp>(ctx);
   });
 }

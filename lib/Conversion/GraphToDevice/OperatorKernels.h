@@ -20,6 +20,9 @@ void registerElementwiseKernelModels(mlir::DialectRegistry &registry);
 /// conv2d (ConvKernels.cpp).
 void registerConvKernelModels(mlir::DialectRegistry &registry);
 
+/// concat, slice and pad (DataMovementKernels.cpp).
+void registerDataMovementKernelModels(mlir::DialectRegistry &registry);
+
 /// constant (ConstantKernels.cpp).
 void registerConstantKernelModels(mlir::DialectRegistry &registry);
 

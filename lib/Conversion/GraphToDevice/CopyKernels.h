@@ -1,0 +1,40 @@
+//===- CopyKernels.h - fills and box copies in global memory ----*- C++ -*-===//
+//
+// The two launches the data movement ops are made of (DataMovementKernels.cpp):
+// filling a buffer with one value, and copying a box of one tensor into a
+// box of another through vector memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_CONVERSION_COPYKERNELS_H
+#define NPU_LIB_CONVERSION_COPYKERNELS_H
+
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+
+namespace npu {
+
+struct DeviceModel;
+
+/// One vector launch writing `value` into the `n` elements of `buffer`
+/// (contiguous, rank 1): each task fills a tile once and copies it over its
+/// share. `strategy` names the launch in `npudev.tiling`.
+void buildFill(KernelBuilder &k, mlir::Value buffer, int64_t n,
+               mlir::Value value, const DeviceModel &device,
+               llvm::StringRef strategy);
+
+/// A box of `sizes` elements: in `src` from `srcOffsets` taking every
+/// `srcSteps[d]`-th element, in `dst` from `dstOffsets`.
+struct Box {
+  mlir::Value src, dst;
+  llvm::SmallVector<int64_t> srcOffsets, srcSteps, dstOffsets, sizes;
+};
+
+/// One vector launch copying `box` through [R, C] tiles of its last two
+/// dimensions (the others fixed per tile), dealt to the vector tasks in
+/// turn; a pipelined tile loop. Nothing for an empty box.
+void buildBoxCopy(KernelBuilder &k, const Box &box, const DeviceModel &device,
+                  llvm::StringRef strategy);
+
+} // namespace npu
+
+#endif // NPU_LIB_CONVERSION_COPYKERNELS_H

@@ -1,0 +1,257 @@
+//===- DataMovementKernels.cpp - concat, slice and pad as copies ----------===//
+//
+// The data movement ops move boxes of elements (buildBoxCopy): concat copies
+// each input into its place along the axis, slice copies the box it takes
+// (every step-th element), pad fills the result with its value
+// (buildFill) and copies the input inside the border. A box copy is one
+// vector launch over [R, C] tiles of the box's last two dimensions, the
+// others fixed per tile, dealt in turn: a strided window in, the same tile
+// out, a plain tile loop that npu-pipeline-dma-loops pipelines. Work
+// O(elements moved).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CopyKernels.h"
+#include "OperatorKernels.h"
+
+#include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace npu;
+using namespace npu::graph;
+
+static int64_t elementBytes(Type type) {
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+/// The largest power of two of elements of `bytes` that `copies` tiles of
+/// it leave in vector memory (at least 1).
+static int64_t tileElements(const DeviceModel &device, int64_t bytes,
+                            int64_t copies) {
+  int64_t fits = std::max<int64_t>(device.vectorBytes / (copies * bytes), 1);
+  return int64_t(1) << llvm::Log2_64(fits);
+}
+
+void npu::buildFill(KernelBuilder &k, Value buffer, int64_t n, Value value,
+                    const DeviceModel &device, StringRef strategy) {
+  Type element = value.getType();
+  // As large as fits, but no more than a task's share unless that is
+  // under 512 elements (a copy's fixed cost would dominate).
+  int64_t cores = device.getNumCores(dev::CoreKind::vector);
+  int64_t share = std::max<int64_t>(llvm::divideCeil(n, cores), 512);
+  int64_t tile = std::min<int64_t>(
+      {n, share, tileElements(device, elementBytes(element), 1)});
+  int64_t tiles = llvm::divideCeil(n, tile);
+  int64_t tasks = std::min(cores, tiles);
+  dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+    Value filled = k.alloc({tile}, element);
+    k.vfill(filled, value);
+    k.forEachItem(task, tasks, tiles, [&](Value t) {
+      Value start = k.mul(t, k.index(tile));
+      Value size = k.min(k.index(tile), k.sub(k.index(n), start));
+      k.dma(k.window(filled, {k.index(0)}, {size}),
+            k.window(buffer, {start}, {size}));
+    });
+  });
+  OpBuilder &b = k.builder();
+  KernelBuilder::recordTiling(
+      launch, {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+               b.getNamedAttr("tile", b.getI64IntegerAttr(tile))});
+}
+
+void npu::buildBoxCopy(KernelBuilder &k, const Box &box,
+                       const DeviceModel &device, StringRef strategy) {
+  int64_t rank = box.sizes.size();
+  int64_t total = std::accumulate(box.sizes.begin(), box.sizes.end(),
+                                  int64_t(1), std::multiplies<int64_t>());
+  if (total == 0)
+    return;
+  Type element = cast<MemRefType>(box.src.getType()).getElementType();
+  if (rank == 0) {
+    k.store(k.load(box.src, {}), box.dst, {});
+    return;
+  }
+  // The tile's rows and columns: the box's last two dimensions (a rank-1
+  // box is one row).
+  int64_t colDim = rank - 1, rowDim = rank >= 2 ? rank - 2 : -1;
+  int64_t chunk = tileElements(device, elementBytes(element), 2);
+  int64_t cols = std::min(box.sizes[colDim], chunk);
+  int64_t rowsOfBox = rowDim >= 0 ? box.sizes[rowDim] : 1;
+  int64_t rows = std::min(rowsOfBox, std::max<int64_t>(1, chunk / cols));
+  int64_t colTiles = llvm::divideCeil(box.sizes[colDim], cols);
+  int64_t rowTiles = llvm::divideCeil(rowsOfBox, rows);
+  int64_t planes = total / (box.sizes[colDim] * rowsOfBox);
+  int64_t tiles = planes * rowTiles * colTiles;
+  int64_t tasks =
+      std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
+  dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+    Value tile = k.alloc({rows, cols}, element);
+    k.forEachItem(task, tasks, tiles, [&](Value t) {
+      Value rest = t;
+      auto digit = [&](int64_t size) {
+        Value d = k.rem(rest, k.index(size));
+        rest = k.div(rest, k.index(size));
+        return d;
+      };
+      Value c0 = k.mul(digit(colTiles), k.index(cols));
+      Value r0 = k.mul(digit(rowTiles), k.index(rows));
+      Value nc = k.min(k.index(cols), k.sub(k.index(box.sizes[colDim]), c0));
+      Value nr = k.min(k.index(rows), k.sub(k.index(rowsOfBox), r0));
+      // Per dimension: the box coordinate of the tile's first element.
+      SmallVector<Value> at(rank);
+      SmallVector<OpFoldResult> sizes(rank, k.builder().getIndexAttr(1));
+      SmallVector<unsigned> fixed;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (d == colDim) {
+          at[d] = c0;
+          sizes[d] = nc;
+        } else if (d == rowDim) {
+          at[d] = r0;
+          sizes[d] = nr;
+        } else {
+          at[d] = digit(box.sizes[d]);
+          fixed.push_back(d);
+        }
+      }
+      llvm::sort(fixed);
+      SmallVector<Value> srcAt, dstAt;
+      for (int64_t d = 0; d < rank; ++d) {
+        Value stepped = k.mul(at[d], k.index(box.srcSteps[d]));
+        srcAt.push_back(k.add(stepped, k.index(box.srcOffsets[d])));
+        dstAt.push_back(k.add(at[d], k.index(box.dstOffsets[d])));
+      }
+      Value zero = k.index(0);
+      Value staged = rowDim >= 0
+                         ? k.window(tile, {zero, zero}, {nr, nc})
+                         : k.window(tile, {zero, zero},
+                                    {k.builder().getIndexAttr(1), nc}, {0});
+      k.dma(k.window(box.src, srcAt, sizes, box.srcSteps, fixed), staged);
+      k.dma(staged, k.window(box.dst, dstAt, sizes, fixed));
+    });
+  });
+  OpBuilder &b = k.builder();
+  KernelBuilder::recordTiling(
+      launch, {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+               b.getNamedAttr("tile_rows", b.getI64IntegerAttr(rows)),
+               b.getNamedAttr("tile_cols", b.getI64IntegerAttr(cols))});
+}
+
+namespace {
+
+SmallVector<int64_t> zeros(int64_t rank) {
+  return SmallVector<int64_t>(rank, 0);
+}
+SmallVector<int64_t> ones(int64_t rank) {
+  return SmallVector<int64_t>(rank, 1);
+}
+
+ArrayRef<int64_t> shapeOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getShape();
+}
+
+struct ConcatKernelModel
+    : DeviceKernelOpInterface::ExternalModel<ConcatKernelModel, ConcatOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    auto concat = cast<ConcatOp>(op);
+    int64_t rank = concat.getOutput().getType().getRank();
+    int64_t axis =
+        concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+    KernelBuilder k(b, op->getLoc());
+    int64_t offset = 0;
+    for (Value input : io.operands) {
+      Box box;
+      box.src = input;
+      box.dst = io.results[0];
+      box.sizes.assign(shapeOf(input).begin(), shapeOf(input).end());
+      box.srcOffsets = zeros(rank);
+      box.srcSteps = ones(rank);
+      box.dstOffsets = zeros(rank);
+      box.dstOffsets[axis] = offset;
+      offset += box.sizes[axis];
+      buildBoxCopy(k, box, device, "concat");
+    }
+    return success();
+  }
+};
+
+struct SliceKernelModel
+    : DeviceKernelOpInterface::ExternalModel<SliceKernelModel, SliceOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    auto slice = cast<SliceOp>(op);
+    int64_t rank = slice.getOutput().getType().getRank();
+    Box box;
+    box.src = io.operands[0];
+    box.dst = io.results[0];
+    box.sizes.assign(shapeOf(box.dst).begin(), shapeOf(box.dst).end());
+    box.srcOffsets.assign(slice.getStart().begin(), slice.getStart().end());
+    box.srcSteps = ones(rank);
+    if (std::optional<ArrayRef<int64_t>> steps = slice.getStrides())
+      box.srcSteps.assign(steps->begin(), steps->end());
+    box.dstOffsets = zeros(rank);
+    KernelBuilder k(b, op->getLoc());
+    buildBoxCopy(k, box, device, "slice");
+    return success();
+  }
+};
+
+struct PadKernelModel
+    : DeviceKernelOpInterface::ExternalModel<PadKernelModel, PadOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    auto pad = cast<PadOp>(op);
+    auto resultType = pad.getOutput().getType();
+    int64_t rank = resultType.getRank(), n = resultType.getNumElements();
+    if (n == 0)
+      return success();
+    Type element = resultType.getElementType();
+    KernelBuilder k(b, op->getLoc());
+    double padValue = pad.getValue().convertToDouble();
+    Value value = isa<FloatType>(element)
+                      ? k.floatConstant(element, padValue)
+                      : k.constant(element, static_cast<int64_t>(padValue));
+    if (rank == 0) {
+      k.store(k.load(io.operands[0], {}), io.results[0], {});
+      return success();
+    }
+    Value flat = io.results[0];
+    if (rank != 1) {
+      ReassociationIndices all(rank);
+      std::iota(all.begin(), all.end(), 0);
+      flat = k.builder().create<memref::CollapseShapeOp>(
+          k.location(), flat, ArrayRef<ReassociationIndices>{all});
+    }
+    buildFill(k, flat, n, value, device, "pad");
+    Box box;
+    box.src = io.operands[0];
+    box.dst = io.results[0];
+    box.sizes.assign(shapeOf(box.src).begin(), shapeOf(box.src).end());
+    box.srcOffsets = zeros(rank);
+    box.srcSteps = ones(rank);
+    box.dstOffsets.assign(pad.getPadLow().begin(), pad.getPadLow().end());
+    buildBoxCopy(k, box, device, "pad");
+    return success();
+  }
+};
+
+} // namespace
+
+void npu::registerDataMovementKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
+    ConcatOp::attachInterface<ConcatKernelModel>(*ctx);
+    SliceOp::attachInterface<SliceKernelModel>(*ctx);
+    PadOp::attachInterface<PadKernelModel>(*ctx);
+  });
+}
