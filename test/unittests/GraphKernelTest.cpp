@@ -1235,6 +1235,60 @@ TEST_F(GraphKernelTest, DataMovement) {
   }
 }
 
+TEST_F(GraphKernelTest, Gather) {
+  // Rows along the middle axis with negative indices, a scalar index (a
+  // class token), rows of more than a tile along the first axis (f16).
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+    std::vector<int64_t> values;
+    ElementKind kind;
+  };
+  const std::vector<Case> cases = {
+      {{2, 5, 3}, {2, 2}, 1, {4, -1, 0, -5}, ElementKind::F32},
+      {{1, 197, 8}, {}, 1, {0}, ElementKind::F32},
+      {{3, 40, 300}, {2}, 0, {2, -3}, ElementKind::F16},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.kind);
+    Shape out(c.data.begin(), c.data.begin() + c.axis);
+    out.insert(out.end(), c.indices.begin(), c.indices.end());
+    out.insert(out.end(), c.data.begin() + c.axis + 1, c.data.end());
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}, %i: {1}) -> {2} {{\n"
+        "  %r = npu.gather %x, %i {{axis = {3} : i64} : ({0}, {1}) -> {2}\n"
+        "  return %r : {2}\n}\n",
+        tensorType(c.data, element), tensorType(c.indices, "i64"),
+        tensorType(out, element), c.axis);
+    SCOPED_TRACE(source);
+    std::vector<double> x(numElements(c.data));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = roundFloat(c.kind, double(i + 1));
+    HostArray got = runBoth(
+        source,
+        {floatArray(c.kind, x, c.data),
+         HostArray::fromValues<int64_t>(ElementKind::I64, c.values, c.indices)},
+        "ascend910b");
+    std::vector<double> values = floatValues(got);
+    int64_t outer = 1, inner = 1, n = c.data[c.axis];
+    for (int64_t d = 0; d < int64_t(c.data.size()); ++d)
+      if (d < c.axis)
+        outer *= c.data[d];
+      else if (d > c.axis)
+        inner *= c.data[d];
+    int64_t count = c.values.size();
+    ASSERT_EQ(int64_t(values.size()), outer * count * inner);
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t row = c.values[i] < 0 ? c.values[i] + n : c.values[i];
+        for (int64_t b = 0; b < inner; ++b)
+          ASSERT_EQ(values[(a * count + i) * inner + b],
+                    x[(a * n + row) * inner + b])
+              << "(" << a << ", " << i << ", " << b << ")";
+      }
+  }
+}
+
 TEST_F(GraphKernelTest, Matmul) {
   const std::vector<MatmulCase> cases = {
       // One tile; edges of 128 in M, N and K; a shared rhs over batches.

@@ -3,7 +3,11 @@
 // The data movement ops move boxes of elements (buildBoxCopy): concat copies
 // each input into its place along the axis, slice copies the box it takes
 // (every step-th element), pad fills the result with its value
-// (buildFill) and copies the input inside the border. A box copy is one
+// (buildFill) and copies the input inside the border. gather, with data
+// viewed as [A, N, B] and its result as [A, I, B], copies row (a, index
+// i) for each (a, i), the index read by the scalar unit; an index outside
+// [-N, N) fails the kernel naming it (npudev.report_rows) instead of
+// reading outside the data. A box copy is one
 // vector launch over [R, C] tiles of the box's last two dimensions, the
 // others fixed per tile, dealt in turn: a strided window in, the same tile
 // out, a plain tile loop that npu-pipeline-dma-loops pipelines. Work
@@ -246,6 +250,109 @@ struct PadKernelModel
   }
 };
 
+/// `memref` (contiguous, rank 1 or more) viewed with `shape` (the same
+/// element count).
+Value viewAs(KernelBuilder &k, Value memref, ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(memref.getType());
+  OpBuilder &b = k.builder();
+  Value flat = memref;
+  if (type.getRank() != 1) {
+    ReassociationIndices all(type.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    flat = b.create<memref::CollapseShapeOp>(
+        k.location(), memref, ArrayRef<ReassociationIndices>{all});
+  }
+  if (shape.size() == 1)
+    return flat;
+  ReassociationIndices group(shape.size());
+  std::iota(group.begin(), group.end(), 0);
+  auto viewType =
+      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                      type.getMemorySpace());
+  return b.create<memref::ExpandShapeOp>(k.location(), viewType, flat,
+                                         ArrayRef<ReassociationIndices>{group});
+}
+
+struct GatherKernelModel
+    : DeviceKernelOpInterface::ExternalModel<GatherKernelModel, GatherOp> {
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    auto gather = cast<GatherOp>(op);
+    ArrayRef<int64_t> data = gather.getData().getType().getShape();
+    int64_t rank = data.size();
+    int64_t axis =
+        gather.getAxis() < 0 ? gather.getAxis() + rank : gather.getAxis();
+    int64_t outer = 1, inner = 1, n = data[axis];
+    for (int64_t d = 0; d < rank; ++d)
+      (d < axis ? outer : inner) *= d == axis ? 1 : data[d];
+    int64_t count = gather.getIndices().getType().getNumElements();
+    if (outer * count * inner == 0)
+      return success();
+    Type element = gather.getData().getType().getElementType();
+    int64_t cols =
+        std::min(inner, tileElements(device, elementBytes(element), 2));
+    int64_t colTiles = llvm::divideCeil(inner, cols);
+    int64_t items = outer * count * colTiles;
+    int64_t tasks =
+        std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), items);
+    KernelBuilder k(b, op->getLoc());
+    dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
+      Value source = viewAs(k, io.operands[0], {outer, n, inner});
+      // A rank-0 index is read as it is.
+      bool scalarIndex =
+          cast<MemRefType>(io.operands[1].getType()).getRank() == 0;
+      Value indices =
+          scalarIndex ? io.operands[1] : viewAs(k, io.operands[1], {count});
+      Value result = viewAs(k, io.results[0], {outer, count, inner});
+      Value tile = k.alloc({cols}, element);
+      Type i64 = k.builder().getI64Type();
+      Value bad = k.alloc({1}, i64);
+      k.vfill(bad, -1);
+      Value zero = k.index(0);
+      k.forEachItem(task, tasks, items, [&](Value t) {
+        Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(cols));
+        Value rest = k.div(t, k.index(colTiles));
+        Value i = k.rem(rest, k.index(count));
+        Value a = k.div(rest, k.index(count));
+        Value raw = k.toIndex(
+            k.load(indices, scalarIndex ? ValueRange{} : ValueRange{i}));
+        Value wrapped = k.select(k.lt(raw, zero), k.add(raw, k.index(n)), raw);
+        Value inside = k.andI(k.ge(wrapped, zero), k.lt(wrapped, k.index(n)));
+        Value nc = k.min(k.index(cols), k.sub(k.index(inner), c0));
+        k.ifThenElse(
+            inside,
+            [&] {
+              OpFoldResult one = k.builder().getIndexAttr(1);
+              Value staged = k.window(tile, {zero}, {nc});
+              k.dma(k.window(source, {a, wrapped, c0}, {one, one, nc}, {0, 1}),
+                    staged);
+              k.dma(staged,
+                    k.window(result, {a, i, c0}, {one, one, nc}, {0, 1}));
+            },
+            [&] {
+              // The first bad index of the task (items come in order).
+              Value first = k.load(bad, {zero});
+              Value none = k.lt(first, k.constant(i64, 0));
+              Value position =
+                  k.builder().create<arith::IndexCastOp>(k.location(), i64, i);
+              k.store(k.select(none, position, first), bad, {zero});
+            });
+      });
+      k.reportRows(bad, ("'npu.gather' index #{row} is outside [-" + Twine(n) +
+                         ", " + Twine(n) + ")")
+                            .str());
+    });
+    OpBuilder &builder = k.builder();
+    KernelBuilder::recordTiling(
+        launch,
+        {builder.getNamedAttr("strategy", builder.getStringAttr("gather")),
+         builder.getNamedAttr("tile", builder.getI64IntegerAttr(cols))});
+    return success();
+  }
+};
+
 } // namespace
 
 void npu::registerDataMovementKernelModels(DialectRegistry &registry) {
@@ -253,5 +360,6 @@ void npu::registerDataMovementKernelModels(DialectRegistry &registry) {
     ConcatOp::attachInterface<ConcatKernelModel>(*ctx);
     SliceOp::attachInterface<SliceKernelModel>(*ctx);
     PadOp::attachInterface<PadKernelModel>(*ctx);
+    GatherOp::attachInterface<GatherKernelModel>(*ctx);
   });
 }
