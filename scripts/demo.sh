@@ -166,3 +166,10 @@ if command -v dot > /dev/null; then
 else
   echo "  picture: $out/resnet50-optimal.dot (install graphviz to render it)"
 fi
+
+echo
+echo "== 9. ResNet-50 end to end: every op lowered to device kernels and run on the simulated ascend910b"
+echo "  (random weights, f32, batch 1: the exported file has no weight data; the time does not depend on the values)"
+"$run" "$out/resnet50.mlir" --device=ascend910b --random-inputs=1 --report 2>/dev/null \
+  | grep -E '^(time|cube utilisation|roofline|time by step):|^  [a-z]' | sed 's/^/  /'
+echo "  (kernels: docs/graph-kernels.md; the other networks: docs/benchmarks.md)"
