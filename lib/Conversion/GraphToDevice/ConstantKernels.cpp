@@ -19,8 +19,6 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
-#include <numeric>
-
 using namespace mlir;
 using namespace npu;
 using namespace npu::graph;
@@ -30,17 +28,6 @@ namespace {
 /// The most elements a constant that is not a splat may have: each is a
 /// scalar store in the IR.
 constexpr int64_t kMaxStoredElements = 256;
-
-/// `memref` (contiguous, rank 1 or more) as one dimension.
-Value flatView(KernelBuilder &k, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() == 1)
-    return memref;
-  ReassociationIndices all(type.getRank());
-  std::iota(all.begin(), all.end(), 0);
-  return k.builder().create<memref::CollapseShapeOp>(
-      k.location(), memref, ArrayRef<ReassociationIndices>{all});
-}
 
 /// The elements of `value` as constants of their type, in order.
 SmallVector<Value> elementConstants(KernelBuilder &k, ElementsAttr value) {
@@ -87,7 +74,7 @@ struct ConstantKernelModel
       k.store(splatConstant(k, value), result, zeros);
       return success();
     }
-    Value buffer = flatView(k, result);
+    Value buffer = k.reshape(result, {n});
     if (value.isSplat()) {
       buildFill(k, buffer, n, splatConstant(k, value), device, "fill");
       return success();

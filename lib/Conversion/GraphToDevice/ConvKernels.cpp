@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmEpilogue.h"
+#include "GemmCommon.h"
 #include "OperatorKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
@@ -29,8 +29,6 @@
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
-
-#include <numeric>
 
 using namespace mlir;
 using namespace npu;
@@ -93,32 +91,23 @@ public:
   /// Tiles as for matmul: A and B (two copies each) and the f32 sums in
   /// cube memory; the epilogue's and the padding's tiles in vector memory.
   LogicalResult chooseTiles() {
-    if (!element.isF16() && !element.isBF16() && !element.isF32())
-      return op.emitOpError("cannot be lowered to the device: the cube "
-                            "multiplies f16, bf16 or f32, got ")
-             << element;
+    if (failed(checkCubeElement(op, element)))
+      return failure();
+    FailureOr<CubeTiles> tiles =
+        chooseCubeTiles(op, s.ow, s.og, s.i, element, device);
+    if (failed(tiles))
+      return failure();
+    tm = tiles->m;
+    tn = tiles->n;
+    tk = tiles->k;
     int64_t eb = element.getIntOrFloatBitWidth() / 8;
-    tm = std::min<int64_t>(s.ow, 128);
-    tn = std::min<int64_t>(s.og, 128);
-    tk = std::clamp<int64_t>(s.i, 1, 128);
-    auto bytes = [&] { return 2 * (tm * tk + tn * tk) * eb + tm * tn * 4; };
-    while (bytes() > device.cubeBytes && (tm > 1 || tn > 1 || tk > 1)) {
-      int64_t &largest = tk >= tm && tk >= tn ? tk : tm >= tn ? tm : tn;
-      largest = llvm::divideCeil(largest, 2);
-    }
-    if (bytes() > device.cubeBytes)
-      return op.emitOpError("cannot be lowered for device '")
-             << device.name << "': it has " << device.cubeBytes
-             << " bytes of cube memory, the kernel needs at least " << bytes();
-    int64_t vectorNeed = std::max<int64_t>(
-        needsEpilogue() ? getGemmEpilogueBytes(element, bool(op.getBias())) : 0,
-        s.isPadded() ? 2 * eb : 0);
-    if (vectorNeed > device.vectorBytes)
-      return op.emitOpError("cannot be lowered for device '")
-             << device.name << "': it has " << device.vectorBytes
-             << " bytes of vector memory, the kernel needs at least "
-             << vectorNeed;
-    return success();
+    return checkVectorBytes(
+        op,
+        std::max<int64_t>(
+            needsEpilogue() ? getGemmEpilogueBytes(element, bool(op.getBias()))
+                            : 0,
+            s.isPadded() ? 2 * eb : 0),
+        device);
   }
 
   void build() {
@@ -173,8 +162,8 @@ private:
       Value zeros = k.alloc({chunk}, element);
       Value data = k.alloc({chunk}, element);
       k.vfill(zeros, k.floatConstant(element, 0));
-      Value to = flatRows(padded, rows, rowLength);
-      Value from = flatRows(io.operands[0], s.n * s.h, s.w * s.c);
+      Value to = k.reshape(padded, {rows, rowLength});
+      Value from = k.reshape(io.operands[0], {s.n * s.h, s.w * s.c});
       k.forEachItem(task, tasks, rows, [&](Value row) {
         Value hp = k.rem(row, k.index(s.paddedH()));
         Value ih = k.sub(hp, k.index(s.top));
@@ -220,21 +209,6 @@ private:
     k.forLoop(k.index(begin), k.index(end), k.index(chunk), [&](Value at) {
       body(at, k.min(k.index(chunk), k.sub(k.index(end), at)));
     });
-  }
-
-  /// A contiguous memref as [rows, length].
-  Value flatRows(Value memref, int64_t rows, int64_t length) {
-    auto type = cast<MemRefType>(memref.getType());
-    ReassociationIndices all(type.getRank());
-    std::iota(all.begin(), all.end(), 0);
-    OpBuilder &b = k.builder();
-    Value flat = b.create<memref::CollapseShapeOp>(
-        k.location(), memref, ArrayRef<ReassociationIndices>{all});
-    auto matrix =
-        MemRefType::get({rows, length}, type.getElementType(),
-                        MemRefLayoutAttrInterface(), type.getMemorySpace());
-    return b.create<memref::ExpandShapeOp>(
-        k.location(), matrix, flat, ArrayRef<ReassociationIndices>{{0, 1}});
   }
 
   /// The output tile of a loop index.
@@ -329,12 +303,8 @@ private:
     k.dma(k.window(io.operands[1], {outChannel, kh, kw, c0},
                    {tile.cols, one, one, depth}, {1, 2}),
           bTile);
-    auto matmul = [&](bool accumulate) {
-      auto mm = k.builder().create<dev::MatmulOp>(k.location(), aTile, bTile,
-                                                  sum, accumulate);
-      mm.setTransposeB(true);
-    };
-    k.ifThenElse(k.eq(j, zero), [&] { matmul(false); }, [&] { matmul(true); });
+    k.matmulSum(aTile, bTile, sum, k.eq(j, zero), /*transposeA=*/false,
+                /*transposeB=*/true);
   }
 
   KernelBuilder &k;

@@ -250,29 +250,6 @@ struct PadKernelModel
   }
 };
 
-/// `memref` (contiguous, rank 1 or more) viewed with `shape` (the same
-/// element count).
-Value viewAs(KernelBuilder &k, Value memref, ArrayRef<int64_t> shape) {
-  auto type = cast<MemRefType>(memref.getType());
-  OpBuilder &b = k.builder();
-  Value flat = memref;
-  if (type.getRank() != 1) {
-    ReassociationIndices all(type.getRank());
-    std::iota(all.begin(), all.end(), 0);
-    flat = b.create<memref::CollapseShapeOp>(
-        k.location(), memref, ArrayRef<ReassociationIndices>{all});
-  }
-  if (shape.size() == 1)
-    return flat;
-  ReassociationIndices group(shape.size());
-  std::iota(group.begin(), group.end(), 0);
-  auto viewType =
-      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
-                      type.getMemorySpace());
-  return b.create<memref::ExpandShapeOp>(k.location(), viewType, flat,
-                                         ArrayRef<ReassociationIndices>{group});
-}
-
 struct GatherKernelModel
     : DeviceKernelOpInterface::ExternalModel<GatherKernelModel, GatherOp> {
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
@@ -299,13 +276,13 @@ struct GatherKernelModel
         std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), items);
     KernelBuilder k(b, op->getLoc());
     dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-      Value source = viewAs(k, io.operands[0], {outer, n, inner});
+      Value source = k.reshape(io.operands[0], {outer, n, inner});
       // A rank-0 index is read as it is.
       bool scalarIndex =
           cast<MemRefType>(io.operands[1].getType()).getRank() == 0;
       Value indices =
-          scalarIndex ? io.operands[1] : viewAs(k, io.operands[1], {count});
-      Value result = viewAs(k, io.results[0], {outer, count, inner});
+          scalarIndex ? io.operands[1] : k.reshape(io.operands[1], {count});
+      Value result = k.reshape(io.results[0], {outer, count, inner});
       Value tile = k.alloc({cols}, element);
       Type i64 = k.builder().getI64Type();
       Value bad = k.alloc({1}, i64);

@@ -30,11 +30,12 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
-#include <numeric>
 
 using namespace mlir;
 using namespace npu;
@@ -67,11 +68,6 @@ Span classifySpan(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
   return span;
 }
 
-int64_t product(ArrayRef<int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
-
 /// How a kernel reads one operand.
 struct OperandAccess {
   enum Kind {
@@ -98,7 +94,7 @@ struct ElementwiseShape {
 bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
                    int64_t split, OperandAccess &access) {
   int64_t rank = result.size();
-  if (product(shape) == 1) {
+  if (computeProduct(shape) == 1) {
     access = {OperandAccess::Scalar, 1};
     return true;
   }
@@ -112,7 +108,7 @@ bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
   if (!classifySpan(shape, result, 0, whole).broadcast)
     return false;
   access.kind = inner.whole ? OperandAccess::Rows : OperandAccess::PerRow;
-  access.rows = product(result.slice(whole, split - whole));
+  access.rows = computeProduct(result.slice(whole, split - whole));
   return true;
 }
 
@@ -122,14 +118,14 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
   // A reshape copies its elements in order: one row of all of them.
   if (isa<ReshapeOp>(op)) {
     ElementwiseShape s;
-    s.width = product(result);
+    s.width = computeProduct(result);
     s.operands.push_back({OperandAccess::Rows, 1});
     return s;
   }
   for (int64_t split = 0; split <= rank; ++split) {
     ElementwiseShape s;
-    s.rows = product(result.take_front(split));
-    s.width = product(result.drop_front(split));
+    s.rows = computeProduct(result.take_front(split));
+    s.width = computeProduct(result.drop_front(split));
     bool fits = true;
     for (Value operand : op->getOperands()) {
       OperandAccess access{OperandAccess::Rows};
@@ -308,7 +304,7 @@ private:
       out = k.alloc({tileRows, tileCols}, result);
       tmp = k.alloc({tileRows, tileCols}, result);
     }
-    resultView = matrixView(io.results[0], shape.rows, shape.width);
+    resultView = k.reshape(io.results[0], {shape.rows, shape.width});
   }
 
   Source prepareOperand(Value operand, OperandAccess access) {
@@ -324,11 +320,11 @@ private:
     }
     if (access.kind == OperandAccess::PerRow) {
       src.kind = TileOperand::AlongRows;
-      src.view = flatView(operand);
+      src.view = k.reshape(operand, {access.rows});
       src.buffer = k.alloc({tileRows}, element);
       return src;
     }
-    src.view = matrixView(operand, access.rows, shape.width);
+    src.view = k.reshape(operand, {access.rows, shape.width});
     // One row for every result row, whole in a tile: read it once.
     if (access.rows == 1 && shape.rows > 1 && colTiles == 1) {
       src.kind = TileOperand::AlongCols;
@@ -342,28 +338,6 @@ private:
     src.kind = TileOperand::Tile;
     src.buffer = k.alloc({tileRows, tileCols}, element);
     return src;
-  }
-
-  /// `memref` (contiguous, rank 1 or more) as one dimension.
-  Value flatView(Value memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    if (type.getRank() == 1)
-      return memref;
-    ReassociationIndices all(type.getRank());
-    std::iota(all.begin(), all.end(), 0);
-    return k.builder().create<memref::CollapseShapeOp>(
-        k.location(), memref, ArrayRef<ReassociationIndices>{all});
-  }
-
-  /// `memref` (contiguous) as [rows, cols].
-  Value matrixView(Value memref, int64_t rows, int64_t cols) {
-    auto type = cast<MemRefType>(memref.getType());
-    auto matrix =
-        MemRefType::get({rows, cols}, type.getElementType(),
-                        MemRefLayoutAttrInterface(), type.getMemorySpace());
-    return k.builder().create<memref::ExpandShapeOp>(
-        k.location(), matrix, flatView(memref),
-        ArrayRef<ReassociationIndices>{{0, 1}});
   }
 
   void buildTile(Value t) {

@@ -180,10 +180,8 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     Value vRows = rowsOf(t.v, zero, cc, zero, d);
     k.dma(headRows(value, false, it, it.kvHead, k.add(c0, cb), cc), vRows);
     Value o = rowsOf(t.o, zero, it.rows, zero, d);
-    k.ifThenElse(
-        k.lt(cb, k.index(1)),
-        [&] { k.matmul(p, vRows, o, /*accumulate=*/false); },
-        [&] { k.matmul(p, vRows, o, /*accumulate=*/true); });
+    k.matmulSum(p, vRows, o, k.lt(cb, k.index(1)), /*transposeA=*/false,
+                /*transposeB=*/false);
   }
 
   /// O into workspace slot `slot`, then the group's vector tasks told.

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmEpilogue.h"
+#include "GemmCommon.h"
 #include "OperatorKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
@@ -28,20 +28,15 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
-#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
-#include <numeric>
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace npu;
 using namespace npu::graph;
 
 namespace {
-
-int64_t product(ArrayRef<int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
 
 /// The sizes of a matmul and how its operands are stored.
 struct GemmShape {
@@ -58,46 +53,20 @@ FailureOr<GemmShape> getGemmShape(MatmulOp op) {
   GemmShape s;
   s.transposeLhs = op.getTransposeLhs();
   s.transposeRhs = op.getTransposeRhs();
-  s.batch = product(out.drop_back(2));
+  s.batch = computeProduct(out.drop_back(2));
   s.m = out[out.size() - 2];
   s.n = out.back();
   s.k = s.transposeLhs ? l[l.size() - 2] : l.back();
-  s.lhsBatch = product(l.drop_back(2));
-  s.rhsBatch = product(r.drop_back(2));
+  s.lhsBatch = computeProduct(l.drop_back(2));
+  s.rhsBatch = computeProduct(r.drop_back(2));
   for (int64_t operandBatch : {s.lhsBatch, s.rhsBatch})
     if (operandBatch != 1 && operandBatch != s.batch)
       return op.emitOpError("cannot be lowered to the device: batch "
                             "dimensions broadcast in part (an operand has "
                             "all of the result's batches or one)");
-  Type element = op.getLhs().getType().getElementType();
-  if (!element.isF16() && !element.isBF16() && !element.isF32())
-    return op.emitOpError("cannot be lowered to the device: the cube "
-                          "multiplies f16, bf16 or f32, got ")
-           << element;
+  if (failed(checkCubeElement(op, op.getLhs().getType().getElementType())))
+    return failure();
   return s;
-}
-
-/// A contiguous memref of rank 2 or more as [batches, rows, cols].
-Value batchedView(KernelBuilder &k, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  OpBuilder &b = k.builder();
-  int64_t rank = type.getRank();
-  if (rank == 3)
-    return memref;
-  if (rank == 2) {
-    ArrayRef<int64_t> shape = type.getShape();
-    auto batched =
-        MemRefType::get({1, shape[0], shape[1]}, type.getElementType(),
-                        MemRefLayoutAttrInterface(), type.getMemorySpace());
-    return b.create<memref::ExpandShapeOp>(
-        k.location(), batched, memref,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  }
-  ReassociationIndices leading(rank - 2);
-  std::iota(leading.begin(), leading.end(), 0);
-  return b.create<memref::CollapseShapeOp>(
-      k.location(), memref,
-      ArrayRef<ReassociationIndices>{leading, {rank - 2}, {rank - 1}});
 }
 
 class MatmulKernel {
@@ -113,25 +82,15 @@ public:
   /// the pipeline) and f32 sum fit cube memory; fails with a diagnostic
   /// when one element of each does not.
   LogicalResult chooseTiles() {
-    int64_t eb = element.getIntOrFloatBitWidth() / 8;
-    tm = std::min<int64_t>(s.m, 128);
-    tn = std::min<int64_t>(s.n, 128);
-    tk = std::clamp<int64_t>(s.k, 1, 128);
-    auto bytes = [&] { return 2 * (tm * tk + tk * tn) * eb + tm * tn * 4; };
-    while (bytes() > device.cubeBytes && (tm > 1 || tn > 1 || tk > 1)) {
-      int64_t &largest = tk >= tm && tk >= tn ? tk : tm >= tn ? tm : tn;
-      largest = llvm::divideCeil(largest, 2);
-    }
-    if (bytes() > device.cubeBytes)
-      return op.emitOpError("cannot be lowered for device '")
-             << device.name << "': it has " << device.cubeBytes
-             << " bytes of cube memory, the kernel needs at least " << bytes();
-    if (needsEpilogue() && epilogueBytes() > device.vectorBytes)
-      return op.emitOpError("cannot be lowered for device '")
-             << device.name << "': it has " << device.vectorBytes
-             << " bytes of vector memory, the kernel needs at least "
-             << epilogueBytes();
-    return success();
+    FailureOr<CubeTiles> tiles =
+        chooseCubeTiles(op, s.m, s.n, s.k, element, device);
+    if (failed(tiles))
+      return failure();
+    tm = tiles->m;
+    tn = tiles->n;
+    tk = tiles->k;
+    return needsEpilogue() ? checkVectorBytes(op, epilogueBytes(), device)
+                           : success();
   }
 
   void build() {
@@ -144,7 +103,7 @@ public:
                           dev::MemorySpaceAttr::get(op.getContext(),
                                                     dev::MemorySpace::global)));
     if (s.k > 0)
-      buildProducts(batchedView(k, sums));
+      buildProducts(k.reshape(sums, {s.batch, s.m, s.n}));
     if (direct)
       return;
     GemmEpilogue epilogue;
@@ -178,8 +137,8 @@ private:
     dev::LaunchOp launch = k.launch(
         tasks,
         [&](Value task) {
-          Value lhs = batchedView(k, io.operands[0]);
-          Value rhs = batchedView(k, io.operands[1]);
+          Value lhs = batchedView(io.operands[0], s.lhsBatch);
+          Value rhs = batchedView(io.operands[1], s.rhsBatch);
           Value a = cube(s.transposeLhs ? ArrayRef<int64_t>{tk, tm}
                                         : ArrayRef<int64_t>{tm, tk},
                          element);
@@ -218,6 +177,12 @@ private:
   struct Tile {
     Value batch, m0, n0, rows, cols;
   };
+
+  /// An operand as [batches, rows, cols].
+  Value batchedView(Value operand, int64_t batches) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(operand.getType()).getShape();
+    return k.reshape(operand, {batches, shape[shape.size() - 2], shape.back()});
+  }
 
   Value cube(ArrayRef<int64_t> shape, Type type) {
     return k.alloc(shape, type, dev::MemorySpace::cube);
@@ -266,13 +231,8 @@ private:
                           tile.cols),
             bTile);
     }
-    auto matmul = [&](bool accumulate) {
-      auto op = k.builder().create<dev::MatmulOp>(k.location(), aTile, bTile,
-                                                  sum, accumulate);
-      op.setTransposeA(s.transposeLhs);
-      op.setTransposeB(s.transposeRhs);
-    };
-    k.ifThenElse(k.eq(k0, zero), [&] { matmul(false); }, [&] { matmul(true); });
+    k.matmulSum(aTile, bTile, sum, k.eq(k0, zero), s.transposeLhs,
+                s.transposeRhs);
   }
 
   KernelBuilder &k;

@@ -23,18 +23,13 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
-#include <numeric>
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace npu;
 using namespace npu::graph;
 
 namespace {
-
-int64_t product(ArrayRef<int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
 
 /// The rows an op normalises: the tensor as [rows, length].
 struct RowShape {
@@ -62,8 +57,8 @@ FailureOr<RowShape> getRowShape(Operation *op) {
                            "axis ")
            << axisAttr << " of " << type << " (only the last axis is lowered)";
   ArrayRef<int64_t> shape = type.getShape();
-  return RowShape{product(shape.take_front(axis)),
-                  product(shape.drop_front(axis))};
+  return RowShape{computeProduct(shape.take_front(axis)),
+                  computeProduct(shape.drop_front(axis))};
 }
 
 class RowKernel {
@@ -128,8 +123,8 @@ private:
 
   Buffers allocBuffers() {
     Buffers buf;
-    buf.in = rowsView(io.operands[0]);
-    buf.out = rowsView(io.results[0]);
+    buf.in = k.reshape(io.operands[0], {s.rows, s.length});
+    buf.out = k.reshape(io.results[0], {s.rows, s.length});
     buf.rows = k.alloc({tileRows, s.length}, f32);
     buf.scratch = k.alloc({tileRows, s.length}, f32);
     if (element != f32) {
@@ -145,34 +140,9 @@ private:
     return buf;
   }
 
-  /// `memref` (contiguous) as [rows, L].
-  Value rowsView(Value memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    OpBuilder &b = k.builder();
-    int64_t rank = type.getRank();
-    ReassociationIndices all(rank);
-    std::iota(all.begin(), all.end(), 0);
-    Value flat = rank == 1 ? memref
-                           : b.create<memref::CollapseShapeOp>(
-                                 k.location(), memref,
-                                 ArrayRef<ReassociationIndices>{all});
-    auto matrix =
-        MemRefType::get({s.rows, s.length}, type.getElementType(),
-                        MemRefLayoutAttrInterface(), type.getMemorySpace());
-    return b.create<memref::ExpandShapeOp>(
-        k.location(), matrix, flat, ArrayRef<ReassociationIndices>{{0, 1}});
-  }
-
   /// A per-task copy of `memref` (L elements) in f32.
   Value loadWide(Value memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    Value flat = memref;
-    if (type.getRank() != 1) {
-      ReassociationIndices all(type.getRank());
-      std::iota(all.begin(), all.end(), 0);
-      flat = k.builder().create<memref::CollapseShapeOp>(
-          k.location(), memref, ArrayRef<ReassociationIndices>{all});
-    }
+    Value flat = k.reshape(memref, {s.length});
     Value wide = k.alloc({s.length}, f32);
     if (element == f32) {
       k.dma(flat, wide);

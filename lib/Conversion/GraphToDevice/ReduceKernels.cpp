@@ -19,19 +19,15 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 #include <limits>
-#include <numeric>
 
 using namespace mlir;
 using namespace npu;
 using namespace npu::graph;
 
 namespace {
-
-int64_t product(ArrayRef<int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
 
 class ReduceKernel {
 public:
@@ -55,9 +51,9 @@ public:
                << op.getAxesAttr()
                << " are not consecutive (supported: one block of axes)";
     ArrayRef<int64_t> shape = op.getInput().getType().getShape();
-    outer = product(shape.take_front(axes.front()));
-    reduced = product(shape.slice(axes.front(), axes.size()));
-    inner = product(shape.drop_front(axes.back() + 1));
+    outer = computeProduct(shape.take_front(axes.front()));
+    reduced = computeProduct(shape.slice(axes.front(), axes.size()));
+    inner = computeProduct(shape.drop_front(axes.back() + 1));
     // [rc, bc] in the input type and in f32, its transpose, and the f32
     // accumulator, partial sums and result row of bc.
     int64_t eb = element.getIntOrFloatBitWidth() / 8;
@@ -82,8 +78,8 @@ public:
     int64_t tasks =
         std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), items);
     dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-      Value in = view(io.operands[0], {outer, reduced, inner});
-      Value out = view(io.results[0], {outer, inner});
+      Value in = k.reshape(io.operands[0], {outer, reduced, inner});
+      Value out = k.reshape(io.results[0], {outer, inner});
       Value rows = k.alloc({rc, bc}, element);
       Value wide = element == f32 ? rows : k.alloc({rc, bc}, f32);
       Value turned = k.alloc({bc, rc}, f32);
@@ -165,26 +161,6 @@ private:
     default:
       return dev::BinaryKind::add;
     }
-  }
-
-  /// A contiguous memref viewed with `shape` (the same element count).
-  Value view(Value memref, ArrayRef<int64_t> shape) {
-    auto type = cast<MemRefType>(memref.getType());
-    OpBuilder &b = k.builder();
-    Value flat = memref;
-    if (type.getRank() != 1) {
-      ReassociationIndices all(type.getRank());
-      std::iota(all.begin(), all.end(), 0);
-      flat = b.create<memref::CollapseShapeOp>(
-          k.location(), memref, ArrayRef<ReassociationIndices>{all});
-    }
-    ReassociationIndices group(shape.size());
-    std::iota(group.begin(), group.end(), 0);
-    auto viewType =
-        MemRefType::get(shape, type.getElementType(),
-                        MemRefLayoutAttrInterface(), type.getMemorySpace());
-    return b.create<memref::ExpandShapeOp>(
-        k.location(), viewType, flat, ArrayRef<ReassociationIndices>{group});
   }
 
   KernelBuilder &k;

@@ -71,6 +71,9 @@ public:
                      llvm::ArrayRef<mlir::OpFoldResult> sizes,
                      llvm::ArrayRef<int64_t> steps,
                      llvm::ArrayRef<unsigned> drop);
+  /// `memref` (contiguous, rank 1 or more) viewed with the static `shape`
+  /// of as many elements: collapsed to one dimension, then expanded.
+  mlir::Value reshape(mlir::Value memref, llvm::ArrayRef<int64_t> shape);
   /// The size of dimension `d` of `memref`.
   mlir::Value dim(mlir::Value memref, int64_t d);
   /// memref[index] and memref[index] = value.
@@ -113,6 +116,10 @@ public:
   //===--- Matrix unit ----------------------------------------------------===//
   void matmul(mlir::Value a, mlir::Value b, mlir::Value c, bool accumulate,
               bool transposeB = false);
+  /// c = a b where `first` (an i1) holds, else c += a b: a sum over a
+  /// loop's steps, started by its first.
+  void matmulSum(mlir::Value a, mlir::Value b, mlir::Value c, mlir::Value first,
+                 bool transposeA, bool transposeB);
   void vcast(mlir::Value in, mlir::Value out);
   void vcumsum(mlir::Value in, mlir::Value out);
   void vreduce(dev::ReduceKind kind, mlir::Value in, mlir::Value out);

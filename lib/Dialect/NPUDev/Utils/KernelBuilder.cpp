@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace npu;
 
@@ -109,6 +111,28 @@ Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
                                      staticSizes, strides);
 }
 
+Value KernelBuilder::reshape(Value memref, ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getShape() == shape)
+    return memref;
+  Value flat = memref;
+  if (type.getRank() != 1) {
+    ReassociationIndices all(type.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    flat = b.create<memref::CollapseShapeOp>(
+        loc, memref, ArrayRef<ReassociationIndices>{all});
+  }
+  if (shape.size() == 1)
+    return flat;
+  ReassociationIndices group(shape.size());
+  std::iota(group.begin(), group.end(), 0);
+  auto result =
+      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                      type.getMemorySpace());
+  return b.create<memref::ExpandShapeOp>(loc, result, flat,
+                                         ArrayRef<ReassociationIndices>{group});
+}
+
 Value KernelBuilder::dim(Value memref, int64_t d) {
   return b.create<memref::DimOp>(loc, memref, d);
 }
@@ -183,6 +207,15 @@ void KernelBuilder::matmul(Value a, Value bMatrix, Value c, bool accumulate,
   auto op = b.create<dev::MatmulOp>(loc, a, bMatrix, c, accumulate);
   if (transposeB)
     op.setTransposeB(true);
+}
+void KernelBuilder::matmulSum(Value a, Value bMatrix, Value c, Value first,
+                              bool transposeA, bool transposeB) {
+  auto product = [&](bool accumulate) {
+    auto op = b.create<dev::MatmulOp>(loc, a, bMatrix, c, accumulate);
+    op.setTransposeA(transposeA);
+    op.setTransposeB(transposeB);
+  };
+  ifThenElse(first, [&] { product(false); }, [&] { product(true); });
 }
 void KernelBuilder::vcast(Value in, Value out) {
   b.create<dev::VCastOp>(loc, in, out);

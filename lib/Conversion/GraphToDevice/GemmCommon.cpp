@@ -1,20 +1,56 @@
-//===- GemmEpilogue.cpp - bias and rounding after the cube's sums ---------===//
+//===- GemmCommon.cpp - cube tiles, bias and rounding after the sums ------===//
 //
-// One vector launch over [R, C] tiles of the f32 sums viewed as [rows,
-// width]: copy in (or zeros when there were no products), add the bias
-// widened to f32 along the rows, round to the result's type, copy out. A
-// plain tile loop that npu-pipeline-dma-loops pipelines. O(rows x width).
+// Cube tiles: the largest of m, n, k halved until A, B and the sums fit.
+// The epilogue: one vector launch over [R, C] tiles of the f32 sums viewed
+// as [rows, width]: copy in (or zeros when there were no products), add the
+// bias widened to f32 along the rows, round to the result's type, copy out;
+// a plain tile loop that npu-pipeline-dma-loops pipelines. O(rows x width).
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmEpilogue.h"
+#include "GemmCommon.h"
 
 #include "npu/Device/DeviceModel.h"
 
-#include <numeric>
-
 using namespace mlir;
 using namespace npu;
+
+LogicalResult npu::checkCubeElement(Operation *op, Type element) {
+  if (element.isF16() || element.isBF16() || element.isF32())
+    return success();
+  return op->emitOpError("cannot be lowered to the device: the cube "
+                         "multiplies f16, bf16 or f32, got ")
+         << element;
+}
+
+FailureOr<CubeTiles> npu::chooseCubeTiles(Operation *op, int64_t m, int64_t n,
+                                          int64_t k, Type element,
+                                          const DeviceModel &device) {
+  int64_t eb = element.getIntOrFloatBitWidth() / 8;
+  CubeTiles t;
+  t.m = std::clamp<int64_t>(m, 1, 128);
+  t.n = std::clamp<int64_t>(n, 1, 128);
+  t.k = std::clamp<int64_t>(k, 1, 128);
+  auto bytes = [&] { return 2 * (t.m * t.k + t.k * t.n) * eb + t.m * t.n * 4; };
+  while (bytes() > device.cubeBytes && (t.m > 1 || t.n > 1 || t.k > 1)) {
+    int64_t &largest = t.k >= t.m && t.k >= t.n ? t.k : t.m >= t.n ? t.m : t.n;
+    largest = llvm::divideCeil(largest, 2);
+  }
+  if (bytes() > device.cubeBytes)
+    return op->emitOpError("cannot be lowered for device '")
+           << device.name << "': it has " << device.cubeBytes
+           << " bytes of cube memory, the kernel needs at least " << bytes();
+  return t;
+}
+
+LogicalResult npu::checkVectorBytes(Operation *op, int64_t bytes,
+                                    const DeviceModel &device) {
+  if (bytes <= device.vectorBytes)
+    return success();
+  return op->emitOpError("cannot be lowered for device '")
+         << device.name << "': it has " << device.vectorBytes
+         << " bytes of vector memory, the kernel needs at least " << bytes;
+}
 
 bool npu::needsGemmEpilogue(Type element, bool bias, bool noProducts) {
   return !element.isF32() || bias || noProducts;
@@ -25,18 +61,6 @@ int64_t npu::getGemmEpilogueBytes(Type element, bool bias) {
   int64_t narrow = element.isF32() ? 0 : eb;
   int64_t biasBytes = bias ? eb + (element.isF32() ? 0 : 4) : 0;
   return 4 + narrow + biasBytes;
-}
-
-/// A contiguous memref of rank 2 or more as [rows, last dimension].
-static Value flatRows(KernelBuilder &k, Value memref) {
-  int64_t rank = cast<MemRefType>(memref.getType()).getRank();
-  if (rank == 2)
-    return memref;
-  ReassociationIndices leading(rank - 1);
-  std::iota(leading.begin(), leading.end(), 0);
-  return k.builder().create<memref::CollapseShapeOp>(
-      k.location(), memref,
-      ArrayRef<ReassociationIndices>{leading, {rank - 1}});
 }
 
 void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
@@ -56,8 +80,8 @@ void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
   int64_t tasks =
       std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
   dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-    Value sumView = e.sums ? flatRows(k, e.sums) : Value();
-    Value outView = flatRows(k, e.result);
+    Value sumView = e.sums ? k.reshape(e.sums, {e.rows, e.width}) : Value();
+    Value outView = k.reshape(e.result, {e.rows, e.width});
     Value wide = k.alloc({tileRows, cols}, f32);
     Value narrow =
         element == f32 ? Value() : k.alloc({tileRows, cols}, element);
