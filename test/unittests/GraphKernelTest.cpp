@@ -1027,7 +1027,7 @@ TEST_F(GraphKernelTest, Pools) {
 
 TEST_F(GraphKernelTest, Reduce) {
   // Over a block of axes in the middle (a global pool), the last axes and
-  // the first; more rows than a chunk; every kind; f16.
+  // the first; more rows than a chunk; every kind; f16; an empty reduction.
   struct Case {
     const char *kind;
     Shape input;
@@ -1040,6 +1040,8 @@ TEST_F(GraphKernelTest, Reduce) {
       {"sum", {3, 4, 300}, {2}, ElementKind::F32, "mlu590"},
       {"max", {5, 6, 7}, {0, 1}, ElementKind::F32, "ascend910b"},
       {"min", {4, 130, 3}, {1}, ElementKind::F16, "ascend910b"},
+      // Nothing to reduce: the sum of no terms.
+      {"sum", {2, 0, 3}, {1}, ElementKind::F32, "mlu590"},
   };
   for (const Case &c : cases) {
     const char *element = getElementKindName(c.element);

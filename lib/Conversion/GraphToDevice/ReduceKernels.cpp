@@ -64,7 +64,8 @@ public:
              << " bytes of vector memory, the kernel needs at least "
              << perElement + 12 + eb;
     bc = std::min<int64_t>(inner, 128);
-    rc = std::min<int64_t>(reduced, 128);
+    // At least one row, so that the loop over an empty reduction steps.
+    rc = std::clamp<int64_t>(reduced, 1, 128);
     while (rc * bc * perElement + bc * (12 + eb) > device.vectorBytes) {
       int64_t &larger = rc >= bc ? rc : bc;
       larger = llvm::divideCeil(larger, 2);
