@@ -193,7 +193,8 @@ func.func @sparse_conv(%idx: tensor<7x4xi32>, %f: tensor<7x16xf32>, %w: tensor<2
 
 // The ops ONNX networks brought in: elementwise ones adapt (BOTH); resize
 // and scatter_nd have ALIGN-only kernels; gather adapts when it moves whole
-// rows and is NALIGN when it picks channels out of the innermost dimension.
+// rows and is NALIGN when it picks channels out of the innermost dimension
+// (axis 3, or -1: the attribute is signed).
 // CHECK-LABEL: func.func @imported_ops
 // CHECK: npu.hard_swish {{.*}}npu.align_mode = #npu.align_mode<both>
 // CHECK: npu.clip {{.*}}npu.align_mode = #npu.align_mode<both>
@@ -202,6 +203,7 @@ func.func @sparse_conv(%idx: tensor<7x4xi32>, %f: tensor<7x16xf32>, %w: tensor<2
 // CHECK: npu.resize {{.*}}npu.align_mode = #npu.align_mode<align>
 // CHECK: npu.gather {{.*}}{axis = 1 : i64, npu.align_mode = #npu.align_mode<both>}
 // CHECK: npu.gather {{.*}}{axis = 3 : i64, npu.align_mode = #npu.align_mode<nalign>}
+// CHECK: npu.gather {{.*}}{axis = -1 : i64, npu.align_mode = #npu.align_mode<nalign>}
 // CHECK: npu.scatter_nd {{.*}}npu.align_mode = #npu.align_mode<align>
 func.func @imported_ops(%x: tensor<1x8x8x64xf32>, %c: tensor<1x8x8x64xi1>, %i: tensor<2xi64>, %idx: tensor<1x1xi64>, %u: tensor<1x8x8x64xf32>) {
   %0 = npu.hard_swish %x : tensor<1x8x8x64xf32> -> tensor<1x8x8x64xf32>
@@ -211,6 +213,7 @@ func.func @imported_ops(%x: tensor<1x8x8x64xf32>, %c: tensor<1x8x8x64xi1>, %i: t
   %4 = npu.resize %3 <linear> {size = array<i64: 16, 16>} : tensor<2x8x8x64xf32> -> tensor<2x16x16x64xf32>
   %5 = npu.gather %4, %i {axis = 1} : (tensor<2x16x16x64xf32>, tensor<2xi64>) -> tensor<2x2x16x64xf32>
   %6 = npu.gather %4, %i {axis = 3} : (tensor<2x16x16x64xf32>, tensor<2xi64>) -> tensor<2x16x16x2xf32>
+  %8 = npu.gather %4, %i {axis = -1} : (tensor<2x16x16x64xf32>, tensor<2xi64>) -> tensor<2x16x16x2xf32>
   %7 = npu.scatter_nd %x, %idx, %u : (tensor<1x8x8x64xf32>, tensor<1x1xi64>, tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
   return
 }

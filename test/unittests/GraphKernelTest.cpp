@@ -1250,12 +1250,15 @@ TEST_F(GraphKernelTest, Gather) {
       {{2, 5, 3}, {2, 2}, 1, {4, -1, 0, -5}, ElementKind::F32},
       {{1, 197, 8}, {}, 1, {0}, ElementKind::F32},
       {{3, 40, 300}, {2}, 0, {2, -3}, ElementKind::F16},
+      // axis -1: single elements of the last dimension.
+      {{4, 6}, {3}, -1, {5, 0, -2}, ElementKind::F32},
   };
   for (const Case &c : cases) {
     const char *element = getElementKindName(c.kind);
-    Shape out(c.data.begin(), c.data.begin() + c.axis);
+    int64_t axis = c.axis < 0 ? c.axis + int64_t(c.data.size()) : c.axis;
+    Shape out(c.data.begin(), c.data.begin() + axis);
     out.insert(out.end(), c.indices.begin(), c.indices.end());
-    out.insert(out.end(), c.data.begin() + c.axis + 1, c.data.end());
+    out.insert(out.end(), c.data.begin() + axis + 1, c.data.end());
     std::string source = llvm::formatv(
         "func.func @f(%x: {0}, %i: {1}) -> {2} {{\n"
         "  %r = npu.gather %x, %i {{axis = {3} : i64} : ({0}, {1}) -> {2}\n"
@@ -1272,11 +1275,11 @@ TEST_F(GraphKernelTest, Gather) {
          HostArray::fromValues<int64_t>(ElementKind::I64, c.values, c.indices)},
         "ascend910b");
     std::vector<double> values = floatValues(got);
-    int64_t outer = 1, inner = 1, n = c.data[c.axis];
+    int64_t outer = 1, inner = 1, n = c.data[axis];
     for (int64_t d = 0; d < int64_t(c.data.size()); ++d)
-      if (d < c.axis)
+      if (d < axis)
         outer *= c.data[d];
-      else if (d > c.axis)
+      else if (d > axis)
         inner *= c.data[d];
     int64_t count = c.values.size();
     ASSERT_EQ(int64_t(values.size()), outer * count * inner);

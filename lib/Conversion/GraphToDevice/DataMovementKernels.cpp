@@ -166,8 +166,8 @@ struct ConcatKernelModel
                                    const KernelOptions &) const {
     auto concat = cast<ConcatOp>(op);
     int64_t rank = concat.getOutput().getType().getRank();
-    int64_t axis =
-        concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+    // The verifier admits no negative axis here.
+    int64_t axis = concat.getAxis();
     KernelBuilder k(b, op->getLoc());
     int64_t offset = 0;
     for (Value input : io.operands) {
@@ -259,8 +259,10 @@ struct GatherKernelModel
     auto gather = cast<GatherOp>(op);
     ArrayRef<int64_t> data = gather.getData().getType().getShape();
     int64_t rank = data.size();
-    int64_t axis =
-        gather.getAxis() < 0 ? gather.getAxis() + rank : gather.getAxis();
+    // The attribute is signed (the getter's uint64_t is not).
+    int64_t axis = static_cast<int64_t>(gather.getAxis());
+    if (axis < 0)
+      axis += rank;
     int64_t outer = 1, inner = 1, n = data[axis];
     for (int64_t d = 0; d < rank; ++d)
       (d < axis ? outer : inner) *= d == axis ? 1 : data[d];

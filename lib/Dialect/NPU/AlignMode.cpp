@@ -120,7 +120,10 @@ AlignMode SliceOp::getAlignMode() {
 /// channels out of the innermost dimension writes them densely.
 AlignMode GatherOp::getAlignMode() {
   int64_t rank = getData().getType().getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  // The attribute is signed (the getter's uint64_t is not).
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
   return detail::applyRankRule(*this, axis == rank - 1 ? AlignMode::NALIGN
                                                        : AlignMode::BOTH);
 }
