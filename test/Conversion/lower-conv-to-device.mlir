@@ -17,7 +17,7 @@
 // CHECK: scf.for
 // CHECK: scf.for %[[J:.*]] = %c0 to %c9 step %c1
 // The tile's pixels at a tap: every second column of the padded rows.
-// CHECK: memref.subview %[[PADDED]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 1, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<5x3xf16, strided<[12, 1], offset: ?>
+// CHECK: memref.subview %[[PADDED]][0, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 1, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<5x3xf16, strided<[12, 1], offset: ?>
 // CHECK: npudev.dma %{{.*}}, %[[A:.*]] : memref<?x?xf16, strided<[12, 1], offset: ?>
 // CHECK: memref.subview %arg1[%{{.*}}, %{{.*}}, %{{.*}}, 0] [2, 1, 1, 3] [1, 1, 1, 1] : memref<4x3x3x3xf16, #npudev.space<global>> to memref<2x3xf16, strided<[27, 1], offset: ?>
 // CHECK: npudev.dma %{{.*}}, %[[B:.*]] :
@@ -45,4 +45,35 @@ func.func @conv(%x: tensor<1x9x10x6xf16>, %w: tensor<4x3x3x3xf16> {npu.onnx_perm
 func.func @pointwise(%x: tensor<1x28x28x64xf32>, %w: tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32> {
   %r = npu.conv2d %x, %w : (tensor<1x28x28x64xf32>, tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32>
   return %r : tensor<1x28x28x256xf32>
+}
+
+// Depthwise (one input and one output channel per group): a vector launch
+// over tiles of output columns and channels, the filter turned so that a
+// tap's weights are a row, and a loop over the taps that reads the input
+// rows inside the input (no padded copy) and adds their products. The
+// pipelined tap loop loads the next taps' rows ahead.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: memref.alloc()
+// CHECK: npudev.launch tasks(5) on vector attributes {npudev.tiling = {step = "depthwise", strategy = "conv2d", tile_channels = 6 : i64, tile_cols = 5 : i64}}
+// CHECK: %[[TAPS:.*]] = npudev.alloc : memref<9x6xf32, #npudev.space<vector>>
+// CHECK: memref.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : memref<6x3x3x1xf16, #npudev.space<global>> into memref<6x9xf16, #npudev.space<global>>
+// CHECK: npudev.vtranspose %{{.*}}, %{{.*}} : memref<?x9xf32, {{.*}}>, memref<9x?xf32,
+// CHECK: scf.for %[[TAP:.*]] = %c0 to %c9 step %c1
+// CHECK: memref.subview %arg0[0, %{{.*}}, %{{.*}}, 0] [1, 1, %{{.*}}, 6] [1, 1, 2, 1]
+// CHECK: npudev.vcast
+// CHECK: memref.subview %[[TAPS]][%[[TAP]], 0] [1, 6] [1, 1]
+// CHECK: npudev.vbinary_broadcast <mul> {{.*}} along 1
+// CHECK: npudev.vbinary <add>
+// CHECK: npudev.vbinary_broadcast <add> {{.*}} along 1
+// CHECK: npudev.vcast
+// CHECK-NOT: npudev.launch
+// CHECK-NOT: on cube
+// PIPE-LABEL: func.func @depthwise
+// PIPE: on vector
+// PIPE: scf.for
+// PIPE: scf.for %{{.*}} = %c0 to %c{{[0-9]+}} step %c1 iter_args
+// PIPE: npudev.async
+func.func @depthwise(%x: tensor<1x9x10x6xf16>, %w: tensor<6x3x3x1xf16> {npu.weight}, %b: tensor<6xf16> {npu.weight}) -> tensor<1x5x5x6xf16> {
+  %r = npu.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 6} : (tensor<1x9x10x6xf16>, tensor<6x3x3x1xf16>, tensor<6xf16>) -> tensor<1x5x5x6xf16>
+  return %r : tensor<1x5x5x6xf16>
 }

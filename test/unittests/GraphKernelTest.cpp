@@ -860,6 +860,39 @@ TEST_F(GraphKernelTest, Conv2D) {
     checkConv(c);
 }
 
+TEST_F(GraphKernelTest, DepthwiseConv2D) {
+  // On the vector unit: 3x3 same padding with a bias over more than one
+  // tile of output columns; stride 2 with uneven padding, f16 on mlu590;
+  // dilated 5x5 whose taps fall outside whole rows; 7x7 over more channels
+  // than one tile holds; a border larger than the filter needs; f16 with
+  // different strides along the two axes.
+  const std::vector<ConvCase> cases = {
+      {{1, 9, 70, 32}, {32, 3, 3, 1}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 32, true},
+      {{2, 11, 12, 24},
+       {24, 3, 3, 1},
+       {2, 2},
+       {0, 1, 0, 1},
+       {1, 1},
+       24,
+       true,
+       ElementKind::F16,
+       "mlu590"},
+      {{1, 10, 11, 8}, {8, 5, 5, 1}, {1, 1}, {4, 4, 4, 4}, {2, 2}, 8},
+      {{1, 8, 8, 300}, {300, 7, 7, 1}, {1, 1}, {3, 3, 3, 3}, {1, 1}, 300, true},
+      {{1, 3, 4, 6}, {6, 2, 2, 1}, {1, 1}, {3, 2, 1, 3}, {1, 1}, 6},
+      {{1, 6, 6, 16},
+       {16, 3, 3, 1},
+       {1, 2},
+       {1, 1, 1, 1},
+       {1, 1},
+       16,
+       true,
+       ElementKind::F16},
+  };
+  for (const ConvCase &c : cases)
+    checkConv(c);
+}
+
 TEST_F(GraphKernelTest, ImportedConvBatchNormRelu) {
   // conv_bn_relu.onnx: Conv 3x3 (pads 1) with bias, BatchNormalization
   // (epsilon 1e-3), Relu, in NCHW; the importer computes in NHWC and takes

@@ -17,10 +17,12 @@
 //  3. The sums go straight to an f32 result without bias; otherwise through
 //     an f32 workspace and the gemm epilogue (bias, rounding).
 // Work O(N OH OW O KH KW I); the input crosses DMA once per (tap, output
-// channel tile).
+// channel tile). A depthwise conv2d goes to the vector unit instead
+// (DepthwiseConvKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvCommon.h"
 #include "GemmCommon.h"
 #include "OperatorKernels.h"
 
@@ -34,22 +36,7 @@ using namespace mlir;
 using namespace npu;
 using namespace npu::graph;
 
-namespace {
-
-/// The sizes of a conv2d.
-struct ConvShape {
-  int64_t n, h, w, c, o, kh, kw, i, oh, ow;
-  int64_t strideH, strideW, dilationH, dilationW;
-  int64_t top, bottom, left, right, groups;
-  /// Output channels per group.
-  int64_t og;
-
-  bool isPadded() const { return top || bottom || left || right; }
-  int64_t paddedH() const { return h + top + bottom; }
-  int64_t paddedW() const { return w + left + right; }
-};
-
-ConvShape getConvShape(Conv2DOp op) {
+ConvShape npu::getConvShape(Conv2DOp op) {
   ArrayRef<int64_t> in = op.getInput().getType().getShape();
   ArrayRef<int64_t> fil = op.getFilter().getType().getShape();
   ArrayRef<int64_t> out = op.getOutput().getType().getShape();
@@ -78,6 +65,8 @@ ConvShape getConvShape(Conv2DOp op) {
   s.og = s.o / s.groups;
   return s;
 }
+
+namespace {
 
 class ConvKernel {
 public:
@@ -218,19 +207,13 @@ private:
 
   Tile decodeTile(Value t, int64_t owTiles, int64_t oTiles) {
     Tile tile;
-    Value rest = t;
-    auto digit = [&](int64_t size) {
-      Value d = k.rem(rest, k.index(size));
-      rest = k.div(rest, k.index(size));
-      return d;
-    };
-    Value oTile = digit(oTiles);
-    tile.group = digit(s.groups);
-    Value owTile = digit(owTiles);
-    tile.oh = digit(s.oh);
-    tile.n = rest;
-    tile.ow0 = k.mul(owTile, k.index(tm));
-    tile.o0 = k.mul(oTile, k.index(tn));
+    SmallVector<Value> at =
+        k.delinearize(t, {s.n, s.oh, owTiles, s.groups, oTiles});
+    tile.n = at[0];
+    tile.oh = at[1];
+    tile.ow0 = k.mul(at[2], k.index(tm));
+    tile.group = at[3];
+    tile.o0 = k.mul(at[4], k.index(tn));
     tile.rows = k.min(k.index(tm), k.sub(k.index(s.ow), tile.ow0));
     tile.cols = k.min(k.index(tn), k.sub(k.index(s.og), tile.o0));
     return tile;
@@ -328,6 +311,8 @@ struct Conv2DKernelModel
     if (shape.n * shape.oh * shape.ow * shape.o == 0)
       return success();
     KernelBuilder k(b, op->getLoc());
+    if (shape.isDepthwise())
+      return buildDepthwiseConv2D(k, conv, shape, io, device);
     ConvKernel kernel(k, conv, io, shape, device);
     if (failed(kernel.chooseTiles()))
       return failure();

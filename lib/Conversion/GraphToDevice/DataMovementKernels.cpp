@@ -96,14 +96,16 @@ void npu::buildBoxCopy(KernelBuilder &k, const Box &box,
   dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
     Value tile = k.alloc({rows, cols}, element);
     k.forEachItem(task, tasks, tiles, [&](Value t) {
-      Value rest = t;
-      auto digit = [&](int64_t size) {
-        Value d = k.rem(rest, k.index(size));
-        rest = k.div(rest, k.index(size));
-        return d;
-      };
-      Value c0 = k.mul(digit(colTiles), k.index(cols));
-      Value r0 = k.mul(digit(rowTiles), k.index(rows));
+      // Digits: the fixed dimensions outermost first, then the row and the
+      // column tile.
+      SmallVector<int64_t> radix;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != colDim && d != rowDim)
+          radix.push_back(box.sizes[d]);
+      radix.append({rowTiles, colTiles});
+      SmallVector<Value> digits = k.delinearize(t, radix);
+      Value c0 = k.mul(digits.pop_back_val(), k.index(cols));
+      Value r0 = k.mul(digits.pop_back_val(), k.index(rows));
       Value nc = k.min(k.index(cols), k.sub(k.index(box.sizes[colDim]), c0));
       Value nr = k.min(k.index(rows), k.sub(k.index(rowsOfBox), r0));
       // Per dimension: the box coordinate of the tile's first element.
@@ -118,7 +120,7 @@ void npu::buildBoxCopy(KernelBuilder &k, const Box &box,
           at[d] = r0;
           sizes[d] = nr;
         } else {
-          at[d] = digit(box.sizes[d]);
+          at[d] = digits.pop_back_val();
           fixed.push_back(d);
         }
       }

@@ -80,17 +80,13 @@ public:
       buf.narrow = k.alloc({tow, tc}, element);
       buf.count = k.alloc({tow}, f32);
       k.forEachItem(task, tasks, tiles, [&](Value t) {
-        Value rest = t;
-        auto digit = [&](int64_t size) {
-          Value d = k.rem(rest, k.index(size));
-          rest = k.div(rest, k.index(size));
-          return d;
-        };
+        SmallVector<Value> at =
+            k.delinearize(t, {out[0], out[1], owTiles, cTiles});
         Tile tile;
-        tile.c0 = k.mul(digit(cTiles), k.index(tc));
-        tile.ow0 = k.mul(digit(owTiles), k.index(tow));
-        tile.oh = digit(out[1]);
-        tile.n = rest;
+        tile.n = at[0];
+        tile.oh = at[1];
+        tile.ow0 = k.mul(at[2], k.index(tow));
+        tile.c0 = k.mul(at[3], k.index(tc));
         tile.cols = k.min(k.index(tow), k.sub(k.index(out[2]), tile.ow0));
         tile.channels = k.min(k.index(tc), k.sub(k.index(out[3]), tile.c0));
         buildTile(buf, tile);

@@ -163,6 +163,13 @@ public:
                                  llvm::function_ref<void(mlir::Value)> vector);
   void setFlag(int64_t flag, dev::CoreKind to, mlir::Value task);
   void waitFlag(int64_t flag);
+  /// The digits of `linear` in the mixed radix `sizes` (outermost first):
+  /// linear = ((d0 sizes[1] + d1) sizes[2] + d2) ... The outermost digit
+  /// takes what is left (sizes[0] is not applied), as a work item loop's
+  /// item numbers never exceed the product; a digit of radix 1 is the
+  /// constant 0.
+  llvm::SmallVector<mlir::Value> delinearize(mlir::Value linear,
+                                             llvm::ArrayRef<int64_t> sizes);
   /// Work item loop of a task: for (t = taskId; t < items; t += tasks).
   void forEachItem(mlir::Value taskId, int64_t tasks, int64_t items,
                    llvm::function_ref<void(mlir::Value)> body);

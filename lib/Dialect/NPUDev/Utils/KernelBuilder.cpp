@@ -338,6 +338,24 @@ void KernelBuilder::waitFlag(int64_t flag) {
   b.create<dev::WaitFlagOp>(loc, flag);
 }
 
+SmallVector<Value> KernelBuilder::delinearize(Value linear,
+                                              ArrayRef<int64_t> sizes) {
+  SmallVector<Value> digits(sizes.size());
+  Value rest = linear;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    // A digit of radix 1 is 0: a constant, which folds the uses.
+    if (sizes[d] == 1) {
+      digits[d] = index(0);
+    } else if (d == 0) {
+      digits[d] = rest;
+    } else {
+      digits[d] = rem(rest, index(sizes[d]));
+      rest = div(rest, index(sizes[d]));
+    }
+  }
+  return digits;
+}
+
 void KernelBuilder::forEachItem(Value taskId, int64_t tasks, int64_t items,
                                 function_ref<void(Value)> body) {
   forLoop(taskId, index(items), index(tasks), body);
