@@ -494,3 +494,41 @@ func.func @product_tiles(%q: memref<16x16xf16, #g>, %keys: memref<128x16xf16, #g
   }
   return
 }
+
+// -----
+
+// A tile loaded as [rows, columns, channels] and read as the matrix [rows x
+// columns, channels] through memref.collapse_shape (a convolution's pixels
+// over several output rows): the reshape names the elements the load wrote,
+// so the tile is still iteration-local and gets its second copy.
+// CHECK-LABEL: func.func @reshaped_tile
+// CHECK: npudev.launch tasks(1) on cube
+// CHECK-COUNT-2: npudev.alloc : memref<2x8x16xf16, #npudev.space<cube>>
+// CHECK: npudev.async
+// CHECK: scf.for
+// CHECK: npudev.async
+// CHECK: npudev.wait
+// CHECK: memref.collapse_shape
+// CHECK: npudev.matmul
+#c = #npudev.space<cube>
+#g = #npudev.space<global>
+!rows = memref<2x8x16xf16, strided<[256, 32, 1], offset: ?>, #g>
+func.func @reshaped_tile(%x: memref<8x16x16xf16, #g>, %w: memref<16x16xf16, #g>, %s: memref<16x16xf32, #g>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  npudev.launch tasks(1) on cube {
+    %a = npudev.alloc : memref<2x8x16xf16, #c>
+    %b = npudev.alloc : memref<16x16xf16, #c>
+    %sum = npudev.alloc : memref<16x16xf32, #c>
+    npudev.dma %w, %b : memref<16x16xf16, #g> to memref<16x16xf16, #c>
+    scf.for %r = %c0 to %c8 step %c2 {
+      %win = memref.subview %x[%r, 0, 0] [2, 8, 16] [1, 2, 1] : memref<8x16x16xf16, #g> to !rows
+      npudev.dma %win, %a : !rows to memref<2x8x16xf16, #c>
+      %m = memref.collapse_shape %a [[0, 1], [2]] : memref<2x8x16xf16, #c> into memref<16x16xf16, #c>
+      npudev.matmul %m, %b, %sum {accumulate} : memref<16x16xf16, #c>, memref<16x16xf16, #c>, memref<16x16xf32, #c>
+    }
+    npudev.dma %sum, %s : memref<16x16xf32, #c> to memref<16x16xf32, #g>
+  }
+  return
+}

@@ -79,6 +79,19 @@ Value stripCasts(Value view) {
   return view;
 }
 
+/// `view` without the casts and reshapes on it: each names the same
+/// elements (a window of rows written as [rows, columns, channels] and read
+/// as the matrix [rows x columns, channels]).
+Value stripSameElements(Value view) {
+  while (true) {
+    view = stripCasts(view);
+    Operation *def = view.getDefiningOp();
+    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      return view;
+    view = def->getOperand(0);
+  }
+}
+
 /// Whether `op`'s only effects on `view` are writes.
 bool writesOnly(Operation *op, Value view) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -116,12 +129,12 @@ bool isIterationLocal(scf::ForOp loop, Value buffer) {
         for (Value operand : op->getOperands()) {
           if (!isa<MemRefType>(operand.getType()) ||
               getViewRoot(operand) != buffer ||
-              written.contains(stripCasts(operand)))
+              written.contains(stripSameElements(operand)))
             continue;
           if (op->getBlock() != loop.getBody() || !writesOnly(op, operand) ||
               !isViewTakenInside(loop, operand, buffer))
             return WalkResult::interrupt();
-          written.insert(stripCasts(operand));
+          written.insert(stripSameElements(operand));
         }
         return WalkResult::advance();
       });
