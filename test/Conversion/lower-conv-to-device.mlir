@@ -13,12 +13,16 @@
 // CHECK: npudev.vfill
 // CHECK: scf.if
 // CHECK: %[[SUMS:.*]] = memref.alloc() : memref<1x5x5x4xf32, #npudev.space<global>>
-// CHECK: npudev.launch tasks(10) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_k = 3 : i64, tile_m = 5 : i64, tile_n = 2 : i64}}
+// Few tiles: one output row each keeps ten cube cores busy.
+// CHECK: npudev.launch tasks(10) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_cols = 5 : i64, tile_k = 3 : i64, tile_n = 2 : i64, tile_rows = 1 : i64}}
 // CHECK: scf.for
 // CHECK: scf.for %[[J:.*]] = %c0 to %c9 step %c1
 // The tile's pixels at a tap: every second column of the padded rows.
-// CHECK: memref.subview %[[PADDED]][0, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 1, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<5x3xf16, strided<[12, 1], offset: ?>
-// CHECK: npudev.dma %{{.*}}, %[[A:.*]] : memref<?x?xf16, strided<[12, 1], offset: ?>
+// CHECK: memref.subview %[[PADDED]][0, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 2, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<1x5x3xf16, strided<[792, 12, 1], offset: ?>
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<1x?x?xf16, strided<[792, 12, 1], offset: ?>
+// The [rows, columns, channels] tile read as the matrix of its pixels.
+// CHECK: %[[PIXELS:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1], [2]]
+// CHECK: %[[A:.*]] = memref.cast %[[PIXELS]]
 // CHECK: memref.subview %arg1[%{{.*}}, %{{.*}}, %{{.*}}, 0] [2, 1, 1, 3] [1, 1, 1, 1] : memref<4x3x3x3xf16, #npudev.space<global>> to memref<2x3xf16, strided<[27, 1], offset: ?>
 // CHECK: npudev.dma %{{.*}}, %[[B:.*]] :
 // CHECK: npudev.matmul %[[A]], %[[B]], %{{.*}} {transpose_b}
@@ -36,10 +40,11 @@ func.func @conv(%x: tensor<1x9x10x6xf16>, %w: tensor<4x3x3x3xf16> {npu.onnx_perm
   return %r : tensor<1x5x5x4xf16>
 }
 
-// f32 without padding or bias: the tiles go straight to the result.
+// f32 without padding or bias: the tiles go straight to the result. Three
+// output rows (84 pixels) per tile: 20 tiles read the filter 20 times.
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT: memref.alloc()
-// CHECK: npudev.launch tasks(24) on cube
+// CHECK: npudev.launch tasks(20) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_cols = 28 : i64, tile_k = 64 : i64, tile_n = 128 : i64, tile_rows = 3 : i64}}
 // CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>, #npudev.space<cube>> to memref<?x?xf32, strided<[256, 1], offset: ?>, #npudev.space<global>>
 // CHECK-NOT: npudev.launch
 func.func @pointwise(%x: tensor<1x28x28x64xf32>, %w: tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32> {

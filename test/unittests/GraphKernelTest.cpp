@@ -855,6 +855,10 @@ TEST_F(GraphKernelTest, Conv2D) {
        ElementKind::F16,
        "mlu590"},
       {{1, 4, 4, 2}, {2, 2, 2, 2}, {1, 1}, {3, 3, 3, 3}},
+      // Tiles of several output rows: 2 rows of 50 pixels, the last tile
+      // one row; 9 rows of 14 with strides and dilations, the last 5.
+      {{1, 7, 50, 4}, {6, 3, 3, 4}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 30, 30, 8}, {16, 3, 3, 8}, {2, 2}, {1, 1, 1, 1}, {2, 2}},
   };
   for (const ConvCase &c : cases)
     checkConv(c);

@@ -6,14 +6,18 @@
 //  1. With padding, a vector launch writes the input into a zero-bordered
 //     copy [N, H + top + bottom, W + left + right, C] (row by row: zeros,
 //     the input row, zeros), so that every tap reads inside it.
-//  2. A cube launch over output tiles (n, oh, up to 128 consecutive ow, a
-//     group, up to 128 of its output channels), dealt in turn. Per tile a
-//     loop over (kh, kw, block of up to 128 input channels) copies A, the
-//     tile's pixels' input rows at that tap ([ow, channels], a window whose
-//     rows step by the stride), and B, the filter's [channels of the block,
-//     output channels] at that tap (read transposed as stored), and sums
-//     A B into an f32 tile: a plain tile loop, which npu-pipeline-dma-loops
-//     pipelines.
+//  2. A cube launch over output tiles of up to 128 pixels (whole output
+//     rows when a row is shorter, else up to 128 columns of one row) and up
+//     to 128 output channels of a group, dealt in turn. Per tile a loop
+//     over (kh, kw, block of up to 128 input channels) copies A, the tile's
+//     pixels' input rows at that tap ([rows, columns, channels], a window
+//     whose rows and columns step by the strides, taken as one matrix of
+//     pixels), and B, the filter's [channels of the block, output channels]
+//     at that tap (read transposed as stored), and sums A B into an f32
+//     tile: a plain tile loop, which npu-pipeline-dma-loops pipelines.
+//     Several rows per tile matter in the late layers (7 x 7 pixels): one
+//     row would fill 7 of the cube's 128 rows and read the filter once per
+//     row.
 //  3. The sums go straight to an f32 result without bias; otherwise through
 //     an f32 workspace and the gemm epilogue (bias, rounding).
 // Work O(N OH OW O KH KW I); the input crosses DMA once per (tap, output
@@ -83,12 +87,13 @@ public:
     if (failed(checkCubeElement(op, element)))
       return failure();
     FailureOr<CubeTiles> tiles =
-        chooseCubeTiles(op, s.ow, s.og, s.i, element, device);
+        chooseCubeTiles(op, s.oh * s.ow, s.og, s.i, element, device);
     if (failed(tiles))
       return failure();
-    tm = tiles->m;
     tn = tiles->n;
     tk = tiles->k;
+    tileCols = std::min(tiles->m, s.ow);
+    tileRows = chooseTileRows(std::clamp<int64_t>(tiles->m / s.ow, 1, s.oh));
     int64_t eb = element.getIntOrFloatBitWidth() / 8;
     return checkVectorBytes(
         op,
@@ -123,6 +128,36 @@ public:
   }
 
 private:
+  /// The output rows per tile, up to `most`, that finish soonest by a
+  /// model of the launch: waves of tiles over the cube cores, each step of
+  /// a tile loading its pixels' A from HBM, B from the L2 (every tile reads
+  /// the filter), and multiplying. Taller tiles read the filter fewer
+  /// times but leave cores idle when the tiles are few (the late layers'
+  /// 7 x 7 pixels); the smallest of equal estimates wins.
+  int64_t chooseTileRows(int64_t most) {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t cores = device.getNumCores(dev::CoreKind::cube);
+    int64_t owTiles = llvm::divideCeil(s.ow, tileCols);
+    int64_t oTiles = llvm::divideCeil(s.og, tn);
+    double macsPerNs = device.cubeMacsPerCycle * device.clockGHz;
+    int64_t best = 1;
+    double bestTime = 0;
+    for (int64_t rows = 1; rows <= most; ++rows) {
+      int64_t tiles =
+          s.n * llvm::divideCeil(s.oh, rows) * owTiles * s.groups * oTiles;
+      int64_t m = rows * tileCols;
+      double step = double(m * tk * eb) / device.getDmaGBps(false, false) +
+                    double(tn * tk * eb) / device.getDmaGBps(true, false) +
+                    double(m * tn * tk) / macsPerNs;
+      double time = double(llvm::divideCeil(tiles, cores)) * step;
+      if (rows == 1 || time < bestTime) {
+        best = rows;
+        bestTime = time;
+      }
+    }
+    return best;
+  }
+
   bool needsEpilogue() {
     return needsGemmEpilogue(element, bool(op.getBias()), s.i == 0);
   }
@@ -200,21 +235,30 @@ private:
     });
   }
 
-  /// The output tile of a loop index.
+  /// The output tile of a loop index: `ohRows` output rows from oh0 and
+  /// `owCols` columns from ow0 (all of them when the tile has several
+  /// rows), `pixels` = ohRows owCols; `cols` output channels from o0.
   struct Tile {
-    Value n, oh, ow0, group, o0, rows, cols;
+    Value n, oh0, ow0, group, o0, ohRows, pixels, cols;
+    OpFoldResult owCols;
   };
 
-  Tile decodeTile(Value t, int64_t owTiles, int64_t oTiles) {
+  Tile decodeTile(Value t, int64_t ohTiles, int64_t owTiles, int64_t oTiles) {
     Tile tile;
     SmallVector<Value> at =
-        k.delinearize(t, {s.n, s.oh, owTiles, s.groups, oTiles});
+        k.delinearize(t, {s.n, ohTiles, owTiles, s.groups, oTiles});
     tile.n = at[0];
-    tile.oh = at[1];
-    tile.ow0 = k.mul(at[2], k.index(tm));
+    tile.oh0 = k.mul(at[1], k.index(tileRows));
+    tile.ow0 = k.mul(at[2], k.index(tileCols));
     tile.group = at[3];
     tile.o0 = k.mul(at[4], k.index(tn));
-    tile.rows = k.min(k.index(tm), k.sub(k.index(s.ow), tile.ow0));
+    tile.ohRows = tileRows == 1 ? k.index(1)
+                                : k.min(k.index(tileRows),
+                                        k.sub(k.index(s.oh), tile.oh0));
+    Value owCols = k.min(k.index(tileCols), k.sub(k.index(s.ow), tile.ow0));
+    tile.owCols = tileRows > 1 ? OpFoldResult(k.builder().getIndexAttr(s.ow))
+                               : OpFoldResult(owCols);
+    tile.pixels = k.mul(tile.ohRows, owCols);
     tile.cols = k.min(k.index(tn), k.sub(k.index(s.og), tile.o0));
     return tile;
   }
@@ -222,9 +266,10 @@ private:
   /// The cube launch: every output tile's sums into `sums` ([N, OH, OW,
   /// O], f32).
   void buildProducts(Value input, Value sums) {
-    int64_t owTiles = llvm::divideCeil(s.ow, tm);
+    int64_t ohTiles = llvm::divideCeil(s.oh, tileRows);
+    int64_t owTiles = llvm::divideCeil(s.ow, tileCols);
     int64_t oTiles = llvm::divideCeil(s.og, tn);
-    int64_t tiles = s.n * s.oh * owTiles * s.groups * oTiles;
+    int64_t tiles = s.n * ohTiles * owTiles * s.groups * oTiles;
     int64_t cBlocks = llvm::divideCeil(s.i, tk);
     int64_t steps = s.kh * s.kw * cBlocks;
     int64_t tasks =
@@ -232,20 +277,28 @@ private:
     dev::LaunchOp launch = k.launch(
         tasks,
         [&](Value task) {
-          Value a = k.alloc({tm, tk}, element, dev::MemorySpace::cube);
+          Value a = k.alloc({tileRows, tileCols, tk}, element,
+                            dev::MemorySpace::cube);
           Value b = k.alloc({tn, tk}, element, dev::MemorySpace::cube);
-          Value c = k.alloc({tm, tn}, f32, dev::MemorySpace::cube);
+          Value c =
+              k.alloc({tileRows * tileCols, tn}, f32, dev::MemorySpace::cube);
+          // The sums as [pixels, channels]: a tile's pixels are
+          // consecutive rows.
+          Value pixels = k.reshape(sums, {s.n * s.oh * s.ow, s.o});
           k.forEachItem(task, tasks, tiles, [&](Value t) {
-            Tile tile = decodeTile(t, owTiles, oTiles);
+            Tile tile = decodeTile(t, ohTiles, owTiles, oTiles);
             Value zero = k.index(0);
-            Value sum = k.window(c, {zero, zero}, {tile.rows, tile.cols});
+            Value sum = k.window(c, {zero, zero}, {tile.pixels, tile.cols});
             k.forLoop(zero, k.index(steps), k.index(1), [&](Value j) {
               step(input, tile, a, b, sum, j, cBlocks);
             });
-            OpFoldResult one = k.builder().getIndexAttr(1);
+            Value row =
+                k.add(k.mul(k.add(k.mul(tile.n, k.index(s.oh)), tile.oh0),
+                            k.index(s.ow)),
+                      tile.ow0);
             Value channel = k.add(k.mul(tile.group, k.index(s.og)), tile.o0);
-            k.dma(sum, k.window(sums, {tile.n, tile.oh, tile.ow0, channel},
-                                {one, one, tile.rows, tile.cols}, {0, 1}));
+            k.dma(sum,
+                  k.window(pixels, {row, channel}, {tile.pixels, tile.cols}));
           });
         },
         dev::CoreKind::cube);
@@ -253,7 +306,8 @@ private:
     KernelBuilder::recordTiling(
         launch, {b.getNamedAttr("strategy", b.getStringAttr("conv2d")),
                  b.getNamedAttr("step", b.getStringAttr("implicit_gemm")),
-                 b.getNamedAttr("tile_m", b.getI64IntegerAttr(tm)),
+                 b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
+                 b.getNamedAttr("tile_cols", b.getI64IntegerAttr(tileCols)),
                  b.getNamedAttr("tile_n", b.getI64IntegerAttr(tn)),
                  b.getNamedAttr("tile_k", b.getI64IntegerAttr(tk))});
   }
@@ -270,16 +324,21 @@ private:
     Value c0 = k.mul(cb, k.index(tk));
     Value depth = k.min(k.index(tk), k.sub(k.index(s.i), c0));
     OpFoldResult one = k.builder().getIndexAttr(1);
-    // A: rows ih = oh sh + kh dh, columns iw = (ow0 + r) sw + kw dw.
-    Value ih = k.add(k.mul(tile.oh, k.index(s.strideH)),
+    // A: rows ih = (oh0 + r) sh + kh dh, columns iw = (ow0 + q) sw + kw dw.
+    Value ih = k.add(k.mul(tile.oh0, k.index(s.strideH)),
                      k.mul(kh, k.index(s.dilationH)));
     Value iw = k.add(k.mul(tile.ow0, k.index(s.strideW)),
                      k.mul(kw, k.index(s.dilationW)));
     Value inChannel = k.add(k.mul(tile.group, k.index(s.i)), c0);
-    Value aTile = k.window(a, {zero, zero}, {tile.rows, depth});
+    Value aRows =
+        k.window(a, {zero, zero, zero}, {tile.ohRows, tile.owCols, depth});
     k.dma(k.window(input, {tile.n, ih, iw, inChannel},
-                   {one, one, tile.rows, depth}, {1, 1, s.strideW, 1}, {0, 1}),
-          aTile);
+                   {one, tile.ohRows, tile.owCols, depth},
+                   {1, s.strideH, s.strideW, 1}, {0}),
+          aRows);
+    // The rows are whole (or one), so the pixels are one matrix.
+    Value aTile = k.builder().create<memref::CollapseShapeOp>(
+        k.location(), aRows, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     // B: filter[group og + o0 .., kh, kw, c0 ..] as [cols, depth].
     Value outChannel = k.add(k.mul(tile.group, k.index(s.og)), tile.o0);
     Value bTile = k.window(b, {zero, zero}, {tile.cols, depth});
@@ -296,7 +355,7 @@ private:
   ConvShape s;
   const DeviceModel &device;
   Type element, f32;
-  int64_t tm = 1, tn = 1, tk = 1;
+  int64_t tileRows = 1, tileCols = 1, tn = 1, tk = 1;
 };
 
 struct Conv2DKernelModel
