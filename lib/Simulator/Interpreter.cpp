@@ -35,6 +35,9 @@
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Runtime/ConcurrentTasks.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -604,6 +607,43 @@ getStepName(Operation *launch,
   return "launch " + std::to_string(number);
 }
 
+/// The report's name for the layer `loc` belongs to: an imported node's
+/// name, or the file and line of the op the launch was built from; empty
+/// when the location says neither.
+static std::string getLayerName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            Twine(file.getLine()))
+        .str();
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getLayerName(callSite.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (std::string name = getLayerName(part); !name.empty())
+        return name;
+  return "";
+}
+
+void Interpreter::recordLayer(Operation *launch, StringRef step, double cycles,
+                              double bound) {
+  std::string name = getLayerName(launch->getLoc());
+  if (name.empty())
+    name = step.str();
+  auto [it, inserted] = layerIndex.try_emplace(name, report.layers.size());
+  if (inserted)
+    report.layers.push_back({name});
+  SimulationReport::Layer &layer = report.layers[it->second];
+  layer.cycles += cycles;
+  layer.boundCycles += bound;
+  bool listed = false;
+  for (StringRef s : llvm::split(layer.steps, ", "))
+    listed |= s == step;
+  if (!listed)
+    layer.steps += (layer.steps.empty() ? "" : ", ") + step.str();
+}
+
 void Interpreter::recordStep(Operation *launch, double cycles) {
   std::string name = getStepName(launch, untiledLaunches);
   auto it = llvm::find_if(report.steps, [&](const SimulationReport::Step &s) {
@@ -629,6 +669,7 @@ void Interpreter::recordStep(Operation *launch, double cycles) {
   it->vectorCycles += vector;
   it->cubeCycles += cube;
   it->boundCycles += bound;
+  recordLayer(launch, name, cycles, bound);
 
   report.globalBytes += launchWork.globalBytes;
   report.hbmBytes += launchWork.hbmBytes;

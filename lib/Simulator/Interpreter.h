@@ -14,6 +14,7 @@
 #include "npu/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <deque>
 
@@ -84,6 +85,9 @@ private:
   /// Adds a launch's cycles and its work (launchWork) to its step and to
   /// the report's totals.
   void recordStep(mlir::Operation *launch, double cycles);
+  /// Adds a launch of `step` to its layer in the report.
+  void recordLayer(mlir::Operation *launch, llvm::StringRef step, double cycles,
+                   double bound);
   /// How the L2 (or, without one, HBM) served the global side of a copy.
   struct GlobalAccess {
     /// Bytes HBM moved for it: lines fetched (without an L2, every byte),
@@ -167,6 +171,8 @@ private:
   uint64_t nextGlobalAddress = 0;
   /// The step names of launches without a tiling, by first run.
   llvm::DenseMap<mlir::Operation *, unsigned> untiledLaunches;
+  /// Where each layer's name is in the report's layers.
+  llvm::StringMap<unsigned> layerIndex;
   /// The smallest row each npudev.report_rows reported in this launch.
   llvm::DenseMap<mlir::Operation *, int64_t> reportedRows;
 };

@@ -8,8 +8,8 @@
 using namespace npu;
 using namespace npu::sim;
 
-void SimulationReport::print(llvm::raw_ostream &os,
-                             const DeviceModel &device) const {
+void SimulationReport::print(llvm::raw_ostream &os, const DeviceModel &device,
+                             unsigned layerCount) const {
   os << "device:              " << device.name << " ("
      << device.getNumCores(dev::CoreKind::vector)
      << (device.hasSplitCores() ? " vector + " : "");
@@ -73,6 +73,44 @@ void SimulationReport::print(llvm::raw_ostream &os,
       os << llvm::format("%6.1f%%", 100.0 * step.l2Hits / lines);
     os << "\n";
   }
+  printSlowestLayers(os, device, layerCount);
+}
+
+void SimulationReport::printSlowestLayers(llvm::raw_ostream &os,
+                                          const DeviceModel &device,
+                                          unsigned count) const {
+  if (layers.size() < 2)
+    return;
+  // Slowest first; equal times keep the order of first launch.
+  std::vector<const Layer *> order;
+  for (const Layer &layer : layers)
+    order.push_back(&layer);
+  llvm::stable_sort(order, [](const Layer *a, const Layer *b) {
+    return a->cycles > b->cycles;
+  });
+  if (count != 0)
+    order.resize(std::min<size_t>(order.size(), count));
+  size_t width = 28;
+  for (const Layer *layer : order)
+    width = std::max(width, layer->name.size() + 1);
+  double cyclesPerMicrosecond = device.clockGHz * 1e3;
+  // The column heads sit over the figures as in "time by step".
+  std::string head = "slowest layers (" + std::to_string(order.size()) +
+                     " of " + std::to_string(layers.size()) + "):";
+  os << head
+     << std::string(std::max<size_t>(width + 11, head.size() + 1) - head.size(),
+                    ' ')
+     << "time  share       bound  roofline  steps\n";
+  for (const Layer *layer : order)
+    os << "  " << llvm::left_justify(layer->name, width)
+       << llvm::format("%10.3f us  %5.1f%%  %10.3f us  %6.1f%%  ",
+                       layer->cycles / cyclesPerMicrosecond,
+                       cycles > 0 ? 100 * layer->cycles / cycles : 0.0,
+                       layer->boundCycles / cyclesPerMicrosecond,
+                       layer->cycles > 0
+                           ? 100 * layer->boundCycles / layer->cycles
+                           : 0.0)
+       << layer->steps << "\n";
 }
 
 llvm::StringRef SimulationReport::Step::getLimit() const {

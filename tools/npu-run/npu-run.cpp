@@ -79,6 +79,11 @@ cl::opt<std::string> outputDir("output-dir",
 cl::opt<bool> printOutputs("print-outputs",
                            cl::desc("print the output arrays"));
 cl::opt<bool> printReport("report", cl::desc("print the simulation report"));
+cl::opt<unsigned> reportLayers(
+    "report-layers",
+    cl::desc("with --report, how many layers to list, slowest first (a "
+             "layer is the launches built from one graph op); 0 lists all"),
+    cl::init(10));
 cl::opt<int32_t> jitThreads(
     "jit-threads",
     cl::desc("host threads running the tasks in --mode=jit (default 1)"),
@@ -521,7 +526,7 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(std::move(e)));
   }
   if (printReport)
-    report.print(llvm::outs(), *device);
+    report.print(llvm::outs(), *device, reportLayers);
   if (!tracePath.empty()) {
     std::unique_ptr<llvm::ToolOutputFile> out =
         openOutputFile(tracePath, &error);

@@ -99,12 +99,29 @@ struct SimulationReport {
     llvm::StringRef getLimit() const;
   };
   std::vector<Step> steps;
+  /// The kernel by layer: the launches built from one graph op share its
+  /// location (an imported ONNX node's name, or the op's file and line)
+  /// and add up, in order of first launch.
+  struct Layer {
+    std::string name;
+    /// Its launches' steps, in order ("conv2d.pad, conv2d.implicit_gemm").
+    std::string steps;
+    double cycles = 0;
+    /// The sum of its launches' roofline bounds.
+    double boundCycles = 0;
+  };
+  std::vector<Layer> layers;
   /// The roofline of the whole kernel (the steps' bounds added up) and its
   /// ratio to the modelled time.
   double boundCycles = 0;
   double rooflineRatio = 0;
 
-  void print(llvm::raw_ostream &os, const DeviceModel &device) const;
+  /// The report, listing the `layers` slowest layers (all with 0).
+  void print(llvm::raw_ostream &os, const DeviceModel &device,
+             unsigned layers = 10) const;
+  /// The `count` slowest layers (all with 0), when there are two or more.
+  void printSlowestLayers(llvm::raw_ostream &os, const DeviceModel &device,
+                          unsigned count) const;
 };
 
 struct SimulatorOptions {
