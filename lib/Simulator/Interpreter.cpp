@@ -787,7 +787,22 @@ bool OpExecution::hasRegionBody(unsigned region) const {
 
 FailureOr<MemRefView> OpExecution::allocate(MemRefType type,
                                             ArrayRef<int64_t> sizes) {
-  return interpreter.allocate(current->op, type, sizes);
+  FailureOr<MemRefView> view = interpreter.allocate(current->op, type, sizes);
+  if (succeeded(view) && view->buffer->space == dev::MemorySpace::global) {
+    interpreter.liveGlobalBytes += view->buffer->getSizeInBytes();
+    interpreter.report.peakGlobalBytes = std::max(
+        interpreter.report.peakGlobalBytes, interpreter.liveGlobalBytes);
+  }
+  return view;
+}
+
+void OpExecution::deallocate(const MemRefView &view) {
+  Buffer &buffer = *view.buffer;
+  if (buffer.space != dev::MemorySpace::global || buffer.freed ||
+      buffer.argument >= 0)
+    return;
+  buffer.freed = true;
+  interpreter.liveGlobalBytes -= buffer.getSizeInBytes();
 }
 
 LogicalResult OpExecution::checkWritten(const MemRefView &view) {

@@ -169,6 +169,8 @@ private:
   /// a global buffer gets.
   L2Cache l2;
   uint64_t nextGlobalAddress = 0;
+  /// Bytes of global memory the program's allocations hold now.
+  int64_t liveGlobalBytes = 0;
   /// The step names of launches without a tiling, by first run.
   llvm::DenseMap<mlir::Operation *, unsigned> untiledLaunches;
   /// Where each layer's name is in the report's layers.

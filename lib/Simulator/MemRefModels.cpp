@@ -211,7 +211,10 @@ struct Cast {
 };
 
 struct Dealloc {
-  static LogicalResult simulate(OpExecution &) { return success(); }
+  static LogicalResult simulate(OpExecution &exec) {
+    exec.deallocate(exec.getView(0));
+    return success();
+  }
 };
 
 struct Copy {

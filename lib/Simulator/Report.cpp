@@ -36,6 +36,8 @@ void SimulationReport::print(llvm::raw_ostream &os, const DeviceModel &device,
   }
   os << "vector bytes:        " << llvm::format("%.0f", vectorBytes) << "\n";
   os << "cube MACs:           " << llvm::format("%.0f", cubeMacs) << "\n";
+  os << "peak global         " << peakGlobalBytes
+     << " bytes allocated (arguments aside)\n";
   static const char *spaces[] = {"global", "vector", "cube", "shared"};
   for (unsigned s = 1; s < 4; ++s)
     os << "peak " << llvm::left_justify(spaces[s], 7) << "        "

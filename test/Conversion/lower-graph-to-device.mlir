@@ -170,13 +170,14 @@ func.func @huge_rows(%g: tensor<100xf32>, %i: tensor<100xi32>, %l: tensor<100xi3
 
 // -----
 
-// An intermediate tensor lives in a global allocation freed at the end; a
-// returned argument is copied to its output.
+// An intermediate tensor lives in a flat global buffer, viewed in its
+// shape, freed at the end; a returned argument is copied to its output.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>>
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
 // CHECK-SAME: %[[COPY:[a-z0-9]+]]: memref<8xf32, #npudev.space<global>> {npudev.output}
-// CHECK: %[[DISPATCHED:.*]] = memref.alloc() : memref<6x16xf32, #npudev.space<global>>
+// CHECK: %[[DISPATCHED:.*]] = memref.alloc() : memref<96xf32, #npudev.space<global>>
+// CHECK: memref.expand_shape %[[DISPATCHED]] {{\[}}[0, 1]] output_shape [6, 16]
 // CHECK: npudev.launch {{.*}}strategy = "gather_rows"
 // CHECK: npudev.launch {{.*}}strategy = "dot_tiles"
 // CHECK: memref.copy %[[G]], %[[COPY]]
@@ -199,3 +200,30 @@ func.func @no_samples(%g: tensor<0xf32>, %i: tensor<0xi32>, %l: tensor<0xi32>, %
   return %r : tensor<0x16xf32>
 }
 
+
+// -----
+
+// Intermediates are placed by liveness: a buffer goes back to the pool
+// when its value's last user is lowered, and the next value of as many
+// elements of the same type takes it, in its own shape. Five intermediates
+// live in two buffers.
+// CHECK-LABEL: func.func @reuse
+// CHECK: %[[A:.*]] = memref.alloc() : memref<32xf32, #npudev.space<global>>
+// CHECK: memref.expand_shape %[[A]] {{\[}}[0, 1]] output_shape [4, 8]
+// CHECK: %[[B:.*]] = memref.alloc() : memref<32xf32, #npudev.space<global>>
+// CHECK: memref.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [4, 8]
+// CHECK: memref.expand_shape %[[A]] {{\[}}[0, 1]] output_shape [4, 8]
+// CHECK: memref.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [8, 4]
+// CHECK: memref.expand_shape %[[A]] {{\[}}[0, 1]] output_shape [8, 4]
+// CHECK-NOT: memref.alloc()
+// CHECK: memref.dealloc %[[A]]
+// CHECK: memref.dealloc %[[B]]
+func.func @reuse(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %a = npu.relu %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %b = npu.neg %a : tensor<4x8xf32> -> tensor<4x8xf32>
+  %c = npu.exp %b : tensor<4x8xf32> -> tensor<4x8xf32>
+  %d = npu.reshape %c : tensor<4x8xf32> -> tensor<8x4xf32>
+  %e = npu.abs %d : tensor<8x4xf32> -> tensor<8x4xf32>
+  %f = npu.reshape %e : tensor<8x4xf32> -> tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}

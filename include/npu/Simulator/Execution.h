@@ -118,6 +118,9 @@ public:
   /// A new contiguous buffer of `type` with the given sizes.
   mlir::FailureOr<MemRefView> allocate(mlir::MemRefType type,
                                        llvm::ArrayRef<int64_t> sizes);
+  /// Ends the life of `view`'s buffer (memref.dealloc): global memory's
+  /// count of bytes in use drops by its size.
+  void deallocate(const MemRefView &view);
   /// Fails naming the op, `view`'s buffer and the first element index if
   /// some element of `view` was never written.
   mlir::LogicalResult checkWritten(const MemRefView &view);

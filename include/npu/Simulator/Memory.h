@@ -49,6 +49,8 @@ struct Buffer {
   /// addresses in allocation order, so that the L2 sees the same lines run
   /// after run.
   uint64_t address = 0;
+  /// Whether memref.dealloc ended its life.
+  bool freed = false;
 
   /// Without `withStorage` the bytes are left empty for the caller to
   /// provide (a function argument lends the host's).

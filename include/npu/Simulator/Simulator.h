@@ -68,6 +68,9 @@ struct SimulationReport {
   /// Peak bytes of on-chip buffers live at once, per memory space, over
   /// cores.
   int64_t peakBytes[4] = {};
+  /// The most global memory the program's allocations (memref.alloc:
+  /// intermediate tensors and workspaces; not the arguments) held at once.
+  int64_t peakGlobalBytes = 0;
   unsigned coresUsed = 0;
   /// Ops the interpreter executed (a loop body counts once per iteration).
   int64_t opsExecuted = 0;

@@ -5,14 +5,20 @@
 //  1. the signature: static tensor arguments become global memrefs; each
 //     result becomes an extra argument marked `npudev.output`;
 //  2. every op gets a destination: the output argument when its result is
-//     returned (first claim wins), else a global memref.alloc;
+//     returned (first claim wins), else an intermediate buffer in global
+//     memory. Intermediates are placed by liveness: a value's buffer goes
+//     back to a pool once its last user is lowered, and a later value with
+//     as many elements of the same type takes it (viewed in its shape by
+//     memref.expand_shape, the most recently freed first, as the L2 may
+//     still hold it), so the buffers held at once are what the function
+//     needs at its peak;
 //  3. the op builds its kernels in place of itself (DeviceKernelOpInterface,
 //     attached by its family), reading the memrefs of its operands and
 //     writing its destination;
 //  4. returned values that were not written in place (function arguments,
 //     values returned twice) are copied into their output argument, the
 //     allocations are freed and the graph ops erased.
-// O(ops + kernel size).
+// O(ops + uses + kernel size).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +38,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <numeric>
 
 namespace npu {
 #define GEN_PASS_DEF_LOWERGRAPHTODEVICE
@@ -95,9 +103,12 @@ public:
       return failure();
     auto ret = cast<func::ReturnOp>(entry.getTerminator());
     claimOutputs(ret);
-    for (Operation &op : entry.without_terminator())
+    findLastUsers(entry);
+    for (Operation &op : entry.without_terminator()) {
       if (failed(lowerOp(op)))
         return failure();
+      releaseDeadValues(op);
+    }
     finish(ret);
     // Users first, so that no erased op leaves a dangling use.
     for (Operation *op : llvm::reverse(lowered))
@@ -248,6 +259,67 @@ private:
     }
   }
 
+  /// The last user of each op result in the entry block (the user's
+  /// ancestor there; the op itself for a result without users).
+  void findLastUsers(Block &entry) {
+    llvm::DenseMap<Operation *, unsigned> position;
+    for (auto [i, op] : llvm::enumerate(entry))
+      position[&op] = i;
+    for (Operation &op : entry)
+      for (Value result : op.getResults()) {
+        Operation *last = &op;
+        for (Operation *user : result.getUsers())
+          if (Operation *inEntry = entry.findAncestorOpInBlock(*user);
+              inEntry && position[inEntry] > position[last])
+            last = inEntry;
+        lastUsers[result] = last;
+      }
+  }
+
+  /// Returns to the pool the buffers of the values `op` used last (its
+  /// operands and its unused results).
+  void releaseDeadValues(Operation &op) {
+    auto release = [&](Value value) {
+      auto it = pooled.find(value);
+      if (it == pooled.end() || lastUsers.lookup(value) != &op)
+        return;
+      auto flat = cast<MemRefType>(it->second.getType());
+      freeBuffers[{flat.getElementType(), flat.getNumElements()}].push_back(
+          it->second);
+      pooled.erase(it);
+    };
+    for (Value operand : op.getOperands())
+      release(operand);
+    for (Value result : op.getResults())
+      release(result);
+  }
+
+  /// The buffer of an intermediate `value` of `type`: a free one of as many
+  /// elements of its element type, else a new one, viewed in its shape.
+  /// Rank 0 and empty values get buffers of their own.
+  Value allocateIntermediate(OpBuilder &b, Location loc, Value value,
+                             MemRefType type) {
+    int64_t elements = type.getNumElements();
+    if (type.getRank() == 0 || elements == 0)
+      return allocate(b, loc, type);
+    SmallVector<Value> &free = freeBuffers[{type.getElementType(), elements}];
+    Value flat;
+    if (free.empty()) {
+      flat = allocate(b, loc,
+                      getGlobalMemRefType(b.getContext(), {elements},
+                                          type.getElementType()));
+    } else {
+      flat = free.pop_back_val();
+    }
+    pooled[value] = flat;
+    if (type.getRank() == 1)
+      return flat;
+    ReassociationIndices all(type.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    return b.create<memref::ExpandShapeOp>(loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+
   /// A global buffer freed at the end of the function.
   Value allocate(OpBuilder &b, Location loc, MemRefType type) {
     Value buffer = b.create<memref::AllocOp>(loc, type);
@@ -291,7 +363,9 @@ private:
       if (failed(type))
         return failure();
       Value target = destinations.lookup(result);
-      results.push_back(target ? target : allocate(b, op.getLoc(), *type));
+      results.push_back(
+          target ? target
+                 : allocateIntermediate(b, op.getLoc(), result, *type));
       Value count;
       if (hasDynamicRows(result)) {
         count = countDestinations.lookup(result);
@@ -390,6 +464,11 @@ private:
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
   SmallVector<Operation *> lowered;
+  llvm::DenseMap<Value, Operation *> lastUsers;
+  /// The flat buffer each live intermediate is a view of, and the free
+  /// ones by (element type, elements).
+  llvm::DenseMap<Value, Value> pooled;
+  llvm::DenseMap<std::pair<Type, int64_t>, SmallVector<Value>> freeBuffers;
 };
 
 /// The device to build kernels for: the module's, else the `device`
