@@ -152,4 +152,23 @@ def PrintLayoutGraph : Pass<"npu-print-layout-graph", "mlir::func::FuncOp"> {
   ];
 }
 
+def NarrowFloats : Pass<"npu-narrow-floats", "mlir::func::FuncOp"> {
+  let summary = "Compute a graph's f32 tensors in f16 or bf16";
+  let description = [{
+    Gives every f32 tensor of the function (arguments, results, op results)
+    the element type `to`, keeping its shape and layout encoding, and
+    rounds the f32 constants to it (to nearest, ties to even): the network
+    as a half-precision deployment runs it, as `trtexec --fp16` or CANN's
+    ATC with `--precision_mode=force_fp16` would. Integer tensors and
+    scalars are left alone. Ops keep their own internal precision (softmax
+    and layer_norm sum in f32, the cube accumulates in f32). A constant
+    whose data is not a dense elements attribute is a diagnostic.
+  }];
+  let options = [
+    Option<"elementType", "to", "std::string", "\"f16\"",
+           "the float type f32 tensors become: f16 or bf16">
+  ];
+  let dependentDialects = ["::npu::graph::NPUDialect"];
+}
+
 #endif // NPU_PASSES_TD
