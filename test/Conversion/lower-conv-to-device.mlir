@@ -12,11 +12,12 @@
 // CHECK: npudev.launch tasks(11) on vector attributes {npudev.tiling = {chunk = 72 : i64, step = "pad", strategy = "conv2d"}}
 // CHECK: npudev.vfill
 // CHECK: scf.if
-// CHECK: %[[SUMS:.*]] = memref.alloc() : memref<1x5x5x4xf32, #npudev.space<global>>
-// Few tiles: one output row each keeps ten cube cores busy.
-// CHECK: npudev.launch tasks(10) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_cols = 5 : i64, tile_k = 3 : i64, tile_n = 2 : i64, tile_rows = 1 : i64}}
+// Few tiles: one output row each, and the nine steps split in two partial
+// sums, keep twenty cube cores busy.
+// CHECK: %[[SUMS:.*]] = memref.alloc() : memref<2x25x4xf32, #npudev.space<global>>
+// CHECK: npudev.launch tasks(20) on cube attributes {npudev.tiling = {splits = 2 : i64, step = "implicit_gemm", strategy = "conv2d", tile_cols = 5 : i64, tile_k = 3 : i64, tile_n = 2 : i64, tile_rows = 1 : i64}}
 // CHECK: scf.for
-// CHECK: scf.for %[[J:.*]] = %c0 to %c9 step %c1
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c1 {
 // The tile's pixels at a tap: every second column of the padded rows.
 // CHECK: memref.subview %[[PADDED]][0, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 5, 3] [1, 2, 2, 1] : memref<1x11x12x6xf16, #npudev.space<global>> to memref<1x5x3xf16, strided<[792, 12, 1], offset: ?>
 // CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<1x?x?xf16, strided<[792, 12, 1], offset: ?>
@@ -28,7 +29,7 @@
 // CHECK: npudev.matmul %[[A]], %[[B]], %{{.*}} {transpose_b}
 // CHECK: npudev.matmul %[[A]], %[[B]], %{{.*}} {accumulate, transpose_b}
 // CHECK: memref.dealloc %[[PADDED]]
-// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {step = "epilogue", strategy = "conv2d", tile_cols = 4 : i64, tile_rows = 25 : i64}}
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {splits = 2 : i64, step = "epilogue", strategy = "conv2d", tile_cols = 4 : i64, tile_rows = 25 : i64}}
 // CHECK: npudev.vbinary_broadcast <add>
 // CHECK: npudev.vcast
 // CHECK: memref.dealloc %[[SUMS]]
@@ -44,7 +45,7 @@ func.func @conv(%x: tensor<1x9x10x6xf16>, %w: tensor<4x3x3x3xf16> {npu.onnx_perm
 // output rows (84 pixels) per tile: 20 tiles read the filter 20 times.
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT: memref.alloc()
-// CHECK: npudev.launch tasks(20) on cube attributes {npudev.tiling = {step = "implicit_gemm", strategy = "conv2d", tile_cols = 28 : i64, tile_k = 64 : i64, tile_n = 128 : i64, tile_rows = 3 : i64}}
+// CHECK: npudev.launch tasks(20) on cube attributes {npudev.tiling = {splits = 1 : i64, step = "implicit_gemm", strategy = "conv2d", tile_cols = 28 : i64, tile_k = 64 : i64, tile_n = 128 : i64, tile_rows = 3 : i64}}
 // CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>, #npudev.space<cube>> to memref<?x?xf32, strided<[256, 1], offset: ?>, #npudev.space<global>>
 // CHECK-NOT: npudev.launch
 func.func @pointwise(%x: tensor<1x28x28x64xf32>, %w: tensor<256x1x1x64xf32>) -> tensor<1x28x28x256xf32> {
@@ -81,4 +82,25 @@ func.func @pointwise(%x: tensor<1x28x28x64xf32>, %w: tensor<256x1x1x64xf32>) -> 
 func.func @depthwise(%x: tensor<1x9x10x6xf16>, %w: tensor<6x3x3x1xf16> {npu.weight}, %b: tensor<6xf16> {npu.weight}) -> tensor<1x5x5x6xf16> {
   %r = npu.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 6} : (tensor<1x9x10x6xf16>, tensor<6x3x3x1xf16>, tensor<6xf16>) -> tensor<1x5x5x6xf16>
   return %r : tensor<1x5x5x6xf16>
+}
+
+// Four tiles of one output row for 24 cube cores: the nine steps of each
+// (taps of one 64-channel block) are split three ways, [0, 3), [3, 6),
+// [6, 9), each into its own partial sum, which the epilogue adds in order.
+// CHECK-LABEL: func.func @split_contraction
+// CHECK: %[[PARTS:.*]] = memref.alloc() : memref<3x16x32xf32, #npudev.space<global>>
+// CHECK: npudev.launch tasks(12) on cube attributes {npudev.tiling = {splits = 3 : i64, step = "implicit_gemm", strategy = "conv2d", tile_cols = 4 : i64, tile_k = 64 : i64, tile_n = 32 : i64, tile_rows = 1 : i64}}
+// CHECK: memref.collapse_shape %[[PARTS]] {{\[}}[0, 1], [2]] : memref<3x16x32xf32, #npudev.space<global>> into memref<48x32xf32, #npudev.space<global>>
+// CHECK: scf.for %{{.*}} = %[[FIRST:[0-9a-z_]+]] to %{{.*}} step %c1 {
+// CHECK: arith.cmpi eq, %{{.*}}, %[[FIRST]]
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {splits = 3 : i64, step = "epilogue", strategy = "conv2d", tile_cols = 32 : i64, tile_rows = 16 : i64}}
+// CHECK: npudev.dma
+// CHECK: npudev.dma
+// CHECK: npudev.vbinary <add>
+// CHECK: npudev.dma
+// CHECK: npudev.vbinary <add>
+// CHECK: memref.dealloc %[[PARTS]]
+func.func @split_contraction(%x: tensor<1x4x4x64xf32>, %w: tensor<32x3x3x64xf32>) -> tensor<1x4x4x32xf32> {
+  %r = npu.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x64xf32>, tensor<32x3x3x64xf32>) -> tensor<1x4x4x32xf32>
+  return %r : tensor<1x4x4x32xf32>
 }

@@ -859,6 +859,19 @@ TEST_F(GraphKernelTest, Conv2D) {
       // one row; 9 rows of 14 with strides and dilations, the last 5.
       {{1, 7, 50, 4}, {6, 3, 3, 4}, {1, 1}, {1, 1, 1, 1}},
       {{1, 30, 30, 8}, {16, 3, 3, 8}, {2, 2}, {1, 1, 1, 1}, {2, 2}},
+      // One tile for many cores: the contraction split into partial sums
+      // that the epilogue adds (f32 without bias, which would otherwise
+      // be stored directly; f16 with a bias, 48 cores).
+      {{1, 4, 4, 64}, {32, 3, 3, 64}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 5, 5, 96},
+       {40, 3, 3, 96},
+       {1, 1},
+       {1, 1, 1, 1},
+       {1, 1},
+       1,
+       true,
+       ElementKind::F16,
+       "mlu590"},
   };
   for (const ConvCase &c : cases)
     checkConv(c);

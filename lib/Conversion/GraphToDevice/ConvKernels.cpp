@@ -94,12 +94,14 @@ public:
     tk = tiles->k;
     tileCols = std::min(tiles->m, s.ow);
     tileRows = chooseTileRows(std::clamp<int64_t>(tiles->m / s.ow, 1, s.oh));
+    splits = chooseSplits();
     int64_t eb = element.getIntOrFloatBitWidth() / 8;
     return checkVectorBytes(
         op,
         std::max<int64_t>(
-            needsEpilogue() ? getGemmEpilogueBytes(element, bool(op.getBias()))
-                            : 0,
+            needsEpilogue()
+                ? getGemmEpilogueBytes(element, bool(op.getBias()), splits)
+                : 0,
             s.isPadded() ? 2 * eb : 0),
         device);
   }
@@ -109,7 +111,8 @@ public:
     if (s.isPadded() && s.i > 0)
       input = buildPadded();
     bool direct = !needsEpilogue();
-    Value sums = direct ? io.results[0] : globalBuffer({s.n, s.oh, s.ow, s.o});
+    Value sums =
+        direct ? io.results[0] : globalBuffer({splits, s.n * s.oh * s.ow, s.o});
     if (s.i > 0)
       buildProducts(input, sums);
     if (input != io.operands[0])
@@ -122,6 +125,7 @@ public:
     epilogue.result = io.results[0];
     epilogue.rows = s.n * s.oh * s.ow;
     epilogue.width = s.o;
+    epilogue.splits = splits;
     epilogue.strategy = "conv2d";
     buildGemmEpilogue(k, epilogue, device);
     k.builder().create<memref::DeallocOp>(k.location(), sums);
@@ -135,21 +139,12 @@ private:
   /// times but leave cores idle when the tiles are few (the late layers'
   /// 7 x 7 pixels); the smallest of equal estimates wins.
   int64_t chooseTileRows(int64_t most) {
-    int64_t eb = element.getIntOrFloatBitWidth() / 8;
     int64_t cores = device.getNumCores(dev::CoreKind::cube);
-    int64_t owTiles = llvm::divideCeil(s.ow, tileCols);
-    int64_t oTiles = llvm::divideCeil(s.og, tn);
-    double macsPerNs = device.cubeMacsPerCycle * device.clockGHz;
     int64_t best = 1;
     double bestTime = 0;
     for (int64_t rows = 1; rows <= most; ++rows) {
-      int64_t tiles =
-          s.n * llvm::divideCeil(s.oh, rows) * owTiles * s.groups * oTiles;
-      int64_t m = rows * tileCols;
-      double step = double(m * tk * eb) / device.getDmaGBps(false, false) +
-                    double(tn * tk * eb) / device.getDmaGBps(true, false) +
-                    double(m * tn * tk) / macsPerNs;
-      double time = double(llvm::divideCeil(tiles, cores)) * step;
+      double time = double(llvm::divideCeil(countTiles(rows), cores)) *
+                    estimateStep(rows);
       if (rows == 1 || time < bestTime) {
         best = rows;
         bestTime = time;
@@ -158,8 +153,60 @@ private:
     return best;
   }
 
+  /// The time of one step of a tile of `rows` output rows by the model of
+  /// chooseTileRows, in ns.
+  double estimateStep(int64_t rows) {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t m = rows * tileCols;
+    double macsPerNs = device.cubeMacsPerCycle * device.clockGHz;
+    return double(m * tk * eb) / device.getDmaGBps(false, false) +
+           double(tn * tk * eb) / device.getDmaGBps(true, false) +
+           double(m * tn * tk) / macsPerNs;
+  }
+
+  int64_t countTiles(int64_t rows) {
+    return s.n * llvm::divideCeil(s.oh, rows) *
+           llvm::divideCeil(s.ow, tileCols) * s.groups *
+           llvm::divideCeil(s.og, tn);
+  }
+
+  int64_t countSteps() { return s.kh * s.kw * llvm::divideCeil(s.i, tk); }
+
+  /// How many parts the contraction (the steps of a tile) is split into
+  /// when the tiles are fewer than the cube cores (ResNet-50's last stage:
+  /// 4 tiles of 7 x 7 pixels and 128 output channels for 24 cores, each
+  /// summing 4608 products): each part sums its share of the steps on a
+  /// core of its own into a partial sum, which the epilogue adds up. By the
+  /// same model, with the partial sums' round trip through global memory;
+  /// at least two steps per part, so that its loads still overlap.
+  int64_t chooseSplits() {
+    int64_t cores = device.getNumCores(dev::CoreKind::cube);
+    int64_t tiles = countTiles(tileRows), steps = countSteps();
+    if (s.i == 0 || tiles >= cores)
+      return 1;
+    double step = estimateStep(tileRows);
+    // One partial tile written and read back, in ns.
+    double partial =
+        double(tileRows * tileCols * tn * 4) / device.getDmaGBps(true, true);
+    int64_t best = 1;
+    double bestTime = 0;
+    for (int64_t parts = 1; parts <= std::min<int64_t>(steps / 2, cores);
+         ++parts) {
+      double time =
+          double(llvm::divideCeil(tiles * parts, cores)) *
+              (double(llvm::divideCeil(steps, parts)) * step + partial) +
+          (parts > 1 ? double(parts) * partial : 0.0);
+      if (parts == 1 || time < bestTime) {
+        best = parts;
+        bestTime = time;
+      }
+    }
+    return best;
+  }
+
   bool needsEpilogue() {
-    return needsGemmEpilogue(element, bool(op.getBias()), s.i == 0);
+    return splits > 1 ||
+           needsGemmEpilogue(element, bool(op.getBias()), s.i == 0);
   }
 
   Value globalBuffer(ArrayRef<int64_t> shape, Type type = {}) {
@@ -272,8 +319,10 @@ private:
     int64_t tiles = s.n * ohTiles * owTiles * s.groups * oTiles;
     int64_t cBlocks = llvm::divideCeil(s.i, tk);
     int64_t steps = s.kh * s.kw * cBlocks;
+    int64_t items = tiles * splits;
     int64_t tasks =
-        std::min<int64_t>(device.getNumCores(dev::CoreKind::cube), tiles);
+        std::min<int64_t>(device.getNumCores(dev::CoreKind::cube), items);
+    int64_t pixelCount = s.n * s.oh * s.ow;
     dev::LaunchOp launch = k.launch(
         tasks,
         [&](Value task) {
@@ -282,20 +331,29 @@ private:
           Value b = k.alloc({tn, tk}, element, dev::MemorySpace::cube);
           Value c =
               k.alloc({tileRows * tileCols, tn}, f32, dev::MemorySpace::cube);
-          // The sums as [pixels, channels]: a tile's pixels are
+          // The sums as [pixels, channels] (per split): a tile's pixels are
           // consecutive rows.
-          Value pixels = k.reshape(sums, {s.n * s.oh * s.ow, s.o});
-          k.forEachItem(task, tasks, tiles, [&](Value t) {
+          Value pixels = k.reshape(sums, {splits * pixelCount, s.o});
+          k.forEachItem(task, tasks, items, [&](Value item) {
+            // Split `part` of the tile sums steps [first, last), a balanced
+            // share that is never empty.
+            Value t = k.div(item, k.index(splits));
+            Value part = k.rem(item, k.index(splits));
+            Value first = k.div(k.mul(part, k.index(steps)), k.index(splits));
+            Value last = k.div(k.mul(k.add(part, k.index(1)), k.index(steps)),
+                               k.index(splits));
             Tile tile = decodeTile(t, ohTiles, owTiles, oTiles);
             Value zero = k.index(0);
             Value sum = k.window(c, {zero, zero}, {tile.pixels, tile.cols});
-            k.forLoop(zero, k.index(steps), k.index(1), [&](Value j) {
-              step(input, tile, a, b, sum, j, cBlocks);
+            k.forLoop(first, last, k.index(1), [&](Value j) {
+              step(input, tile, a, b, sum, j, first, cBlocks);
             });
-            Value row =
-                k.add(k.mul(k.add(k.mul(tile.n, k.index(s.oh)), tile.oh0),
-                            k.index(s.ow)),
-                      tile.ow0);
+            Value row = k.add(
+                k.mul(k.add(k.mul(k.add(k.mul(part, k.index(s.n)), tile.n),
+                                  k.index(s.oh)),
+                            tile.oh0),
+                      k.index(s.ow)),
+                tile.ow0);
             Value channel = k.add(k.mul(tile.group, k.index(s.og)), tile.o0);
             k.dma(sum,
                   k.window(pixels, {row, channel}, {tile.pixels, tile.cols}));
@@ -309,13 +367,14 @@ private:
                  b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
                  b.getNamedAttr("tile_cols", b.getI64IntegerAttr(tileCols)),
                  b.getNamedAttr("tile_n", b.getI64IntegerAttr(tn)),
-                 b.getNamedAttr("tile_k", b.getI64IntegerAttr(tk))});
+                 b.getNamedAttr("tile_k", b.getI64IntegerAttr(tk)),
+                 b.getNamedAttr("splits", b.getI64IntegerAttr(splits))});
   }
 
   /// Step j of a tile: tap (kh, kw) and block cb of its input channels;
-  /// the first step starts the sum.
+  /// step `first` (of the tile's split) starts the sum.
   void step(Value input, const Tile &tile, Value a, Value b, Value sum, Value j,
-            int64_t cBlocks) {
+            Value first, int64_t cBlocks) {
     Value zero = k.index(0);
     Value tap = k.div(j, k.index(cBlocks));
     Value cb = k.rem(j, k.index(cBlocks));
@@ -345,7 +404,7 @@ private:
     k.dma(k.window(io.operands[1], {outChannel, kh, kw, c0},
                    {tile.cols, one, one, depth}, {1, 2}),
           bTile);
-    k.matmulSum(aTile, bTile, sum, k.eq(j, zero), /*transposeA=*/false,
+    k.matmulSum(aTile, bTile, sum, k.eq(j, first), /*transposeA=*/false,
                 /*transposeB=*/true);
   }
 
@@ -355,7 +414,7 @@ private:
   ConvShape s;
   const DeviceModel &device;
   Type element, f32;
-  int64_t tileRows = 1, tileCols = 1, tn = 1, tk = 1;
+  int64_t tileRows = 1, tileCols = 1, tn = 1, tk = 1, splits = 1;
 };
 
 struct Conv2DKernelModel

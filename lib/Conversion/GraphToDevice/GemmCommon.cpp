@@ -3,8 +3,9 @@
 // Cube tiles: the largest of m, n, k halved until A, B and the sums fit.
 // The epilogue: one vector launch over [R, C] tiles of the f32 sums viewed
 // as [rows, width]: copy in (or zeros when there were no products), add the
-// bias widened to f32 along the rows, round to the result's type, copy out;
-// a plain tile loop that npu-pipeline-dma-loops pipelines. O(rows x width).
+// other partial sums of a split contraction in order, add the bias widened
+// to f32 along the rows, round to the result's type, copy out; a plain tile
+// loop that npu-pipeline-dma-loops pipelines. O(splits x rows x width).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,11 +57,12 @@ bool npu::needsGemmEpilogue(Type element, bool bias, bool noProducts) {
   return !element.isF32() || bias || noProducts;
 }
 
-int64_t npu::getGemmEpilogueBytes(Type element, bool bias) {
+int64_t npu::getGemmEpilogueBytes(Type element, bool bias, int64_t splits) {
   int64_t eb = element.getIntOrFloatBitWidth() / 8;
   int64_t narrow = element.isF32() ? 0 : eb;
   int64_t biasBytes = bias ? eb + (element.isF32() ? 0 : 4) : 0;
-  return 4 + narrow + biasBytes;
+  int64_t partial = splits > 1 ? 4 : 0;
+  return 4 + narrow + biasBytes + partial;
 }
 
 void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
@@ -70,8 +72,8 @@ void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
   Type element = cast<MemRefType>(e.result.getType()).getElementType();
   Type f32 = k.builder().getF32Type();
   // Two copies of each tile, for the pipeline.
-  int64_t budget =
-      device.vectorBytes / (2 * getGemmEpilogueBytes(element, bool(e.bias)));
+  int64_t budget = device.vectorBytes /
+                   (2 * getGemmEpilogueBytes(element, bool(e.bias), e.splits));
   int64_t chunk = int64_t(1) << llvm::Log2_64(std::max<int64_t>(budget, 1));
   int64_t cols = std::min(e.width, chunk);
   int64_t tileRows = std::min(e.rows, std::max<int64_t>(1, chunk / cols));
@@ -80,9 +82,11 @@ void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
   int64_t tasks =
       std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
   dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
-    Value sumView = e.sums ? k.reshape(e.sums, {e.rows, e.width}) : Value();
+    Value sumView =
+        e.sums ? k.reshape(e.sums, {e.splits * e.rows, e.width}) : Value();
     Value outView = k.reshape(e.result, {e.rows, e.width});
     Value wide = k.alloc({tileRows, cols}, f32);
+    Value partial = e.splits > 1 ? k.alloc({tileRows, cols}, f32) : Value();
     Value narrow =
         element == f32 ? Value() : k.alloc({tileRows, cols}, element);
     Value biasIn = e.bias ? k.alloc({cols}, element) : Value();
@@ -98,6 +102,13 @@ void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
         k.dma(k.window(sumView, {r0, c0}, {nr, nc}), sum);
       else
         k.vfill(sum, k.f32(0));
+      // The other splits' partial sums, added in order.
+      for (int64_t split = 1; sumView && split < e.splits; ++split) {
+        Value part = k.window(partial, {zero, zero}, {nr, nc});
+        Value row = k.add(r0, k.index(split * e.rows));
+        k.dma(k.window(sumView, {row, c0}, {nr, nc}), part);
+        k.vbinary(dev::BinaryKind::add, sum, part, sum);
+      }
       if (e.bias) {
         Value in = k.window(biasIn, {zero}, {nc});
         k.dma(k.window(e.bias, {c0}, {nc}), in);
@@ -117,9 +128,12 @@ void npu::buildGemmEpilogue(KernelBuilder &k, const GemmEpilogue &e,
     });
   });
   OpBuilder &b = k.builder();
-  KernelBuilder::recordTiling(
-      launch, {b.getNamedAttr("strategy", b.getStringAttr(e.strategy)),
-               b.getNamedAttr("step", b.getStringAttr("epilogue")),
-               b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
-               b.getNamedAttr("tile_cols", b.getI64IntegerAttr(cols))});
+  SmallVector<NamedAttribute> choices = {
+      b.getNamedAttr("strategy", b.getStringAttr(e.strategy)),
+      b.getNamedAttr("step", b.getStringAttr("epilogue")),
+      b.getNamedAttr("tile_rows", b.getI64IntegerAttr(tileRows)),
+      b.getNamedAttr("tile_cols", b.getI64IntegerAttr(cols))};
+  if (e.splits > 1)
+    choices.push_back(b.getNamedAttr("splits", b.getI64IntegerAttr(e.splits)));
+  KernelBuilder::recordTiling(launch, choices);
 }

@@ -47,6 +47,9 @@ struct GemmEpilogue {
   /// Contiguous, `width` its last dimension.
   mlir::Value result;
   int64_t rows = 0, width = 0;
+  /// Partial sums of a contraction split over cores: `sums` holds `splits`
+  /// of them, [splits, rows, width], which the epilogue adds in order.
+  int64_t splits = 1;
   /// The `npudev.tiling` strategy the launch is recorded under.
   llvm::StringRef strategy;
 };
@@ -56,8 +59,9 @@ struct GemmEpilogue {
 bool needsGemmEpilogue(mlir::Type element, bool bias, bool noProducts);
 
 /// Vector memory per element of an epilogue tile: the f32 sum, its
-/// rounding, the bias and its widening.
-int64_t getGemmEpilogueBytes(mlir::Type element, bool bias);
+/// rounding, the bias and its widening, and a partial sum when the sums
+/// come in `splits`.
+int64_t getGemmEpilogueBytes(mlir::Type element, bool bias, int64_t splits = 1);
 
 /// The epilogue's vector launch: tiles of [R, C] of the sums dealt to the
 /// vector tasks in turn, each widened bias added along the rows and the
