@@ -1,8 +1,9 @@
 //===- npu-import-onnx.cpp - ONNX model to npu dialect --------------------===//
 //
 // npu-import-onnx MODEL.onnx [--batch=N] [--weights=arguments|constants]
-//                 [-o OUT.mlir]
-// writes the model as one func.func of npu ops (see docs/onnx-import.md).
+//                 [--weights-file=WEIGHTS.npz] [-o OUT.mlir]
+// writes the model as one func.func of npu ops (see docs/onnx-import.md),
+// and the weight arguments' data beside it for npu-run --weights.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,12 @@ static cl::opt<npu::ONNXWeights>
                                   "named function arguments (default)"),
                        clEnumValN(npu::ONNXWeights::Constants, "constants",
                                   "npu.constant ops holding the data")));
+static cl::opt<std::string> weightsFile(
+    "weights-file",
+    cl::desc("Also write the weight arguments' data, as they store it, to "
+             "this .npz (one array per argument, named by its "
+             "npu.onnx_name), for npu-run --weights"),
+    cl::value_desc("filename"));
 static cl::opt<std::string>
     functionName("function", cl::desc("Name of the imported function"),
                  cl::init("main"));
@@ -67,6 +74,15 @@ int main(int argc, char **argv) {
     options.batch = batch;
   options.weights = weights;
   options.functionName = functionName;
+  npu::NpzArrays weightData;
+  if (!weightsFile.empty()) {
+    if (weights != npu::ONNXWeights::Arguments) {
+      errs() << "npu-import-onnx: --weights-file needs the weights as "
+                "arguments (--weights=arguments)\n";
+      return 1;
+    }
+    options.weightData = &weightData;
+  }
 
   mlir::DefaultTimingManager timing;
   mlir::applyDefaultTimingManagerCLOptions(timing);
@@ -84,6 +100,11 @@ int main(int argc, char **argv) {
     errs() << "npu-import-onnx: " << error << "\n";
     return 1;
   }
+  if (!weightsFile.empty())
+    if (Error e = npu::writeNpz(weightsFile, weightData)) {
+      errs() << "npu-import-onnx: " << toString(std::move(e)) << "\n";
+      return 1;
+    }
   mlir::TimingScope printTimer = root.nest("print");
   module->print(output->os(), mlir::OpPrintingFlags());
   output->os() << "\n";

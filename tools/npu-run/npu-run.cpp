@@ -1,7 +1,7 @@
 //===- npu-run.cpp - run a device kernel from an .mlir file ---------------===//
 //
 // npu-run FILE.mlir [--entry=F] [--mode=sim|jit] [--device=PRESET|FILE.json]
-//         [--input=a.npy,b.npy,...] [--random-inputs=SEED]
+//         [--input=a.npy,b.npy,...] [--weights=W.npz] [--random-inputs=SEED]
 //         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
 //         [--checked] [--jit-threads=N] [--jit-max-vector-bits=B]
 //         [--jit-perf-profile]
@@ -11,17 +11,19 @@
 // --device that disagrees is an error), else --device, else mlu590. A module
 // that still holds npu graph ops is first lowered to device kernels for it
 // (npu-graph-to-device). Arguments take, in order, the --input
-// files, then generated data when --random-inputs is given (npu-run says
-// which); the result buffers of a graph-level function start as zeros and
-// need no data. Outputs are the arguments marked `npudev.output`
-// (all memref arguments when none is), written as DIR/argN.npy; an output
-// marked `npudev.rows = N` (a data-dependent row count) is cut to the rows
-// argument N holds.
+// files, the --weights archive's array named as the argument (a weight
+// argument's npu.onnx_name), then generated data when --random-inputs is
+// given (npu-run says which); the result buffers of a graph-level function
+// start as zeros and need no data. Outputs are the arguments marked
+// `npudev.output` (all memref arguments when none is), written as DIR/argN.npy;
+// an output marked `npudev.rows = N` (a data-dependent row count) is cut to the
+// rows argument N holds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
+#include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
@@ -30,6 +32,7 @@
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
+#include "npu/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -68,6 +71,12 @@ cl::opt<std::string>
     deviceName("device",
                cl::desc("device preset or JSON description (default: the "
                         "device the module names, else mlu590)"));
+cl::opt<std::string>
+    weightsFile("weights",
+                cl::desc(".npz of the weight arguments (npu-import-onnx "
+                         "--weights-file): each argument with an "
+                         "npu.onnx_name takes the array of that name"),
+                cl::value_desc("filename"));
 cl::list<std::string> inputs("input", cl::desc(".npy files, one per argument"),
                              cl::CommaSeparated);
 cl::opt<unsigned> randomSeed(
@@ -227,20 +236,14 @@ static FailureOr<HostArray> randomArgument(Type type, unsigned index,
   return array;
 }
 
-/// Argument `index` (of `type`) from the .npy at `path`; a bf16 argument
-/// takes a float32 file, rounded to nearest even, and an index argument an
-/// int64 one (the type npu-run writes index outputs in).
-static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
-                                         Type type) {
-  llvm::Expected<NpyArray> npy = readNpy(path);
-  if (!npy) {
-    fail(llvm::toString(npy.takeError()));
-    return failure();
-  }
+/// An argument of `type` from .npy data; a bf16 argument takes float32
+/// data, rounded to nearest even, and an index argument int64 data (the
+/// type npu-run writes index outputs in).
+static HostArray argumentFromNpy(NpyArray npy, Type type) {
   HostArray array;
-  array.kind = *kindOfNpy(npy->type);
-  array.shape = npy->shape;
-  array.data = std::move(npy->data);
+  array.kind = *kindOfNpy(npy.type);
+  array.shape = npy.shape;
+  array.data = std::move(npy.data);
   auto memref = dyn_cast<MemRefType>(type);
   Type element = memref ? memref.getElementType() : type;
   if (element.isBF16() && array.kind == ElementKind::F32)
@@ -248,6 +251,41 @@ static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
   if (element.isIndex() && array.kind == ElementKind::I64)
     array.kind = ElementKind::Index;
   return array;
+}
+
+/// Argument `index` (of `type`) from the .npy at `path`.
+static FailureOr<HostArray> readArgument(StringRef path, unsigned index,
+                                         Type type) {
+  llvm::Expected<NpyArray> npy = readNpy(path);
+  if (!npy) {
+    fail(llvm::toString(npy.takeError()));
+    return failure();
+  }
+  return argumentFromNpy(std::move(*npy), type);
+}
+
+/// The --weights archive's arrays by name; empty without --weights.
+static FailureOr<llvm::StringMap<NpyArray>> readWeights() {
+  llvm::StringMap<NpyArray> byName;
+  if (weightsFile.empty())
+    return byName;
+  llvm::Expected<NpzArrays> arrays = readNpz(weightsFile);
+  if (!arrays) {
+    fail(llvm::toString(arrays.takeError()));
+    return failure();
+  }
+  for (auto &[name, array] : *arrays)
+    byName[name] = std::move(array);
+  return byName;
+}
+
+/// The weight argument's name (npu.weight with npu.onnx_name), if any.
+static std::optional<StringRef> getWeightName(func::FuncOp func, unsigned i) {
+  auto name = func.getArgAttrOfType<StringAttr>(
+      i, npu::graph::NPUDialect::getONNXNameAttrName());
+  if (!name || !func.getArgAttr(i, npu::graph::NPUDialect::getWeightAttrName()))
+    return std::nullopt;
+  return name.getValue();
 }
 
 static void printArray(llvm::raw_ostream &os, unsigned index,
@@ -342,11 +380,28 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
   std::mt19937_64 rng(randomSeed);
   SmallVector<HostArray> args;
   SmallVector<unsigned> randomArgs;
+  FailureOr<llvm::StringMap<NpyArray>> weights = readWeights();
+  if (failed(weights))
+    return failure();
+  size_t weightsTaken = 0;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     FailureOr<HostArray> arg = failure();
+    std::optional<StringRef> weightName = getWeightName(func, i);
     if (i < inputs.size()) {
       arg = readArgument(inputs[i], i, type);
       if (succeeded(arg) && i < numDataArgs &&
+          failed(checkDeclaredType(*arg, i, declaredTypes[i])))
+        return failure();
+    } else if (!weightsFile.empty() && weightName) {
+      auto it = weights->find(*weightName);
+      if (it == weights->end()) {
+        fail("weight argument #" + llvm::Twine(i) + " ('" + *weightName +
+             "') has no array in '" + weightsFile + "'");
+        return failure();
+      }
+      arg = argumentFromNpy(std::move(it->second), type);
+      ++weightsTaken;
+      if (i < numDataArgs &&
           failed(checkDeclaredType(*arg, i, declaredTypes[i])))
         return failure();
     } else if (i >= numDataArgs) {
@@ -361,6 +416,12 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
     if (failed(arg))
       return failure();
     args.push_back(std::move(*arg));
+  }
+  if (weightsTaken != weights->size()) {
+    fail("'" + weightsFile + "' holds " + llvm::Twine(weights->size()) +
+         " arrays, of which " + llvm::Twine(weightsTaken) +
+         " name a weight argument of '" + func.getSymName() + "'");
+    return failure();
   }
   if (!randomArgs.empty()) {
     llvm::errs() << "npu-run: random data (seed " << randomSeed << ") for "

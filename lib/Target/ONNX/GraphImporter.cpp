@@ -409,10 +409,62 @@ GraphImporter::GraphImporter(MLIRContext *context,
     : context(context), options(options), model(model), fileLoc(fileLoc),
       builder(context) {}
 
+/// `tensor`'s elements as .npy data of `element` (bf16 as float32).
+static npu::NpyArray toNpy(const HostTensor &tensor, Type element) {
+  npu::NpyArray array;
+  array.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  auto append = [&](const auto &value) {
+    const auto *bytes = reinterpret_cast<const uint8_t *>(&value);
+    array.data.insert(array.data.end(), bytes, bytes + sizeof(value));
+  };
+  array.type = element.isF64()   ? npu::NpyDType::F64
+               : element.isF16() ? npu::NpyDType::F16
+                                 : npu::NpyDType::F32;
+  for (double v : tensor.floats) {
+    if (element.isF64()) {
+      append(v);
+    } else if (element.isF16()) {
+      APFloat half(v);
+      bool lost;
+      half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+      append(uint16_t(half.bitcastToAPInt().getZExtValue()));
+    } else {
+      append(float(v));
+    }
+  }
+  return array;
+}
+
+/// Adds the data of weight `v`, stored in `perm` order, to the weights
+/// file's arrays under `name` (a second order of the same initializer
+/// under "name:p0,p1,...").
+static LogicalResult recordWeightData(GraphImporter &graph, NodeImporter &n,
+                                      StringRef name, ImportedValue &v,
+                                      ArrayRef<int64_t> perm, bool first) {
+  std::string error;
+  FailureOr<HostTensor> data = readTensor(*v.weight, graph.model.dir, error);
+  if (failed(data))
+    return n.emitError() << "weight '" << name
+                         << "' cannot be written to the weights file: "
+                         << error;
+  std::string key = name.str();
+  if (!first) {
+    key += ":";
+    for (auto [i, p] : llvm::enumerate(perm))
+      key += (i ? "," : "") + std::to_string(p);
+  }
+  graph.options.weightData->emplace_back(
+      key, toNpy(data->transposed(perm), v.elementType));
+  return success();
+}
+
 /// A function argument for the weight `v` stored in `perm` order.
 static Value addWeightArgument(GraphImporter &graph, NodeImporter &n,
                                StringRef name, ImportedValue &v,
-                               ArrayRef<int64_t> perm) {
+                               ArrayRef<int64_t> perm, bool first) {
+  if (graph.options.weightData &&
+      failed(recordWeightData(graph, n, name, v, perm, first)))
+    return {};
   auto type = RankedTensorType::get(permute(v.shape, perm), v.elementType);
   Value arg = graph.entry->addArgument(type, n.loc);
   OpBuilder &b = graph.builder;
@@ -446,7 +498,10 @@ Value GraphImporter::materialize(NodeImporter &n, StringRef name,
     for (auto &[order, value] : shared)
       if (order == want)
         return value;
-    result = addWeightArgument(*this, n, v.weight->name(), v, want);
+    result =
+        addWeightArgument(*this, n, v.weight->name(), v, want, shared.empty());
+    if (!result)
+      return {};
     shared.push_back({want, result});
   } else {
     auto [from, original] = v.forms.front();

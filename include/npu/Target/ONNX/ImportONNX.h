@@ -9,6 +9,8 @@
 #ifndef NPU_TARGET_ONNX_IMPORTONNX_H
 #define NPU_TARGET_ONNX_IMPORTONNX_H
 
+#include "npu/Support/Npz.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -37,6 +39,12 @@ struct ONNXImportOptions {
   ONNXWeights weights = ONNXWeights::Arguments;
   /// The name of the function the graph becomes.
   std::string functionName = "main";
+  /// When set (weights as arguments), receives each weight argument's data
+  /// as the argument stores it (permuted as its npu.onnx_perm says), named
+  /// by its npu.onnx_name: what `npu-run --weights` binds. bf16 weights are
+  /// given as float32 (.npy has no bfloat16). An initializer without data
+  /// is then an error.
+  NpzArrays *weightData = nullptr;
 };
 
 /// Imports the serialized ONNX model `bytes`. `modelPath` names it in
