@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvCommon.h"
+#include "TapWindow.h"
 
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
@@ -176,15 +177,9 @@ private:
                            {unit, unit, tile.cols, tile.channels}, {0, 1}));
   }
 
-  /// ceil(x / stride) for x > 0, else 0.
-  Value ceilOrZero(Value x, int64_t stride) {
-    Value up = k.div(k.add(x, k.index(stride - 1)), k.index(stride));
-    return k.select(k.lt(k.index(0), x), up, k.index(0));
-  }
-
   /// Adds tap (kh, kw)'s products into the tile's output columns whose
-  /// input pixel (ih, iw = ow sw - left + kw dw) is inside the input: ow
-  /// in [lo, hi), an empty range when ih is outside.
+  /// input pixel (ih, iw = ow sw - left + kw dw) is inside the input: an
+  /// empty range when ih is outside, so that the loop body has no branch.
   void foldTap(const Buffers &buf, const Tile &tile, Value acc,
                Value tapWeights, Value tap) {
     Value zero = k.index(0);
@@ -194,26 +189,15 @@ private:
                      k.sub(k.mul(kh, k.index(s.dilationH)), k.index(s.top)));
     Value rowInside = k.andI(k.ge(ih, zero), k.lt(ih, k.index(s.h)));
     Value shift = k.sub(k.index(s.left), k.mul(kw, k.index(s.dilationW)));
-    Value end = k.add(tile.ow0, tile.cols);
-    Value lo = k.max(ceilOrZero(shift, s.strideW), tile.ow0);
-    Value hi = k.min(ceilOrZero(k.add(k.index(s.w), shift), s.strideW), end);
-    hi = k.select(rowInside, k.max(hi, lo), lo);
-    Value rows = k.sub(hi, lo);
-    Value at = k.sub(lo, tile.ow0);
-    Value iw = k.sub(k.mul(lo, k.index(s.strideW)), shift);
+    TapColumns c = getTapColumns(k, tile.ow0, tile.cols, shift, s.w, s.strideW);
+    Value hi = k.select(rowInside, c.hi, c.lo);
+    Value rows = k.sub(hi, c.lo);
+    Value at = k.sub(c.lo, tile.ow0);
     // An empty range reads row 0 (any row inside) for nothing.
     Value row = k.select(rowInside, ih, zero);
-    OpFoldResult unit = k.builder().getIndexAttr(1);
-    Value staged = k.window(buf.rows, {at, zero}, {rows, tile.channels});
-    k.dma(k.window(io.operands[0], {tile.n, row, iw, tile.c0},
-                   {unit, unit, rows, tile.channels}, {1, 1, s.strideW, 1},
-                   {0, 1}),
-          staged);
-    Value values = staged;
-    if (element != f32) {
-      values = k.window(buf.wideRows, {at, zero}, {rows, tile.channels});
-      k.vcast(staged, values);
-    }
+    Value values =
+        loadTapRows(k, io.operands[0], tile.n, row, c.iw, tile.c0, rows,
+                    tile.channels, s.strideW, buf.rows, buf.wideRows, at);
     Value weights = k.window(tapWeights, {tap, zero},
                              {k.builder().getIndexAttr(1), tile.channels}, {0});
     k.vbinaryBroadcast(dev::BinaryKind::mul, values, weights, values, 1);

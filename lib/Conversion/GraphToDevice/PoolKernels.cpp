@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OperatorKernels.h"
+#include "TapWindow.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Device/DeviceModel.h"
@@ -153,37 +154,19 @@ private:
   }
 
   /// Folds tap (ih, kw) into the tile's output columns whose input column
-  /// iw = ow sw - left + kw is inside the input: ow in [lo, hi).
+  /// iw = ow sw - left + kw is inside the input.
   void foldTap(const Buffers &buf, const Tile &tile, Value acc, Value count,
                Value ih, Value kw) {
     Value zero = k.index(0);
-    Value stride = k.index(strides[1]);
-    // ceil(x / stride) for x > 0, else 0.
-    auto ceilOrZero = [&](Value x) {
-      Value up = k.div(k.add(x, k.index(strides[1] - 1)), stride);
-      return k.select(k.lt(zero, x), up, zero);
-    };
-    Value left = k.index(padding[2]);
-    Value lo = ceilOrZero(k.sub(left, kw));
-    Value hi = ceilOrZero(k.sub(k.add(k.index(in[2]), left), kw));
-    Value end = k.add(tile.ow0, tile.cols);
-    lo = k.max(lo, tile.ow0);
-    hi = k.min(hi, end);
-    k.ifThenElse(k.lt(lo, hi), [&] {
-      Value rows = k.sub(hi, lo);
-      Value at = k.sub(lo, tile.ow0);
-      Value iw = k.add(k.sub(k.mul(lo, stride), left), kw);
-      OpFoldResult unit = k.builder().getIndexAttr(1);
-      Value narrow = k.window(buf.narrow, {at, zero}, {rows, tile.channels});
-      k.dma(k.window(io.operands[0], {tile.n, ih, iw, tile.c0},
-                     {unit, unit, rows, tile.channels}, {1, 1, strides[1], 1},
-                     {0, 1}),
-            narrow);
-      Value values = narrow;
-      if (element != f32) {
-        values = k.window(buf.wide, {at, zero}, {rows, tile.channels});
-        k.vcast(narrow, values);
-      }
+    TapColumns c =
+        getTapColumns(k, tile.ow0, tile.cols, k.sub(k.index(padding[2]), kw),
+                      in[2], strides[1]);
+    k.ifThenElse(k.lt(c.lo, c.hi), [&] {
+      Value rows = k.sub(c.hi, c.lo);
+      Value at = k.sub(c.lo, tile.ow0);
+      Value values = loadTapRows(k, io.operands[0], tile.n, ih, c.iw, tile.c0,
+                                 rows, tile.channels, strides[1], buf.narrow,
+                                 element == f32 ? buf.narrow : buf.wide, at);
       Value part = k.window(acc, {at, zero}, {rows, tile.channels});
       k.vbinary(isMax ? dev::BinaryKind::max : dev::BinaryKind::add, part,
                 values, part);
