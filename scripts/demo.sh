@@ -169,7 +169,17 @@ fi
 
 echo
 echo "== 9. ResNet-50 end to end: every op lowered to device kernels and run on the simulated ascend910b"
-echo "  (random weights, f32, batch 1: the exported file has no weight data; the time does not depend on the values)"
-"$run" "$out/resnet50.mlir" --device=ascend910b --random-inputs=1 --report 2>/dev/null \
-  | grep -E '^(time|cube utilisation|roofline|time by step):|^  [a-z]' | sed 's/^/  /'
+echo "  (random weights, batch 1: the exported file has no weight data; the time does not depend on the values)"
+# With locations, the report names the ONNX nodes of the slowest layers.
+"$build/bin/npu-import-onnx" "$root/examples/onnx/resnet50-opset17.onnx" \
+  --batch=1 --mlir-print-debuginfo -o "$out/resnet50-named.mlir"
+echo "  f32:"
+"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+  --report --report-layers=5 2>/dev/null \
+  | grep -E '^(time|cube utilisation|roofline|peak global|time by step|slowest layers)|^  [a-z/]' \
+  | sed 's/^/  /'
+echo "  f16 (npu-narrow-floats):"
+"$opt" "$out/resnet50-named.mlir" --npu-narrow-floats --mlir-print-debuginfo \
+  | "$run" - --device=ascend910b --random-inputs=1 --report --report-layers=5 2>/dev/null \
+  | grep -E '^(time|roofline):|^slowest layers|^  /' | sed 's/^/  /'
 echo "  (kernels: docs/graph-kernels.md; the other networks: docs/benchmarks.md)"
