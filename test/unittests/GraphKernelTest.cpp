@@ -959,6 +959,160 @@ TEST_F(GraphKernelTest, ImportedConvBatchNormRelu) {
       }
 }
 
+/// ONNX Resize's input coordinate of output index x along an axis of
+/// `in` -> `out`, from the operator's definition.
+static double resizeCoordinate(const std::string &mode, int64_t x, int64_t in,
+                               int64_t out) {
+  double scale = double(out) / double(in);
+  if (mode == "half_pixel")
+    return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel")
+    return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners")
+    return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
+  return x / scale; // asymmetric
+}
+
+TEST_F(GraphKernelTest, Resize) {
+  // Nearest (each rounding) and linear over every coordinate mode;
+  // upsampling by an integer and a fractional factor, downsampling, a
+  // single output row, f16, both devices.
+  struct Case {
+    bool linear;
+    std::string coordinates, rounding;
+    Shape input;
+    std::vector<int64_t> size;
+    ElementKind kind;
+    const char *device;
+  };
+  const std::vector<Case> cases = {
+      {true,
+       "half_pixel",
+       "",
+       {1, 3, 4, 5},
+       {12, 16},
+       ElementKind::F32,
+       "ascend910b"},
+      {true,
+       "align_corners",
+       "",
+       {2, 5, 3, 4},
+       {7, 8},
+       ElementKind::F32,
+       "mlu590"},
+      {true,
+       "pytorch_half_pixel",
+       "",
+       {1, 6, 7, 3},
+       {1, 3},
+       ElementKind::F16,
+       "ascend910b"},
+      {true,
+       "asymmetric",
+       "",
+       {1, 4, 4, 70},
+       {9, 5},
+       ElementKind::F32,
+       "ascend910b"},
+      {false,
+       "asymmetric",
+       "floor",
+       {1, 3, 5, 2},
+       {7, 11},
+       ElementKind::F32,
+       "ascend910b"},
+      {false,
+       "half_pixel",
+       "round_prefer_floor",
+       {1, 4, 4, 3},
+       {10, 6},
+       ElementKind::F32,
+       "mlu590"},
+      {false,
+       "half_pixel",
+       "round_prefer_ceil",
+       {1, 4, 4, 3},
+       {10, 6},
+       ElementKind::F16,
+       "ascend910b"},
+      {false,
+       "align_corners",
+       "ceil",
+       {2, 5, 6, 2},
+       {3, 4},
+       ElementKind::F32,
+       "ascend910b"},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.kind);
+    int64_t n = c.input[0], h = c.input[1], w = c.input[2], ch = c.input[3];
+    int64_t oh = c.size[0], ow = c.size[1];
+    Shape out = {n, oh, ow, ch};
+    std::string attrs =
+        "coordinate_mode = #npu.resize_coordinate_mode<" + c.coordinates + ">";
+    if (!c.linear)
+      attrs += ", nearest_mode = #npu.resize_nearest_mode<" + c.rounding + ">";
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}) -> {1} {{\n"
+        "  %r = npu.resize %x <{2}> {{{3}, size = array<i64: {4}, {5}>} : "
+        "{0} -> {1}\n  return %r : {1}\n}\n",
+        tensorType(c.input, element), tensorType(out, element),
+        c.linear ? "linear" : "nearest", attrs, oh, ow);
+    SCOPED_TRACE(source);
+    std::vector<double> x = randomValues(numElements(c.input), c.kind, false);
+    std::vector<double> got = floatValues(
+        runBoth(source, {floatArray(c.kind, x, c.input)}, c.device));
+    ASSERT_EQ(int64_t(got.size()), numElements(out));
+    auto nearest = [&](int64_t i, int64_t in, int64_t size) {
+      double v = resizeCoordinate(c.coordinates, i, in, size);
+      double r = c.rounding == "floor"               ? std::floor(v)
+                 : c.rounding == "ceil"              ? std::ceil(v)
+                 : c.rounding == "round_prefer_ceil" ? std::floor(v + 0.5)
+                                                     : std::ceil(v - 0.5);
+      return std::clamp<int64_t>(int64_t(r), 0, in - 1);
+    };
+    struct Blend {
+      int64_t first, second;
+      double weight;
+    };
+    auto blend = [&](int64_t i, int64_t in, int64_t size) {
+      double v = std::clamp(resizeCoordinate(c.coordinates, i, in, size), 0.0,
+                            double(in - 1));
+      int64_t first = int64_t(std::floor(v));
+      return Blend{first, std::min(first + 1, in - 1), v - double(first)};
+    };
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z)
+          for (int64_t q = 0; q < ch; ++q) {
+            auto at = [&](int64_t iy, int64_t iz) {
+              return x[((b * h + iy) * w + iz) * ch + q];
+            };
+            double want;
+            if (!c.linear) {
+              want = at(nearest(y, h, oh), nearest(z, w, ow));
+            } else {
+              Blend by = blend(y, h, oh), bz = blend(z, w, ow);
+              auto across = [&](int64_t iy) {
+                return (1 - bz.weight) * at(iy, bz.first) +
+                       bz.weight * at(iy, bz.second);
+              };
+              want = (1 - by.weight) * across(by.first) +
+                     by.weight * across(by.second);
+            }
+            want = roundFloat(c.kind, want);
+            // Nearest copies; linear blends in f32: eight roundings of
+            // values in [-2, 2], then the result's own.
+            double unit = c.kind == ElementKind::F32 ? 0x1p-24 : 0x1p-11;
+            double tolerance =
+                c.linear ? 16 * 0x1p-24 + 2 * unit * std::fabs(want) : 0;
+            ASSERT_NEAR(got[((b * oh + y) * ow + z) * ch + q], want, tolerance)
+                << "output (" << b << ", " << y << ", " << z << ", " << q
+                << ")";
+          }
+  }
+}
+
 TEST_F(GraphKernelTest, Pools) {
   // max_pool and avg_pool (with and without the padding counted) over
   // [N, H, W, C]: strides, asymmetric padding (as ceil mode extends it),

@@ -18,6 +18,7 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);
   registerPoolKernelModels(registry);
+  registerResizeKernelModels(registry);
   registerReduceKernelModels(registry);
   registerTransposeKernelModels(registry);
   registerMoEKernelModels(registry);

@@ -32,6 +32,9 @@ void registerTransposeKernelModels(mlir::DialectRegistry &registry);
 /// max_pool and avg_pool (PoolKernels.cpp).
 void registerPoolKernelModels(mlir::DialectRegistry &registry);
 
+/// npu.resize (ResizeKernels.cpp).
+void registerResizeKernelModels(mlir::DialectRegistry &registry);
+
 /// reduce (ReduceKernels.cpp).
 void registerReduceKernelModels(mlir::DialectRegistry &registry);
 
