@@ -203,7 +203,7 @@ void LoopStager::addAccess(Operation *access, Value array, Offset offset,
            ValueRange(r.leading) == leading;
   });
   if (run == runs.end()) {
-    runs.push_back({array, offset, buffer, llvm::to_vector(leading)});
+    runs.push_back({array, offset, buffer, llvm::to_vector(leading), {}});
     run = &runs.back();
   }
   run->accesses.push_back(access);
