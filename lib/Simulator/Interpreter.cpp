@@ -35,7 +35,6 @@
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Runtime/ConcurrentTasks.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <cmath>
@@ -637,11 +636,8 @@ void Interpreter::recordLayer(Operation *launch, StringRef step, double cycles,
   SimulationReport::Layer &layer = report.layers[it->second];
   layer.cycles += cycles;
   layer.boundCycles += bound;
-  bool listed = false;
-  for (StringRef s : llvm::split(layer.steps, ", "))
-    listed |= s == step;
-  if (!listed)
-    layer.steps += (layer.steps.empty() ? "" : ", ") + step.str();
+  if (!llvm::is_contained(layer.steps, step))
+    layer.steps.push_back(step.str());
 }
 
 void Interpreter::recordStep(Operation *launch, double cycles) {

@@ -2,6 +2,7 @@
 
 #include "npu/Simulator/Simulator.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
@@ -112,7 +113,7 @@ void SimulationReport::printSlowestLayers(llvm::raw_ostream &os,
                        layer->cycles > 0
                            ? 100 * layer->boundCycles / layer->cycles
                            : 0.0)
-       << layer->steps << "\n";
+       << llvm::join(layer->steps, ", ") << "\n";
 }
 
 llvm::StringRef SimulationReport::Step::getLimit() const {

@@ -107,8 +107,8 @@ struct SimulationReport {
   /// and add up, in order of first launch.
   struct Layer {
     std::string name;
-    /// Its launches' steps, in order ("conv2d.pad, conv2d.implicit_gemm").
-    std::string steps;
+    /// Its launches' steps, each once, in order of first launch.
+    llvm::SmallVector<std::string, 4> steps;
     double cycles = 0;
     /// The sum of its launches' roofline bounds.
     double boundCycles = 0;

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OperatorKernels.h"
+#include "TapWindow.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Device/DeviceModel.h"
@@ -212,21 +213,13 @@ private:
   }
 
   /// Input row `ih` of image `n`, channels [c0, c0 + channels), widened
-  /// into buffer `r`.
+  /// into buffer `r`: the whole row, as a pool's tap reads its part.
   Value loadRow(const Buffers &buf, int r, Value n, Value ih, Value c0,
                 Value channels) {
     Value zero = k.index(0);
-    OpFoldResult unit = k.builder().getIndexAttr(1);
-    Value width = k.index(in[2]);
-    Value narrow = k.window(buf.narrow[r], {zero, zero}, {width, channels});
-    k.dma(k.window(io.operands[0], {n, ih, zero, c0},
-                   {unit, unit, width, channels}, {0, 1}),
-          narrow);
-    if (buf.narrow[r] == buf.wide[r])
-      return narrow;
-    Value wide = k.window(buf.wide[r], {zero, zero}, {width, channels});
-    k.vcast(narrow, wide);
-    return wide;
+    return loadTapRows(k, io.operands[0], n, ih, zero, c0, k.index(in[2]),
+                       channels, /*stride=*/1, buf.narrow[r], buf.wide[r],
+                       zero);
   }
 
   /// Row `i` of `rows` ([W, channels]) as a [1, channels] window.

@@ -4,7 +4,7 @@
 // pixels under a tile of consecutive output columns: the columns whose
 // input pixel lies inside the input, read as one window stepping by the
 // stride and widened to f32. Padding is never read: the range leaves it
-// out.
+// out. Resize loads its whole input rows through the same copy.
 //
 //===----------------------------------------------------------------------===//
 
