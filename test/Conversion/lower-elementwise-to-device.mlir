@@ -68,3 +68,65 @@ func.func @swish(%x: tensor<100000xf32>) -> tensor<100000xf32> {
   %r = npu.hard_swish %x : tensor<100000xf32> -> tensor<100000xf32>
   return %r : tensor<100000xf32>
 }
+
+// equal compares into an i1 tile; not flips it; select takes whole tiles,
+// so its per-row condition is spread first (0 | x keeps an integer's bits).
+// CHECK-LABEL: func.func @compare_select
+// CHECK: npudev.vcmp <eq> %{{.*}}, %{{.*}}, %{{.*}} : memref<?x?xf32, {{.*}}>, memref<?x?xf32, {{.*}}>, memref<?x?xi1
+// CHECK: npudev.vbinary_scalar <xor> %{{.*}}, %true
+// CHECK-LABEL: func.func @select_row_condition
+// CHECK: npudev.vfill %false, %[[COND:.*]] : i1
+// CHECK: npudev.vbinary_broadcast <or> %[[COND]], %{{.*}}, %[[COND]] along 0
+// CHECK: npudev.vselect %[[COND]],
+func.func @compare_select(%a: tensor<6x8xf32>, %b: tensor<6x8xf32>) -> tensor<6x8xi1> {
+  %e = npu.equal %a, %b : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xi1>
+  %n = npu.not %e : tensor<6x8xi1> -> tensor<6x8xi1>
+  return %n : tensor<6x8xi1>
+}
+func.func @select_row_condition(%c: tensor<6x1xi1>, %a: tensor<6x8xf32>, %b: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %s = npu.select %c, %a, %b : (tensor<6x1xi1>, tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  return %s : tensor<6x8xf32>
+}
+
+// A float to integer cast clears NaNs (x == x selects x, else 0) and clamps
+// to the largest f32 values inside i32 before it truncates: both executors
+// then give the same bits. To i1 it is x != 0.
+// CHECK-LABEL: func.func @cast_to_int
+// CHECK: npudev.vcmp <eq> %[[X:.*]], %[[X]], %[[MASK:.*]] :
+// CHECK: npudev.vselect %[[MASK]], %[[X]], %[[CLEAN:.*]], %[[CLEAN]] :
+// CHECK: npudev.vbinary_scalar <max> %[[CLEAN]], %cst{{.*}} : {{.*}}, f32
+// CHECK: npudev.vbinary_scalar <min> %[[CLEAN]], %cst{{.*}} : {{.*}}, f32
+// CHECK: npudev.vcast %[[CLEAN]], %[[MASK]]
+// CHECK-LABEL: func.func @cast_to_bool
+// CHECK: npudev.vcmp_scalar <ne> %{{.*}}, %cst
+func.func @cast_to_int(%x: tensor<6x8xf32>) -> tensor<6x8xi32> {
+  %r = npu.cast %x : tensor<6x8xf32> -> tensor<6x8xi32>
+  return %r : tensor<6x8xi32>
+}
+func.func @cast_to_bool(%x: tensor<6x8xf32>) -> tensor<6x8xi1> {
+  %r = npu.cast %x : tensor<6x8xf32> -> tensor<6x8xi1>
+  return %r : tensor<6x8xi1>
+}
+
+// pow by a constant 3 is two multiplications (the exponent never spread
+// over a tile); by a tensor it is exp(y log |x|) with the sign and NaN of a
+// negative base.
+// CHECK-LABEL: func.func @pow_constant
+// CHECK-NOT: npudev.vfill
+// CHECK-COUNT-2: npudev.vbinary <mul>
+// CHECK-NOT: npudev.vunary <log>
+// CHECK: return
+// CHECK-LABEL: func.func @pow_tensor
+// CHECK: npudev.vunary <abs>
+// CHECK: npudev.vunary <log>
+// CHECK: npudev.vunary <exp>
+// CHECK: npudev.vcast %{{.*}} : memref<?x?xf32, {{.*}}>, memref<?x?xi32
+func.func @pow_constant(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %three = npu.constant dense<3.0> : tensor<f32> -> tensor<f32>
+  %r = npu.pow %x, %three : (tensor<6x8xf32>, tensor<f32>) -> tensor<6x8xf32>
+  return %r : tensor<6x8xf32>
+}
+func.func @pow_tensor(%x: tensor<6x8xf32>, %y: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %r = npu.pow %x, %y : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  return %r : tensor<6x8xf32>
+}

@@ -10,10 +10,18 @@
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
-func.func @no_kernel(%x: tensor<4x8xi1>) -> tensor<4x8xi1> {
-  // expected-error @+1 {{'npu.not' op has no device lowering}}
-  %r = npu.not %x : tensor<4x8xi1> -> tensor<4x8xi1>
-  return %r : tensor<4x8xi1>
+func.func @no_kernel(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'npu.scatter_nd' op has no device lowering}}
+  %r = npu.scatter_nd %d, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @integer_pow(%x: tensor<4x8xi32>, %y: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  // expected-error @+1 {{'npu.pow' op cannot be lowered to the device: an integer pow needs a constant exponent in [0, 8]}}
+  %r = npu.pow %x, %y : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
 }
 
 // -----

@@ -661,6 +661,230 @@ TEST_F(GraphKernelTest, ElementwiseIntegers) {
   }
 }
 
+TEST_F(GraphKernelTest, ElementwiseEqualNotSelect) {
+  // equal of values drawn from five (so that many are equal) against a
+  // per-row operand; not; select with a per-row condition and a trailing
+  // row, and with a scalar. Exact.
+  std::uniform_int_distribution<int> pick(-2, 2);
+  auto few = [&](int64_t n) {
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = 0.5f * pick(rng);
+    return v;
+  };
+  auto bits = [&](int64_t n) {
+    std::vector<uint8_t> v(n);
+    for (uint8_t &x : v)
+      x = pick(rng) > 0;
+    return v;
+  };
+  auto f32 = [](const std::vector<float> &v, const Shape &shape) {
+    return HostArray::fromValues<float>(ElementKind::F32, v, shape);
+  };
+  auto i1 = [](const std::vector<uint8_t> &v, const Shape &shape) {
+    return HostArray::fromValues<uint8_t>(ElementKind::I1, v, shape);
+  };
+  Shape full = {3, 4, 5}, row = {4, 1}, trail = {5};
+  std::vector<float> a = few(60), b = few(4), c = few(5);
+  std::vector<uint8_t> got =
+      runBoth("func.func @f(%a: tensor<3x4x5xf32>, %b: tensor<4x1xf32>) -> "
+              "tensor<3x4x5xi1> {\n  %r = npu.equal %a, %b : "
+              "(tensor<3x4x5xf32>, tensor<4x1xf32>) -> tensor<3x4x5xi1>\n"
+              "  return %r : tensor<3x4x5xi1>\n}\n",
+              {f32(a, full), f32(b, row)}, "ascend910b")
+          .getValues<uint8_t>();
+  ASSERT_EQ(got.size(), 60u);
+  for (int64_t i = 0; i < 60; ++i)
+    EXPECT_EQ(got[i], a[i] == b[operandIndex(full, row, i)]) << "equal " << i;
+
+  std::vector<uint8_t> m = bits(60);
+  got = runBoth("func.func @f(%m: tensor<3x4x5xi1>) -> tensor<3x4x5xi1> {\n"
+                "  %r = npu.not %m : tensor<3x4x5xi1> -> tensor<3x4x5xi1>\n"
+                "  return %r : tensor<3x4x5xi1>\n}\n",
+                {i1(m, full)}, "mlu590")
+            .getValues<uint8_t>();
+  ASSERT_EQ(got.size(), 60u);
+  for (int64_t i = 0; i < 60; ++i)
+    EXPECT_EQ(got[i], !m[i]) << "not " << i;
+
+  std::vector<uint8_t> perRow = bits(4);
+  std::vector<float> picked =
+      runBoth("func.func @f(%m: tensor<4x1xi1>, %a: tensor<3x4x5xf32>, %c: "
+              "tensor<5xf32>) -> tensor<3x4x5xf32> {\n  %r = npu.select %m, "
+              "%a, %c : (tensor<4x1xi1>, tensor<3x4x5xf32>, tensor<5xf32>) "
+              "-> tensor<3x4x5xf32>\n  return %r : tensor<3x4x5xf32>\n}\n",
+              {i1(perRow, row), f32(a, full), f32(c, trail)}, "ascend910b")
+          .getValues<float>();
+  ASSERT_EQ(picked.size(), 60u);
+  for (int64_t i = 0; i < 60; ++i)
+    EXPECT_EQ(picked[i], perRow[operandIndex(full, row, i)]
+                             ? a[i]
+                             : c[operandIndex(full, trail, i)])
+        << "select " << i;
+
+  picked = runBoth("func.func @f(%m: tensor<3x4x5xi1>, %s: tensor<f32>, %a: "
+                   "tensor<3x4x5xf32>) -> tensor<3x4x5xf32> {\n  %r = "
+                   "npu.select %m, %s, %a : (tensor<3x4x5xi1>, tensor<f32>, "
+                   "tensor<3x4x5xf32>) -> tensor<3x4x5xf32>\n  return %r : "
+                   "tensor<3x4x5xf32>\n}\n",
+                   {i1(m, full), f32({-7.5f}, {}), f32(a, full)}, "mlu590")
+               .getValues<float>();
+  ASSERT_EQ(picked.size(), 60u);
+  for (int64_t i = 0; i < 60; ++i)
+    EXPECT_EQ(picked[i], m[i] ? -7.5f : a[i]) << "select scalar " << i;
+}
+
+TEST_F(GraphKernelTest, Cast) {
+  // ONNX Cast. Float to integer truncates toward zero; where ONNX leaves it
+  // undefined (NaN, out of range) the kernel gives 0 and the nearest value
+  // in range that the float type holds. To bool: x != 0 (NaN is true).
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  std::vector<double> special = {nan, inf,  -inf,         3e9,  -3e9,
+                                 2.7, -2.7, 0.5,          -0.0, 0.0,
+                                 1.0, -1.0, 2147483520.0, 1e-3, 123456.7};
+  std::vector<double> x = randomValues(45, ElementKind::F32, false);
+  for (double &v : x)
+    v = roundFloat(ElementKind::F32, v * 1000);
+  x.insert(x.end(), special.begin(), special.end());
+  Shape shape = {6, 10};
+  HostArray in = floatArray(ElementKind::F32, x, shape);
+  auto castSource = [](const char *from, const char *to) {
+    return llvm::formatv("func.func @f(%x: tensor<6x10x{0}>) -> "
+                         "tensor<6x10x{1}> {{\n  %r = npu.cast %x : "
+                         "tensor<6x10x{0}> -> tensor<6x10x{1}>\n  return %r : "
+                         "tensor<6x10x{1}>\n}\n",
+                         from, to)
+        .str();
+  };
+  std::vector<int32_t> ints =
+      runBoth(castSource("f32", "i32"), {in}, "ascend910b")
+          .getValues<int32_t>();
+  ASSERT_EQ(ints.size(), 60u);
+  for (size_t i = 0; i < 60; ++i) {
+    double want = std::isnan(x[i])
+                      ? 0
+                      : std::clamp(std::trunc(x[i]), -0x1p31, 2147483520.0);
+    EXPECT_EQ(ints[i], int64_t(want)) << "f32 " << x[i] << " to i32";
+  }
+  std::vector<uint8_t> bools =
+      runBoth(castSource("f32", "i1"), {in}, "mlu590").getValues<uint8_t>();
+  ASSERT_EQ(bools.size(), 60u);
+  for (size_t i = 0; i < 60; ++i)
+    EXPECT_EQ(bools[i], x[i] != 0) << "f32 " << x[i] << " to i1";
+  std::vector<double> halves =
+      floatValues(runBoth(castSource("f32", "f16"), {in}, "ascend910b"));
+  ASSERT_EQ(halves.size(), 60u);
+  for (size_t i = 0; i < 60; ++i) {
+    double want = roundFloat(ElementKind::F16, x[i]);
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(halves[i])) << "f32 " << x[i] << " to f16";
+    else
+      EXPECT_EQ(halves[i], want) << "f32 " << x[i] << " to f16";
+  }
+  // Integers: i1 to f32 is 0 or 1; i32 to i8 wraps; i32 to f16 rounds.
+  std::vector<uint8_t> flags(60);
+  std::vector<int32_t> wide(60);
+  for (size_t i = 0; i < 60; ++i) {
+    flags[i] = i % 3 == 0;
+    wide[i] = int32_t(i * 2654435761u);
+  }
+  std::vector<float> fromBool =
+      runBoth(castSource("i1", "f32"),
+              {HostArray::fromValues<uint8_t>(ElementKind::I1, flags, shape)},
+              "ascend910b")
+          .getValues<float>();
+  std::vector<int8_t> narrow =
+      runBoth(castSource("i32", "i8"),
+              {HostArray::fromValues<int32_t>(ElementKind::I32, wide, shape)},
+              "mlu590")
+          .getValues<int8_t>();
+  std::vector<double> wideHalves = floatValues(
+      runBoth(castSource("i32", "f16"),
+              {HostArray::fromValues<int32_t>(ElementKind::I32, wide, shape)},
+              "mlu590"));
+  ASSERT_EQ(fromBool.size(), 60u);
+  ASSERT_EQ(narrow.size(), 60u);
+  ASSERT_EQ(wideHalves.size(), 60u);
+  for (size_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(fromBool[i], flags[i] ? 1.0f : 0.0f) << "i1 to f32 " << i;
+    EXPECT_EQ(narrow[i], int8_t(uint8_t(wide[i] & 0xff))) << "i32 to i8 " << i;
+    EXPECT_EQ(wideHalves[i], roundFloat(ElementKind::F16, wide[i]))
+        << "i32 " << wide[i] << " to f16";
+  }
+}
+
+TEST_F(GraphKernelTest, Pow) {
+  // ONNX Pow (numpy's power) against std::pow in float64: a tensor
+  // exponent (integers and fractions, zeros, negative and zero bases), and
+  // constant exponents the kernel raises to by multiplication or sqrt.
+  std::uniform_int_distribution<int> integer(-3, 3), choose(0, 3);
+  std::vector<double> x = randomValues(80, ElementKind::F32, false);
+  std::vector<double> y = randomValues(80, ElementKind::F32, false);
+  for (size_t i = 0; i < 80; ++i) {
+    if (choose(rng) == 0)
+      y[i] = integer(rng);
+    if (i % 16 == 0)
+      x[i] = 0;
+  }
+  y[1] = 0;
+  x[2] = -0.5, y[2] = 3;
+  x[3] = -0.5, y[3] = 0.5;
+  x[16] = 0, y[16] = -1;
+  auto check = [&](const std::vector<double> &got,
+                   const std::vector<double> &base,
+                   std::function<double(size_t)> exponent) {
+    ASSERT_EQ(got.size(), base.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      double want = std::pow(base[i], exponent(i));
+      SCOPED_TRACE(llvm::formatv("{0} ^ {1}", base[i], exponent(i)).str());
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got[i])) << got[i];
+      else if (std::isinf(want))
+        EXPECT_EQ(got[i], want);
+      else
+        EXPECT_NEAR(got[i], want, 4e-6 * std::max(1.0, std::fabs(want)));
+    }
+  };
+  Shape shape = {8, 10};
+  check(floatValues(runBoth(
+            "func.func @f(%x: tensor<8x10xf32>, %y: tensor<8x10xf32>) -> "
+            "tensor<8x10xf32> {\n  %r = npu.pow %x, %y : (tensor<8x10xf32>, "
+            "tensor<8x10xf32>) -> tensor<8x10xf32>\n  return %r : "
+            "tensor<8x10xf32>\n}\n",
+            {floatArray(ElementKind::F32, x, shape),
+             floatArray(ElementKind::F32, y, shape)},
+            "ascend910b")),
+        x, [&](size_t i) { return y[i]; });
+  std::vector<double> positive = randomValues(80, ElementKind::F32, true);
+  for (double n : {2.0, -3.0, 0.5, -0.5, 0.0, 1.0}) {
+    std::string source = llvm::formatv(
+        "func.func @f(%x: tensor<8x10xf32>) -> tensor<8x10xf32> {{\n"
+        "  %n = npu.constant dense<{0:e}> : tensor<1xf32> -> tensor<1xf32>\n"
+        "  %r = npu.pow %x, %n : (tensor<8x10xf32>, tensor<1xf32>) -> "
+        "tensor<8x10xf32>\n  return %r : tensor<8x10xf32>\n}\n",
+        n);
+    SCOPED_TRACE(source);
+    check(floatValues(runBoth(source,
+                              {floatArray(ElementKind::F32, positive, shape)},
+                              "mlu590")),
+          positive, [&](size_t) { return n; });
+  }
+  std::vector<int32_t> base(80);
+  for (size_t i = 0; i < 80; ++i)
+    base[i] = int32_t(i) - 40;
+  std::vector<int32_t> cubes =
+      runBoth("func.func @f(%x: tensor<8x10xi32>) -> tensor<8x10xi32> {\n"
+              "  %n = npu.constant dense<3> : tensor<i32> -> tensor<i32>\n"
+              "  %r = npu.pow %x, %n : (tensor<8x10xi32>, tensor<i32>) -> "
+              "tensor<8x10xi32>\n  return %r : tensor<8x10xi32>\n}\n",
+              {HostArray::fromValues<int32_t>(ElementKind::I32, base, shape)},
+              "ascend910b")
+          .getValues<int32_t>();
+  ASSERT_EQ(cubes.size(), 80u);
+  for (size_t i = 0; i < 80; ++i)
+    EXPECT_EQ(cubes[i], base[i] * base[i] * base[i]) << base[i] << " ^ 3";
+}
+
 TEST_F(GraphKernelTest, ElementwiseEmptyTensors) {
   checkUnary(unaryCases()[0], {0, 5}, ElementKind::F32, "ascend910b");
   checkBinary(binaryCases()[0], {3, 0, 4}, {4}, ElementKind::F32, "ascend910b");

@@ -1,8 +1,9 @@
 //===- ElementwiseKernels.cpp - elementwise graph ops on the vector cores -===//
 //
-// Unary ops, binary ops with numpy broadcasting, the vector-scalar family,
-// reshape (a copy of the elements in order, a tile in and out) and expand
-// (its operand's broadcast spread over the tile), as one kernel: the result,
+// Unary ops, cast, binary ops with numpy broadcasting (pow, equal and the
+// three-operand select too), the vector-scalar family, reshape (a copy of
+// the elements in order, a tile in and out) and expand (its operand's
+// broadcast spread over the tile), as one kernel: the result,
 // viewed as [rows, W], is cut into tiles of [R, C] elements (R whole rows when
 // a row fits a tile, else one row in pieces of C) dealt to the vector tasks in
 // turn. Per tile each operand is copied in, the op's vector sequence runs and
@@ -32,6 +33,7 @@
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -194,6 +196,7 @@ void emitUnary(KernelBuilder &k, Operation *op, Value in, Value tmp,
       .Case([&](ErfOp) { k.vunary(dev::UnaryKind::erf, in, out); })
       .Case([&](SqrtOp) { k.vunary(dev::UnaryKind::sqrt, in, out); })
       .Case([&](RsqrtOp) { k.vunary(dev::UnaryKind::rsqrt, in, out); })
+      .Case([&](NotOp) { k.vbinaryScalar(BK::Xor, in, c(1), out); })
       .Case([&](ClipOp clip) {
         scalar(BK::max, in, clip.getMin().convertToDouble(), out);
         scalar(BK::min, out, clip.getMax().convertToDouble(), out);
@@ -224,6 +227,146 @@ void emitUnary(KernelBuilder &k, Operation *op, Value in, Value tmp,
       });
 }
 
+/// The exponent of a pow whose exponent is a graph constant the vector unit
+/// raises to by multiplication or a square root: an integer in [-8, 8] (not
+/// negative for an integer base) or +-1/2.
+std::optional<double> getConstantExponent(PowOp op) {
+  DenseElementsAttr exponent;
+  if (!matchPattern(op.getRhs(), m_Constant(&exponent)) || !exponent.isSplat())
+    return std::nullopt;
+  double v;
+  if (isa<FloatType>(exponent.getElementType())) {
+    APFloat f = exponent.getSplatValue<APFloat>();
+    bool lost;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    v = f.convertToDouble();
+  } else {
+    v = double(exponent.getSplatValue<APInt>().getSExtValue());
+  }
+  bool floatBase = isa<FloatType>(getElementTypeOrSelf(op.getLhs().getType()));
+  if (floatBase && std::abs(v) == 0.5)
+    return v;
+  if (v == std::trunc(v) && v <= 8 && v >= (floatBase ? -8 : 0))
+    return v;
+  return std::nullopt;
+}
+
+/// Scratch tiles an op's vector sequence needs beyond `out` and `tmp`, by
+/// element type.
+SmallVector<Type> getExtraTileTypes(Operation *op) {
+  Type result = getElementTypeOrSelf(op->getResult(0).getType());
+  Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+  // A float to integer cast clears NaNs and clamps in the input's type.
+  if (isa<CastOp>(op) && isa<FloatType>(input) && !isa<FloatType>(result) &&
+      result.getIntOrFloatBitWidth() > 1)
+    return {input};
+  // The general pow's integrality and sign masks, and the truncated exponent.
+  if (auto pow = dyn_cast<PowOp>(op); pow && !getConstantExponent(pow))
+    return {result, result, IntegerType::get(op->getContext(), 32)};
+  return {};
+}
+
+/// The largest value of float type `type` not above `v` in magnitude.
+Value floatTowardZero(KernelBuilder &k, Type type, double v) {
+  APFloat f(v);
+  bool lost;
+  f.convert(cast<FloatType>(type).getFloatSemantics(), APFloat::rmTowardZero,
+            &lost);
+  return k.builder().create<arith::ConstantOp>(
+      k.location(), k.builder().getFloatAttr(type, f));
+}
+
+/// out = in converted to out's element type. To i1: in != 0. Float to
+/// integer: truncated toward zero, a NaN as 0 and values beyond the
+/// integer's range clamped to it, so that both executors give the same
+/// bits (the cast itself is undefined there). `scratch` has in's type.
+void emitCast(KernelBuilder &k, Value in, Value out, Value scratch) {
+  Type from = cast<MemRefType>(in.getType()).getElementType();
+  Type to = cast<MemRefType>(out.getType()).getElementType();
+  if (to.isInteger(1)) {
+    Value zero =
+        isa<FloatType>(from) ? k.floatConstant(from, 0) : k.constant(from, 0);
+    k.vcmpScalar(dev::ComparePredicate::ne, in, zero, out);
+    return;
+  }
+  if (!isa<FloatType>(from) || isa<FloatType>(to)) {
+    k.vcast(in, out);
+    return;
+  }
+  unsigned bits = to.getIntOrFloatBitWidth();
+  double hi = std::ldexp(1.0, bits - 1);
+  k.vcmp(dev::ComparePredicate::eq, in, in, out);
+  k.vfill(scratch, k.floatConstant(from, 0));
+  k.vselect(out, in, scratch, scratch);
+  k.vbinaryScalar(dev::BinaryKind::max, scratch, floatTowardZero(k, from, -hi),
+                  scratch);
+  k.vbinaryScalar(dev::BinaryKind::min, scratch,
+                  floatTowardZero(k, from, hi - 1), scratch);
+  k.vcast(scratch, out);
+}
+
+/// out = x ^ n for a constant exponent (getConstantExponent).
+void emitPowByConstant(KernelBuilder &k, Value x, double n, Value out) {
+  Type element = cast<MemRefType>(out.getType()).getElementType();
+  if (std::abs(n) == 0.5) {
+    k.vunary(n > 0 ? dev::UnaryKind::sqrt : dev::UnaryKind::rsqrt, x, out);
+    return;
+  }
+  int64_t m = std::abs(int64_t(n));
+  if (m == 0) {
+    k.vfill(out, isa<FloatType>(element) ? k.floatConstant(element, 1)
+                                         : k.constant(element, 1));
+    return;
+  }
+  if (m == 1)
+    k.vcast(x, out);
+  else
+    k.vbinary(dev::BinaryKind::mul, x, x, out);
+  for (int64_t i = 2; i < m; ++i)
+    k.vbinary(dev::BinaryKind::mul, out, x, out);
+  if (n < 0)
+    k.vunary(dev::UnaryKind::recip, out, out);
+}
+
+/// out = x ^ y for float tiles, as ONNX Pow (numpy's power) defines it:
+/// |x| ^ y = exp(y log |x|); a negative base gives NaN unless y is an
+/// integer, and then the sign of (-1) ^ y; y = 0 gives 1. `masks` are two
+/// tiles of out's type and an i32 tile.
+void emitPow(KernelBuilder &k, Value x, Value y, Value tmp,
+             ArrayRef<Value> masks, Value out) {
+  using BK = dev::BinaryKind;
+  using CP = dev::ComparePredicate;
+  Type element = cast<MemRefType>(out.getType()).getElementType();
+  auto c = [&](double v) { return k.floatConstant(element, v); };
+  Value p = masks[0], q = masks[1], t = masks[2];
+  k.vunary(dev::UnaryKind::abs, x, out);
+  k.vunary(dev::UnaryKind::log, out, out);
+  k.vbinary(BK::mul, out, y, out);
+  k.vunary(dev::UnaryKind::exp, out, out);
+  // Whether y is an integer, and its parity. Every float beyond 2^24 is an
+  // even integer, so clamping there keeps both and the i32 cast in range.
+  k.vbinaryScalar(BK::max, y, c(-16777216.0), p);
+  k.vbinaryScalar(BK::min, p, c(16777216.0), p);
+  k.vcast(p, t);
+  k.vcast(t, q);
+  k.vcmp(CP::ne, q, p, q);          // q: y is not an integer
+  k.vcmpScalar(CP::lt, x, c(0), p); // p: x < 0
+  k.vbinary(BK::mul, q, p, q);      // q: NaN here
+  k.vbinaryScalar(BK::And, t,
+                  k.constant(cast<MemRefType>(t.getType()).getElementType(), 1),
+                  t);
+  k.vcast(t, tmp);                 // tmp: y is odd
+  k.vbinary(BK::mul, tmp, p, tmp); // tmp: negate here
+  k.vbinaryScalar(BK::mul, tmp, c(-2), tmp);
+  k.vbinaryScalar(BK::add, tmp, c(1), tmp);
+  k.vbinary(BK::mul, out, tmp, out);
+  k.vfill(p, c(std::nan("")));
+  k.vselect(q, p, out, out);
+  k.vcmpScalar(CP::eq, y, c(0), q);
+  k.vfill(p, c(1));
+  k.vselect(q, p, out, out);
+}
+
 //===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
@@ -245,12 +388,23 @@ public:
   /// Fails with a diagnostic when one-element tiles do not fit the
   /// device's vector memory.
   LogicalResult chooseTiles() {
+    if (auto pow = dyn_cast<PowOp>(op);
+        pow && !getConstantExponent(pow) &&
+        !isa<FloatType>(getElementTypeOrSelf(pow.getType())))
+      return op->emitOpError("cannot be lowered to the device: an integer "
+                             "pow needs a constant exponent in [0, 8]");
+    extraTypes = getExtraTileTypes(op);
     int64_t bytes = elementBytes(op->getResult(0).getType());
-    for (Value operand : op->getOperands())
-      bytes = std::max(bytes, elementBytes(operand.getType()));
-    // The operands, the result and a scratch tile, and the pipeline's
-    // second copies of the operands and the result.
-    int64_t tilesAtOnce = 2 * (op->getNumOperands() + 1) + 1;
+    for (Type type : op->getOperandTypes())
+      bytes = std::max(bytes, elementBytes(type));
+    for (Type type : extraTypes)
+      bytes = std::max(bytes, elementBytes(type));
+    // The operands, the result and a scratch tile, the pipeline's second
+    // copies of the operands and the result, the op's extra tiles and,
+    // for ops on whole tiles, a tile per broadcast operand.
+    int64_t tilesAtOnce = 2 * (op->getNumOperands() + 1) + 1 +
+                          extraTypes.size() +
+                          (onWholeTiles() ? op->getNumOperands() : 0);
     if (device.vectorBytes < tilesAtOnce * bytes)
       return op->emitOpError("cannot be lowered for device '")
              << device.name << "': it has " << device.vectorBytes
@@ -292,18 +446,29 @@ private:
   struct Source {
     TileOperand::Kind kind;
     Value view, buffer, once;
+    /// A tile a broadcast operand is spread over, for ops on whole tiles.
+    Value spread;
     int64_t rows = 1;
   };
 
   void prepareOperands() {
-    for (auto [operand, access] : llvm::zip_equal(io.operands, shape.operands))
-      sources.push_back(prepareOperand(operand, access));
+    for (auto [operand, access] :
+         llvm::zip_equal(io.operands, shape.operands)) {
+      Source src = prepareOperand(operand, access);
+      if (onWholeTiles() && src.kind != TileOperand::Tile)
+        src.spread =
+            k.alloc({tileRows, tileCols},
+                    cast<MemRefType>(operand.getType()).getElementType());
+      sources.push_back(src);
+    }
     Type result = getElementTypeOrSelf(op->getResult(0).getType());
     // A reshape stores the tile it loads.
     if (!isa<ReshapeOp>(op)) {
       out = k.alloc({tileRows, tileCols}, result);
       tmp = k.alloc({tileRows, tileCols}, result);
     }
+    for (Type type : extraTypes)
+      extra.push_back(k.alloc({tileRows, tileCols}, type));
     resultView = k.reshape(io.results[0], {shape.rows, shape.width});
   }
 
@@ -340,6 +505,49 @@ private:
     return src;
   }
 
+  /// Whether the op's vector sequence takes every operand as a whole tile
+  /// (binary ops read broadcast operands as they are; reshape and expand
+  /// only copy).
+  bool onWholeTiles() const {
+    return !getBinaryKind(op) && !isa<ReshapeOp, ExpandOp>(op);
+  }
+
+  /// `x` as a [nr, nc] tile: a broadcast operand spread over its source's
+  /// spread tile.
+  Value wholeTile(const Source &src, TileOperand x, Value nr, Value nc) {
+    if (x.kind == TileOperand::Tile)
+      return x.value;
+    Value tile = tileOf(src.spread, nr, nc);
+    materialize(x, tile);
+    return tile;
+  }
+
+  /// out = the op of whole tiles, for the ops binary kinds do not cover;
+  /// in(i) is operand i as a tile (spread when asked for: pow by a constant
+  /// never reads its exponent's).
+  void emitOnWholeTiles(function_ref<Value(unsigned)> in, Value scratch,
+                        Value result, Value nr, Value nc) {
+    SmallVector<Value> more;
+    for (Value buffer : extra)
+      more.push_back(tileOf(buffer, nr, nc));
+    TypeSwitch<Operation *>(op)
+        .Case([&](CastOp) {
+          emitCast(k, in(0), result, more.empty() ? Value() : more[0]);
+        })
+        .Case([&](PowOp pow) {
+          if (std::optional<double> n = getConstantExponent(pow))
+            emitPowByConstant(k, in(0), *n, result);
+          else
+            emitPow(k, in(0), in(1), scratch, more, result);
+        })
+        .Case([&](EqualOp) {
+          k.vcmp(dev::ComparePredicate::eq, in(0), in(1), result);
+        })
+        .Case([&](SelectOp) { k.vselect(in(0), in(1), in(2), result); })
+        .Default(
+            [&](Operation *) { emitUnary(k, op, in(0), scratch, result); });
+  }
+
   void buildTile(Value t) {
     Value r0 = k.mul(k.div(t, k.index(colTiles)), k.index(tileRows));
     Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(tileCols));
@@ -355,11 +563,15 @@ private:
     } else if (!isa<ReshapeOp, ExpandOp>(op)) {
       outTile = tileOf(out, nr, nc);
       Value scratch = tileOf(tmp, nr, nc);
-      if (operands.size() == 1)
-        emitUnary(k, op, operands[0].value, scratch, outTile);
-      else
-        emitBinary(*getBinaryKind(op), operands[0], operands[1], scratch,
-                   outTile);
+      if (std::optional<dev::BinaryKind> kind = getBinaryKind(op)) {
+        emitBinary(*kind, operands[0], operands[1], scratch, outTile);
+      } else {
+        emitOnWholeTiles(
+            [&](unsigned i) {
+              return wholeTile(sources[i], operands[i], nr, nc);
+            },
+            scratch, outTile, nr, nc);
+      }
     }
     k.dma(outTile, k.window(resultView, {r0, c0}, {nr, nc}));
   }
@@ -457,19 +669,19 @@ private:
     }
   }
 
-  /// A broadcast operand spread over a whole tile: 1 * x keeps every x's
-  /// bits.
+  /// A broadcast operand spread over a whole tile: 1 * x (float) and
+  /// 0 | x (integer, i1 too) keep every x's bits.
   void materialize(TileOperand x, Value tile) {
     if (x.kind == TileOperand::Scalar) {
       k.vfill(tile, x.value);
       return;
     }
     Type element = cast<MemRefType>(tile.getType()).getElementType();
-    if (isa<FloatType>(element))
-      k.vfill(tile, k.floatConstant(element, 1));
-    else
-      k.vfill(tile, 1);
-    k.vbinaryBroadcast(dev::BinaryKind::mul, tile, x.value, tile,
+    bool isFloat = isa<FloatType>(element);
+    k.vfill(tile,
+            isFloat ? k.floatConstant(element, 1) : k.constant(element, 0));
+    k.vbinaryBroadcast(isFloat ? dev::BinaryKind::mul : dev::BinaryKind::Or,
+                       tile, x.value, tile,
                        x.kind == TileOperand::AlongRows ? 0 : 1);
   }
 
@@ -480,6 +692,8 @@ private:
   const DeviceModel &device;
   int64_t tileRows = 1, tileCols = 1, rowTiles = 0, colTiles = 0;
   SmallVector<Source> sources;
+  SmallVector<Type> extraTypes;
+  SmallVector<Value> extra;
   Value out, tmp, resultView;
 };
 
@@ -515,8 +729,9 @@ void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
     attachElementwiseModels<ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, ErfOp,
                             SigmoidOp, SqrtOp, RsqrtOp, ClipOp, HardSigmoidOp,
-                            HardSwishOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
-                            MaxOp, MinOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
+                            HardSwishOp, GeluOp, NotOp, CastOp, AddOp, SubOp,
+                            MulOp, DivOp, MaxOp, MinOp, PowOp, EqualOp,
+                            SelectOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
                             VSMaxOp, VSMinOp, ReshapeOp, ExpandOp>(ctx);
   });
 }
