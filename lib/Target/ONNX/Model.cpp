@@ -341,18 +341,19 @@ static LogicalResult bindBatch(onnx::GraphProto &graph,
   return success();
 }
 
-/// Runs the ONNX checker on a copy whose external initializers with missing
-/// data are graph inputs instead (the checker insists on the files; the
-/// importer needs only their types).
+/// Runs the ONNX checker on a copy whose external initializers are graph
+/// inputs instead. Given a ModelProto rather than a path, the checker looks
+/// for their files relative to the working directory, not the model's; the
+/// importer needs only their types, and reads (and checks) the data itself
+/// when it is used.
 static LogicalResult checkModel(const onnx::ModelProto &model,
-                                llvm::StringRef dir, std::string &error) {
+                                std::string &error) {
   onnx::ModelProto copy = model;
   onnx::GraphProto *graph = copy.mutable_graph();
   auto *inits = graph->mutable_initializer();
   for (int i = inits->size() - 1; i >= 0; --i) {
     const onnx::TensorProto &t = inits->Get(i);
-    if (t.data_location() != onnx::TensorProto::EXTERNAL ||
-        llvm::sys::fs::exists(externalDataPath(t, dir)))
+    if (t.data_location() != onnx::TensorProto::EXTERNAL)
       continue;
     onnx::ValueInfoProto *input = graph->add_input();
     input->set_name(t.name());
@@ -443,7 +444,7 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
       failed(bindBatch(*model.mutable_graph(), loaded.initializers,
                        options.batch, error)) ||
       failed(checkValueTypes(model.graph(), loadError)) ||
-      failed(checkModel(model, loaded.dir, error)))
+      failed(checkModel(model, error)))
     return failure();
   try {
     // Strict: a node whose inference fails is an error. No data
