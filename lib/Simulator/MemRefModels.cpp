@@ -184,6 +184,11 @@ struct ExpandShape {
     unsigned dynamic = 1;
     for (int64_t d : op.getResultType().getShape())
       shape.push_back(ShapedType::isDynamic(d) ? exec.getInt(dynamic++) : d);
+    // A rank-0 source (no groups) expands to dimensions of size 1.
+    if (op.getReassociationIndices().empty()) {
+      v.sizes.assign(shape.begin(), shape.end());
+      v.strides.assign(shape.size(), 1);
+    }
     for (auto [s, group] : llvm::enumerate(op.getReassociationIndices())) {
       SmallVector<int64_t> strides(group.size());
       int64_t stride = src.strides[s];

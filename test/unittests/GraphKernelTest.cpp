@@ -919,6 +919,22 @@ TEST_F(GraphKernelTest, ReshapeAndConstants) {
   HostArray got =
       runBoth(source, {floatArray(ElementKind::F32, x, from)}, "ascend910b");
   EXPECT_EQ(floatValues(got), x);
+  // To and from rank 0 (a transformer's scale, reshaped from [1]): views
+  // with no reassociation groups, in a pooled intermediate.
+  std::vector<double> y = randomValues(12, ElementKind::F32, false);
+  got = runBoth(
+      "func.func @f(%s: tensor<1xf32>, %y: tensor<3x4xf32>) -> tensor<3x4xf32> "
+      "{\n  %r = npu.reshape %s : tensor<1xf32> -> tensor<f32>\n"
+      "  %b = npu.reshape %r : tensor<f32> -> tensor<1x1xf32>\n"
+      "  %m = npu.mul %y, %b : (tensor<3x4xf32>, tensor<1x1xf32>) -> "
+      "tensor<3x4xf32>\n  return %m : tensor<3x4xf32>\n}\n",
+      {floatArray(ElementKind::F32, std::vector<double>{-2.5}, Shape{1}),
+       floatArray(ElementKind::F32, y, Shape{3, 4})},
+      "mlu590");
+  std::vector<double> scaled = floatValues(got);
+  ASSERT_EQ(scaled.size(), 12u);
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(scaled[i], roundFloat(ElementKind::F32, -2.5 * y[i])) << i;
   struct Constant {
     const char *type, *value;
     std::vector<double> expected;

@@ -115,6 +115,16 @@ Value KernelBuilder::reshape(Value memref, ArrayRef<int64_t> shape) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getShape() == shape)
     return memref;
+  // To or from rank 0 (one element): the reassociation is empty.
+  if (shape.empty())
+    return b.create<memref::CollapseShapeOp>(loc, memref,
+                                             ArrayRef<ReassociationIndices>{});
+  auto result =
+      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                      type.getMemorySpace());
+  if (type.getRank() == 0)
+    return b.create<memref::ExpandShapeOp>(loc, result, memref,
+                                           ArrayRef<ReassociationIndices>{});
   Value flat = memref;
   if (type.getRank() != 1) {
     ReassociationIndices all(type.getRank());
@@ -126,9 +136,6 @@ Value KernelBuilder::reshape(Value memref, ArrayRef<int64_t> shape) {
     return flat;
   ReassociationIndices group(shape.size());
   std::iota(group.begin(), group.end(), 0);
-  auto result =
-      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
-                      type.getMemorySpace());
   return b.create<memref::ExpandShapeOp>(loc, result, flat,
                                          ArrayRef<ReassociationIndices>{group});
 }
