@@ -9,6 +9,7 @@ Weights are small and deterministic (arange-based), so the FileCheck'd
 constants of --weights=constants are reproducible.
 """
 
+import math
 import os
 import sys
 
@@ -321,6 +322,204 @@ def models():
     return m
 
 
+# -- Small networks end to end ---------------------------------------------
+#
+# A small CNN and a small transformer, with random weights, one input each
+# (NAME.input.npy) and the output a float64 evaluation of the ONNX ops'
+# definitions gives (NAME.expected.txt, in `npu-run --print-outputs`'s
+# format). The reference below is written from the ONNX operator
+# documentation, not from the importer or the kernels.
+
+
+def ref_conv(x, w, b, pads, strides, group=1):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (x.shape[2] - kh) // strides[0] + 1
+    ow = (x.shape[3] - kw) // strides[1] + 1
+    y = np.zeros((n, o, oh, ow))
+    og = o // group
+    for q in range(o):
+        g = q // og
+        for i in range(kh):
+            for j in range(kw):
+                patch = x[:, g * cg:(g + 1) * cg,
+                          i:i + strides[0] * oh:strides[0],
+                          j:j + strides[1] * ow:strides[1]]
+                y[:, q] += np.einsum("nchw,c->nhw", patch, w[q, :, i, j])
+    return y + b.reshape(1, o, 1, 1)
+
+
+def ref_batchnorm(x, gamma, beta, mean, var, eps):
+    s = (1, -1, 1, 1)
+    return ((x - mean.reshape(s)) / np.sqrt(var.reshape(s) + eps) *
+            gamma.reshape(s) + beta.reshape(s))
+
+
+def ref_maxpool(x, k, stride):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+    y = np.full((n, c, oh, ow), -np.inf)
+    for i in range(k):
+        for j in range(k):
+            y = np.maximum(y, x[:, :, i:i + stride * oh:stride,
+                                j:j + stride * ow:stride])
+    return y
+
+
+def ref_layernorm(x, g, b, eps):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * g + b
+
+
+def ref_softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def ref_erf(x):
+    return np.vectorize(math.erf)(x)
+
+
+def random_init(rng, name, shape, scale):
+    values = rng.uniform(-scale, scale, size=shape).astype(np.float32)
+    return numpy_helper.from_array(values, name), values.astype(np.float64)
+
+
+def small_cnn(rng):
+    """Conv-BN-Relu, MaxPool, a residual block with a depthwise conv, a
+    strided 1x1 conv, global average pool and a classifier."""
+    w = {}
+    inits = []
+    for name, shape, scale in [
+            ("w1", [8, 3, 3, 3], 0.4), ("b1", [8], 0.1),
+            ("gamma", [8], 1.0), ("beta", [8], 0.2), ("mean", [8], 0.2),
+            ("w2", [8, 1, 3, 3], 0.4), ("b2", [8], 0.1),
+            ("w3", [16, 8, 1, 1], 0.4), ("b3", [16], 0.1),
+            ("fc", [10, 16], 0.3), ("fcb", [10], 0.1)]:
+        t, w[name] = random_init(rng, name, shape, scale)
+        inits.append(t)
+    var = rng.uniform(0.5, 2.0, size=[8]).astype(np.float32)
+    inits.append(numpy_helper.from_array(var, "var"))
+    w["var"] = var.astype(np.float64)
+    nodes = [
+        node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3],
+             pads=[1, 1, 1, 1]),
+        node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"],
+             ["n1"], epsilon=1e-5),
+        node("Relu", ["n1"], ["r1"]),
+        node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        node("Conv", ["p1", "w2", "b2"], ["c2"], kernel_shape=[3, 3],
+             pads=[1, 1, 1, 1], group=8),
+        node("Relu", ["c2"], ["r2"]),
+        node("Add", ["p1", "r2"], ["s"]),
+        node("Conv", ["s", "w3", "b3"], ["c3"], kernel_shape=[1, 1],
+             strides=[2, 2]),
+        node("Relu", ["c3"], ["r3"]),
+        node("GlobalAveragePool", ["r3"], ["g"]),
+        node("Flatten", ["g"], ["f"], axis=1),
+        node("Gemm", ["f", "fc", "fcb"], ["y"], transB=1)]
+    m = model(nodes, [("x", F, [1, 3, 16, 16])], [("y", F, [1, 10])], inits)
+    x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+
+    def reference(x):
+        r1 = np.maximum(ref_batchnorm(
+            ref_conv(x, w["w1"], w["b1"], [1] * 4, [1, 1]), w["gamma"],
+            w["beta"], w["mean"], w["var"], 1e-5), 0)
+        p1 = ref_maxpool(r1, 2, 2)
+        r2 = np.maximum(ref_conv(p1, w["w2"], w["b2"], [1] * 4, [1, 1], 8), 0)
+        r3 = np.maximum(ref_conv(p1 + r2, w["w3"], w["b3"], [0] * 4, [2, 2]),
+                        0)
+        return r3.mean(axis=(2, 3)) @ w["fc"].T + w["fcb"]
+    return m, x, reference(x.astype(np.float64))
+
+
+def small_transformer(rng):
+    """One pre-norm encoder block as torch exports it: LayerNorm, two-head
+    self-attention (MatMul, Transpose, Softmax), a residual, LayerNorm, an
+    MLP with the erf GELU, a residual."""
+    s, d, heads, hidden = 6, 16, 2, 32
+    dh = d // heads
+    w = {}
+    inits = []
+    for name, shape, scale in [
+            ("g1", [d], 1.0), ("be1", [d], 0.2),
+            ("wq", [d, d], 0.4), ("wk", [d, d], 0.4), ("wv", [d, d], 0.4),
+            ("bq", [d], 0.1), ("wo", [d, d], 0.4), ("bo", [d], 0.1),
+            ("g2", [d], 1.0), ("be2", [d], 0.2),
+            ("w1", [d, hidden], 0.4), ("bh", [hidden], 0.1),
+            ("w2", [hidden, d], 0.3), ("b2", [d], 0.1)]:
+        t, w[name] = random_init(rng, name, shape, scale)
+        inits.append(t)
+    inits += [ints("heads_shape", [1, s, heads, dh]),
+              ints("model_shape", [1, s, d]),
+              floats("scale", [1.0 / math.sqrt(dh)]),
+              floats("sqrt2", [math.sqrt(2.0)]), floats("one", [1.0]),
+              floats("half", [0.5])]
+
+    def split(name):
+        return [node("Reshape", [name, "heads_shape"], [name + "_h"]),
+                node("Transpose", [name + "_h"], [name + "_t"],
+                     perm=[0, 2, 1, 3])]
+    nodes = [
+        node("LayerNormalization", ["x", "g1", "be1"], ["n1"], axis=-1,
+             epsilon=1e-5),
+        node("MatMul", ["n1", "wq"], ["q0"]),
+        node("Add", ["q0", "bq"], ["q"]),
+        node("MatMul", ["n1", "wk"], ["k"]),
+        node("MatMul", ["n1", "wv"], ["v"])] + split("q") + split("k") + \
+        split("v") + [
+        node("Transpose", ["k_t"], ["kt"], perm=[0, 1, 3, 2]),
+        node("MatMul", ["q_t", "kt"], ["scores"]),
+        node("Mul", ["scores", "scale"], ["scaled"]),
+        node("Softmax", ["scaled"], ["probs"], axis=-1),
+        node("MatMul", ["probs", "v_t"], ["ctx_t"]),
+        node("Transpose", ["ctx_t"], ["ctx_h"], perm=[0, 2, 1, 3]),
+        node("Reshape", ["ctx_h", "model_shape"], ["ctx"]),
+        node("MatMul", ["ctx", "wo"], ["o0"]),
+        node("Add", ["o0", "bo"], ["o"]),
+        node("Add", ["x", "o"], ["res1"]),
+        node("LayerNormalization", ["res1", "g2", "be2"], ["n2"], axis=-1,
+             epsilon=1e-5),
+        node("MatMul", ["n2", "w1"], ["h0"]),
+        node("Add", ["h0", "bh"], ["h"]),
+        node("Div", ["h", "sqrt2"], ["hs"]),
+        node("Erf", ["hs"], ["he"]),
+        node("Add", ["he", "one"], ["h1"]),
+        node("Mul", ["h", "h1"], ["h2"]),
+        node("Mul", ["h2", "half"], ["gelu"]),
+        node("MatMul", ["gelu", "w2"], ["m0"]),
+        node("Add", ["m0", "b2"], ["m"]),
+        node("Add", ["res1", "m"], ["y"])]
+    m = model(nodes, [("x", F, [1, s, d])], [("y", F, [1, s, d])], inits)
+    x = rng.standard_normal((1, s, d)).astype(np.float32)
+
+    def reference(x):
+        n1 = ref_layernorm(x, w["g1"], w["be1"], 1e-5)
+
+        def heads_of(t):
+            return t.reshape(1, s, heads, dh).transpose(0, 2, 1, 3)
+        q = heads_of(n1 @ w["wq"] + w["bq"])
+        k = heads_of(n1 @ w["wk"])
+        v = heads_of(n1 @ w["wv"])
+        probs = ref_softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(dh))
+        ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(1, s, d)
+        res1 = x + ctx @ w["wo"] + w["bo"]
+        h = ref_layernorm(res1, w["g2"], w["be2"], 1e-5) @ w["w1"] + w["bh"]
+        gelu = h * (ref_erf(h / math.sqrt(2.0)) + 1) * 0.5
+        return res1 + gelu @ w["w2"] + w["b2"]
+    return m, x, reference(x.astype(np.float64))
+
+
+def write_listing(path, array):
+    """`array` as `npu-run --print-outputs` prints an output."""
+    shape = ", ".join(str(d) for d in array.shape)
+    values = ", ".join("%.17g" % v for v in array.reshape(-1))
+    with open(path, "w") as f:
+        f.write("expected [%s] = [%s]\n" % (shape, values))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -330,6 +529,14 @@ def main():
         data = m.SerializeToString()
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(data)
+    rng = np.random.default_rng(2026)
+    for name, build in (("small_cnn", small_cnn),
+                        ("small_transformer", small_transformer)):
+        m, x, expected = build(rng)
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        np.save(os.path.join(out, name + ".input.npy"), x)
+        write_listing(os.path.join(out, name + ".expected.txt"), expected)
     # A file cut short, and a file that is not a model at all.
     good = models()["conv_bn_relu"].SerializeToString()
     with open(os.path.join(out, "err_truncated.onnx"), "wb") as f:
