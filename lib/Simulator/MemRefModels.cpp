@@ -4,7 +4,8 @@
 // read; a scalar access to global memory pays the DMA latency, an on-chip
 // one a cycle. View ops (subview, collapse_shape, expand_shape, cast) build
 // a new view of the same buffer and cost the scalar unit the address
-// arithmetic; allocation and copies outside kernels are free.
+// arithmetic; allocation, copies outside kernels and get_global (a constant
+// global's data, loaded with the program) are free.
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,6 +208,41 @@ struct ExpandShape {
   }
 };
 
+/// memref.get_global of a constant global (the data a program image
+/// carries, such as a large npu.constant): a new buffer holding the
+/// initial value, written. Each execution gets its own copy; the program
+/// runs it once per function.
+struct GetGlobal {
+  static LogicalResult simulate(OpExecution &exec) {
+    auto op = cast<memref::GetGlobalOp>(exec.getOp());
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        op, op.getNameAttr());
+    auto value =
+        global
+            ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())
+            : DenseElementsAttr();
+    if (!global || !global.getConstant() || !value)
+      return exec.emitOpError()
+             << "reads global '" << op.getName()
+             << "', which is not a constant with a dense initial value";
+    MemRefType type = op.getType();
+    FailureOr<MemRefView> view = exec.allocate(type, type.getShape());
+    if (failed(view))
+      return failure();
+    ElementKind kind = view->getKind();
+    int64_t i = 0;
+    if (isa<FloatType>(value.getElementType()))
+      for (const APFloat &v : value.getValues<APFloat>())
+        storeFloat(view->address(i++), kind, v.convertToDouble());
+    else
+      for (const APInt &v : value.getValues<APInt>())
+        storeInt(view->address(i++), kind, v.getSExtValue());
+    exec.markWritten(*view);
+    exec.setView(0, std::move(*view));
+    return success();
+  }
+};
+
 /// memref.cast changes only the static type: the view is the same.
 struct Cast {
   static LogicalResult simulate(OpExecution &exec) {
@@ -250,5 +286,6 @@ void npu::sim::registerMemRefModels(DialectRegistry &registry) {
     attachModel<Cast, CastOp>(ctx);
     attachModel<Dealloc, DeallocOp>(ctx);
     attachModel<Copy, CopyOp>(ctx);
+    attachModel<GetGlobal, GetGlobalOp>(ctx);
   });
 }

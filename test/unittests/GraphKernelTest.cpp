@@ -576,7 +576,10 @@ TEST_F(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
       {{4, 6, 8}, {}},
       {{}, {4, 6, 8}},
       {{5, 1}, {1, 7}},
-      {{6, 1}, {2, 6, 9}}};
+      {{6, 1}, {2, 6, 9}},
+      // Broadcasts between kept dimensions: rows one by one.
+      {{3, 1, 9}, {1, 5, 1}},
+      {{1, 4, 3, 5, 5}, {4, 1, 5, 5}}};
   for (const BinaryCase &c : binaryCases())
     for (const auto &[lhs, rhs] : shapes)
       checkBinary(c, lhs, rhs, ElementKind::F32, "ascend910b");
@@ -940,8 +943,20 @@ TEST_F(GraphKernelTest, ReshapeAndConstants) {
     std::vector<double> expected;
   };
   std::vector<double> splat(5000, -1.5);
+  // 300 distinct values: a constant global copied by a launch.
+  std::vector<double> table(300);
+  std::string tableText = "dense<[[";
+  for (int i = 0; i < 300; ++i) {
+    table[i] = (i * 37 % 300) - 150.5;
+    tableText += (i == 0    ? ""
+                  : i % 100 ? ", "
+                            : "], [") +
+                 std::to_string(table[i]);
+  }
+  tableText += "]]>";
   for (const Constant &c :
        {Constant{"tensor<50x100xf16>", "dense<-1.5>", splat},
+        Constant{"tensor<3x100xf32>", tableText.c_str(), table},
         Constant{"tensor<2x2xf32>",
                  "dense<[[1.0, -2.0], [0.5, 3.0]]>",
                  {1.0, -2.0, 0.5, 3.0}},

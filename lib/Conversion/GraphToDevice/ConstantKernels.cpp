@@ -4,9 +4,10 @@
 // vector launch: each task fills one tile with the value and copies it over
 // its tiles of the buffer, O(elements) over the tasks. A small constant
 // (the scalars an imported network computes with) is stored element by
-// element by the host-side program, O(elements) scalar stores in the IR; a
-// larger one is a diagnostic: weights belong in arguments, which is how
-// npu-import-onnx passes them unless told otherwise.
+// element by the host-side program, O(elements) scalar stores in the IR. A
+// larger one (an index table: weights belong in arguments, which is how
+// npu-import-onnx passes them unless told otherwise) is program data, a
+// constant memref.global copied into the buffer by one vector launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,9 @@
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace npu;
@@ -79,14 +83,45 @@ struct ConstantKernelModel
       buildFill(k, buffer, n, splatConstant(k, value), device, "fill");
       return success();
     }
-    if (n > kMaxStoredElements)
-      return op->emitOpError("cannot be lowered to the device: a constant of ")
-             << n << " elements (more than " << kMaxStoredElements
-             << " that are not all equal); pass weights as arguments, as "
-                "npu-import-onnx does by default";
+    if (n > kMaxStoredElements) {
+      copyFromProgramData(k, op, value, buffer, device);
+      return success();
+    }
     for (auto [i, element] : llvm::enumerate(elementConstants(k, value)))
       k.store(element, buffer, {k.index(i)});
     return success();
+  }
+
+  /// A larger constant (an index table such as Swin's relative positions)
+  /// is program data: a constant memref.global in global memory, copied
+  /// into the value's buffer by one vector launch.
+  static void copyFromProgramData(KernelBuilder &k, Operation *op,
+                                  ElementsAttr value, Value buffer,
+                                  const DeviceModel &device) {
+    auto module = op->getParentOfType<ModuleOp>();
+    auto type = cast<MemRefType>(buffer.getType());
+    auto flatType =
+        MemRefType::get({value.getNumElements()}, value.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    OpBuilder &b = k.builder();
+    // Built detached, so that the symbol table names it uniquely.
+    OpBuilder detached(op->getContext());
+    auto global = detached.create<memref::GlobalOp>(
+        op->getLoc(), "npu_constant", b.getStringAttr("private"), flatType,
+        cast<DenseElementsAttr>(value).reshape(RankedTensorType::get(
+            flatType.getShape(), flatType.getElementType())),
+        /*constant=*/true, /*alignment=*/IntegerAttr());
+    SymbolTable(module).insert(global, module.getBody()->begin());
+    Value data = b.create<memref::GetGlobalOp>(op->getLoc(), flatType,
+                                               global.getSymName());
+    int64_t n = value.getNumElements();
+    Box box{k.reshape(data, {1, n}),
+            k.reshape(buffer, {1, n}),
+            {0, 0},
+            {1, 1},
+            {0, 0},
+            {1, n}};
+    buildBoxCopy(k, box, device, "constant");
   }
 };
 

@@ -16,8 +16,10 @@
 // spread along the row (vbinary_broadcast); an operand of one element as a
 // scalar. Over the leading dimensions an operand may be broadcast only
 // before it is whole ([C, H, W] onto [N, C, H, W], [1, C, 1, 1] onto
-// [N, C, H, W]): result row r reads its row r mod (its rows). Any other
-// broadcast is refused with a diagnostic naming the shapes.
+// [N, C, H, W]): result row r reads its row r mod (its rows), in runs. When
+// no split gives every operand that form, any leading broadcast is read row
+// by row, the digits of result row r selecting the operand's row ([64, 1,
+// 49, 49] onto [1, 64, 3, 49, 49], Swin's attention mask).
 // Work O(elements); each operand element crosses DMA once per result row
 // that reads it (once, but for the leading broadcasts).
 //
@@ -82,6 +84,12 @@ struct OperandAccess {
   } kind;
   /// The operand's own rows: result row r reads row r mod `rows`.
   int64_t rows = 1;
+  /// For a broadcast among the leading dimensions that is not of that form
+  /// (a dimension broadcast between kept ones): per leading dimension of
+  /// the result, its size and the operand's row stride (0 where it is
+  /// broadcast). Result row r, as digits over the sizes, reads the
+  /// operand row sum(digit * stride). Empty otherwise.
+  SmallVector<int64_t> leadSizes, leadStrides;
 };
 
 /// The result as [rows, width] and how each operand is read, or failure
@@ -92,9 +100,10 @@ struct ElementwiseShape {
 };
 
 /// Whether an operand of `shape` can be read with the split at `split`;
-/// fills `access`.
+/// fills `access`. `anyLeading` admits any leading broadcast (rows then
+/// come one by one).
 bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
-                   int64_t split, OperandAccess &access) {
+                   int64_t split, bool anyLeading, OperandAccess &access) {
   int64_t rank = result.size();
   if (computeProduct(shape) == 1) {
     access = {OperandAccess::Scalar, 1};
@@ -103,14 +112,29 @@ bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
   Span inner = classifySpan(shape, result, split, rank);
   if (!inner.whole && !inner.broadcast)
     return false;
+  access.kind = inner.whole ? OperandAccess::Rows : OperandAccess::PerRow;
   // Leading dimensions: broadcast in [0, whole), whole in [whole, split).
   int64_t whole = split;
   while (whole > 0 && classifySpan(shape, result, whole - 1, split).whole)
     --whole;
-  if (!classifySpan(shape, result, 0, whole).broadcast)
+  if (classifySpan(shape, result, 0, whole).broadcast) {
+    access.rows = computeProduct(result.slice(whole, split - whole));
+    return true;
+  }
+  if (!anyLeading)
     return false;
-  access.kind = inner.whole ? OperandAccess::Rows : OperandAccess::PerRow;
-  access.rows = computeProduct(result.slice(whole, split - whole));
+  // Any other mix: each leading dimension either whole or broadcast.
+  int64_t missing = result.size() - shape.size();
+  access.leadSizes.assign(result.begin(), result.begin() + split);
+  access.leadStrides.assign(split, 0);
+  int64_t stride = 1;
+  for (int64_t d = split - 1; d >= 0; --d) {
+    int64_t size = d < missing ? 1 : shape[d - missing];
+    if (size != 1)
+      access.leadStrides[d] = stride;
+    stride *= size;
+  }
+  access.rows = stride;
   return true;
 }
 
@@ -124,28 +148,25 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
     s.operands.push_back({OperandAccess::Rows, 1});
     return s;
   }
-  for (int64_t split = 0; split <= rank; ++split) {
-    ElementwiseShape s;
-    s.rows = computeProduct(result.take_front(split));
-    s.width = computeProduct(result.drop_front(split));
-    bool fits = true;
-    for (Value operand : op->getOperands()) {
-      OperandAccess access{OperandAccess::Rows};
-      fits &= accessAtSplit(cast<ShapedType>(operand.getType()).getShape(),
-                            result, split, access);
-      s.operands.push_back(access);
+  // The widest rows whose leading broadcasts are copies in runs, else the
+  // widest with rows copied one by one (at split = rank every operand fits).
+  for (bool anyLeading : {false, true}) {
+    for (int64_t split = 0; split <= rank; ++split) {
+      ElementwiseShape s;
+      s.rows = computeProduct(result.take_front(split));
+      s.width = computeProduct(result.drop_front(split));
+      bool fits = true;
+      for (Value operand : op->getOperands()) {
+        OperandAccess access{OperandAccess::Rows};
+        fits &= accessAtSplit(cast<ShapedType>(operand.getType()).getShape(),
+                              result, split, anyLeading, access);
+        s.operands.push_back(access);
+      }
+      if (fits)
+        return s;
     }
-    if (fits)
-      return s;
   }
-  InFlightDiagnostic diag =
-      op->emitOpError("cannot be lowered to the device: broadcasting ");
-  llvm::interleave(
-      op->getOperandTypes(), [&](Type t) { diag << t; },
-      [&] { diag << " and "; });
-  return diag << " to " << op->getResult(0).getType()
-              << " needs an operand broadcast between dimensions it keeps "
-                 "(supported: leading and trailing broadcasts)";
+  llvm_unreachable("every operand fits rows of one element");
 }
 
 //===----------------------------------------------------------------------===//
@@ -449,6 +470,7 @@ private:
     /// A tile a broadcast operand is spread over, for ops on whole tiles.
     Value spread;
     int64_t rows = 1;
+    SmallVector<int64_t> leadSizes, leadStrides;
   };
 
   void prepareOperands() {
@@ -476,6 +498,8 @@ private:
     Type element = cast<MemRefType>(operand.getType()).getElementType();
     Source src;
     src.rows = access.rows;
+    src.leadSizes = access.leadSizes;
+    src.leadStrides = access.leadStrides;
     if (access.kind == OperandAccess::Scalar) {
       src.kind = TileOperand::Scalar;
       int64_t rank = cast<MemRefType>(operand.getType()).getRank();
@@ -627,8 +651,20 @@ private:
   void copyRows(const Source &src, Value r0, Value nr,
                 function_ref<Value(Value, Value)> sourceRows,
                 function_ref<Value(Value, Value)> tileRows, Value tile) {
-    if (src.rows == shape.rows) {
+    if (src.rows == shape.rows && src.leadSizes.empty()) {
       k.dma(sourceRows(r0, nr), tile);
+      return;
+    }
+    if (!src.leadSizes.empty()) {
+      // Row by row, each from the operand row its digits select.
+      k.forLoop(k.index(0), nr, k.index(1), [&](Value i) {
+        SmallVector<Value> digits = k.delinearize(k.add(r0, i), src.leadSizes);
+        Value row = k.index(0);
+        for (auto [digit, stride] : llvm::zip_equal(digits, src.leadStrides))
+          if (stride)
+            row = k.add(row, k.mul(digit, k.index(stride)));
+        k.dma(sourceRows(row, k.index(1)), tileRows(i, k.index(1)));
+      });
       return;
     }
     k.whileLoop(
