@@ -171,4 +171,19 @@ def NarrowFloats : Pass<"npu-narrow-floats", "mlir::func::FuncOp"> {
   let dependentDialects = ["::npu::graph::NPUDialect"];
 }
 
+def DecomposeConv3D : Pass<"npu-decompose-conv3d", "mlir::func::FuncOp"> {
+  let summary = "Express conv3d as one conv2d per depth tap, summed";
+  let description = [{
+    A 3-D convolution of `[N, D, H, W, C]` by `[O, KD, KH, KW, I]` is, for
+    each depth tap kd, a 2-D convolution of the depth slices that tap reads
+    (`slice` with the depth stride, after `pad` when the depth is padded),
+    the batch and the output depths merged (`reshape` to `[N Do, H, W, C]`),
+    by the filter's kd plane; the KD results are added (the bias on the
+    first). Every op it produces has device kernels, so video networks
+    (r3d, mc3, r2plus1d) run; the cube does KD launches where one fused
+    implicit GEMM would do. An empty result becomes an empty constant.
+  }];
+  let dependentDialects = ["::npu::graph::NPUDialect"];
+}
+
 #endif // NPU_PASSES_TD

@@ -1132,6 +1132,117 @@ TEST_F(GraphKernelTest, Conv2D) {
     checkConv(c);
 }
 
+TEST_F(GraphKernelTest, Conv3D) {
+  // npu-decompose-conv3d's conv2d per depth tap, summed, against a float64
+  // 3-D convolution: depth stride and padding with bias; depth dilation
+  // and groups; a filter one deep (no slice); an empty batch.
+  struct Case {
+    Shape input, filter;
+    std::vector<int64_t> strides, padding, dilations;
+    int64_t groups;
+    bool bias;
+  };
+  const std::vector<Case> cases = {
+      {{2, 5, 6, 6, 4},
+       {8, 3, 3, 3, 4},
+       {2, 1, 1},
+       {1, 1, 1, 1, 1, 1},
+       {1, 1, 1},
+       1,
+       true},
+      {{1, 7, 5, 4, 4},
+       {6, 2, 1, 3, 2},
+       {1, 1, 2},
+       {0, 1, 0, 0, 1, 1},
+       {2, 1, 1},
+       2,
+       false},
+      {{1, 3, 4, 4, 3},
+       {5, 1, 2, 2, 3},
+       {1, 2, 2},
+       {0, 0, 0, 0, 0, 0},
+       {1, 1, 1},
+       1,
+       true},
+      {{0, 3, 4, 4, 3},
+       {5, 1, 2, 2, 3},
+       {1, 1, 1},
+       {0, 0, 0, 0, 0, 0},
+       {1, 1, 1},
+       1,
+       false},
+  };
+  auto list = [](const std::vector<int64_t> &v) {
+    std::string s;
+    for (int64_t x : v)
+      s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+  };
+  for (const Case &c : cases) {
+    Shape out = {c.input[0]};
+    for (int d = 0; d < 3; ++d)
+      out.push_back((c.input[d + 1] + c.padding[2 * d] + c.padding[2 * d + 1] -
+                     c.dilations[d] * (c.filter[d + 1] - 1) - 1) /
+                        c.strides[d] +
+                    1);
+    int64_t o = c.filter[0], ig = c.filter[4], og = o / c.groups;
+    out.push_back(o);
+    std::string types = tensorType(c.input, "f32") + ", " +
+                        tensorType(c.filter, "f32") +
+                        (c.bias ? ", " + tensorType({o}, "f32") : "");
+    std::string source = llvm::formatv(
+        "func.func @f(%x: {0}, %w: {1}{2}) -> {3} {{\n"
+        "  %r = npu.conv3d %x, %w{4} {{strides = array<i64: {5}>, padding = "
+        "array<i64: {6}>, dilations = array<i64: {7}>, groups = {8} : i64} : "
+        "({9}) -> {3}\n  return %r : {3}\n}\n",
+        tensorType(c.input, "f32"), tensorType(c.filter, "f32"),
+        c.bias ? ", %b: " + tensorType({o}, "f32") : "", tensorType(out, "f32"),
+        c.bias ? ", %b" : "", list(c.strides), list(c.padding),
+        list(c.dilations), c.groups, types);
+    SCOPED_TRACE(source);
+    std::vector<double> x =
+        randomValues(numElements(c.input), ElementKind::F32, false);
+    std::vector<double> f =
+        randomValues(numElements(c.filter), ElementKind::F32, false);
+    std::vector<double> b = randomValues(o, ElementKind::F32, false);
+    std::vector<HostArray> inputs = {floatArray(ElementKind::F32, x, c.input),
+                                     floatArray(ElementKind::F32, f, c.filter)};
+    if (c.bias)
+      inputs.push_back(floatArray(ElementKind::F32, b, Shape{o}));
+    std::vector<double> got =
+        floatValues(runBoth(source, inputs, "ascend910b"));
+    ASSERT_EQ(int64_t(got.size()), numElements(out));
+    const Shape &in = c.input, &k = c.filter;
+    for (int64_t i = 0; i < int64_t(got.size()); ++i) {
+      int64_t q = i % o, z = i / o % out[3], y = i / o / out[3] % out[2],
+              d = i / o / out[3] / out[2] % out[1],
+              n = i / o / out[3] / out[2] / out[1];
+      double sum = c.bias ? b[q] : 0, magnitude = std::fabs(sum);
+      for (int64_t kd = 0; kd < k[1]; ++kd)
+        for (int64_t kh = 0; kh < k[2]; ++kh)
+          for (int64_t kw = 0; kw < k[3]; ++kw) {
+            int64_t id = d * c.strides[0] - c.padding[0] + kd * c.dilations[0];
+            int64_t ih = y * c.strides[1] - c.padding[2] + kh * c.dilations[1];
+            int64_t iw = z * c.strides[2] - c.padding[4] + kw * c.dilations[2];
+            if (id < 0 || id >= in[1] || ih < 0 || ih >= in[2] || iw < 0 ||
+                iw >= in[3])
+              continue;
+            for (int64_t r = 0; r < ig; ++r) {
+              double p =
+                  x[(((n * in[1] + id) * in[2] + ih) * in[3] + iw) * in[4] +
+                    q / og * ig + r] *
+                  f[(((q * k[1] + kd) * k[2] + kh) * k[3] + kw) * ig + r];
+              sum += p;
+              magnitude += std::fabs(p);
+            }
+          }
+      ASSERT_NEAR(got[i], sum,
+                  (k[1] * k[2] * k[3] * ig + 2) * 0x1p-24 * magnitude)
+          << "output " << i;
+    }
+  }
+}
+
 TEST_F(GraphKernelTest, DepthwiseConv2D) {
   // On the vector unit: 3x3 same padding with a bias over more than one
   // tile of output columns; stride 2 with uneven padding, f16 on mlu590;

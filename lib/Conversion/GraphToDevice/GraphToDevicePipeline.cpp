@@ -1,7 +1,7 @@
 //===- GraphToDevicePipeline.cpp - graph functions to device kernels ------===//
 //
-// Attention subgraphs fused into npu.flash_attention, then every graph op
-// lowered to its kernels: what npu-run does with graph-level input, written
+// Attention subgraphs fused into npu.flash_attention, conv3d decomposed
+// into conv2d per depth tap, then every graph op lowered to its kernels: what npu-run does with graph-level input, written
 // once. O(passes).
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +20,7 @@ using namespace mlir;
 void npu::buildGraphToDevicePipeline(
     OpPassManager &pm, const GraphToDevicePipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createFuseAttention());
+  pm.addNestedPass<func::FuncOp>(createDecomposeConv3D());
   LowerGraphToDeviceOptions lowering;
   lowering.device = options.device;
   lowering.sparseConvStrategy = options.sparseConvStrategy;
