@@ -40,3 +40,30 @@ func.func @expand(%x: tensor<6xf32>) -> tensor<4x5x6xf32> {
   %r = npu.expand %x {shape = array<i64: 4, 5, 6>} : tensor<6xf32> -> tensor<4x5x6xf32>
   return %r : tensor<4x5x6xf32>
 }
+
+// scatter_nd: a copy of the data, then the tuples in order over column
+// tiles of the slice, each row from the tuple's components.
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK: npudev.launch {{.*}}strategy = "scatter.copy"
+// CHECK: npudev.launch {{.*}}strategy = "scatter_nd", tile = 8
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<2x2xi64
+// CHECK: scf.if
+// CHECK: npudev.dma
+// CHECK: npudev.dma
+// CHECK: npudev.report_rows
+func.func @scatter_nd(%d: tensor<4x3x8xf32>, %i: tensor<2x2xi64>, %u: tensor<2x8xf32>) -> tensor<4x3x8xf32> {
+  %r = npu.scatter_nd %d, %i, %u : (tensor<4x3x8xf32>, tensor<2x2xi64>, tensor<2x8xf32>) -> tensor<4x3x8xf32>
+  return %r : tensor<4x3x8xf32>
+}
+
+// scatter (ScatterElements): positions off the axis shared by the tasks,
+// the axis walked in order, one element per copy.
+// CHECK-LABEL: func.func @scatter_elements
+// CHECK: npudev.launch {{.*}}strategy = "scatter.copy"
+// CHECK: npudev.launch tasks(2) {{.*}}strategy = "scatter"
+// CHECK: npudev.report_rows
+func.func @scatter_elements(%d: tensor<3x5xf32>, %i: tensor<2x3xi32>, %u: tensor<2x3xf32>) -> tensor<3x5xf32> {
+  %r = npu.scatter %d, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}

@@ -1864,6 +1864,62 @@ TEST_F(GraphKernelTest, Gather) {
   }
 }
 
+TEST_F(GraphKernelTest, Scatter) {
+  // ONNX ScatterND and ScatterElements against loops written from their
+  // definitions: negative indices count from the end; a repeated index
+  // keeps its last update (index order); slices wider than a tile.
+  auto f32 = [&](const Shape &shape) {
+    return floatArray(ElementKind::F32,
+                      randomValues(numElements(shape), ElementKind::F32, false),
+                      shape);
+  };
+  auto i64 = [](const std::vector<int64_t> &v, const Shape &shape) {
+    return HostArray::fromValues<int64_t>(ElementKind::I64, v, shape);
+  };
+  // scatter_nd into [5, 3, 4000] with tuples of depth 2 (rows of 4000,
+  // cut into tiles), one repeated.
+  Shape data = {5, 3, 4000}, indexShape = {4, 2}, updateShape = {4, 4000};
+  std::vector<int64_t> tuples = {4, 0, -1, 2, 1, 1, 4, -3};
+  HostArray d = f32(data), u = f32(updateShape);
+  std::vector<double> got = floatValues(runBoth(
+      "func.func @f(%d: tensor<5x3x4000xf32>, %i: tensor<4x2xi64>, %u: "
+      "tensor<4x4000xf32>) -> tensor<5x3x4000xf32> {\n  %r = npu.scatter_nd "
+      "%d, %i, %u : (tensor<5x3x4000xf32>, tensor<4x2xi64>, "
+      "tensor<4x4000xf32>) -> tensor<5x3x4000xf32>\n  return %r : "
+      "tensor<5x3x4000xf32>\n}\n",
+      {d, i64(tuples, indexShape), u}, "ascend910b"));
+  std::vector<double> want = floatValues(d), updates = floatValues(u);
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t a = tuples[2 * j] < 0 ? tuples[2 * j] + 5 : tuples[2 * j];
+    int64_t b =
+        tuples[2 * j + 1] < 0 ? tuples[2 * j + 1] + 3 : tuples[2 * j + 1];
+    for (int64_t c = 0; c < 4000; ++c)
+      want[(a * 3 + b) * 4000 + c] = updates[j * 4000 + c];
+  }
+  EXPECT_EQ(got, want) << "scatter_nd";
+
+  // scatter (ScatterElements) along axis 1 of [3, 5] with [2, 3] indices
+  // (smaller than the data off the axis), one repeated in a row.
+  Shape elems = {3, 5}, small = {2, 3};
+  std::vector<int64_t> along = {4, -5, 4, 0, 2, -1};
+  HostArray e = f32(elems), v = f32(small);
+  got = floatValues(runBoth(
+      "func.func @f(%d: tensor<3x5xf32>, %i: tensor<2x3xi64>, %u: "
+      "tensor<2x3xf32>) -> tensor<3x5xf32> {\n  %r = npu.scatter %d, %i, %u "
+      "{axis = 1 : i64} : (tensor<3x5xf32>, tensor<2x3xi64>, tensor<2x3xf32>) "
+      "-> tensor<3x5xf32>\n  return %r : tensor<3x5xf32>\n}\n",
+      {e, i64(along, small), v}, "mlu590"));
+  want = floatValues(e);
+  std::vector<double> values = floatValues(v);
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 3; ++c) {
+      int64_t t =
+          along[r * 3 + c] < 0 ? along[r * 3 + c] + 5 : along[r * 3 + c];
+      want[r * 5 + t] = values[r * 3 + c];
+    }
+  EXPECT_EQ(got, want) << "scatter";
+}
+
 TEST_F(GraphKernelTest, Matmul) {
   const std::vector<MatmulCase> cases = {
       // One tile; edges of 128 in M, N and K; a shared rhs over batches.

@@ -2,7 +2,8 @@
 //
 // The two launches the data movement ops are made of (DataMovementKernels.cpp):
 // filling a buffer with one value, and copying a box of one tensor into a
-// box of another through vector memory.
+// box of another through vector memory; and the index checks of the
+// indexed ones (gather, scatter).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,29 @@ struct Box {
 /// turn; a pipelined tile loop. Nothing for an empty box.
 void buildBoxCopy(KernelBuilder &k, const Box &box, const DeviceModel &device,
                   llvm::StringRef strategy);
+
+/// `raw`, an index (of any integer type) into a dimension of `size` that
+/// may count from the end (-size <= raw < size), as an index and whether it
+/// is inside.
+std::pair<mlir::Value, mlir::Value> wrapIndex(KernelBuilder &k, mlir::Value raw,
+                                              int64_t size);
+
+/// The first bad index a task meets, kept on chip (-1 for none) and reported
+/// when the task ends: the indexed ops (gather, scatter) fail naming it.
+class FirstBadIndex {
+public:
+  /// Allocates and clears the record; call inside the task.
+  explicit FirstBadIndex(KernelBuilder &k);
+  /// Records `position` (an index) unless an earlier one is recorded; the
+  /// task meets positions in increasing order.
+  void record(mlir::Value position);
+  /// Fails the kernel with `message`, "{row}" standing for the position.
+  void report(llvm::StringRef message);
+
+private:
+  KernelBuilder &k;
+  mlir::Value bad;
+};
 
 } // namespace npu
 

@@ -41,6 +41,31 @@ static int64_t tileElements(const DeviceModel &device, int64_t bytes,
   return int64_t(1) << llvm::Log2_64(fits);
 }
 
+std::pair<Value, Value> npu::wrapIndex(KernelBuilder &k, Value raw,
+                                       int64_t size) {
+  Value index = k.toIndex(raw), zero = k.index(0);
+  Value wrapped =
+      k.select(k.lt(index, zero), k.add(index, k.index(size)), index);
+  return {wrapped, k.andI(k.ge(wrapped, zero), k.lt(wrapped, k.index(size)))};
+}
+
+FirstBadIndex::FirstBadIndex(KernelBuilder &k) : k(k) {
+  bad = k.alloc({1}, k.builder().getI64Type());
+  k.vfill(bad, -1);
+}
+
+void FirstBadIndex::record(Value position) {
+  Type i64 = k.builder().getI64Type();
+  Value zero = k.index(0);
+  Value first = k.load(bad, {zero});
+  Value none = k.lt(first, k.constant(i64, 0));
+  Value at =
+      k.builder().create<arith::IndexCastOp>(k.location(), i64, position);
+  k.store(k.select(none, at, first), bad, {zero});
+}
+
+void FirstBadIndex::report(StringRef message) { k.reportRows(bad, message); }
+
 void npu::buildFill(KernelBuilder &k, Value buffer, int64_t n, Value value,
                     const DeviceModel &device, StringRef strategy) {
   Type element = value.getType();
@@ -288,19 +313,15 @@ struct GatherKernelModel
           scalarIndex ? io.operands[1] : k.reshape(io.operands[1], {count});
       Value result = k.reshape(io.results[0], {outer, count, inner});
       Value tile = k.alloc({cols}, element);
-      Type i64 = k.builder().getI64Type();
-      Value bad = k.alloc({1}, i64);
-      k.vfill(bad, -1);
+      FirstBadIndex bad(k);
       Value zero = k.index(0);
       k.forEachItem(task, tasks, items, [&](Value t) {
         Value c0 = k.mul(k.rem(t, k.index(colTiles)), k.index(cols));
         Value rest = k.div(t, k.index(colTiles));
         Value i = k.rem(rest, k.index(count));
         Value a = k.div(rest, k.index(count));
-        Value raw = k.toIndex(
-            k.load(indices, scalarIndex ? ValueRange{} : ValueRange{i}));
-        Value wrapped = k.select(k.lt(raw, zero), k.add(raw, k.index(n)), raw);
-        Value inside = k.andI(k.ge(wrapped, zero), k.lt(wrapped, k.index(n)));
+        auto [wrapped, inside] = wrapIndex(
+            k, k.load(indices, scalarIndex ? ValueRange{} : ValueRange{i}), n);
         Value nc = k.min(k.index(cols), k.sub(k.index(inner), c0));
         k.ifThenElse(
             inside,
@@ -312,18 +333,11 @@ struct GatherKernelModel
               k.dma(staged,
                     k.window(result, {a, i, c0}, {one, one, nc}, {0, 1}));
             },
-            [&] {
-              // The first bad index of the task (items come in order).
-              Value first = k.load(bad, {zero});
-              Value none = k.lt(first, k.constant(i64, 0));
-              Value position =
-                  k.builder().create<arith::IndexCastOp>(k.location(), i64, i);
-              k.store(k.select(none, position, first), bad, {zero});
-            });
+            [&] { bad.record(i); });
       });
-      k.reportRows(bad, ("'npu.gather' index #{row} is outside [-" + Twine(n) +
-                         ", " + Twine(n) + ")")
-                            .str());
+      bad.report(("'npu.gather' index #{row} is outside [-" + Twine(n) + ", " +
+                  Twine(n) + ")")
+                     .str());
     });
     OpBuilder &builder = k.builder();
     KernelBuilder::recordTiling(

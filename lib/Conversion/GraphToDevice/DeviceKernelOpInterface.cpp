@@ -14,6 +14,7 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerConstantKernelModels(registry);
   registerConvKernelModels(registry);
   registerDataMovementKernelModels(registry);
+  registerScatterKernelModels(registry);
   registerElementwiseKernelModels(registry);
   registerMatmulKernelModels(registry);
   registerNormalizationKernelModels(registry);

@@ -23,6 +23,9 @@ void registerConvKernelModels(mlir::DialectRegistry &registry);
 /// concat, slice and pad (DataMovementKernels.cpp).
 void registerDataMovementKernelModels(mlir::DialectRegistry &registry);
 
+/// scatter_nd and scatter (ScatterKernels.cpp).
+void registerScatterKernelModels(mlir::DialectRegistry &registry);
+
 /// constant (ConstantKernels.cpp).
 void registerConstantKernelModels(mlir::DialectRegistry &registry);
 
