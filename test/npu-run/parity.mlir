@@ -29,6 +29,10 @@
 // RUN: npu-run %s --entry=carried_token --random-inputs=7 --output-dir=%t/jit --mode=jit
 // RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
 // RUN: npu-run %s --entry=floats --random-inputs=7 --print-outputs | FileCheck %s
+// RUN: npu-run %s --entry=program_data --random-inputs=7 --output-dir=%t/sim
+// RUN: npu-run %s --entry=program_data --random-inputs=7 --output-dir=%t/jit --mode=jit
+// RUN: cmp %t/sim/arg1.npy %t/jit/arg1.npy
+// RUN: npu-run %s --entry=program_data --random-inputs=7 --print-outputs | FileCheck %s --check-prefix=DATA
 // The outputs are not trivially equal (say, all zero):
 // CHECK: arg1 [16, 8] = [{{-?[0-9.]+}}, {{-?[0-9.]+}}
 
@@ -277,6 +281,23 @@ func.func @carried_token(%x: !gk, %out: !gk {npudev.output}) {
       scf.yield %next : !npudev.token
     }
     npudev.wait %t
+  }
+  return
+}
+
+// Program data: a constant global (a large npu.constant's table) read by
+// get_global and added to the input in a kernel.
+// DATA: arg1 [8] = [{{-?[0-9]+}}, {{-?[0-9]+}}
+memref.global "private" constant @table : memref<8xi32, #npudev.space<global>> = dense<[3, -1, 4, -1, 5, -9, 2, 6]>
+func.func @program_data(%x: memref<8xi32, #npudev.space<global>>, %out: memref<8xi32, #npudev.space<global>> {npudev.output}) {
+  %t = memref.get_global @table : memref<8xi32, #npudev.space<global>>
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<8xi32, #npudev.space<vector>>
+    %b = npudev.alloc : memref<8xi32, #npudev.space<vector>>
+    npudev.dma %x, %a : memref<8xi32, #npudev.space<global>> to memref<8xi32, #npudev.space<vector>>
+    npudev.dma %t, %b : memref<8xi32, #npudev.space<global>> to memref<8xi32, #npudev.space<vector>>
+    npudev.vbinary <add> %a, %b, %a : memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>, memref<8xi32, #npudev.space<vector>>
+    npudev.dma %a, %out : memref<8xi32, #npudev.space<vector>> to memref<8xi32, #npudev.space<global>>
   }
   return
 }
