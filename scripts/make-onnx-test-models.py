@@ -224,6 +224,12 @@ def models():
     # Errors.
     m["err_unsupported_op"] = model(
         [node("LRN", ["x"], ["y"], size=3)], [X], [("y", F, [1, 3, 8, 8])])
+    m["err_einsum_ellipsis"] = model(
+        [node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")],
+        [("a", F, [2, 3, 4]), ("b", F, [2, 4, 5])], [("y", F, [2, 3, 5])])
+    m["err_einsum_sum"] = model(
+        [node("Einsum", ["a", "b"], ["y"], equation="bij,jk->ik")],
+        [("a", F, [2, 3, 4]), ("b", F, [4, 5])], [("y", F, [3, 5])])
     m["err_pad_reflect"] = model(
         [node("Pad", ["x", "pads"], ["y"], mode="reflect")],
         [X], [("y", F, [1, 3, 10, 10])], [ints("pads", [0, 0, 1, 1] * 2)])
@@ -324,10 +330,11 @@ def models():
 
 # -- Small networks end to end ---------------------------------------------
 #
-# A small CNN and a small transformer, with random weights, one input each
-# (NAME.input.npy) and the output a float64 evaluation of the ONNX ops'
-# definitions gives (NAME.expected.txt, in `npu-run --print-outputs`'s
-# format). The reference below is written from the ONNX operator
+# A small CNN and a small transformer (and models of single ops the
+# importer decomposes), with random weights, their inputs (NAME.input.npy,
+# or NAME.input0.npy, ... for several) and the output a float64 evaluation
+# of the ONNX ops' definitions gives (NAME.expected.txt, in `npu-run
+# --print-outputs`'s format). The reference below is written from the ONNX operator
 # documentation, not from the importer or the kernels.
 
 
@@ -512,6 +519,71 @@ def small_transformer(rng):
     return m, x, reference(x.astype(np.float64))
 
 
+def split_tile_reciprocal(rng):
+    """Split by given sizes and in equal parts, Tile, Reciprocal."""
+    nodes = [
+        node("Split", ["x", "sizes"], ["a", "b"], axis=1),
+        node("Tile", ["a", "repeats"], ["t"]),
+        node("Abs", ["b"], ["ab"]),
+        node("Add", ["ab", "one"], ["c"]),
+        node("Reciprocal", ["c"], ["rc"]),
+        node("Add", ["t", "rc"], ["s"]),
+        node("Split", ["s"], ["s0", "s1"], axis=2),
+        node("Mul", ["s0", "s1"], ["y"])]
+    m = model(nodes, [("x", F, [2, 6, 4])], [("y", F, [2, 4, 2])],
+              [ints("sizes", [2, 4]), ints("repeats", [1, 2, 1]),
+               floats("one", [1.0])])
+    x = rng.standard_normal((2, 6, 4)).astype(np.float32)
+
+    def reference(x):
+        a, b = x[:, :2], x[:, 2:]
+        s = np.tile(a, (1, 2, 1)) + 1.0 / (np.abs(b) + 1.0)
+        return s[:, :, :2] * s[:, :, 2:]
+    return m, x, reference(x.astype(np.float64))
+
+
+def instance_norm(rng):
+    """InstanceNormalization of NCHW, per-channel scale and bias."""
+    t_scale, scale = random_init(rng, "scale", [3], 1.0)
+    t_bias, bias = random_init(rng, "bias", [3], 0.5)
+    nodes = [node("InstanceNormalization", ["x", "scale", "bias"], ["y"],
+                  epsilon=1e-3)]
+    m = model(nodes, [("x", F, [2, 3, 5, 6])], [("y", F, [2, 3, 5, 6])],
+              [t_scale, t_bias])
+    x = (rng.standard_normal((2, 3, 5, 6)) * 2 + 0.5).astype(np.float32)
+
+    def reference(x):
+        mean = x.mean(axis=(2, 3), keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=(2, 3), keepdims=True)
+        return ((x - mean) / np.sqrt(var + 1e-3) * scale.reshape(1, 3, 1, 1)
+                + bias.reshape(1, 3, 1, 1))
+    return m, x, reference(x.astype(np.float64))
+
+
+def einsum(rng):
+    """Einsum as maxvit writes it (spaced letters, batched products), a
+    product whose output puts the right operand's letter first, and a
+    permutation."""
+    t_w, w = random_init(rng, "w", [7, 5], 0.5)
+    nodes = [
+        node("Einsum", ["x", "y"], ["s"],
+             equation="B H I D, B H J D -> B H I J"),
+        node("Einsum", ["s", "y"], ["c"], equation="bhij,bhjd->bhid"),
+        node("Einsum", ["c", "w"], ["p"], equation="bhid,kd->bkhi"),
+        node("Einsum", ["p"], ["y2"], equation="bkhi->ihbk")]
+    m = model(nodes, [("x", F, [2, 3, 4, 5]), ("y", F, [2, 3, 6, 5])],
+              [("y2", F, [4, 3, 2, 7])], [t_w])
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    y = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
+
+    def reference(x, y):
+        s = np.einsum("bhid,bhjd->bhij", x, y)
+        c = np.einsum("bhij,bhjd->bhid", s, y)
+        p = np.einsum("bhid,kd->bkhi", c, w)
+        return np.einsum("bkhi->ihbk", p)
+    return m, (x, y), reference(x.astype(np.float64), y.astype(np.float64))
+
+
 def write_listing(path, array):
     """`array` as `npu-run --print-outputs` prints an output."""
     shape = ", ".join(str(d) for d in array.shape)
@@ -531,11 +603,19 @@ def main():
             f.write(data)
     rng = np.random.default_rng(2026)
     for name, build in (("small_cnn", small_cnn),
-                        ("small_transformer", small_transformer)):
+                        ("small_transformer", small_transformer),
+                        ("split_tile_reciprocal", split_tile_reciprocal),
+                        ("instance_norm", instance_norm),
+                        ("einsum", einsum)):
         m, x, expected = build(rng)
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())
-        np.save(os.path.join(out, name + ".input.npy"), x)
+        # One input, or a tuple of them (NAME.input0.npy, ...).
+        if isinstance(x, tuple):
+            for i, xi in enumerate(x):
+                np.save(os.path.join(out, "%s.input%d.npy" % (name, i)), xi)
+        else:
+            np.save(os.path.join(out, name + ".input.npy"), x)
         write_listing(os.path.join(out, name + ".expected.txt"), expected)
     # A file cut short, and a file that is not a model at all.
     good = models()["conv_bn_relu"].SerializeToString()

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 #include <limits>
@@ -654,6 +655,57 @@ NodeHandler reduce(StringRef kind) {
   };
 }
 
+/// InstanceNormalization: each (sample, channel)'s spatial values
+/// normalised by their mean and variance, then scaled and shifted per
+/// channel: reductions over the spatial axes of the channels-last tensor
+/// and broadcast arithmetic.
+LogicalResult importInstanceNormalization(NodeImporter &n) {
+  int64_t rank = n.inputRank(0);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3 (N, C, spatial...)";
+  Perm order = channelsLastPerm(rank);
+  Value x = n.value(0, order), scale = n.value(1), bias = n.value(2);
+  if (!x || !scale || !bias)
+    return failure();
+  SmallVector<int64_t> spatial;
+  for (int64_t d = 1; d + 1 < rank; ++d)
+    spatial.push_back(d);
+  auto mean = [&](Value v) {
+    return n.create(
+        "npu.reduce", v,
+        {reduceKind(n, "mean"), i64Array(n, "axes", spatial),
+         n.builder.getNamedAttr("keepdims", n.builder.getUnitAttr())});
+  };
+  HostTensor epsilon =
+      HostTensor::zeros(toONNXType(getElementTypeOrSelf(x)), {});
+  epsilon.set(0, n.attrFloat("epsilon", 1e-5));
+  FailureOr<Value> mu = mean(x);
+  if (failed(mu))
+    return failure();
+  FailureOr<Value> centred = n.create("npu.sub", {x, *mu});
+  if (failed(centred))
+    return failure();
+  FailureOr<Value> square = n.create("npu.mul", {*centred, *centred});
+  if (failed(square))
+    return failure();
+  FailureOr<Value> var = mean(*square);
+  if (failed(var))
+    return failure();
+  FailureOr<Value> shifted = n.create("npu.add", {*var, n.constant(epsilon)});
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> inverse = n.create("npu.rsqrt", *shifted);
+  if (failed(inverse))
+    return failure();
+  FailureOr<Value> normal = n.create("npu.mul", {*centred, *inverse});
+  if (failed(normal))
+    return failure();
+  FailureOr<Value> scaled = n.create("npu.vs_mul", {*normal, scale});
+  if (failed(scaled))
+    return failure();
+  return emit(n, "npu.vs_add", {*scaled, bias}, {}, order);
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix products
 //===----------------------------------------------------------------------===//
@@ -692,6 +744,124 @@ LogicalResult importMatMul(NodeImporter &n) {
   bool tl, tr;
   Value lhs = matmulOperand(n, 0, tl), rhs = matmulOperand(n, 1, tr);
   return emit(n, "npu.matmul", {lhs, rhs}, transposeFlags(n, tl, tr), {});
+}
+
+/// Einsum of two operands whose letters each appear once per operand (no
+/// ellipsis, no diagonal, no sum over a letter of one operand alone):
+/// letters in both operands and the output are batch dimensions, in both
+/// but not the output contracted, in one and the output free. Each operand
+/// is read as [batch, free, contracted] or, when stored so, [batch,
+/// contracted, free] (the importer transposes otherwise), merged to rank 3
+/// and multiplied with the transpose flags that make it [B, M, K] x
+/// [B, K, N]; the [batch, lhs free, rhs free] result is given to the
+/// output's letters in that order. One operand: a permutation.
+LogicalResult importEinsum(NodeImporter &n) {
+  std::string equation;
+  for (char c : n.attrString("equation", ""))
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      equation += c;
+  auto unsupported = [&](StringRef why) {
+    return n.unsupportedAttr("equation", equation, why);
+  };
+  size_t arrow = equation.find("->");
+  if (arrow == std::string::npos)
+    return unsupported("only equations with an explicit output ('->')");
+  if (equation.find("...") != std::string::npos)
+    return unsupported("only equations without an ellipsis");
+  SmallVector<StringRef> operands;
+  StringRef(equation).take_front(arrow).split(operands, ',');
+  StringRef output = StringRef(equation).drop_front(arrow + 2);
+  if (operands.size() != n.numInputs() || operands.size() > 2)
+    return unsupported("only one or two operands, a term each");
+  SmallVector<StringRef> terms(operands);
+  terms.push_back(output);
+  for (StringRef term : terms)
+    for (size_t i = 0; i < term.size(); ++i)
+      if (!std::isalpha(static_cast<unsigned char>(term[i])) ||
+          term.find(term[i], i + 1) != StringRef::npos)
+        return unsupported("only letters, each at most once per term");
+  for (size_t i = 0; i < operands.size(); ++i)
+    if (int64_t(operands[i].size()) != n.inputRank(i))
+      return unsupported("only a letter per dimension of each operand");
+  auto inTerm = [](StringRef term, char c) {
+    return term.find(c) != StringRef::npos;
+  };
+  for (char c : output)
+    if (!llvm::any_of(operands, [&](StringRef t) { return inTerm(t, c); }))
+      return unsupported("only output letters that an operand has");
+  // Letters in output order: a permutation of one operand.
+  if (operands.size() == 1) {
+    if (operands[0].size() != output.size())
+      return unsupported("only letters both operands have are summed over");
+    Perm perm;
+    for (char c : output)
+      perm.push_back(operands[0].find(c));
+    // Stored in that order, it is the output as it is.
+    return n.setOutput(0, n.value(0, perm), {});
+  }
+  StringRef lhs = operands[0], rhs = operands[1];
+  std::string batch, lhsFree, rhsFree, contracted;
+  for (char c : output)
+    (inTerm(lhs, c) && inTerm(rhs, c) ? batch
+     : inTerm(lhs, c)                 ? lhsFree
+                                      : rhsFree) += c;
+  for (char c : lhs)
+    if (!inTerm(output, c)) {
+      if (!inTerm(rhs, c))
+        return unsupported("only letters both operands have are summed over");
+      contracted += c;
+    }
+  for (char c : rhs)
+    if (!inTerm(output, c) && !inTerm(lhs, c))
+      return unsupported("only letters both operands have are summed over");
+  // Operand i as [batch, free, contracted] merged to rank 3, or as [batch,
+  // contracted, free] (`swapped`) when that is the order it is stored in:
+  // the matmul's transpose flags then spare a transpose.
+  auto read = [&](size_t i, StringRef term, StringRef free,
+                  bool &swapped) -> FailureOr<Value> {
+    auto order = [&](ArrayRef<StringRef> groups, Perm &perm,
+                     SmallVector<int64_t> &sizes) {
+      perm.clear();
+      sizes.assign(3, 1);
+      for (auto [group, letters] : llvm::enumerate(groups))
+        for (char c : letters) {
+          perm.push_back(term.find(c));
+          sizes[group] *= n.inputShape(i)[term.find(c)];
+        }
+    };
+    Perm perm;
+    SmallVector<int64_t> sizes;
+    StringRef contractedLast[] = {batch, free, contracted};
+    StringRef contractedFirst[] = {batch, contracted, free};
+    order(contractedFirst, perm, sizes);
+    swapped = normalizePerm(perm).empty() && n.currentPerm(i).empty();
+    if (!swapped)
+      order(contractedLast, perm, sizes);
+    Value v = n.value(i, perm);
+    if (!v)
+      return failure();
+    return n.reshape(v, sizes);
+  };
+  bool lhsSwapped, rhsSwapped;
+  FailureOr<Value> a = read(0, lhs, lhsFree, lhsSwapped),
+                   b = read(1, rhs, rhsFree, rhsSwapped);
+  if (failed(a) || failed(b))
+    return failure();
+  FailureOr<Value> product = n.create(
+      "npu.matmul", {*a, *b}, transposeFlags(n, lhsSwapped, !rhsSwapped));
+  if (failed(product))
+    return failure();
+  SmallVector<int64_t> shape;
+  Perm physical;
+  for (char c : batch + lhsFree + rhsFree) {
+    shape.push_back(inTerm(lhs, c) ? n.inputShape(0)[lhs.find(c)]
+                                   : n.inputShape(1)[rhs.find(c)]);
+    physical.push_back(output.find(c));
+  }
+  FailureOr<Value> result = n.reshape(*product, shape);
+  if (failed(result))
+    return failure();
+  return n.setOutput(0, *result, physical);
 }
 
 /// Gemm: alpha * A' B' + beta * C as matmul with bias, scaled as needed.
@@ -886,6 +1056,107 @@ LogicalResult importSlice(NodeImporter &n) {
   return emit(n, "npu.slice", x, attrs, perm);
 }
 
+LogicalResult importSplit(NodeImporter &n) {
+  int64_t rank = n.inputRank(0);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t size = n.inputShape(0)[*axis];
+  int64_t parts = n.numOutputs();
+  SmallVector<int64_t> sizes;
+  if (n.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "split");
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else {
+    // Equal parts (the last one smaller when they do not divide, as opset
+    // 18 allows).
+    int64_t part = llvm::divideCeil(size, std::max<int64_t>(parts, 1));
+    for (int64_t i = 0; i < parts; ++i)
+      sizes.push_back(std::clamp<int64_t>(size - i * part, 0, part));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s < 0 ? size + 1 : s;
+  if (int64_t(sizes.size()) != parts || total != size)
+    return n.emitError() << "'split' must give " << parts
+                         << " non-negative sizes adding up to the axis' "
+                         << size;
+  Perm perm;
+  Value x = n.valueAnyOrder(0, perm);
+  if (!x)
+    return failure();
+  int64_t physical = physicalAxis(perm, *axis, rank);
+  SmallVector<int64_t> start(rank, 0),
+      end(permute(SmallVector<int64_t>(n.inputShape(0)), perm));
+  for (int64_t i = 0; i < parts; ++i) {
+    end[physical] = start[physical] + sizes[i];
+    if (n.isOutputUsed(i)) {
+      FailureOr<Value> piece =
+          n.create("npu.slice", x,
+                   {i64Array(n, "start", start), i64Array(n, "end", end)});
+      if (failed(piece) || failed(n.setOutput(i, *piece, perm)))
+        return failure();
+    }
+    start[physical] = end[physical];
+  }
+  return success();
+}
+
+/// Tile: each dimension repeated by concatenating copies.
+LogicalResult importTile(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> repeats = n.intsInput(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  int64_t rank = n.inputRank(0);
+  if (int64_t(repeats->size()) != rank ||
+      llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+    return n.emitError() << "'repeats' must hold " << rank
+                         << " non-negative counts";
+  Perm perm;
+  Value x = n.valueAnyOrder(0, perm);
+  if (!x)
+    return failure();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t count = (*repeats)[d];
+    if (count == 1)
+      continue;
+    int64_t physical = physicalAxis(perm, d, rank);
+    if (count == 0) {
+      SmallVector<int64_t> end(cast<RankedTensorType>(x.getType()).getShape());
+      end[physical] = 0;
+      FailureOr<Value> empty =
+          n.create("npu.slice", x,
+                   {i64Array(n, "start", SmallVector<int64_t>(rank, 0)),
+                    i64Array(n, "end", end)});
+      if (failed(empty))
+        return failure();
+      x = *empty;
+      continue;
+    }
+    FailureOr<Value> copies =
+        n.create("npu.concat", SmallVector<Value>(count, x),
+                 {i64Attr(n, "axis", physical)});
+    if (failed(copies))
+      return failure();
+    x = *copies;
+  }
+  return n.setOutput(0, x, perm);
+}
+
+/// Reciprocal: 1 / x.
+LogicalResult importReciprocal(NodeImporter &n) {
+  Perm perm;
+  Value x = n.valueAnyOrder(0, perm);
+  if (!x)
+    return failure();
+  HostTensor one = HostTensor::zeros(toONNXType(getElementTypeOrSelf(x)), {});
+  one.set(0, 1.0);
+  return emit(n, "npu.div", {n.constant(one), x}, {}, perm);
+}
+
 /// Integer input i as a value: a constant (negative indices normalised
 /// against `extent` when given) or the run-time tensor.
 Value indexOperand(NodeImporter &n, size_t i, int64_t extent) {
@@ -1045,6 +1316,11 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["Identity"] = importIdentity;
     m["Dropout"] = importIdentity;
     m["BatchNormalization"] = importBatchNormalization;
+    m["InstanceNormalization"] = importInstanceNormalization;
+    m["Split"] = importSplit;
+    m["Einsum"] = importEinsum;
+    m["Tile"] = importTile;
+    m["Reciprocal"] = importReciprocal;
     m["Conv"] = importConv;
     m["MaxPool"] = importPool;
     m["AveragePool"] = importPool;
