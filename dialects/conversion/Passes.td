@@ -90,11 +90,20 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
     and an elementwise op whose buffer only carries data from one global
     window to another (DMA in, the op in place, DMA out) reads and writes
     those windows (`forward-transits`).
+
+    Then each `npudev.launch` moves into a private function of its own,
+    `__npu_launch_<n>`, marked `no_inline`, called where it stood
+    (`outline-launches`): LLVM's optimizer and code generator grow faster
+    than linearly with a function's size, and a network is hundreds of
+    launches.
   }];
   let options = [
     Option<"forwardTransits", "forward-transits", "bool", "true",
            "let elementwise ops read and write the global windows their "
-           "buffer only carries data between (off: every copy as written)">
+           "buffer only carries data between (off: every copy as written)">,
+    Option<"outlineLaunches", "outline-launches", "bool", "true",
+           "move each launch into a function of its own (off: launches "
+           "stay where they are, as scf.parallel)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

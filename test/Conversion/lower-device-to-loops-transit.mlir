@@ -1,8 +1,8 @@
 // Transit buffers: on the host, an elementwise op whose buffer only carries
 // data from one global window to another reads and writes those windows.
-// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops=outline-launches=false | FileCheck %s
 // Off (the JIT's checked mode), every copy stays.
-// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops=forward-transits=false | FileCheck %s --check-prefix=KEPT
+// RUN: npu-opt %s --split-input-file "--npu-lower-device-to-loops=forward-transits=false outline-launches=false" | FileCheck %s --check-prefix=KEPT
 
 !g = memref<64xf32, #npudev.space<global>>
 !w = memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>

@@ -1,5 +1,5 @@
 // npu-lower-device-to-loops: npudev to scf/memref/arith/math.
-// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops | FileCheck %s
+// RUN: npu-opt %s --split-input-file --npu-lower-device-to-loops=outline-launches=false | FileCheck %s
 
 // CHECK-LABEL: func.func @kernel
 // CHECK-SAME: (%[[X:.*]]: memref<64xf32>)

@@ -10,10 +10,10 @@
 
 // DEVICE: error: npu-lower-to-device: unknown device preset 'tpu' (known: mlu590, ascend910b)
 
-func.func @no_kernel(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{'npu.scatter_nd' op has no device lowering}}
-  %r = npu.scatter_nd %d, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
-  return %r : tensor<4x3xf32>
+func.func @no_kernel(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  // expected-error @+1 {{'npu.channel_norm' op has no device lowering}}
+  %r = npu.channel_norm <to_align> %x : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  return %r : tensor<1x4x4x8xf32>
 }
 
 // -----

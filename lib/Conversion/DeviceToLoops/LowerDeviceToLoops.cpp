@@ -65,6 +65,10 @@ struct LowerDeviceToLoopsPass
     forwardStagedMatmulInputs(module);
     if (forwardTransits)
       forwardTransitBuffers(module);
+    // After the forwardings: they tell windows of different kernel
+    // arguments apart, and an outlined launch's arguments may alias.
+    if (outlineLaunches)
+      npu::dev::outlineLaunches(module);
     RewritePatternSet patterns(&getContext());
     populateDeviceToLoopsPatterns(patterns);
     MatchFailureRecorder recorder;

@@ -63,21 +63,6 @@ void outlineRegion(ModuleOp module, Region &region, StringRef name,
   });
 }
 
-/// Clones the constants `region` uses from above into it, so the outlined
-/// function sees them as constants rather than arguments.
-void sinkConstants(Region &region) {
-  SetVector<Value> used;
-  getUsedValuesDefinedAbove(region, used);
-  OpBuilder b(&region.front(), region.front().begin());
-  for (Value v : used) {
-    Operation *def = v.getDefiningOp();
-    if (!def || !def->hasTrait<OpTrait::ConstantLike>())
-      continue;
-    Value copy = b.clone(*def)->getResult(0);
-    replaceAllUsesInRegionWith(v, copy, region);
-  }
-}
-
 void outlineMixedLaunch(ModuleOp module, MixedLaunchOp launch, unsigned n) {
   std::string name = "__npu_mixed_launch_" + std::to_string(n);
   sinkConstants(launch.getCube());

@@ -32,6 +32,15 @@ void populateFloatMinMaxPatterns(mlir::RewritePatternSet &patterns);
 /// set_flag, wait_flag: runtime calls; async: its body in place
 /// (MixedLaunchLowering.cpp).
 void populateMixedLaunchLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Clones the constants `region` uses from above into it, so that a
+/// function outlined from it sees them as constants rather than arguments
+/// (OutlineLaunches.cpp).
+void sinkConstants(mlir::Region &region);
+
+/// Moves every npudev.launch into a private, non-inlined function of its
+/// own, called where it stood (OutlineLaunches.cpp).
+void outlineLaunches(mlir::ModuleOp module);
+
 /// Moves each region of every npudev.mixed_launch into a function of its
 /// own and the launch into a call the JIT completes after the conversion to
 /// LLVM (MixedLaunchLowering.cpp).
