@@ -169,7 +169,7 @@ fi
 
 echo
 echo "== 9. ResNet-50 end to end: every op lowered to device kernels and run on the simulated ascend910b"
-echo "  (random weights, batch 1: the exported file has no weight data; the time does not depend on the values)"
+echo "  (random weights scaled by fan-in, batch 1: the exported file has no weight data; the time does not depend on the values)"
 # With locations, the report names the ONNX nodes of the slowest layers.
 "$build/bin/npu-import-onnx" "$root/examples/onnx/resnet50-opset17.onnx" \
   --batch=1 --mlir-print-debuginfo -o "$out/resnet50-named.mlir"
@@ -182,4 +182,13 @@ echo "  f16 (npu-narrow-floats):"
 "$opt" "$out/resnet50-named.mlir" --npu-narrow-floats --mlir-print-debuginfo \
   | "$run" - --device=ascend910b --random-inputs=1 --report --report-layers=5 2>/dev/null \
   | grep -E '^(time|roofline):|^slowest layers|^  /' | sed 's/^/  /'
-echo "  (kernels: docs/graph-kernels.md; the other networks: docs/benchmarks.md)"
+echo "  The JIT's answer against the simulator's (same image, same weights):"
+rm -rf "$out/resnet-sim" "$out/resnet-jit"
+"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+  --output-dir="$out/resnet-sim" 2>/dev/null
+"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+  --mode=jit --output-dir="$out/resnet-jit" 2>/dev/null
+same_bytes "$out/resnet-sim" "$out/resnet-jit" \
+  "simulator and JIT outputs are identical"
+echo "  (kernels: docs/graph-kernels.md; the other networks and the comparison"
+echo "  with PyTorch, scripts/compare-with-pytorch.py: docs/benchmarks.md)"

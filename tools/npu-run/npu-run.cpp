@@ -81,7 +81,11 @@ cl::list<std::string> inputs("input", cl::desc(".npy files, one per argument"),
                              cl::CommaSeparated);
 cl::opt<unsigned> randomSeed(
     "random-inputs",
-    cl::desc("generate the arguments not given by --input from this seed"),
+    cl::desc("generate the arguments not given by --input from this seed: "
+             "floats uniform in [-1, 1), integers in [0, 16); a weight "
+             "argument (npu.weight) of rank 2 or more in +-1/sqrt(its "
+             "elements per leading index), of rank 0 or 1 in [0.5, 1.5), so "
+             "that an imported network's activations stay finite"),
     cl::ValueOptional);
 cl::opt<std::string> outputDir("output-dir",
                                cl::desc("write outputs as DIR/argN.npy"));
@@ -217,19 +221,30 @@ static FailureOr<HostArray> allocateArgument(Type type, unsigned index,
 }
 
 /// Random data for an argument of `type`: floats uniform in [-1, 1),
-/// integers uniform in [0, 16).
+/// integers uniform in [0, 16). A weight's floats are scaled as a
+/// network's initialisation would (--random-inputs): uniform in
+/// +-1/sqrt(fan-in) for a matrix or filter (its elements per leading
+/// index), in [0.5, 1.5) for a vector (a bias, or a normalisation's scale
+/// or variance, which must be positive).
 static FailureOr<HostArray> randomArgument(Type type, unsigned index,
                                            const DeviceModel &device,
-                                           std::mt19937_64 &rng) {
+                                           bool weight, std::mt19937_64 &rng) {
   FailureOr<HostArray> array = allocateArgument(type, index, device);
   if (failed(array))
     return failure();
+  double scale = 1.0, offset = 0.0;
+  int64_t n = array->getNumElements();
+  if (weight && array->shape.size() >= 2 && array->shape[0] > 0)
+    scale = 1.0 / std::sqrt(double(std::max<int64_t>(n / array->shape[0], 1)));
+  else if (weight)
+    scale = 0.5, offset = 1.0;
   unsigned bytes = getElementBytes(array->kind);
-  for (int64_t i = 0, e = array->getNumElements(); i < e; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     uint64_t r = rng();
     uint8_t *p = array->data.data() + i * bytes;
     if (isFloat(array->kind))
-      storeFloat(p, array->kind, double(r >> 11) * 0x1.0p-52 - 1.0);
+      storeFloat(p, array->kind,
+                 (double(r >> 11) * 0x1.0p-52 - 1.0) * scale + offset);
     else
       storeInt(p, array->kind, static_cast<int64_t>(r % 16));
   }
@@ -407,7 +422,7 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
     } else if (i >= numDataArgs) {
       arg = allocateArgument(type, i, device);
     } else if (randomSeed.getNumOccurrences()) {
-      arg = randomArgument(type, i, device, rng);
+      arg = randomArgument(type, i, device, weightName.has_value(), rng);
       randomArgs.push_back(i);
     } else {
       fail("argument #" + llvm::Twine(i) + " of '" + func.getSymName() +
