@@ -1,8 +1,8 @@
 //===- GraphToDevicePipeline.cpp - graph functions to device kernels ------===//
 //
 // Attention subgraphs fused into npu.flash_attention, conv3d decomposed
-// into conv2d per depth tap, then every graph op lowered to its kernels: what npu-run does with graph-level input, written
-// once. O(passes).
+// into conv2d per depth tap, then every graph op lowered to its kernels: what
+// npu-run does with graph-level input, written once. O(passes).
 //
 //===----------------------------------------------------------------------===//
 
