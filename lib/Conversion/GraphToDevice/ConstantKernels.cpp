@@ -114,14 +114,7 @@ struct ConstantKernelModel
     SymbolTable(module).insert(global, module.getBody()->begin());
     Value data = b.create<memref::GetGlobalOp>(op->getLoc(), flatType,
                                                global.getSymName());
-    int64_t n = value.getNumElements();
-    Box box{k.reshape(data, {1, n}),
-            k.reshape(buffer, {1, n}),
-            {0, 0},
-            {1, 1},
-            {0, 0},
-            {1, n}};
-    buildBoxCopy(k, box, device, "constant");
+    buildCopy(k, data, buffer, value.getNumElements(), device, "constant");
   }
 };
 

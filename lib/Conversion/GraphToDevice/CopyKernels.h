@@ -36,6 +36,11 @@ struct Box {
 void buildBoxCopy(KernelBuilder &k, const Box &box, const DeviceModel &device,
                   llvm::StringRef strategy);
 
+/// One vector launch copying the `n` elements of contiguous `src` into
+/// contiguous `dst` (a box copy of their [1, n] views).
+void buildCopy(KernelBuilder &k, mlir::Value src, mlir::Value dst, int64_t n,
+               const DeviceModel &device, llvm::StringRef strategy);
+
 /// `raw`, an index (of any integer type) into a dimension of `size` that
 /// may count from the end (-size <= raw < size), as an index and whether it
 /// is inside.

@@ -41,6 +41,17 @@ static int64_t tileElements(const DeviceModel &device, int64_t bytes,
   return int64_t(1) << llvm::Log2_64(fits);
 }
 
+void npu::buildCopy(KernelBuilder &k, Value src, Value dst, int64_t n,
+                    const DeviceModel &device, StringRef strategy) {
+  Box box{k.reshape(src, {1, n}),
+          k.reshape(dst, {1, n}),
+          {0, 0},
+          {1, 1},
+          {0, 0},
+          {1, n}};
+  buildBoxCopy(k, box, device, strategy);
+}
+
 std::pair<Value, Value> npu::wrapIndex(KernelBuilder &k, Value raw,
                                        int64_t size) {
   Value index = k.toIndex(raw), zero = k.index(0);

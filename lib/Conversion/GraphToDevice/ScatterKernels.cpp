@@ -39,18 +39,6 @@ using namespace npu::graph;
 
 namespace {
 
-/// The result = data launch both ops start with.
-void copyData(KernelBuilder &k, Value data, Value result, int64_t n,
-              const DeviceModel &device) {
-  Box box{k.reshape(data, {1, n}),
-          k.reshape(result, {1, n}),
-          {0, 0},
-          {1, 1},
-          {0, 0},
-          {1, n}};
-  buildBoxCopy(k, box, device, "scatter.copy");
-}
-
 /// The `[-size, size)` range an index must fall in, for messages.
 std::string rangeOf(int64_t size) {
   return "[-" + std::to_string(size) + ", " + std::to_string(size) + ")";
@@ -73,7 +61,8 @@ struct ScatterNDKernelModel
     KernelBuilder k(b, op->getLoc());
     if (rows * slice == 0)
       return success();
-    copyData(k, io.operands[0], io.results[0], rows * slice, device);
+    buildCopy(k, io.operands[0], io.results[0], rows * slice, device,
+              "scatter.copy");
     if (tuples * slice == 0)
       return success();
     Type element = scatter.getData().getType().getElementType();
@@ -151,7 +140,7 @@ struct ScatterKernelModel
     int64_t n = computeProduct(data);
     if (n == 0)
       return success();
-    copyData(k, io.operands[0], io.results[0], n, device);
+    buildCopy(k, io.operands[0], io.results[0], n, device, "scatter.copy");
     int64_t along = shape[axis];
     int64_t positions = computeProduct(shape) / std::max<int64_t>(along, 1);
     if (positions * along == 0)
