@@ -230,6 +230,10 @@ def models():
     m["err_einsum_sum"] = model(
         [node("Einsum", ["a", "b"], ["y"], equation="bij,jk->ik")],
         [("a", F, [2, 3, 4]), ("b", F, [4, 5])], [("y", F, [3, 5])])
+    m["err_split_sizes"] = model(
+        [node("Split", ["x", "sizes"], ["a", "b"], axis=1)],
+        [X], [("a", F, [1, 1, 8, 8]), ("b", F, [1, 1, 8, 8])],
+        [ints("sizes", [1, 1])], infer_outputs=False)
     m["err_pad_reflect"] = model(
         [node("Pad", ["x", "pads"], ["y"], mode="reflect")],
         [X], [("y", F, [1, 3, 10, 10])], [ints("pads", [0, 0, 1, 1] * 2)])
