@@ -16,6 +16,11 @@ namespace npu {
 
 struct DeviceModel;
 
+/// The largest power of two of `element`s that `copies` tiles of it leave
+/// in vector memory (at least 1).
+int64_t tileElements(const DeviceModel &device, mlir::Type element,
+                     int64_t copies);
+
 /// One vector launch writing `value` into the `n` elements of `buffer`
 /// (contiguous, rank 1): each task fills a tile once and copies it over its
 /// share. `strategy` names the launch in `npudev.tiling`.

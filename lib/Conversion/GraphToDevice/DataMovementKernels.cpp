@@ -33,11 +33,10 @@ static int64_t elementBytes(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
-/// The largest power of two of elements of `bytes` that `copies` tiles of
-/// it leave in vector memory (at least 1).
-static int64_t tileElements(const DeviceModel &device, int64_t bytes,
-                            int64_t copies) {
-  int64_t fits = std::max<int64_t>(device.vectorBytes / (copies * bytes), 1);
+int64_t npu::tileElements(const DeviceModel &device, Type element,
+                          int64_t copies) {
+  int64_t fits = std::max<int64_t>(
+      device.vectorBytes / (copies * elementBytes(element)), 1);
   return int64_t(1) << llvm::Log2_64(fits);
 }
 
@@ -84,8 +83,8 @@ void npu::buildFill(KernelBuilder &k, Value buffer, int64_t n, Value value,
   // under 512 elements (a copy's fixed cost would dominate).
   int64_t cores = device.getNumCores(dev::CoreKind::vector);
   int64_t share = std::max<int64_t>(llvm::divideCeil(n, cores), 512);
-  int64_t tile = std::min<int64_t>(
-      {n, share, tileElements(device, elementBytes(element), 1)});
+  int64_t tile =
+      std::min<int64_t>({n, share, tileElements(device, element, 1)});
   int64_t tiles = llvm::divideCeil(n, tile);
   int64_t tasks = std::min(cores, tiles);
   dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
@@ -119,7 +118,7 @@ void npu::buildBoxCopy(KernelBuilder &k, const Box &box,
   // The tile's rows and columns: the box's last two dimensions (a rank-1
   // box is one row).
   int64_t colDim = rank - 1, rowDim = rank >= 2 ? rank - 2 : -1;
-  int64_t chunk = tileElements(device, elementBytes(element), 2);
+  int64_t chunk = tileElements(device, element, 2);
   int64_t cols = std::min(box.sizes[colDim], chunk);
   int64_t rowsOfBox = rowDim >= 0 ? box.sizes[rowDim] : 1;
   int64_t rows = std::min(rowsOfBox, std::max<int64_t>(1, chunk / cols));
@@ -308,8 +307,7 @@ struct GatherKernelModel
     if (outer * count * inner == 0)
       return success();
     Type element = gather.getData().getType().getElementType();
-    int64_t cols =
-        std::min(inner, tileElements(device, elementBytes(element), 2));
+    int64_t cols = std::min(inner, tileElements(device, element, 2));
     int64_t colTiles = llvm::divideCeil(inner, cols);
     int64_t items = outer * count * colTiles;
     int64_t tasks =

@@ -66,10 +66,7 @@ struct ScatterNDKernelModel
     if (tuples * slice == 0)
       return success();
     Type element = scatter.getData().getType().getElementType();
-    int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-    int64_t cols =
-        std::min<int64_t>(slice, int64_t(1) << llvm::Log2_64(std::max<int64_t>(
-                                     device.vectorBytes / (2 * bytes), 1)));
+    int64_t cols = std::min(slice, tileElements(device, element, 2));
     int64_t colTiles = llvm::divideCeil(slice, cols);
     int64_t tasks =
         std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), colTiles);
