@@ -24,6 +24,15 @@ def DeviceKernelOpInterface : OpInterface<"DeviceKernelOpInterface"> {
   }];
   let methods = [
     InterfaceMethod<[{
+        Whether the kernels read operands and write results in the storage
+        LayoutAlignToNPU chose: a channel-aligned value reaches them as a
+        strided view of its padded rows. When false (the default), the
+        lowering hands the kernels dense copies of such values, made and
+        written back by `repack` launches that the report shows apart.
+      }], "bool", "readsAlignedStorage", (ins), [{}], [{
+        return false;
+      }]>,
+    InterfaceMethod<[{
         Emits the kernels of this op at `builder`'s insertion point, reading
         `io.operands` and writing `io.results` (and `io.rowCounts` for a
         result with data-dependent rows). Fails with a diagnostic naming the

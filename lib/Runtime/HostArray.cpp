@@ -6,6 +6,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <cassert>
+
 using namespace npu;
 
 /// "[2, 3]", "?" for a dynamic dimension.
@@ -83,4 +86,33 @@ int64_t HostArray::getNumElements() const {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+/// `array` with rows of `width` elements: each row's first
+/// min(width, row length) elements copied, the rest zero.
+static HostArray resizeRows(const HostArray &array, int64_t width) {
+  assert(!array.shape.empty() && "rank-0 arrays have no rows");
+  int64_t elementBytes = getElementBytes(array.kind);
+  int64_t from = array.shape.back() * elementBytes, to = width * elementBytes;
+  int64_t rows = 1;
+  for (int64_t d : llvm::ArrayRef(array.shape).drop_back())
+    rows *= d;
+  HostArray result = array;
+  result.shape.back() = width;
+  result.data.assign(rows * to, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    if (int64_t bytes = std::min(from, to))
+      std::memcpy(result.data.data() + r * to, array.data.data() + r * from,
+                  bytes);
+  return result;
+}
+
+HostArray npu::padRows(const HostArray &array, int64_t width) {
+  assert(width >= array.shape.back() && "padding cannot shorten rows");
+  return resizeRows(array, width);
+}
+
+HostArray npu::cutRows(const HostArray &array, int64_t width) {
+  assert(width <= array.shape.back() && "cutting cannot lengthen rows");
+  return resizeRows(array, width);
 }

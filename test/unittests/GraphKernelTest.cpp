@@ -23,10 +23,12 @@
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Target/ONNX/ImportONNX.h"
+#include "npu/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
@@ -167,7 +169,13 @@ struct MatmulCase {
   const char *device = "ascend910b";
 };
 
-class GraphKernelTest : public ::testing::Test {
+/// Whether LayoutAlignToNPU runs before the lowering: every test runs with
+/// dense storage and again with the layouts it chooses when the function's
+/// inputs and outputs are aligned too, so that each kernel is checked
+/// reading and writing padded rows (and the host padding them).
+enum class Storage { Dense, Aligned };
+
+class GraphKernelTest : public ::testing::TestWithParam<Storage> {
 protected:
   GraphKernelTest() {
     DialectRegistry registry;
@@ -182,15 +190,26 @@ protected:
     EXPECT_TRUE(module) << source;
     if (!module)
       return module;
-    PassManager pm(&ctx);
-    GraphToDevicePipelineOptions options;
-    options.device = device;
-    buildGraphToDevicePipeline(pm, options);
-    if (failed(pm.run(*module))) {
+    if (failed(lowerModule(*module, device))) {
       ADD_FAILURE() << "lowering failed:\n" << source;
       return nullptr;
     }
     return module;
+  }
+
+  /// Lays `module` out (for Storage::Aligned) and lowers it for `device`.
+  LogicalResult lowerModule(ModuleOp module, const char *device) {
+    PassManager pm(&ctx);
+    if (GetParam() == Storage::Aligned) {
+      LayoutAlignToNPUOptions layout;
+      layout.graphIOMode = graph::AlignMode::ALIGN;
+      pm.addNestedPass<func::FuncOp>(createLayoutAlignToNPU(layout));
+      pm.addPass(createCanonicalizerPass());
+    }
+    GraphToDevicePipelineOptions options;
+    options.device = device;
+    buildGraphToDevicePipeline(pm, options);
+    return pm.run(module);
   }
 
   /// Runs @f of `source` on `inputs` in both executors; expects the same
@@ -220,13 +239,25 @@ protected:
       result.data.assign(out.getNumElements() * getElementBytes(result.kind),
                          0xff);
       args.push_back(result);
+      // Arguments stored aligned take padded rows.
+      std::vector<int64_t> channels(args.size(), -1);
+      for (auto [i, arg] : llvm::enumerate(args))
+        if (auto c = func.getArgAttrOfType<IntegerAttr>(i, "npudev.channels")) {
+          channels[i] = c.getInt();
+          if (i + 1 < args.size())
+            arg = padRows(
+                arg,
+                cast<MemRefType>(func.getArgumentTypes()[i]).getShape().back());
+        }
       if (jit) {
         EXPECT_TRUE(succeeded(jit::runJit(*module, name, args)));
       } else {
         sim::SimulationReport report;
         EXPECT_TRUE(succeeded(sim::simulate(func, args, {}, report)));
       }
-      results[jit] = args.back();
+      results[jit] = channels.back() < 0
+                         ? args.back()
+                         : cutRows(args.back(), channels.back());
     }
     EXPECT_EQ(results[0].data, results[1].data) << "simulator and JIT differ";
     return results[0];
@@ -458,11 +489,7 @@ protected:
     EXPECT_TRUE(module) << path;
     if (!module)
       return nullptr;
-    PassManager pm(&ctx);
-    GraphToDevicePipelineOptions options;
-    options.device = device;
-    buildGraphToDevicePipeline(pm, options);
-    if (failed(pm.run(*module))) {
+    if (failed(lowerModule(*module, device))) {
       ADD_FAILURE() << "lowering failed: " << path;
       return nullptr;
     }
@@ -549,19 +576,19 @@ protected:
   std::mt19937 rng{7};
 };
 
-TEST_F(GraphKernelTest, ElementwiseEveryUnaryOp) {
+TEST_P(GraphKernelTest, ElementwiseEveryUnaryOp) {
   // 10500 elements: tiles of 4096 (ascend910b) cut within the one row.
   for (const UnaryCase &c : unaryCases())
     checkUnary(c, {3, 50, 70}, ElementKind::F32, "ascend910b");
 }
 
-TEST_F(GraphKernelTest, ElementwiseUnaryInHalfOnBothDevices) {
+TEST_P(GraphKernelTest, ElementwiseUnaryInHalfOnBothDevices) {
   for (const char *device : {"ascend910b", "mlu590"})
     for (const UnaryCase &c : unaryCases())
       checkUnary(c, {7, 33}, ElementKind::F16, device);
 }
 
-TEST_F(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
+TEST_P(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
   // Same shape; a per-channel operand of an NCHW tensor on either side
   // (one element per row, the rows of the channel wrapping over the
   // batch); a trailing row vector (one row for all); a column with a
@@ -585,7 +612,7 @@ TEST_F(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
       checkBinary(c, lhs, rhs, ElementKind::F32, "ascend910b");
 }
 
-TEST_F(GraphKernelTest, ElementwiseTilesAcrossRowsAndHalf) {
+TEST_P(GraphKernelTest, ElementwiseTilesAcrossRowsAndHalf) {
   // Rows of 100 in tiles of 40 rows (4096 elements) with a partial last
   // tile; f16 tiles of 8192 elements on mlu590.
   for (const BinaryCase &c : binaryCases()) {
@@ -594,7 +621,7 @@ TEST_F(GraphKernelTest, ElementwiseTilesAcrossRowsAndHalf) {
   }
 }
 
-TEST_F(GraphKernelTest, ElementwiseVectorScalarOps) {
+TEST_P(GraphKernelTest, ElementwiseVectorScalarOps) {
   for (const BinaryCase &c : binaryCases()) {
     checkBinary(c, {2, 4, 4, 64}, {64}, ElementKind::F32, "ascend910b",
                 /*vectorScalar=*/true);
@@ -603,7 +630,7 @@ TEST_F(GraphKernelTest, ElementwiseVectorScalarOps) {
   }
 }
 
-TEST_F(GraphKernelTest, ElementwiseIntegers) {
+TEST_P(GraphKernelTest, ElementwiseIntegers) {
   // i32, exactly: the binary ops but division (which truncates) with a
   // per-row broadcast, and the unary ops integers have.
   std::uniform_int_distribution<int32_t> small(-50, 50);
@@ -664,7 +691,7 @@ TEST_F(GraphKernelTest, ElementwiseIntegers) {
   }
 }
 
-TEST_F(GraphKernelTest, ElementwiseEqualNotSelect) {
+TEST_P(GraphKernelTest, ElementwiseEqualNotSelect) {
   // equal of values drawn from five (so that many are equal) against a
   // per-row operand; not; select with a per-row condition and a trailing
   // row, and with a scalar. Exact.
@@ -737,7 +764,7 @@ TEST_F(GraphKernelTest, ElementwiseEqualNotSelect) {
     EXPECT_EQ(picked[i], m[i] ? -7.5f : a[i]) << "select scalar " << i;
 }
 
-TEST_F(GraphKernelTest, Cast) {
+TEST_P(GraphKernelTest, Cast) {
   // ONNX Cast. Float to integer truncates toward zero; where ONNX leaves it
   // undefined (NaN, out of range) the kernel gives 0 and the nearest value
   // in range that the float type holds. To bool: x != 0 (NaN is true).
@@ -816,7 +843,7 @@ TEST_F(GraphKernelTest, Cast) {
   }
 }
 
-TEST_F(GraphKernelTest, Pow) {
+TEST_P(GraphKernelTest, Pow) {
   // ONNX Pow (numpy's power) against std::pow in float64: a tensor
   // exponent (integers and fractions, zeros, negative and zero bases), and
   // constant exponents the kernel raises to by multiplication or sqrt.
@@ -888,12 +915,12 @@ TEST_F(GraphKernelTest, Pow) {
     EXPECT_EQ(cubes[i], base[i] * base[i] * base[i]) << base[i] << " ^ 3";
 }
 
-TEST_F(GraphKernelTest, ElementwiseEmptyTensors) {
+TEST_P(GraphKernelTest, ElementwiseEmptyTensors) {
   checkUnary(unaryCases()[0], {0, 5}, ElementKind::F32, "ascend910b");
   checkBinary(binaryCases()[0], {3, 0, 4}, {4}, ElementKind::F32, "ascend910b");
 }
 
-TEST_F(GraphKernelTest, Softmax) {
+TEST_P(GraphKernelTest, Softmax) {
   // Rows of 1000 (a classifier) and of 4096 (attention) in f32 and f16;
   // more rows than a tile holds.
   checkRows(true, {2, 1000}, -1, ElementKind::F32, "ascend910b");
@@ -901,7 +928,7 @@ TEST_F(GraphKernelTest, Softmax) {
   checkRows(true, {4, 30, 70}, -1, ElementKind::F32, "mlu590");
 }
 
-TEST_F(GraphKernelTest, LayerNorm) {
+TEST_P(GraphKernelTest, LayerNorm) {
   // Over the last axis (a transformer's hidden size) and over two
   // trailing dimensions; f16 and both devices.
   checkRows(false, {2, 50, 768}, -1, ElementKind::F32, "ascend910b");
@@ -909,7 +936,7 @@ TEST_F(GraphKernelTest, LayerNorm) {
   checkRows(false, {64, 256}, -1, ElementKind::F16, "ascend910b");
 }
 
-TEST_F(GraphKernelTest, ReshapeAndConstants) {
+TEST_P(GraphKernelTest, ReshapeAndConstants) {
   // A reshape copies the elements in order (here through three tiles of
   // 4096 on ascend910b); constants: a splat filled by a launch, a few
   // values stored one by one, a scalar.
@@ -969,7 +996,7 @@ TEST_F(GraphKernelTest, ReshapeAndConstants) {
   }
 }
 
-TEST_F(GraphKernelTest, ImportedModelsRunEndToEnd) {
+TEST_P(GraphKernelTest, ImportedModelsRunEndToEnd) {
   // test/Target/ONNX/models, made by scripts/make-onnx-test-models.py, run
   // from their inputs and weights against float64 formulas of the ONNX
   // ops. gemm: Flatten, then Gemm with transB, alpha 0.5, beta 2.
@@ -1017,7 +1044,7 @@ TEST_F(GraphKernelTest, ImportedModelsRunEndToEnd) {
   }
 }
 
-TEST_F(GraphKernelTest, Transpose) {
+TEST_P(GraphKernelTest, Transpose) {
   // The last dimension staying (rows copied) or moving (tiles transposed
   // on chip), planes larger than a tile, rank 1 and 2, f16 and i32.
   struct Case {
@@ -1087,7 +1114,7 @@ TEST_F(GraphKernelTest, Transpose) {
   }
 }
 
-TEST_F(GraphKernelTest, Conv2D) {
+TEST_P(GraphKernelTest, Conv2D) {
   const std::vector<ConvCase> cases = {
       // 3x3, same padding; strided with uneven padding and a bias;
       // dilated; grouped and depthwise; a 1x1 over more than 128 channels
@@ -1132,7 +1159,7 @@ TEST_F(GraphKernelTest, Conv2D) {
     checkConv(c);
 }
 
-TEST_F(GraphKernelTest, Conv3D) {
+TEST_P(GraphKernelTest, Conv3D) {
   // npu-decompose-conv3d's conv2d per depth tap, summed, against a float64
   // 3-D convolution: depth stride and padding with bias; depth dilation
   // and groups; a filter one deep (no slice); an empty batch.
@@ -1243,7 +1270,7 @@ TEST_F(GraphKernelTest, Conv3D) {
   }
 }
 
-TEST_F(GraphKernelTest, DepthwiseConv2D) {
+TEST_P(GraphKernelTest, DepthwiseConv2D) {
   // On the vector unit: 3x3 same padding with a bias over more than one
   // tile of output columns; stride 2 with uneven padding, f16 on mlu590;
   // dilated 5x5 whose taps fall outside whole rows; 7x7 over more channels
@@ -1276,7 +1303,7 @@ TEST_F(GraphKernelTest, DepthwiseConv2D) {
     checkConv(c);
 }
 
-TEST_F(GraphKernelTest, ImportedConvBatchNormRelu) {
+TEST_P(GraphKernelTest, ImportedConvBatchNormRelu) {
   // conv_bn_relu.onnx: Conv 3x3 (pads 1) with bias, BatchNormalization
   // (epsilon 1e-3), Relu, in NCHW; the importer computes in NHWC and takes
   // the filter stored as [O, KH, KW, I] (npu.onnx_perm 0, 2, 3, 1).
@@ -1339,7 +1366,7 @@ static double resizeCoordinate(const std::string &mode, int64_t x, int64_t in,
   return x / scale; // asymmetric
 }
 
-TEST_F(GraphKernelTest, Resize) {
+TEST_P(GraphKernelTest, Resize) {
   // Nearest (each rounding) and linear over every coordinate mode;
   // upsampling by an integer and a fractional factor, downsampling, a
   // single output row, f16, both devices.
@@ -1479,7 +1506,7 @@ TEST_F(GraphKernelTest, Resize) {
   }
 }
 
-TEST_F(GraphKernelTest, Pools) {
+TEST_P(GraphKernelTest, Pools) {
   // max_pool and avg_pool (with and without the padding counted) over
   // [N, H, W, C]: strides, asymmetric padding (as ceil mode extends it),
   // more than 64 output columns, f16, both devices.
@@ -1595,7 +1622,7 @@ TEST_F(GraphKernelTest, Pools) {
   }
 }
 
-TEST_F(GraphKernelTest, Reduce) {
+TEST_P(GraphKernelTest, Reduce) {
   // Over a block of axes in the middle (a global pool), the last axes and
   // the first; more rows than a chunk; every kind; f16; an empty reduction.
   struct Case {
@@ -1679,7 +1706,7 @@ struct MoveCase {
   ElementKind kind = ElementKind::F32;
 };
 
-TEST_F(GraphKernelTest, DataMovement) {
+TEST_P(GraphKernelTest, DataMovement) {
   auto index = [](const Shape &shape, const std::vector<int64_t> &at) {
     int64_t i = 0;
     for (size_t d = 0; d < shape.size(); ++d)
@@ -1807,7 +1834,7 @@ TEST_F(GraphKernelTest, DataMovement) {
   }
 }
 
-TEST_F(GraphKernelTest, Gather) {
+TEST_P(GraphKernelTest, Gather) {
   // Rows along the middle axis with negative indices, a scalar index (a
   // class token), rows of more than a tile along the first axis (f16).
   struct Case {
@@ -1864,7 +1891,7 @@ TEST_F(GraphKernelTest, Gather) {
   }
 }
 
-TEST_F(GraphKernelTest, Scatter) {
+TEST_P(GraphKernelTest, Scatter) {
   // ONNX ScatterND and ScatterElements against loops written from their
   // definitions: negative indices count from the end; a repeated index
   // keeps its last update (index order); slices wider than a tile.
@@ -1920,7 +1947,7 @@ TEST_F(GraphKernelTest, Scatter) {
   EXPECT_EQ(got, want) << "scatter";
 }
 
-TEST_F(GraphKernelTest, Matmul) {
+TEST_P(GraphKernelTest, Matmul) {
   const std::vector<MatmulCase> cases = {
       // One tile; edges of 128 in M, N and K; a shared rhs over batches.
       {{3, 5}, {5, 7}},
@@ -1939,3 +1966,10 @@ TEST_F(GraphKernelTest, Matmul) {
 }
 
 } // namespace
+
+INSTANTIATE_TEST_SUITE_P(Storage, GraphKernelTest,
+                         ::testing::Values(Storage::Dense, Storage::Aligned),
+                         [](const ::testing::TestParamInfo<Storage> &info) {
+                           return info.param == Storage::Dense ? "Dense"
+                                                               : "Aligned";
+                         });

@@ -384,6 +384,22 @@ static LogicalResult checkDeclaredType(const HostArray &array, unsigned index,
   return failure();
 }
 
+/// The rows an argument stored channel-aligned holds (`npudev.channels`),
+/// std::nullopt for a dense argument.
+static std::optional<int64_t> getStoredChannels(func::FuncOp func, unsigned i) {
+  if (auto channels = func.getArgAttrOfType<IntegerAttr>(i, "npudev.channels"))
+    return channels.getInt();
+  return std::nullopt;
+}
+
+/// `type` with its innermost dimension `length` long, dense.
+static MemRefType withRowLength(MemRefType type, int64_t length) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = length;
+  return MemRefType::get(shape, type.getElementType(),
+                         MemRefLayoutAttrInterface(), type.getMemorySpace());
+}
+
 /// The run's arguments in order: the --input files, then zeros for the
 /// results of a graph-level function (arguments past `declaredTypes`),
 /// then random data when --random-inputs is given. Which arguments are
@@ -399,7 +415,13 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
   if (failed(weights))
     return failure();
   size_t weightsTaken = 0;
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+  for (auto [i, storedType] : llvm::enumerate(func.getArgumentTypes())) {
+    // An argument stored channel-aligned takes its value's rows, padded
+    // here as the kernels store them.
+    std::optional<int64_t> channels = getStoredChannels(func, i);
+    Type type = storedType;
+    if (channels)
+      type = withRowLength(cast<MemRefType>(storedType), *channels);
     FailureOr<HostArray> arg = failure();
     std::optional<StringRef> weightName = getWeightName(func, i);
     if (i < inputs.size()) {
@@ -430,6 +452,8 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
     }
     if (failed(arg))
       return failure();
+    if (channels)
+      arg = padRows(*arg, cast<MemRefType>(storedType).getShape().back());
     args.push_back(std::move(*arg));
   }
   if (weightsTaken != weights->size()) {
@@ -562,6 +586,9 @@ int main(int argc, char **argv) {
   // Output selection reads the signature before the JIT lowers it.
   SmallVector<bool> outputs = selectOutputs(func);
   SmallVector<int64_t> rowCountArgs = findRowCountArgs(func);
+  SmallVector<std::optional<int64_t>> storedChannels;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    storedChannels.push_back(getStoredChannels(func, i));
   sim::SimulatorOptions options;
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
@@ -574,6 +601,9 @@ int main(int argc, char **argv) {
           : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;
+  for (auto [arg, channels] : llvm::zip(*args, storedChannels))
+    if (channels)
+      arg = cutRows(arg, *channels);
 
   if (failed(trimDynamicOutputs(func, rowCountArgs, *args)))
     return 1;

@@ -78,6 +78,16 @@ struct ArgumentSpec {
   std::string describeMismatch(const HostArray &array, unsigned index) const;
 };
 
+/// `array` with its rows (the innermost dimension) widened to `width`
+/// elements, the new ones zero: a value in channel-aligned storage, as a
+/// kernel argument marked `npudev.channels` takes it. `width` is at least
+/// the row length.
+HostArray padRows(const HostArray &array, int64_t width);
+
+/// `array` with its rows cut to their first `width` elements: the value a
+/// channel-aligned argument holds.
+HostArray cutRows(const HostArray &array, int64_t width);
+
 } // namespace npu
 
 #endif // NPU_RUNTIME_HOSTARRAY_H

@@ -197,6 +197,7 @@ ArrayRef<int64_t> shapeOf(Value memref) {
 
 struct ConcatKernelModel
     : DeviceKernelOpInterface::ExternalModel<ConcatKernelModel, ConcatOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
@@ -225,6 +226,7 @@ struct ConcatKernelModel
 
 struct SliceKernelModel
     : DeviceKernelOpInterface::ExternalModel<SliceKernelModel, SliceOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
@@ -357,6 +359,29 @@ struct GatherKernelModel
   }
 };
 
+/// channel_norm moves the value between dense and padded rows: a box copy
+/// of all of it, whose tiles read rows of one layout and write rows of the
+/// other. The padding of an aligned result is left as it was; no kernel
+/// reads it.
+struct ChannelNormKernelModel
+    : DeviceKernelOpInterface::ExternalModel<ChannelNormKernelModel,
+                                             ChannelNormOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
+  LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
+                                   const KernelOperands &io,
+                                   const DeviceModel &device,
+                                   const KernelOptions &) const {
+    int64_t rank = shapeOf(io.results[0]).size();
+    Box box{io.operands[0], io.results[0],
+            zeros(rank),    ones(rank),
+            zeros(rank),    SmallVector<int64_t>(shapeOf(io.results[0]))};
+    KernelBuilder k(b, op->getLoc());
+    buildBoxCopy(k, box, device, "channel_norm");
+    return success();
+  }
+};
+
 } // namespace
 
 void npu::registerDataMovementKernelModels(DialectRegistry &registry) {
@@ -365,5 +390,6 @@ void npu::registerDataMovementKernelModels(DialectRegistry &registry) {
     SliceOp::attachInterface<SliceKernelModel>(*ctx);
     PadOp::attachInterface<PadKernelModel>(*ctx);
     GatherOp::attachInterface<GatherKernelModel>(*ctx);
+    ChannelNormOp::attachInterface<ChannelNormKernelModel>(*ctx);
   });
 }

@@ -14,13 +14,19 @@
 //     needs at its peak;
 //  3. the op builds its kernels in place of itself (DeviceKernelOpInterface,
 //     attached by its family), reading the memrefs of its operands and
-//     writing its destination;
+//     writing its destination. A value LayoutAlignToNPU stores aligned
+//     (`#npu.layout<align>`, C not already a multiple of the unit) lives in
+//     a buffer of padded rows and reaches kernels as a strided view of its
+//     C columns; an op whose kernels cannot read such views gets dense
+//     copies, made and written back by `repack` launches;
 //  4. returned values that were not written in place (function arguments,
 //     values returned twice) are copied into their output argument, the
 //     allocations are freed and the graph ops erased.
 // O(ops + uses + kernel size).
 //
 //===----------------------------------------------------------------------===//
+
+#include "CopyKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Conversion/Passes.h"
@@ -64,6 +70,33 @@ MemRefType getRowCountType(MLIRContext *ctx) {
   return getGlobalMemRefType(ctx, {1}, IntegerType::get(ctx, 64));
 }
 
+/// The row length a value of `type` is stored with when LayoutAlignToNPU
+/// made it aligned: C padded to the alignment unit. std::nullopt when it is
+/// stored dense (no aligned layout, or C already a multiple of the unit, so
+/// both forms are the same bytes).
+std::optional<int64_t> getPaddedChannels(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() == 0 ||
+      getLayoutMode(tensor) != AlignMode::ALIGN)
+    return std::nullopt;
+  int64_t channels = tensor.getShape().back();
+  int64_t padded = llvm::alignTo(channels, NPUDialect::kChannelAlignment);
+  if (ShapedType::isDynamic(channels) || padded == channels)
+    return std::nullopt;
+  return padded;
+}
+
+/// The view kernels read of `buffer`, which stores a value of type `type`:
+/// its C columns (a strided view) when the rows are padded, else `buffer`.
+Value viewStored(OpBuilder &b, Location loc, Value buffer, Type type) {
+  if (!getPaddedChannels(type))
+    return buffer;
+  SmallVector<int64_t> sizes(cast<MemRefType>(buffer.getType()).getShape());
+  sizes.back() = cast<RankedTensorType>(type).getShape().back();
+  SmallVector<int64_t> offsets(sizes.size(), 0), strides(sizes.size(), 1);
+  return b.create<memref::SubViewOp>(loc, buffer, offsets, sizes, strides);
+}
+
 /// Whether `func` is graph-level: it uses npu ops, or takes or returns
 /// tensors (a function that only passes tensors through still needs device
 /// buffers to run).
@@ -99,15 +132,18 @@ public:
   LogicalResult run() {
     Block &entry = func.getBody().front();
     unsigned numOldArgs = entry.getNumArguments();
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    // The graph's ops, before the signature adds views of the arguments.
+    auto graphOps = llvm::make_pointer_range(entry.without_terminator());
+    SmallVector<Operation *> ops(graphOps.begin(), graphOps.end());
     if (failed(computeRowBounds(entry)) || failed(convertSignature(entry)))
       return failure();
-    auto ret = cast<func::ReturnOp>(entry.getTerminator());
     claimOutputs(ret);
     findLastUsers(entry);
-    for (Operation &op : entry.without_terminator()) {
-      if (failed(lowerOp(op)))
+    for (Operation *op : ops) {
+      if (failed(lowerOp(*op)))
         return failure();
-      releaseDeadValues(op);
+      releaseDeadValues(*op);
     }
     finish(ret);
     // Users first, so that no erased op leaves a dangling use.
@@ -120,7 +156,7 @@ public:
 
 private:
   /// The memref type `value` is stored in: its shape, a dynamic first
-  /// dimension at its upper bound.
+  /// dimension at its upper bound, C padded when it is stored aligned.
   FailureOr<MemRefType> getStorageType(Operation *op, Value value) {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape;
@@ -134,6 +170,8 @@ private:
           << value.getType() << " is not a statically shaped tensor";
       return failure();
     }
+    if (std::optional<int64_t> padded = getPaddedChannels(tensor))
+      shape.back() = *padded;
     if (failed(checkGlobalMemory(op, value.getType(), shape,
                                  tensor.getElementType())))
       return failure();
@@ -232,24 +270,41 @@ private:
     }
     // Swap in fresh arguments so that the old ones keep their tensor types
     // until their users are erased.
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
     for (auto [i, type] : llvm::enumerate(inputs)) {
       BlockArgument arg = entry.addArgument(type, func.getLoc());
-      if (i < numInputs)
-        mapping.map(entry.getArgument(i), arg);
-      else if (i < numInputs + returned.size())
+      if (i < numInputs) {
+        mapping.map(entry.getArgument(i),
+                    viewArgument(b, entry.getArgument(i), arg, storedArgs));
+      } else if (i < numInputs + returned.size()) {
         outputs.push_back(arg);
-      else
+        outputViews.push_back(
+            viewArgument(b, returned[i - numInputs], arg, storedResults));
+      } else {
         outputCounts.push_back(arg);
+      }
     }
     func.setType(FunctionType::get(func.getContext(), inputs, {}));
     return success();
+  }
+
+  /// The view kernels read for argument `arg`, which stores `value`: its
+  /// C columns when `value` is stored aligned, recorded in `padded` with
+  /// its logical C so that the arguments can be marked `npudev.channels`.
+  Value viewArgument(OpBuilder &b, Value value, BlockArgument arg,
+                     SmallVectorImpl<std::pair<Value, int64_t>> &padded) {
+    if (!getPaddedChannels(value.getType()))
+      return arg;
+    padded.push_back(
+        {arg, cast<RankedTensorType>(value.getType()).getShape().back()});
+    return viewStored(b, arg.getLoc(), arg, value.getType());
   }
 
   /// Ops whose result is returned write straight into the output argument
   /// (and its row count).
   void claimOutputs(func::ReturnOp ret) {
     unsigned count = 0;
-    for (auto [value, output] : llvm::zip(ret.getOperands(), outputs)) {
+    for (auto [value, output] : llvm::zip(ret.getOperands(), outputViews)) {
       Value rows = hasDynamicRows(value) ? outputCounts[count++] : Value();
       if (!value.getDefiningOp() || destinations.count(value))
         continue;
@@ -299,19 +354,27 @@ private:
   /// Rank 0 and empty values get buffers of their own.
   Value allocateIntermediate(OpBuilder &b, Location loc, Value value,
                              MemRefType type) {
-    int64_t elements = type.getNumElements();
-    if (type.getRank() == 0 || elements == 0)
+    if (type.getRank() == 0 || type.getNumElements() == 0)
       return allocate(b, loc, type);
-    SmallVector<Value> &free = freeBuffers[{type.getElementType(), elements}];
-    Value flat;
-    if (free.empty()) {
-      flat = allocate(b, loc,
-                      getGlobalMemRefType(b.getContext(), {elements},
-                                          type.getElementType()));
-    } else {
-      flat = free.pop_back_val();
-    }
+    Value flat = takeFromPool(b, loc, type);
     pooled[value] = flat;
+    return viewAs(b, loc, flat, type);
+  }
+
+  /// A free flat buffer of as many elements of `type`'s element type as
+  /// `type` holds, else a new one.
+  Value takeFromPool(OpBuilder &b, Location loc, MemRefType type) {
+    int64_t elements = type.getNumElements();
+    SmallVector<Value> &free = freeBuffers[{type.getElementType(), elements}];
+    if (!free.empty())
+      return free.pop_back_val();
+    return allocate(
+        b, loc,
+        getGlobalMemRefType(b.getContext(), {elements}, type.getElementType()));
+  }
+
+  /// The flat buffer `flat` viewed in the shape of `type`.
+  static Value viewAs(OpBuilder &b, Location loc, Value flat, MemRefType type) {
     if (type.getRank() == 1)
       return flat;
     ReassociationIndices all(type.getRank());
@@ -363,9 +426,11 @@ private:
       if (failed(type))
         return failure();
       Value target = destinations.lookup(result);
-      results.push_back(
-          target ? target
-                 : allocateIntermediate(b, op.getLoc(), result, *type));
+      if (!target)
+        target = viewStored(b, op.getLoc(),
+                            allocateIntermediate(b, op.getLoc(), result, *type),
+                            result.getType());
+      results.push_back(target);
       Value count;
       if (hasDynamicRows(result)) {
         count = countDestinations.lookup(result);
@@ -381,14 +446,74 @@ private:
                              ? mapping.lookup(operand)
                              : operand);
     Operation *before = op.getPrevNode();
-    KernelOperands io{operands, results, counts};
+    SmallVector<Value> kernelOperands(operands), kernelResults(results);
+    bool repack = !kernels.readsAlignedStorage();
+    if (repack)
+      repackOperands(b, op.getLoc(), kernelOperands, kernelResults);
+    KernelOperands io{kernelOperands, kernelResults, counts};
     if (failed(kernels.buildDeviceKernels(b, io, device, options)) ||
         failed(checkOnChipMemory(op, before)))
       return failure();
+    if (repack)
+      writeBackResults(b, op.getLoc(), kernelResults, results);
     for (auto [result, target] : llvm::zip(op.getResults(), results))
       mapping.map(result, target);
     lowered.push_back(&op);
     return success();
+  }
+
+  /// Replaces each strided view among `operands` and `results` (a value
+  /// stored aligned) by a dense buffer borrowed from the pool, and copies
+  /// the operands' values into theirs.
+  void repackOperands(OpBuilder &b, Location loc, SmallVector<Value> &operands,
+                      SmallVector<Value> &results) {
+    KernelBuilder k(b, loc);
+    for (Value &operand : operands)
+      if (Value dense = borrowDense(b, loc, operand)) {
+        copyBox(k, operand, dense);
+        operand = dense;
+      }
+    for (Value &result : results)
+      if (Value dense = borrowDense(b, loc, result))
+        result = dense;
+  }
+
+  /// Copies the dense results the kernels wrote into the strided views
+  /// they stand for, and returns the borrowed buffers to the pool.
+  void writeBackResults(OpBuilder &b, Location loc, ArrayRef<Value> dense,
+                        ArrayRef<Value> stored) {
+    KernelBuilder k(b, loc);
+    for (auto [from, to] : llvm::zip(dense, stored))
+      if (from != to)
+        copyBox(k, from, to);
+    for (auto [key, flat] : borrowed)
+      freeBuffers[key].push_back(flat);
+    borrowed.clear();
+  }
+
+  /// A dense buffer shaped as `view` when `view` is a strided memref, else
+  /// null. It comes from the pool and goes back after the op.
+  Value borrowDense(OpBuilder &b, Location loc, Value view) {
+    auto type = dyn_cast<MemRefType>(view.getType());
+    if (!type || type.getLayout().isIdentity())
+      return nullptr;
+    auto dense = getGlobalMemRefType(b.getContext(), type.getShape(),
+                                     type.getElementType());
+    if (dense.getNumElements() == 0)
+      return allocate(b, loc, dense);
+    Value flat = takeFromPool(b, loc, dense);
+    borrowed.push_back(
+        {{dense.getElementType(), dense.getNumElements()}, flat});
+    return viewAs(b, loc, flat, dense);
+  }
+
+  /// One `repack` launch copying all of `from` into `to` (same shape).
+  void copyBox(KernelBuilder &k, Value from, Value to) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(from.getType()).getShape();
+    SmallVector<int64_t> zeros(shape.size(), 0), ones(shape.size(), 1);
+    buildBoxCopy(k,
+                 Box{from, to, zeros, ones, zeros, SmallVector<int64_t>(shape)},
+                 device, "repack");
   }
 
   /// The kernels built for `op` (the launches between `before` and `op`)
@@ -420,7 +545,7 @@ private:
   void finish(func::ReturnOp ret) {
     OpBuilder b(ret);
     unsigned count = 0;
-    for (auto [value, output] : llvm::zip(ret.getOperands(), outputs)) {
+    for (auto [value, output] : llvm::zip(ret.getOperands(), outputViews)) {
       Value stored = mapping.lookup(value);
       if (stored != output)
         b.create<memref::CopyOp>(ret.getLoc(), stored, output);
@@ -452,13 +577,20 @@ private:
                       IntegerAttr::get(IntegerType::get(ctx, 64), rows));
       func.setArgAttr(rows, "npudev.row_count", UnitAttr::get(ctx));
     }
+    Type i64 = IntegerType::get(ctx, 64);
+    for (auto [arg, channels] :
+         llvm::concat<std::pair<Value, int64_t>>(storedArgs, storedResults))
+      func.setArgAttr(cast<BlockArgument>(arg).getArgNumber(),
+                      "npudev.channels", IntegerAttr::get(i64, channels));
   }
 
   func::FuncOp func;
   const DeviceModel &device;
   const KernelOptions &options;
   IRMapping mapping;
-  SmallVector<Value> outputs, outputCounts;
+  SmallVector<Value> outputs, outputViews, outputCounts;
+  /// The arguments stored with padded rows, with their logical C.
+  SmallVector<std::pair<Value, int64_t>> storedArgs, storedResults;
   SmallVector<bool> dynamicOutputs;
   llvm::DenseMap<Value, int64_t> rowBounds;
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
@@ -469,6 +601,8 @@ private:
   /// ones by (element type, elements).
   llvm::DenseMap<Value, Value> pooled;
   llvm::DenseMap<std::pair<Type, int64_t>, SmallVector<Value>> freeBuffers;
+  /// The pool buffers lent to the current op's dense copies.
+  SmallVector<std::pair<std::pair<Type, int64_t>, Value>> borrowed;
 };
 
 /// The device to build kernels for: the module's, else the `device`
