@@ -155,7 +155,8 @@ struct Alloc {
 struct CollapseShape {
   static LogicalResult simulate(OpExecution &exec) {
     // Each group of contiguous dimensions becomes one, strided like its
-    // innermost member.
+    // innermost member of more than one element (a unit dimension's stride
+    // says nothing: a padded row's [..., 64 k, 1] collapses to stride 64).
     auto op = cast<memref::CollapseShapeOp>(exec.getOp());
     const MemRefView &src = exec.getView(0);
     MemRefView v = src;
@@ -166,7 +167,10 @@ struct CollapseShape {
       for (int64_t d : group)
         size *= src.sizes[d];
       v.sizes.push_back(size);
-      v.strides.push_back(src.strides[group.back()]);
+      auto inner = llvm::find_if(llvm::reverse(group),
+                                 [&](int64_t d) { return src.sizes[d] != 1; });
+      v.strides.push_back(
+          src.strides[inner == group.rend() ? group.back() : *inner]);
     }
     exec.setView(0, std::move(v));
     exec.chargeScalar();

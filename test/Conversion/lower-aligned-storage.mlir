@@ -20,29 +20,47 @@ func.func @to_align(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32, #npu.layout<
 
 // -----
 
-// An aligned intermediate takes a pool buffer of padded rows (4 x 64). The
-// elementwise kernel reads dense operands, so a repack launch copies the
-// aligned argument into a dense buffer and another copies its dense result
-// back into the padded rows, where channel_norm reads it.
-// CHECK-LABEL: func.func @repack
+// An aligned intermediate takes a pool buffer of padded rows (4 x 64), and
+// relu reads and writes the views in place, a row of C at a time.
+// CHECK-LABEL: func.func @in_place
 // CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #npudev.space<global>> {npudev.channels = 8 : i64}, %[[OUT:.*]]: memref<4x8xf32, #npudev.space<global>> {npudev.output})
 // CHECK: %[[XV:.*]] = memref.subview %[[X]][0, 0] [4, 8] [1, 1]
 // CHECK: %[[PADDED:.*]] = memref.alloc() : memref<256xf32, #npudev.space<global>>
 // CHECK: %[[ROWS:.*]] = memref.expand_shape %[[PADDED]] {{\[\[}}0, 1]] output_shape [4, 64]
 // CHECK: %[[AV:.*]] = memref.subview %[[ROWS]][0, 0] [4, 8] [1, 1] : memref<4x64xf32, #npudev.space<global>> to memref<4x8xf32, strided<[64, 1]>, #npudev.space<global>>
-// CHECK: npudev.launch {{.*}}strategy = "repack"
-// CHECK: memref.subview %[[XV]]
+// CHECK-NOT: repack
 // CHECK: npudev.launch {{.*}}strategy = "elementwise"
+// CHECK: memref.subview %[[XV]]
 // CHECK: npudev.vunary <relu>
-// CHECK: npudev.launch {{.*}}strategy = "repack"
 // CHECK: memref.subview %[[AV]]
 // CHECK: npudev.launch {{.*}}strategy = "channel_norm"
 // CHECK: memref.subview %[[AV]]
 // CHECK: memref.subview %[[OUT]]
-func.func @repack(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x8xf32, #npu.layout<nalign>> {
+func.func @in_place(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x8xf32, #npu.layout<nalign>> {
   %a = npu.relu %x : tensor<4x8xf32, #npu.layout<align>> -> tensor<4x8xf32, #npu.layout<align>>
   %r = npu.channel_norm <to_nalign> %a : tensor<4x8xf32, #npu.layout<align>> -> tensor<4x8xf32, #npu.layout<nalign>>
   return %r : tensor<4x8xf32, #npu.layout<nalign>>
+}
+
+// -----
+
+// pad fills its whole result as one flat run, which padded rows are not:
+// a repack launch copies the aligned argument into a dense buffer, pad
+// works there, and another repack writes its result into the padded rows
+// of the output.
+// CHECK-LABEL: func.func @repack
+// CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #npudev.space<global>> {npudev.channels = 8 : i64}, %[[OUT:.*]]: memref<4x64xf32, #npudev.space<global>> {npudev.channels = 10 : i64, npudev.output})
+// CHECK: %[[XV:.*]] = memref.subview %[[X]][0, 0] [4, 8] [1, 1]
+// CHECK: %[[OV:.*]] = memref.subview %[[OUT]][0, 0] [4, 10] [1, 1]
+// CHECK: npudev.launch {{.*}}strategy = "repack"
+// CHECK: memref.subview %[[XV]]
+// CHECK: npudev.launch {{.*}}strategy = "pad"
+// CHECK: npudev.launch {{.*}}strategy = "pad"
+// CHECK: npudev.launch {{.*}}strategy = "repack"
+// CHECK: memref.subview %[[OV]]
+func.func @repack(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x10xf32, #npu.layout<align>> {
+  %r = npu.pad %x {pad_high = array<i64: 0, 1>, pad_low = array<i64: 0, 1>} : tensor<4x8xf32, #npu.layout<align>> -> tensor<4x10xf32, #npu.layout<align>>
+  return %r : tensor<4x10xf32, #npu.layout<align>>
 }
 
 // -----
@@ -57,4 +75,20 @@ func.func @repack(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x8xf32, #n
 func.func @whole_rows(%x: tensor<2x64xf32, #npu.layout<align>>) -> tensor<2x64xf32, #npu.layout<align>> {
   %r = npu.relu %x : tensor<2x64xf32, #npu.layout<align>> -> tensor<2x64xf32, #npu.layout<align>>
   return %r : tensor<2x64xf32, #npu.layout<align>>
+}
+
+// -----
+
+// conv2d reads its padded input rows in place (the border copy moves
+// pixels of C channels) and writes its result's padded rows through the
+// epilogue: no repack.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.*]]: memref<1x6x6x64xf32, #npudev.space<global>> {npudev.channels = 5 : i64}, %{{.*}}: memref<7x3x3x64xf32, #npudev.space<global>> {npudev.channels = 5 : i64}, %{{.*}}: memref<7xf32, #npudev.space<global>>, %{{.*}}: memref<1x6x6x64xf32, #npudev.space<global>> {npudev.channels = 7 : i64, npudev.output})
+// CHECK-NOT: repack
+// CHECK: strategy = "conv2d"
+// CHECK-NOT: repack
+// CHECK: return
+func.func @conv(%x: tensor<1x6x6x5xf32, #npu.layout<align>>, %w: tensor<7x3x3x5xf32, #npu.layout<align>>, %b: tensor<7xf32>) -> tensor<1x6x6x7xf32, #npu.layout<align>> {
+  %r = npu.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x5xf32, #npu.layout<align>>, tensor<7x3x3x5xf32, #npu.layout<align>>, tensor<7xf32>) -> tensor<1x6x6x7xf32, #npu.layout<align>>
+  return %r : tensor<1x6x6x7xf32, #npu.layout<align>>
 }

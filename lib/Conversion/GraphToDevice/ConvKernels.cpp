@@ -219,7 +219,9 @@ private:
   }
 
   /// The input with its zero border, row by row: a row of the border is
-  /// zeros; an inner row is zeros, the input row, zeros.
+  /// zeros; an inner row is zeros, the input row, zeros. The input row is
+  /// read as pixels of C channels, so that an input stored with padded
+  /// rows is read in place.
   Value buildPadded() {
     int64_t rowLength = s.paddedW() * s.c, rows = s.n * s.paddedH();
     Value padded = globalBuffer({s.n, s.paddedH(), s.paddedW(), s.c}, element);
@@ -227,14 +229,19 @@ private:
     int64_t chunk = std::min<int64_t>(
         rowLength, int64_t(1) << llvm::Log2_64(
                        std::max<int64_t>(device.vectorBytes / (2 * eb), 1)));
+    // The input part of a row moves in pieces of whole pixels (channels
+    // in pieces when a pixel is longer than the chunk).
+    int64_t depth = std::min(s.c, chunk),
+            pixels = std::max<int64_t>(1, std::min(s.w, chunk / depth));
     int64_t tasks =
         std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), rows);
     dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
       Value zeros = k.alloc({chunk}, element);
-      Value data = k.alloc({chunk}, element);
+      Value data = k.alloc({pixels, depth}, element);
       k.vfill(zeros, k.floatConstant(element, 0));
       Value to = k.reshape(padded, {rows, rowLength});
-      Value from = k.reshape(io.operands[0], {s.n * s.h, s.w * s.c});
+      Value toPixels = k.reshape(padded, {rows, s.paddedW(), s.c});
+      Value from = k.reshape(io.operands[0], {s.n * s.h, s.w, s.c});
       k.forEachItem(task, tasks, rows, [&](Value row) {
         Value hp = k.rem(row, k.index(s.paddedH()));
         Value ih = k.sub(hp, k.index(s.top));
@@ -252,13 +259,7 @@ private:
               zeroRange(0, s.left * s.c);
               Value inRow = k.add(
                   k.mul(k.div(row, k.index(s.paddedH())), k.index(s.h)), ih);
-              forEachChunk(0, s.w * s.c, chunk, [&](Value at, Value size) {
-                OpFoldResult one = k.builder().getIndexAttr(1);
-                Value staged = k.window(data, {k.index(0)}, {size});
-                k.dma(k.window(from, {inRow, at}, {one, size}, {0}), staged);
-                Value target = k.add(at, k.index(s.left * s.c));
-                k.dma(staged, k.window(to, {row, target}, {one, size}, {0}));
-              });
+              copyPixels(from, inRow, toPixels, row, data, pixels, depth);
               zeroRange((s.left + s.w) * s.c, rowLength);
             },
             [&] { zeroRange(0, rowLength); });
@@ -270,6 +271,25 @@ private:
                  b.getNamedAttr("step", b.getStringAttr("pad")),
                  b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))});
     return padded;
+  }
+
+  /// Input row `inRow` of `from` ([rows, W, C]) into row `row` of `to`
+  /// ([rows, paddedW, C]) after the left border, through `data` in pieces
+  /// of `pixels` x `depth`.
+  void copyPixels(Value from, Value inRow, Value to, Value row, Value data,
+                  int64_t pixels, int64_t depth) {
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    forEachChunk(0, s.w, pixels, [&](Value w0, Value width) {
+      forEachChunk(0, s.c, depth, [&](Value c0, Value channels) {
+        Value zero = k.index(0);
+        Value staged = k.window(data, {zero, zero}, {width, channels});
+        k.dma(k.window(from, {inRow, w0, c0}, {one, width, channels}, {0}),
+              staged);
+        Value target = k.add(w0, k.index(s.left));
+        k.dma(staged,
+              k.window(to, {row, target, c0}, {one, width, channels}, {0}));
+      });
+    });
   }
 
   /// for (at = begin; at < end; at += chunk) body(at, min(chunk, end - at)).
@@ -419,6 +439,8 @@ private:
 
 struct Conv2DKernelModel
     : DeviceKernelOpInterface::ExternalModel<Conv2DKernelModel, Conv2DOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

@@ -138,9 +138,17 @@ bool accessAtSplit(ArrayRef<int64_t> shape, ArrayRef<int64_t> result,
   return true;
 }
 
-FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
+/// The result as [rows, width]. With `keepRows` (an operand or the result
+/// stored with padded rows, viewed in place) the width is the innermost
+/// dimension, which a padded view cannot merge with others; failure when
+/// an operand cannot be read so in runs of rows (copying rows one by one
+/// costs more than repacking).
+FailureOr<ElementwiseShape> getElementwiseShape(Operation *op,
+                                                bool keepRows = false) {
   auto result = cast<ShapedType>(op->getResult(0).getType()).getShape();
   int64_t rank = result.size();
+  if (keepRows && (isa<ReshapeOp>(op) || rank == 0))
+    return failure();
   // A reshape copies its elements in order: one row of all of them.
   if (isa<ReshapeOp>(op)) {
     ElementwiseShape s;
@@ -151,7 +159,10 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
   // The widest rows whose leading broadcasts are copies in runs, else the
   // widest with rows copied one by one (at split = rank every operand fits).
   for (bool anyLeading : {false, true}) {
-    for (int64_t split = 0; split <= rank; ++split) {
+    if (anyLeading && keepRows)
+      break;
+    for (int64_t split = keepRows ? rank - 1 : 0;
+         split <= (keepRows ? rank - 1 : rank); ++split) {
       ElementwiseShape s;
       s.rows = computeProduct(result.take_front(split));
       s.width = computeProduct(result.drop_front(split));
@@ -166,7 +177,24 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op) {
         return s;
     }
   }
+  if (keepRows)
+    return failure();
   llvm_unreachable("every operand fits rows of one element");
+}
+
+/// Whether `op` reads or writes a value stored with padded rows.
+bool touchesPaddedRows(Operation *op) {
+  auto padded = [](Type type) { return getPaddedRowLength(type).has_value(); };
+  return llvm::any_of(op->getOperandTypes(), padded) ||
+         llvm::any_of(op->getResultTypes(), padded);
+}
+
+/// Whether one of `memrefs` is a strided view (a value with padded rows).
+bool anyStridedView(ArrayRef<Value> memrefs) {
+  return llvm::any_of(memrefs, [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type && !type.getLayout().isIdentity();
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -736,11 +764,22 @@ private:
 template <typename OpT>
 struct ElementwiseKernelModel
     : DeviceKernelOpInterface::ExternalModel<ElementwiseKernelModel<OpT>, OpT> {
+  /// Padded rows are read in place when every operand can be read a row
+  /// of the innermost dimension at a time (not a reshape, which moves
+  /// elements across rows).
+  bool readsAlignedStorage(Operation *op) const {
+    return !touchesPaddedRows(op) ||
+           succeeded(getElementwiseShape(op, /*keepRows=*/true));
+  }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
                                    const KernelOptions &) const {
-    FailureOr<ElementwiseShape> shape = getElementwiseShape(op);
+    SmallVector<Value> memrefs(io.operands);
+    memrefs.append(io.results.begin(), io.results.end());
+    FailureOr<ElementwiseShape> shape =
+        getElementwiseShape(op, anyStridedView(memrefs));
     if (failed(shape))
       return failure();
     // An empty result has nothing to compute.

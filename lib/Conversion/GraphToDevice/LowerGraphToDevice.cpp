@@ -70,26 +70,10 @@ MemRefType getRowCountType(MLIRContext *ctx) {
   return getGlobalMemRefType(ctx, {1}, IntegerType::get(ctx, 64));
 }
 
-/// The row length a value of `type` is stored with when LayoutAlignToNPU
-/// made it aligned: C padded to the alignment unit. std::nullopt when it is
-/// stored dense (no aligned layout, or C already a multiple of the unit, so
-/// both forms are the same bytes).
-std::optional<int64_t> getPaddedChannels(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || tensor.getRank() == 0 ||
-      getLayoutMode(tensor) != AlignMode::ALIGN)
-    return std::nullopt;
-  int64_t channels = tensor.getShape().back();
-  int64_t padded = llvm::alignTo(channels, NPUDialect::kChannelAlignment);
-  if (ShapedType::isDynamic(channels) || padded == channels)
-    return std::nullopt;
-  return padded;
-}
-
 /// The view kernels read of `buffer`, which stores a value of type `type`:
 /// its C columns (a strided view) when the rows are padded, else `buffer`.
 Value viewStored(OpBuilder &b, Location loc, Value buffer, Type type) {
-  if (!getPaddedChannels(type))
+  if (!getPaddedRowLength(type))
     return buffer;
   SmallVector<int64_t> sizes(cast<MemRefType>(buffer.getType()).getShape());
   sizes.back() = cast<RankedTensorType>(type).getShape().back();
@@ -170,7 +154,7 @@ private:
           << value.getType() << " is not a statically shaped tensor";
       return failure();
     }
-    if (std::optional<int64_t> padded = getPaddedChannels(tensor))
+    if (std::optional<int64_t> padded = getPaddedRowLength(tensor))
       shape.back() = *padded;
     if (failed(checkGlobalMemory(op, value.getType(), shape,
                                  tensor.getElementType())))
@@ -293,7 +277,7 @@ private:
   /// its logical C so that the arguments can be marked `npudev.channels`.
   Value viewArgument(OpBuilder &b, Value value, BlockArgument arg,
                      SmallVectorImpl<std::pair<Value, int64_t>> &padded) {
-    if (!getPaddedChannels(value.getType()))
+    if (!getPaddedRowLength(value.getType()))
       return arg;
     padded.push_back(
         {arg, cast<RankedTensorType>(value.getType()).getShape().back()});

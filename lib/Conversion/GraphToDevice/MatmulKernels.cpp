@@ -246,6 +246,8 @@ private:
 
 struct MatmulKernelModel
     : DeviceKernelOpInterface::ExternalModel<MatmulKernelModel, MatmulOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

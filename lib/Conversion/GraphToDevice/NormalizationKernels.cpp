@@ -227,6 +227,16 @@ private:
 template <typename OpT>
 struct RowKernelModel
     : DeviceKernelOpInterface::ExternalModel<RowKernelModel<OpT>, OpT> {
+  /// Rows over the last axis are padded rows read in place; a layer_norm
+  /// over more axes merges C with others, so it reads dense copies.
+  bool readsAlignedStorage(Operation *op) const {
+    int64_t rank =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    int64_t axis = isa<SoftmaxOp>(op) ? cast<SoftmaxOp>(op).getAxis()
+                                      : cast<LayerNormOp>(op).getAxis();
+    return axis == -1 || axis == rank - 1;
+  }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

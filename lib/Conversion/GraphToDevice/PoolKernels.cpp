@@ -189,6 +189,8 @@ private:
 template <typename OpT>
 struct PoolKernelModel
     : DeviceKernelOpInterface::ExternalModel<PoolKernelModel<OpT>, OpT> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

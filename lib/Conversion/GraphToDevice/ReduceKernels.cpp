@@ -174,6 +174,19 @@ private:
 
 struct ReduceKernelModel
     : DeviceKernelOpInterface::ExternalModel<ReduceKernelModel, ReduceOp> {
+  /// The kernel views the input as [outer, reduced, inner]: padded rows
+  /// are read in place when C stays a dimension of its own, the inner one
+  /// (the block of axes ends just before it) or the only one reduced.
+  bool readsAlignedStorage(Operation *op) const {
+    auto reduce = cast<ReduceOp>(op);
+    int64_t rank = reduce.getInput().getType().getRank();
+    ArrayRef<int64_t> axes = reduce.getAxes();
+    if (axes.empty())
+      return false;
+    int64_t first = *llvm::min_element(axes), last = *llvm::max_element(axes);
+    return last == rank - 2 || (first == rank - 1 && last == rank - 1);
+  }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

@@ -294,6 +294,8 @@ private:
 
 struct ResizeKernelModel
     : DeviceKernelOpInterface::ExternalModel<ResizeKernelModel, ResizeOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

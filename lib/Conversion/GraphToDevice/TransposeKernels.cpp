@@ -169,6 +169,8 @@ private:
 struct TransposeKernelModel
     : DeviceKernelOpInterface::ExternalModel<TransposeKernelModel,
                                              TransposeOp> {
+  bool readsAlignedStorage(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

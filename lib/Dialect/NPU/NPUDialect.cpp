@@ -229,6 +229,20 @@ int64_t npu::graph::getAlignedPaddingBytes(RankedTensorType type) {
   return aligned - dense;
 }
 
+std::optional<int64_t> npu::graph::getPaddedRowLength(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() == 0 ||
+      getLayoutMode(tensor) != AlignMode::ALIGN)
+    return std::nullopt;
+  int64_t channels = tensor.getShape().back();
+  if (ShapedType::isDynamic(channels))
+    return std::nullopt;
+  int64_t padded = llvm::alignTo(channels, NPUDialect::kChannelAlignment);
+  if (padded == channels)
+    return std::nullopt;
+  return padded;
+}
+
 std::optional<int64_t>
 npu::graph::getStorageSizeInBytes(RankedTensorType type) {
   return computeStorageBytes(type.getShape(), type.getElementType(),

@@ -47,6 +47,12 @@ bool canBeStoredAligned(int64_t rank);
 /// element types without a fixed width.
 std::optional<int64_t> getStorageSizeInBytes(mlir::RankedTensorType type);
 
+/// The row length a value of `type` is stored with when its layout pads
+/// rows: C rounded up to NPUDialect::kChannelAlignment. std::nullopt when
+/// it is stored dense: no aligned layout, rank 0, a dynamic C, or C already
+/// a multiple of the unit (both forms are then the same bytes).
+std::optional<int64_t> getPaddedRowLength(mlir::Type type);
+
 /// The largest size the layout pass prices a tensor at (256 TiB): no device
 /// holds more, and sums over a graph's values stay far from overflow.
 inline constexpr int64_t kMaxPricedBytes = int64_t(1) << 48;

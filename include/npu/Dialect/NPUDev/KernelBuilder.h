@@ -71,8 +71,12 @@ public:
                      llvm::ArrayRef<mlir::OpFoldResult> sizes,
                      llvm::ArrayRef<int64_t> steps,
                      llvm::ArrayRef<unsigned> drop);
-  /// `memref` (contiguous, rank 1 or more) viewed with the static `shape`
-  /// of as many elements: collapsed to one dimension, then expanded.
+  /// `memref` viewed with the static `shape` of as many elements: collapsed
+  /// to one dimension, then expanded. A strided view (a value stored with
+  /// padded rows) is collapsed and expanded group by group instead, which
+  /// needs every group of dimensions merged to be contiguous: a padded
+  /// view's innermost dimension may be split but not merged with others
+  /// (a fatal error names the misuse).
   mlir::Value reshape(mlir::Value memref, llvm::ArrayRef<int64_t> shape);
   /// The size of dimension `d` of `memref`.
   mlir::Value dim(mlir::Value memref, int64_t d);

@@ -4,6 +4,7 @@
 #include "npu/Dialect/NPUDev/Semantics.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <numeric>
 
@@ -111,10 +112,65 @@ Value KernelBuilder::window(Value memref, ArrayRef<Value> offsets,
                                      staticSizes, strides);
 }
 
+/// The groups of dimensions of `from` and of `to` whose sizes multiply to
+/// the same extents, in order: the finest common coarsening of two shapes
+/// of as many elements (none of them empty). Unit dimensions join the group
+/// before them (the first group when they lead).
+static std::pair<SmallVector<ReassociationIndices>,
+                 SmallVector<ReassociationIndices>>
+groupCommonExtents(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  SmallVector<ReassociationIndices> fromGroups, toGroups;
+  size_t i = 0, j = 0;
+  while (i < from.size() || j < to.size()) {
+    ReassociationIndices f, t;
+    int64_t p = 1, q = 1;
+    auto takeFrom = [&] {
+      f.push_back(i);
+      p *= from[i++];
+    };
+    auto takeTo = [&] {
+      t.push_back(j);
+      q *= to[j++];
+    };
+    if (i < from.size())
+      takeFrom();
+    if (j < to.size())
+      takeTo();
+    while (p != q)
+      p < q ? takeFrom() : takeTo();
+    // Trailing unit dimensions belong here, not to a group of their own.
+    while (i < from.size() && from[i] == 1 && (j == to.size() || to[j] != 1))
+      takeFrom();
+    while (j < to.size() && to[j] == 1 && (i == from.size() || from[i] != 1))
+      takeTo();
+    fromGroups.push_back(f);
+    toGroups.push_back(t);
+  }
+  return {fromGroups, toGroups};
+}
+
+/// `memref`, a strided view, reshaped without a copy: each group of
+/// dimensions collapsed (they must be contiguous with each other), then
+/// expanded into the new shape's. A view whose rows are padded keeps its
+/// innermost dimension whole or split, never merged with the others.
+static Value reshapeStrided(OpBuilder &b, Location loc, Value memref,
+                            ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto [fromGroups, toGroups] = groupCommonExtents(type.getShape(), shape);
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, fromGroups))
+    llvm::report_fatal_error("KernelBuilder::reshape: the strided view cannot "
+                             "take this shape without a copy");
+  Value collapsed = b.create<memref::CollapseShapeOp>(loc, memref, fromGroups);
+  return b.create<memref::ExpandShapeOp>(loc, shape, collapsed, toGroups);
+}
+
 Value KernelBuilder::reshape(Value memref, ArrayRef<int64_t> shape) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getShape() == shape)
     return memref;
+  if (!type.getLayout().isIdentity() && !shape.empty() && type.getRank() != 0 &&
+      type.getNumElements() != 0)
+    return reshapeStrided(b, loc, memref, shape);
   // To or from rank 0 (one element): the reassociation is empty.
   if (shape.empty())
     return b.create<memref::CollapseShapeOp>(loc, memref,
