@@ -169,24 +169,39 @@ fi
 
 echo
 echo "== 9. ResNet-50 end to end: every op lowered to device kernels and run on the simulated ascend910b"
-echo "  (random weights scaled by fan-in, batch 1: the exported file has no weight data; the time does not depend on the values)"
+echo "  (input image and weights random, seeded; weights scaled by fan-in, batch 1: the exported file"
+echo "  has no weight data, and the modelled time does not depend on the values)"
 # With locations, the report names the ONNX nodes of the slowest layers.
 "$build/bin/npu-import-onnx" "$root/examples/onnx/resnet50-opset17.onnx" \
   --batch=1 --mlir-print-debuginfo -o "$out/resnet50-named.mlir"
-echo "  f32:"
-"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+echo "  Latency by layout: the importer's dense tensors, then LayoutAlignToNPU's greedy and optimal"
+echo "  layouts (aligned tensors stored with padded rows, channel_norm kernels between layouts):"
+for strategy in greedy optimal; do
+  "$opt" "$out/resnet50-named.mlir" --npu-layout-align=strategy=$strategy \
+    --canonicalize --mlir-print-debuginfo -o "$out/resnet50-$strategy.mlir"
+done
+for variant in named greedy optimal; do
+  "$run" "$out/resnet50-$variant.mlir" --device=ascend910b --random-inputs=1 \
+    --report 2>/dev/null > "$out/resnet50-$variant.report"
+  printf '    %-8s %s, channel_norm %s\n' \
+    "$(echo $variant | sed 's/named/dense/')" \
+    "$(grep -E '^time:' "$out/resnet50-$variant.report" | sed 's/^time: *//')" \
+    "$(grep -E '^  channel_norm ' "$out/resnet50-$variant.report" | awk '{print $2" "$3}' | sed 's/^$/none/')"
+done
+echo "  f32, optimal layouts:"
+"$run" "$out/resnet50-optimal.mlir" --device=ascend910b --random-inputs=1 \
   --report --report-layers=5 2>/dev/null \
   | grep -E '^(time|cube utilisation|roofline|peak global|time by step|slowest layers)|^  [a-z/]' \
   | sed 's/^/  /'
-echo "  f16 (npu-narrow-floats):"
-"$opt" "$out/resnet50-named.mlir" --npu-narrow-floats --mlir-print-debuginfo \
+echo "  f16 (npu-narrow-floats), optimal layouts:"
+"$opt" "$out/resnet50-optimal.mlir" --npu-narrow-floats --mlir-print-debuginfo \
   | "$run" - --device=ascend910b --random-inputs=1 --report --report-layers=5 2>/dev/null \
   | grep -E '^(time|roofline):|^slowest layers|^  /' | sed 's/^/  /'
-echo "  The JIT's answer against the simulator's (same image, same weights):"
+echo "  The JIT's answer against the simulator's (same image, same weights, optimal layouts):"
 rm -rf "$out/resnet-sim" "$out/resnet-jit"
-"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+"$run" "$out/resnet50-optimal.mlir" --device=ascend910b --random-inputs=1 \
   --output-dir="$out/resnet-sim" 2>/dev/null
-"$run" "$out/resnet50-named.mlir" --device=ascend910b --random-inputs=1 \
+"$run" "$out/resnet50-optimal.mlir" --device=ascend910b --random-inputs=1 \
   --mode=jit --output-dir="$out/resnet-jit" 2>/dev/null
 same_bytes "$out/resnet-sim" "$out/resnet-jit" \
   "simulator and JIT outputs are identical"

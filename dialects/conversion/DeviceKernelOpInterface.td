@@ -24,12 +24,13 @@ def DeviceKernelOpInterface : OpInterface<"DeviceKernelOpInterface"> {
   }];
   let methods = [
     InterfaceMethod<[{
-        Whether the kernels read operands and write results in the storage
-        LayoutAlignToNPU chose: a channel-aligned value reaches them as a
-        strided view of its padded rows. When false (the default), the
-        lowering hands the kernels dense copies of such values, made and
-        written back by `repack` launches that the report shows apart.
-      }], "bool", "readsAlignedStorage", (ins), [{}], [{
+        Whether the kernels read `value` (an operand of this op) or write it
+        (a result) in the storage LayoutAlignToNPU chose: a channel-aligned
+        value reaches them as a strided view of its padded rows. When false
+        (the default), the lowering hands the kernels a dense copy of such
+        a value, made or written back by a `repack` launch that the report
+        shows apart.
+      }], "bool", "readsAlignedStorage", (ins "::mlir::Value":$value), [{}], [{
         return false;
       }]>,
     InterfaceMethod<[{

@@ -8,9 +8,10 @@
 // CHECK-LABEL: func.func @to_align
 // CHECK-SAME: (%[[X:.*]]: memref<1x4x4x8xf32, #npudev.space<global>>, %[[OUT:.*]]: memref<1x4x4x64xf32, #npudev.space<global>> {npudev.channels = 8 : i64, npudev.output})
 // CHECK: %[[VIEW:.*]] = memref.subview %[[OUT]][0, 0, 0, 0] [1, 4, 4, 8] [1, 1, 1, 1] : memref<1x4x4x64xf32, #npudev.space<global>> to memref<1x4x4x8xf32, strided<[1024, 256, 64, 1]>, #npudev.space<global>>
+// Both are copied as [16, 8] rows, the padded ones 64 apart.
+// CHECK: memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2, 3]] : memref<1x4x4x8xf32, #npudev.space<global>> into memref<128xf32, #npudev.space<global>>
+// CHECK: memref.collapse_shape %[[VIEW]] {{\[\[}}0, 1, 2], [3]] : memref<1x4x4x8xf32, strided<[1024, 256, 64, 1]>, #npudev.space<global>> into memref<16x8xf32, strided<[64, 1]>, #npudev.space<global>>
 // CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {strategy = "channel_norm"
-// CHECK: memref.subview %[[X]]
-// CHECK: memref.subview %[[VIEW]]
 // CHECK-NOT: npudev.launch
 // CHECK: return
 func.func @to_align(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32, #npu.layout<align>> {
@@ -44,18 +45,17 @@ func.func @in_place(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x8xf32, 
 
 // -----
 
-// pad fills its whole result as one flat run, which padded rows are not:
-// a repack launch copies the aligned argument into a dense buffer, pad
-// works there, and another repack writes its result into the padded rows
-// of the output.
+// pad reads its input's padded rows in place, but fills its whole result
+// as one flat run, which padded rows are not: it writes a dense buffer, and
+// a repack launch copies that into the padded rows of the output.
 // CHECK-LABEL: func.func @repack
 // CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #npudev.space<global>> {npudev.channels = 8 : i64}, %[[OUT:.*]]: memref<4x64xf32, #npudev.space<global>> {npudev.channels = 10 : i64, npudev.output})
 // CHECK: %[[XV:.*]] = memref.subview %[[X]][0, 0] [4, 8] [1, 1]
 // CHECK: %[[OV:.*]] = memref.subview %[[OUT]][0, 0] [4, 10] [1, 1]
-// CHECK: npudev.launch {{.*}}strategy = "repack"
+// CHECK-NOT: repack
+// CHECK: npudev.launch {{.*}}strategy = "pad"
+// CHECK: npudev.launch {{.*}}strategy = "pad"
 // CHECK: memref.subview %[[XV]]
-// CHECK: npudev.launch {{.*}}strategy = "pad"
-// CHECK: npudev.launch {{.*}}strategy = "pad"
 // CHECK: npudev.launch {{.*}}strategy = "repack"
 // CHECK: memref.subview %[[OV]]
 func.func @repack(%x: tensor<4x8xf32, #npu.layout<align>>) -> tensor<4x10xf32, #npu.layout<align>> {
@@ -81,7 +81,8 @@ func.func @whole_rows(%x: tensor<2x64xf32, #npu.layout<align>>) -> tensor<2x64xf
 
 // conv2d reads its padded input rows in place (the border copy moves
 // pixels of C channels) and writes its result's padded rows through the
-// epilogue: no repack.
+// epilogue: no repack. A depthwise filter ([C, KH, KW, 1], one value per
+// padded row) is the exception: it takes one repack.
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: memref<1x6x6x64xf32, #npudev.space<global>> {npudev.channels = 5 : i64}, %{{.*}}: memref<7x3x3x64xf32, #npudev.space<global>> {npudev.channels = 5 : i64}, %{{.*}}: memref<7xf32, #npudev.space<global>>, %{{.*}}: memref<1x6x6x64xf32, #npudev.space<global>> {npudev.channels = 7 : i64, npudev.output})
 // CHECK-NOT: repack
@@ -91,4 +92,17 @@ func.func @whole_rows(%x: tensor<2x64xf32, #npu.layout<align>>) -> tensor<2x64xf
 func.func @conv(%x: tensor<1x6x6x5xf32, #npu.layout<align>>, %w: tensor<7x3x3x5xf32, #npu.layout<align>>, %b: tensor<7xf32>) -> tensor<1x6x6x7xf32, #npu.layout<align>> {
   %r = npu.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x5xf32, #npu.layout<align>>, tensor<7x3x3x5xf32, #npu.layout<align>>, tensor<7xf32>) -> tensor<1x6x6x7xf32, #npu.layout<align>>
   return %r : tensor<1x6x6x7xf32, #npu.layout<align>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK: npudev.launch {{.*}}strategy = "repack"
+// CHECK-NOT: repack
+// CHECK: strategy = "conv2d"
+// CHECK-NOT: repack
+// CHECK: return
+func.func @depthwise(%x: tensor<1x6x6x5xf32, #npu.layout<align>>, %w: tensor<5x3x3x1xf32, #npu.layout<align>>) -> tensor<1x6x6x5xf32, #npu.layout<align>> {
+  %r = npu.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 5 : i64} : (tensor<1x6x6x5xf32, #npu.layout<align>>, tensor<5x3x3x1xf32, #npu.layout<align>>) -> tensor<1x6x6x5xf32, #npu.layout<align>>
+  return %r : tensor<1x6x6x5xf32, #npu.layout<align>>
 }

@@ -439,7 +439,14 @@ private:
 
 struct Conv2DKernelModel
     : DeviceKernelOpInterface::ExternalModel<Conv2DKernelModel, Conv2DOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  /// Input, bias and result are read and written in place. A depthwise
+  /// filter ([C, KH, KW, 1]) stored aligned holds one value per 64-element
+  /// row: the vector kernel reads it as a [C, taps] matrix, so it takes a
+  /// dense copy (one small repack) rather than a line per value per tile.
+  bool readsAlignedStorage(Operation *op, Value value) const {
+    auto conv = cast<Conv2DOp>(op);
+    return value != conv.getFilter() || !getConvShape(conv).isDepthwise();
+  }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,

@@ -41,6 +41,13 @@ struct Box {
 void buildBoxCopy(KernelBuilder &k, const Box &box, const DeviceModel &device,
                   llvm::StringRef strategy);
 
+/// One vector launch copying all of `src` into `dst`, views of the same
+/// shape in either storage (dense, or padded rows): a box copy of their
+/// [rows, C] views, so that the tiles are as large as vector memory allows
+/// whatever the leading dimensions.
+void buildWholeCopy(KernelBuilder &k, mlir::Value src, mlir::Value dst,
+                    const DeviceModel &device, llvm::StringRef strategy);
+
 /// One vector launch copying the `n` elements of contiguous `src` into
 /// contiguous `dst` (a box copy of their [1, n] views).
 void buildCopy(KernelBuilder &k, mlir::Value src, mlir::Value dst, int64_t n,

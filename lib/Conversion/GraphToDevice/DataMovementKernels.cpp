@@ -23,6 +23,8 @@
 #include "npu/Dialect/NPU/NPUDialect.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -49,6 +51,20 @@ void npu::buildCopy(KernelBuilder &k, Value src, Value dst, int64_t n,
           {0, 0},
           {1, n}};
   buildBoxCopy(k, box, device, strategy);
+}
+
+void npu::buildWholeCopy(KernelBuilder &k, Value src, Value dst,
+                         const DeviceModel &device, StringRef strategy) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(src.getType()).getShape();
+  SmallVector<int64_t> rows(shape);
+  if (shape.size() > 2 && computeProduct(shape) != 0) {
+    rows =
+        SmallVector<int64_t>{computeProduct(shape.drop_back()), shape.back()};
+    src = k.reshape(src, rows);
+    dst = k.reshape(dst, rows);
+  }
+  SmallVector<int64_t> zeros(rows.size(), 0), ones(rows.size(), 1);
+  buildBoxCopy(k, Box{src, dst, zeros, ones, zeros, rows}, device, strategy);
 }
 
 std::pair<Value, Value> npu::wrapIndex(KernelBuilder &k, Value raw,
@@ -123,11 +139,18 @@ void npu::buildBoxCopy(KernelBuilder &k, const Box &box,
   int64_t rowsOfBox = rowDim >= 0 ? box.sizes[rowDim] : 1;
   int64_t rows = std::min(rowsOfBox, std::max<int64_t>(1, chunk / cols));
   int64_t colTiles = llvm::divideCeil(box.sizes[colDim], cols);
-  int64_t rowTiles = llvm::divideCeil(rowsOfBox, rows);
   int64_t planes = total / (box.sizes[colDim] * rowsOfBox);
+  // Shorter tiles when the box has fewer than a tile per core, down to 512
+  // elements (below that a copy's fixed cost dominates).
+  int64_t cores = device.getNumCores(dev::CoreKind::vector);
+  if (planes * colTiles < cores) {
+    int64_t share = llvm::divideCeil(rowsOfBox * planes * colTiles, cores);
+    rows =
+        std::min(rows, std::max<int64_t>(share, llvm::divideCeil(512, cols)));
+  }
+  int64_t rowTiles = llvm::divideCeil(rowsOfBox, rows);
   int64_t tiles = planes * rowTiles * colTiles;
-  int64_t tasks =
-      std::min<int64_t>(device.getNumCores(dev::CoreKind::vector), tiles);
+  int64_t tasks = std::min(cores, tiles);
   dev::LaunchOp launch = k.launch(tasks, [&](Value task) {
     Value tile = k.alloc({rows, cols}, element);
     k.forEachItem(task, tasks, tiles, [&](Value t) {
@@ -197,7 +220,7 @@ ArrayRef<int64_t> shapeOf(Value memref) {
 
 struct ConcatKernelModel
     : DeviceKernelOpInterface::ExternalModel<ConcatKernelModel, ConcatOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
@@ -226,7 +249,7 @@ struct ConcatKernelModel
 
 struct SliceKernelModel
     : DeviceKernelOpInterface::ExternalModel<SliceKernelModel, SliceOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
@@ -250,6 +273,12 @@ struct SliceKernelModel
 
 struct PadKernelModel
     : DeviceKernelOpInterface::ExternalModel<PadKernelModel, PadOp> {
+  /// The input is read in place; the result is filled as one flat run,
+  /// which padded rows are not.
+  bool readsAlignedStorage(Operation *op, Value value) const {
+    return value == op->getOperand(0);
+  }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
@@ -366,18 +395,14 @@ struct GatherKernelModel
 struct ChannelNormKernelModel
     : DeviceKernelOpInterface::ExternalModel<ChannelNormKernelModel,
                                              ChannelNormOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
                                    const KernelOptions &) const {
-    int64_t rank = shapeOf(io.results[0]).size();
-    Box box{io.operands[0], io.results[0],
-            zeros(rank),    ones(rank),
-            zeros(rank),    SmallVector<int64_t>(shapeOf(io.results[0]))};
     KernelBuilder k(b, op->getLoc());
-    buildBoxCopy(k, box, device, "channel_norm");
+    buildWholeCopy(k, io.operands[0], io.results[0], device, "channel_norm");
     return success();
   }
 };

@@ -767,7 +767,7 @@ struct ElementwiseKernelModel
   /// Padded rows are read in place when every operand can be read a row
   /// of the innermost dimension at a time (not a reshape, which moves
   /// elements across rows).
-  bool readsAlignedStorage(Operation *op) const {
+  bool readsAlignedStorage(Operation *op, Value) const {
     return !touchesPaddedRows(op) ||
            succeeded(getElementwiseShape(op, /*keepRows=*/true));
   }

@@ -431,15 +431,12 @@ private:
                              : operand);
     Operation *before = op.getPrevNode();
     SmallVector<Value> kernelOperands(operands), kernelResults(results);
-    bool repack = !kernels.readsAlignedStorage();
-    if (repack)
-      repackOperands(b, op.getLoc(), kernelOperands, kernelResults);
+    repackOperands(b, op.getLoc(), kernels, kernelOperands, kernelResults);
     KernelOperands io{kernelOperands, kernelResults, counts};
     if (failed(kernels.buildDeviceKernels(b, io, device, options)) ||
         failed(checkOnChipMemory(op, before)))
       return failure();
-    if (repack)
-      writeBackResults(b, op.getLoc(), kernelResults, results);
+    writeBackResults(b, op.getLoc(), kernelResults, results);
     for (auto [result, target] : llvm::zip(op.getResults(), results))
       mapping.map(result, target);
     lowered.push_back(&op);
@@ -447,19 +444,27 @@ private:
   }
 
   /// Replaces each strided view among `operands` and `results` (a value
-  /// stored aligned) by a dense buffer borrowed from the pool, and copies
-  /// the operands' values into theirs.
-  void repackOperands(OpBuilder &b, Location loc, SmallVector<Value> &operands,
+  /// stored aligned) that the op's kernels do not read in place by a dense
+  /// buffer borrowed from the pool, and copies the operands' values into
+  /// theirs.
+  void repackOperands(OpBuilder &b, Location loc,
+                      DeviceKernelOpInterface kernels,
+                      SmallVector<Value> &operands,
                       SmallVector<Value> &results) {
     KernelBuilder k(b, loc);
-    for (Value &operand : operands)
+    Operation *op = kernels.getOperation();
+    for (auto [operand, value] : llvm::zip(operands, op->getOperands())) {
+      if (kernels.readsAlignedStorage(value))
+        continue;
       if (Value dense = borrowDense(b, loc, operand)) {
-        copyBox(k, operand, dense);
+        buildWholeCopy(k, operand, dense, device, "repack");
         operand = dense;
       }
-    for (Value &result : results)
-      if (Value dense = borrowDense(b, loc, result))
-        result = dense;
+    }
+    for (auto [result, value] : llvm::zip(results, op->getResults()))
+      if (!kernels.readsAlignedStorage(value))
+        if (Value dense = borrowDense(b, loc, result))
+          result = dense;
   }
 
   /// Copies the dense results the kernels wrote into the strided views
@@ -469,7 +474,7 @@ private:
     KernelBuilder k(b, loc);
     for (auto [from, to] : llvm::zip(dense, stored))
       if (from != to)
-        copyBox(k, from, to);
+        buildWholeCopy(k, from, to, device, "repack");
     for (auto [key, flat] : borrowed)
       freeBuffers[key].push_back(flat);
     borrowed.clear();
@@ -489,15 +494,6 @@ private:
     borrowed.push_back(
         {{dense.getElementType(), dense.getNumElements()}, flat});
     return viewAs(b, loc, flat, dense);
-  }
-
-  /// One `repack` launch copying all of `from` into `to` (same shape).
-  void copyBox(KernelBuilder &k, Value from, Value to) {
-    ArrayRef<int64_t> shape = cast<MemRefType>(from.getType()).getShape();
-    SmallVector<int64_t> zeros(shape.size(), 0), ones(shape.size(), 1);
-    buildBoxCopy(k,
-                 Box{from, to, zeros, ones, zeros, SmallVector<int64_t>(shape)},
-                 device, "repack");
   }
 
   /// The kernels built for `op` (the launches between `before` and `op`)

@@ -246,7 +246,7 @@ private:
 
 struct MatmulKernelModel
     : DeviceKernelOpInterface::ExternalModel<MatmulKernelModel, MatmulOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,

@@ -229,7 +229,7 @@ struct RowKernelModel
     : DeviceKernelOpInterface::ExternalModel<RowKernelModel<OpT>, OpT> {
   /// Rows over the last axis are padded rows read in place; a layer_norm
   /// over more axes merges C with others, so it reads dense copies.
-  bool readsAlignedStorage(Operation *op) const {
+  bool readsAlignedStorage(Operation *op, Value) const {
     int64_t rank =
         cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
     int64_t axis = isa<SoftmaxOp>(op) ? cast<SoftmaxOp>(op).getAxis()

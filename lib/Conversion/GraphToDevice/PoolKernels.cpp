@@ -189,7 +189,7 @@ private:
 template <typename OpT>
 struct PoolKernelModel
     : DeviceKernelOpInterface::ExternalModel<PoolKernelModel<OpT>, OpT> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,

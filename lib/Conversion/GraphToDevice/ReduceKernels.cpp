@@ -177,7 +177,7 @@ struct ReduceKernelModel
   /// The kernel views the input as [outer, reduced, inner]: padded rows
   /// are read in place when C stays a dimension of its own, the inner one
   /// (the block of axes ends just before it) or the only one reduced.
-  bool readsAlignedStorage(Operation *op) const {
+  bool readsAlignedStorage(Operation *op, Value) const {
     auto reduce = cast<ReduceOp>(op);
     int64_t rank = reduce.getInput().getType().getRank();
     ArrayRef<int64_t> axes = reduce.getAxes();

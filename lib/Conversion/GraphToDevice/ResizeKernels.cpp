@@ -294,7 +294,7 @@ private:
 
 struct ResizeKernelModel
     : DeviceKernelOpInterface::ExternalModel<ResizeKernelModel, ResizeOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,

@@ -169,7 +169,7 @@ private:
 struct TransposeKernelModel
     : DeviceKernelOpInterface::ExternalModel<TransposeKernelModel,
                                              TransposeOp> {
-  bool readsAlignedStorage(Operation *) const { return true; }
+  bool readsAlignedStorage(Operation *, Value) const { return true; }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
