@@ -229,3 +229,26 @@ func.func @weight_arguments(%x: tensor<1x4x4x16xf32, #npu.layout<align>>, %w: te
   %c = npu.conv2d %x, %decl {npu.dev_info = #npu.align_mode<align>} : (tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<16x1x1x16xf32, #npu.layout<nalign>>) -> tensor<1x4x4x16xf32, #npu.layout<align>>
   return %a, %b, %c : tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>, tensor<1x4x4x16xf32, #npu.layout<align>>
 }
+
+// -----
+
+// A depthwise conv2d reads its filter ([C, KH, KW, 1]) dense, whatever its
+// own mode: aligned, each filter value would fill a 64-element row. A
+// weight filter is stored dense, with no conversion; a filter computed by
+// an aligned op is converted to dense for it. An ordinary conv's filter
+// stays aligned.
+// CHECK-LABEL: func.func @depthwise_filter
+// CHECK-SAME: %{{.*}}: tensor<8x3x3x1xf32, #npu.layout<nalign>> {npu.weight}
+// CHECK-SAME: %{{.*}}: tensor<8x1x1x8xf32, #npu.layout<align>> {npu.weight}
+// CHECK: %[[D:.*]] = npu.conv2d %{{.*}}, %arg1 {{.*}}groups = 8
+// CHECK: %[[P:.*]] = npu.transpose {{.*}} -> tensor<8x3x3x1xf32, #npu.layout<align>>
+// CHECK: %[[PD:.*]] = npu.channel_norm <to_nalign> %[[P]]
+// CHECK: npu.conv2d %[[D]], %[[PD]] {{.*}}groups = 8
+// CHECK: npu.conv2d %{{.*}}, %arg2 :
+func.func @depthwise_filter(%x: tensor<1x4x4x8xf32>, %w: tensor<8x3x3x1xf32> {npu.weight}, %p: tensor<8x1x1x8xf32> {npu.weight}, %q: tensor<3x3x1x8xf32>) -> tensor<1x4x4x8xf32> {
+  %d = npu.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 8 : i64} : (tensor<1x4x4x8xf32>, tensor<8x3x3x1xf32>) -> tensor<1x4x4x8xf32>
+  %t = npu.transpose %q, [3, 0, 1, 2] : tensor<3x3x1x8xf32> -> tensor<8x3x3x1xf32>
+  %e = npu.conv2d %d, %t {padding = array<i64: 1, 1, 1, 1>, groups = 8 : i64} : (tensor<1x4x4x8xf32>, tensor<8x3x3x1xf32>) -> tensor<1x4x4x8xf32>
+  %r = npu.conv2d %e, %p : (tensor<1x4x4x8xf32>, tensor<8x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+  return %r : tensor<1x4x4x8xf32>
+}

@@ -4,7 +4,7 @@
 //         [--input=a.npy,b.npy,...] [--weights=W.npz] [--random-inputs=SEED]
 //         [--output-dir=DIR] [--print-outputs] [--report] [--trace=FILE]
 //         [--checked] [--jit-threads=N] [--jit-max-vector-bits=B]
-//         [--jit-perf-profile]
+//         [--jit-perf-profile] [--jit-runs=N]
 // npu-run --list-simulated-ops
 //
 // The run's device is the one the module names in `npudev.device` (a
@@ -42,12 +42,14 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstring>
 #include <random>
 
@@ -115,6 +117,12 @@ cl::opt<unsigned> jitMaxVectorBits(
              "host without wider ones would: 256 (AVX2), 128 (no AVX); 0, "
              "the default, uses what the host has"),
     cl::init(0));
+cl::opt<unsigned> jitRuns(
+    "jit-runs",
+    cl::desc("with --mode=jit, run the compiled kernel this many times on "
+             "the same arguments (outputs are the last run's) and print the "
+             "compile time and the fastest and median run times to stderr"),
+    cl::init(1));
 cl::opt<unsigned> pipelineStages(
     "pipeline-stages",
     cl::desc("iterations in flight in the tile loops of kernels lowered "
@@ -526,6 +534,46 @@ static LogicalResult lowerGraphOps(ModuleOp module) {
   return pm.run(module);
 }
 
+/// Compiles `entry` and runs it --jit-runs times on `args`, printing the
+/// times when asked to run more than once (each run's arguments are the
+/// same: inputs are never written, outputs are overwritten whole).
+static LogicalResult runCompiled(ModuleOp module, StringRef entry,
+                                 MutableArrayRef<HostArray> args,
+                                 const jit::JitOptions &options) {
+  if (jitRuns == 0) {
+    fail("--jit-runs must be at least 1");
+    return failure();
+  }
+  if (jitRuns == 1)
+    return jit::runJit(module, entry, args, options);
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  Clock::time_point start = Clock::now();
+  FailureOr<std::unique_ptr<jit::CompiledKernel>> kernel =
+      jit::CompiledKernel::compile(module, entry, options);
+  if (failed(kernel))
+    return failure();
+  double compile = seconds(start);
+  std::vector<double> times;
+  for (unsigned i = 0; i < jitRuns; ++i) {
+    start = Clock::now();
+    if (llvm::Error error = (*kernel)->run(args)) {
+      fail(llvm::toString(std::move(error)));
+      return failure();
+    }
+    times.push_back(seconds(start));
+  }
+  llvm::sort(times);
+  llvm::errs() << llvm::formatv(
+      "npu-run: jit compile {0:f3} s; {1} runs: fastest {2:f3} ms, median "
+      "{3:f3} ms\n",
+      compile, times.size(), 1e3 * times.front(),
+      1e3 * times[times.size() / 2]);
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "npu-mlir kernel runner\n");
@@ -593,11 +641,11 @@ int main(int argc, char **argv) {
   options.collectTrace = !tracePath.empty();
   sim::SimulationReport report;
   std::vector<sim::TraceEvent> trace;
+  jit::JitOptions jitOptions{3, jitThreads, checkedJit, jitMaxVectorBits,
+                             jitPerfProfile};
   LogicalResult ran =
       mode == Mode::Jit
-          ? jit::runJit(*module, func.getSymName().str(), *args,
-                        jit::JitOptions{3, jitThreads, checkedJit,
-                                        jitMaxVectorBits, jitPerfProfile})
+          ? runCompiled(*module, func.getSymName(), *args, jitOptions)
           : sim::simulate(func, *args, options, report, &trace);
   if (failed(ran))
     return 1;

@@ -91,7 +91,17 @@ AlignMode npu::graph::getOperandRequirement(Operation *user,
   if (auto norm = dyn_cast<ChannelNormOp>(user))
     return norm.getTargetMode() == AlignMode::ALIGN ? AlignMode::NALIGN
                                                     : AlignMode::ALIGN;
+  if (auto conv = dyn_cast<Conv2DOp>(user);
+      conv && operandIndex == 1 && isDepthwiseFilter(conv))
+    return AlignMode::NALIGN;
   return userMode;
+}
+
+bool npu::graph::isDepthwiseFilter(Conv2DOp conv) {
+  ArrayRef<int64_t> filter = conv.getFilter().getType().getShape();
+  int64_t channels = conv.getInput().getType().getShape().back();
+  return filter.back() == 1 && conv.getGroups() == channels &&
+         filter.front() == channels;
 }
 
 bool npu::graph::isLayoutRelevant(Type type) {

@@ -7,6 +7,7 @@
 #include "npu/Dialect/NPU/NPUDialect.h"
 
 namespace npu::graph {
+class Conv2DOp;
 
 /// Marks ops whose device kernel only exists for channel-aligned data.
 template <typename ConcreteType>
@@ -69,9 +70,16 @@ AlignMode getAlignMode(mlir::Operation *op,
 
 /// Returns the mode in which `user`, whose own mode is `userMode`, needs
 /// its operand `operandIndex`: its own mode, except for channel_norm, which
-/// reads the layout opposite to the one it produces.
+/// reads the layout opposite to the one it produces, and a depthwise
+/// conv2d's filter, which is read dense (isDepthwiseFilter).
 AlignMode getOperandRequirement(mlir::Operation *user, unsigned operandIndex,
                                 AlignMode userMode);
+
+/// Whether `conv` is depthwise (one filter of one channel per input
+/// channel): its filter [C, KH, KW, 1] is the vector kernel's [C, taps]
+/// matrix, and stored aligned each of its values would fill a 64-element
+/// row, so it is read dense.
+bool isDepthwiseFilter(Conv2DOp conv);
 
 /// Whether a value of `type` has a layout to decide: a ranked tensor of a
 /// rank that can be stored aligned. Other values are dense whatever their
