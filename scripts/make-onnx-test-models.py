@@ -230,6 +230,10 @@ def models():
     m["err_einsum_sum"] = model(
         [node("Einsum", ["a", "b"], ["y"], equation="bij,jk->ik")],
         [("a", F, [2, 3, 4]), ("b", F, [4, 5])], [("y", F, [3, 5])])
+    m["err_grid_sample_reflection"] = model(
+        [node("GridSample", ["x", "g"], ["y"], padding_mode="reflection")],
+        [("x", F, [1, 1, 4, 4]), ("g", F, [1, 2, 2, 2])],
+        [("y", F, [1, 1, 2, 2])])
     m["err_split_sizes"] = model(
         [node("Split", ["x", "sizes"], ["a", "b"], axis=1)],
         [X], [("a", F, [1, 1, 8, 8]), ("b", F, [1, 1, 8, 8])],
@@ -588,6 +592,57 @@ def einsum(rng):
     return m, (x, y), reference(x.astype(np.float64), y.astype(np.float64))
 
 
+def ref_grid_sample(x, grid, align_corners, border):
+    """ONNX GridSample, bilinear, NCHW, from its definition."""
+    n, c, h, w = x.shape
+    _, ho, wo, _ = grid.shape
+    out = np.zeros((n, c, ho, wo))
+
+    def unnormalize(v, size):
+        if align_corners:
+            return (v + 1) / 2 * (size - 1)
+        return ((v + 1) * size - 1) / 2
+
+    for b in range(n):
+        for i in range(ho):
+            for j in range(wo):
+                ix = unnormalize(grid[b, i, j, 0], w)
+                iy = unnormalize(grid[b, i, j, 1], h)
+                if border:
+                    ix = min(max(ix, 0), w - 1)
+                    iy = min(max(iy, 0), h - 1)
+                x0, y0 = int(np.floor(ix)), int(np.floor(iy))
+                for yy, wy in ((y0, 1 - (iy - y0)), (y0 + 1, iy - y0)):
+                    for xx, wx in ((x0, 1 - (ix - x0)), (x0 + 1, ix - x0)):
+                        if 0 <= yy < h and 0 <= xx < w:
+                            out[b, :, i, j] += wy * wx * x[b, :, yy, xx]
+    return out
+
+
+def grid_sample(rng):
+    """GridSample as RAFT uses it (bilinear, zeros, align_corners) plus
+    the other corner convention with border padding, on points inside,
+    on the edges and outside the input."""
+    nodes = [
+        node("GridSample", ["x", "g"], ["a"], align_corners=1,
+             mode="bilinear", padding_mode="zeros"),
+        node("GridSample", ["x", "g"], ["b"], align_corners=0,
+             mode="bilinear", padding_mode="border"),
+        node("Add", ["a", "b"], ["y"])]
+    m = model(nodes, [("x", F, [2, 3, 5, 6]), ("g", F, [2, 4, 7, 2])],
+              [("y", F, [2, 3, 4, 7])])
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    g = rng.uniform(-1.3, 1.3, (2, 4, 7, 2)).astype(np.float32)
+    g[0, 0, 0] = (-1, -1)
+    g[0, 0, 1] = (1, 1)
+    g[1, 3, 6] = (1, -1)
+
+    def reference(x, g):
+        return (ref_grid_sample(x, g, True, False) +
+                ref_grid_sample(x, g, False, True))
+    return m, (x, g), reference(x.astype(np.float64), g.astype(np.float64))
+
+
 def write_listing(path, array):
     """`array` as `npu-run --print-outputs` prints an output."""
     shape = ", ".join(str(d) for d in array.shape)
@@ -610,7 +665,8 @@ def main():
                         ("small_transformer", small_transformer),
                         ("split_tile_reciprocal", split_tile_reciprocal),
                         ("instance_norm", instance_norm),
-                        ("einsum", einsum)):
+                        ("einsum", einsum),
+                        ("grid_sample", grid_sample)):
         m, x, expected = build(rng)
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())

@@ -52,6 +52,7 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
 }

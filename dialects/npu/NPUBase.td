@@ -163,6 +163,20 @@ def NPU_ResizeNearestModeAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def NPU_GridSamplePadding : I32EnumAttr<"GridSamplePadding",
+    "what grid_sample reads outside the input", [
+      I32EnumAttrCase<"zeros", 0>,
+      I32EnumAttrCase<"border", 1>
+    ]> {
+  let cppNamespace = "::npu::graph";
+  let genSpecializedAttr = 0;
+}
+
+def NPU_GridSamplePaddingAttr
+    : EnumAttr<NPU_Dialect, NPU_GridSamplePadding, "grid_sample_padding"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // How attention's query, key and value are laid out: B batch, S sequence,
 // N heads, D head size, H = N x D, T the total length of sequences packed
 // one after another (with cumulative lengths).

@@ -109,6 +109,28 @@ def NPU_ResizeOp : NPU_GraphOp<"resize", [NPU_RequiresAlignedLayout]> {
   let assemblyFormat = "$input $mode attr-dict `:` type($input) `->` type($output)";
 }
 
+def NPU_GridSampleOp : NPU_GraphOp<"grid_sample"> {
+  let summary = "samples an [N, H, W, C] tensor bilinearly at grid points";
+  let description = [{
+    ONNX GridSample (PyTorch's grid_sample) in bilinear mode, channels last:
+    output[n, h, w, c] interpolates input[n, :, :, c] at the point
+    grid[n, h, w] = (x, y), normalised to [-1, 1] across the input's width
+    and height. With `align_corners`, -1 and 1 are the centres of the
+    corner pixels (ix = (x + 1) / 2 (W - 1)); without, their outer edges
+    (ix = ((x + 1) W - 1) / 2). `padding` says what the four neighbours
+    outside the input read: `zeros`, or `border` (the point clamped into
+    the input first).
+  }];
+  let arguments = (ins NPU_FloatTensor:$input, NPU_FloatTensor:$grid,
+      DefaultValuedAttr<BoolAttr, "false">:$align_corners,
+      DefaultValuedAttr<NPU_GridSamplePaddingAttr,
+                        "::npu::graph::GridSamplePadding::zeros">:$padding);
+  let results = (outs NPU_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $grid attr-dict `:` `(` type($input) `,` type($grid) `)` `->` type($output)
+  }];
+}
+
 def NPU_PadOp : NPU_GraphOp<"pad", [NPU_RequiresAlignedLayout]> {
   let summary = "pads a tensor with a constant";
   let arguments = (ins NPU_Tensor:$input, DenseI64ArrayAttr:$pad_low,

@@ -113,10 +113,13 @@ struct Alloc {
 template <bool wait> struct Dma {
   static LogicalResult simulate(OpExecution &exec) {
     const MemRefView &src = exec.getView(0), &dst = exec.getView(1);
-    if (src.sizes != dst.sizes)
-      return exec.emitOpError()
-             << "copies a view of " << src.getNumElements()
-             << " elements into one of " << dst.getNumElements();
+    if (src.sizes != dst.sizes) {
+      InFlightDiagnostic diag = exec.emitOpError() << "copies a view of [";
+      llvm::interleaveComma(src.sizes, diag);
+      diag << "] into one of [";
+      llvm::interleaveComma(dst.sizes, diag);
+      return diag << "]";
+    }
     if (failed(exec.checkWritten(src)))
       return failure();
     copyView(src, dst);

@@ -66,3 +66,13 @@ func.func @layer_norm(%x: tensor<2x3xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>)
   %r = npu.layer_norm %x, %g, %b : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// grid_sample keeps an image's input plane on chip: 4 x 4 x 1 f32 is 64
+// bytes, more than the device's 4.
+func.func @grid_sample_plane(%x: tensor<1x4x4x1xf32>, %g: tensor<1x2x2x2xf32>) -> tensor<1x2x2x1xf32> {
+  // expected-error @+1 {{'npu.grid_sample' op cannot be lowered for device 'four_bytes': an input plane of 4 x 4 x 1 takes 64 bytes, and with a point's grid and output row it exceeds 4 bytes of vector memory}}
+  %r = npu.grid_sample %x, %g : (tensor<1x4x4x1xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x1xf32>
+  return %r : tensor<1x2x2x1xf32>
+}

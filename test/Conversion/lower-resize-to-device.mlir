@@ -71,3 +71,20 @@ func.func @f64(%x: tensor<1x2x2x1xf64>) -> tensor<1x4x4x1xf64> {
   %r = npu.resize %x <linear> {size = array<i64: 4, 4>} : tensor<1x2x2x1xf64> -> tensor<1x4x4x1xf64>
   return %r : tensor<1x4x4x1xf64>
 }
+
+// -----
+
+// grid_sample: per (image, block of points) the image's plane and the
+// block's grid points are copied on chip; per point the scalar unit maps it
+// to its four neighbours (math.floor in f64) and sums their channels.
+// CHECK-LABEL: func.func @grid_sample
+// CHECK: npudev.launch tasks(2) on vector attributes {npudev.tiling = {strategy = "grid_sample", tile_points = 20 : i64}}
+// CHECK: npudev.alloc : memref<240xf32, #npudev.space<vector>>
+// CHECK: npudev.alloc : memref<20x2xf32, #npudev.space<vector>>
+// CHECK: npudev.alloc : memref<20x3xf32, #npudev.space<vector>>
+// CHECK: math.floor
+// CHECK: math.floor
+func.func @grid_sample(%x: tensor<2x8x10x3xf32>, %g: tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32> {
+  %0 = npu.grid_sample %x, %g {align_corners = true} : (tensor<2x8x10x3xf32>, tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32>
+  return %0 : tensor<2x4x5x3xf32>
+}

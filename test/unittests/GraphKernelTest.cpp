@@ -1558,6 +1558,17 @@ TEST_P(GraphKernelTest, Pools) {
        {0, 1, 0, 1},
        ElementKind::F16,
        "ascend910b"},
+      // One channel and a stride (RAFT's correlation pyramid): W and C
+      // share a stride, which once made the input window drop the wrong
+      // dimensions.
+      {false,
+       false,
+       {3, 8, 8, 1},
+       {2, 2},
+       {2, 2},
+       {0, 0, 0, 0},
+       ElementKind::F32,
+       "ascend910b"},
   };
   for (const Case &c : cases) {
     const char *element = getElementKindName(c.kind);

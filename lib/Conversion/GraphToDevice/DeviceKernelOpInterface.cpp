@@ -20,6 +20,7 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerNormalizationKernelModels(registry);
   registerPoolKernelModels(registry);
   registerResizeKernelModels(registry);
+  registerGridSampleKernelModels(registry);
   registerReduceKernelModels(registry);
   registerTransposeKernelModels(registry);
   registerMoEKernelModels(registry);

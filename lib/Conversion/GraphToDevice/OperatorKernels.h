@@ -37,6 +37,7 @@ void registerPoolKernelModels(mlir::DialectRegistry &registry);
 
 /// npu.resize (ResizeKernels.cpp).
 void registerResizeKernelModels(mlir::DialectRegistry &registry);
+void registerGridSampleKernelModels(mlir::DialectRegistry &registry);
 
 /// reduce (ReduceKernels.cpp).
 void registerReduceKernelModels(mlir::DialectRegistry &registry);

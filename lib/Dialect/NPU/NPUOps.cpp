@@ -306,6 +306,36 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// GridSampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  RankedTensorType grid = getTensorType(adaptor.getGrid());
+  if (input.getRank() != 4)
+    return emitShapeError(loc, name,
+                          "input must have rank 4 (N, H, W, C), got ",
+                          input.getRank());
+  if (grid.getRank() != 4 || grid.getDimSize(3) != 2)
+    return emitShapeError(loc, name,
+                          "grid must have shape [N, H_out, W_out, 2], got ",
+                          formatShape(grid.getShape()));
+  if (grid.getDimSize(0) != input.getDimSize(0))
+    return emitShapeError(loc, name, "grid has ", grid.getDimSize(0),
+                          " images, the input ", input.getDimSize(0));
+  if (grid.getElementType() != input.getElementType())
+    return emitShapeError(loc, name, "grid and input element types differ");
+  SmallVector<int64_t> shape = {input.getDimSize(0), grid.getDimSize(1),
+                                grid.getDimSize(2), input.getDimSize(3)};
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // PadOp
 //===----------------------------------------------------------------------===//
 

@@ -1284,6 +1284,31 @@ LogicalResult importResize(NodeImporter &n) {
       order);
 }
 
+LogicalResult importGridSample(NodeImporter &n) {
+  if (n.inputRank(0) != 4 || n.inputRank(1) != 4)
+    return n.emitError() << "only 4-D inputs (N, C, H, W) and grids (N, "
+                            "H_out, W_out, 2) are supported";
+  // Opset 16 says bilinear, opset 20 linear.
+  std::string mode = n.attrString("mode", "bilinear");
+  std::string padding = n.attrString("padding_mode", "zeros");
+  if (mode != "bilinear" && mode != "linear")
+    return n.unsupportedAttr("mode", mode);
+  if (padding != "zeros" && padding != "border")
+    return n.unsupportedAttr("padding_mode", padding);
+  MLIRContext *context = n.graph.context;
+  Perm order = channelsLastPerm(4);
+  return emit(
+      n, "npu.grid_sample", {n.value(0, order), n.value(1)},
+      {n.builder.getNamedAttr(
+           "align_corners",
+           n.builder.getBoolAttr(n.attrInt("align_corners", 0) != 0)),
+       n.builder.getNamedAttr(
+           "padding",
+           npu::graph::GridSamplePaddingAttr::get(
+               context, *npu::graph::symbolizeGridSamplePadding(padding)))},
+      order);
+}
+
 } // namespace
 
 const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
@@ -1346,6 +1371,7 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["ScatterND"] = importScatterND;
     m["Pad"] = importPad;
     m["Resize"] = importResize;
+    m["GridSample"] = importGridSample;
     return m;
   }();
   return importers;

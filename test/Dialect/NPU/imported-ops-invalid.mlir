@@ -118,3 +118,35 @@ func.func @resize_empty(%x: tensor<1x0x10x3xf32>) {
   %0 = npu.resize %x <nearest> {size = array<i64: 4, 20>} : tensor<1x0x10x3xf32> -> tensor<1x4x20x3xf32>
   return
 }
+
+// -----
+
+func.func @grid_sample_input_rank(%x: tensor<8x10x3xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{'npu.grid_sample' op input must have rank 4 (N, H, W, C), got 3}}
+  %0 = npu.grid_sample %x, %g : (tensor<8x10x3xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_grid_shape(%x: tensor<1x8x10x3xf32>, %g: tensor<1x4x4x3xf32>) {
+  // expected-error @+1 {{'npu.grid_sample' op grid must have shape [N, H_out, W_out, 2], got [1, 4, 4, 3]}}
+  %0 = npu.grid_sample %x, %g : (tensor<1x8x10x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_images(%x: tensor<2x8x10x3xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{'npu.grid_sample' op grid has 1 images, the input 2}}
+  %0 = npu.grid_sample %x, %g : (tensor<2x8x10x3xf32>, tensor<1x4x4x2xf32>) -> tensor<2x4x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_types(%x: tensor<1x8x10x3xf32>, %g: tensor<1x4x4x2xf16>) {
+  // expected-error @+1 {{'npu.grid_sample' op grid and input element types differ}}
+  %0 = npu.grid_sample %x, %g : (tensor<1x8x10x3xf32>, tensor<1x4x4x2xf16>) -> tensor<1x4x4x3xf32>
+  return
+}

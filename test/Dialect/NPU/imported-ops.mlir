@@ -52,6 +52,17 @@ func.func @indexing(%x: tensor<2x5x4xf32>, %i: tensor<3xi64>, %j: tensor<i64>,
 
 // -----
 
+// CHECK-LABEL: func.func @grid_sample
+func.func @grid_sample(%x: tensor<2x8x10x3xf32>, %g: tensor<2x4x5x2xf32>) -> (tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>) {
+  // CHECK: npu.grid_sample %{{.*}}, %{{.*}} {align_corners = true} : (tensor<2x8x10x3xf32>, tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32>
+  %0 = npu.grid_sample %x, %g {align_corners = true} : (tensor<2x8x10x3xf32>, tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32>
+  // CHECK: npu.grid_sample %{{.*}}, %{{.*}} {padding = #npu.grid_sample_padding<border>}
+  %1 = npu.grid_sample %x, %g {padding = #npu.grid_sample_padding<border>} : (tensor<2x8x10x3xf32>, tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32>
+  return %0, %1 : tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @resize
 func.func @resize(%x: tensor<1x8x10x3xf32>) -> (tensor<1x16x20x3xf32>, tensor<1x4x5x3xf32>) {
   // CHECK: npu.resize %{{.*}} <linear> {coordinate_mode = #npu.resize_coordinate_mode<pytorch_half_pixel>, size = array<i64: 16, 20>}
