@@ -183,10 +183,11 @@ done
 for variant in named greedy optimal; do
   "$run" "$out/resnet50-$variant.mlir" --device=ascend910b --random-inputs=1 \
     --report 2>/dev/null > "$out/resnet50-$variant.report"
+  conversions=$(grep -E '^  channel_norm ' "$out/resnet50-$variant.report" | awk '{print $2" "$3}')
   printf '    %-8s %s, channel_norm %s\n' \
     "$(echo $variant | sed 's/named/dense/')" \
     "$(grep -E '^time:' "$out/resnet50-$variant.report" | sed 's/^time: *//')" \
-    "$(grep -E '^  channel_norm ' "$out/resnet50-$variant.report" | awk '{print $2" "$3}' | sed 's/^$/none/')"
+    "${conversions:-none}"
 done
 echo "  f32, optimal layouts:"
 "$run" "$out/resnet50-optimal.mlir" --device=ascend910b --random-inputs=1 \
