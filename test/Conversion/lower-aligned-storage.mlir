@@ -106,3 +106,29 @@ func.func @depthwise(%x: tensor<1x6x6x5xf32, #npu.layout<align>>, %w: tensor<5x3
   %r = npu.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 5 : i64} : (tensor<1x6x6x5xf32, #npu.layout<align>>, tensor<5x3x3x1xf32, #npu.layout<align>>) -> tensor<1x6x6x5xf32, #npu.layout<align>>
   return %r : tensor<1x6x6x5xf32, #npu.layout<align>>
 }
+
+// -----
+
+// A reshape that keeps C copies [rows, C] between the padded views (as
+// Swin's window partitions do); one that changes C moves elements across
+// rows and works on dense copies.
+// CHECK-LABEL: func.func @reshape_keeps_channels
+// CHECK-NOT: repack
+// CHECK: strategy = "reshape"
+// CHECK-NOT: repack
+// CHECK: return
+func.func @reshape_keeps_channels(%x: tensor<1x4x4x8xf32, #npu.layout<align>>) -> tensor<2x2x4x8xf32, #npu.layout<align>> {
+  %r = npu.reshape %x : tensor<1x4x4x8xf32, #npu.layout<align>> -> tensor<2x2x4x8xf32, #npu.layout<align>>
+  return %r : tensor<2x2x4x8xf32, #npu.layout<align>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_changes_channels
+// CHECK: strategy = "repack"
+// CHECK: strategy = "elementwise"
+// CHECK: strategy = "repack"
+func.func @reshape_changes_channels(%x: tensor<1x4x4x8xf32, #npu.layout<align>>) -> tensor<1x4x2x16xf32, #npu.layout<align>> {
+  %r = npu.reshape %x : tensor<1x4x4x8xf32, #npu.layout<align>> -> tensor<1x4x2x16xf32, #npu.layout<align>>
+  return %r : tensor<1x4x2x16xf32, #npu.layout<align>>
+}

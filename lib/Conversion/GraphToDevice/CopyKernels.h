@@ -41,10 +41,11 @@ struct Box {
 void buildBoxCopy(KernelBuilder &k, const Box &box, const DeviceModel &device,
                   llvm::StringRef strategy);
 
-/// One vector launch copying all of `src` into `dst`, views of the same
-/// shape in either storage (dense, or padded rows): a box copy of their
-/// [rows, C] views, so that the tiles are as large as vector memory allows
-/// whatever the leading dimensions.
+/// One vector launch copying all of `src` into `dst`, views in either
+/// storage (dense, or padded rows) of as many elements and the same
+/// innermost dimension C: a box copy of their [rows, C] views, so that the
+/// tiles are as large as vector memory allows whatever the leading
+/// dimensions (and a reshape that keeps C is such a copy).
 void buildWholeCopy(KernelBuilder &k, mlir::Value src, mlir::Value dst,
                     const DeviceModel &device, llvm::StringRef strategy);
 

@@ -57,7 +57,7 @@ void npu::buildWholeCopy(KernelBuilder &k, Value src, Value dst,
                          const DeviceModel &device, StringRef strategy) {
   ArrayRef<int64_t> shape = cast<MemRefType>(src.getType()).getShape();
   SmallVector<int64_t> rows(shape);
-  if (shape.size() > 2 && computeProduct(shape) != 0) {
+  if (!shape.empty() && computeProduct(shape) != 0) {
     rows =
         SmallVector<int64_t>{computeProduct(shape.drop_back()), shape.back()};
     src = k.reshape(src, rows);

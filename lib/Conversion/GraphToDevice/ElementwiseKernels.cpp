@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CopyKernels.h"
 #include "OperatorKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
@@ -180,6 +181,14 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op,
   if (keepRows)
     return failure();
   llvm_unreachable("every operand fits rows of one element");
+}
+
+/// Whether reshape `op` keeps its innermost dimension.
+bool keepsInnermostDimension(Operation *op) {
+  auto in = cast<ShapedType>(op->getOperand(0).getType());
+  auto out = cast<ShapedType>(op->getResult(0).getType());
+  return in.getRank() > 0 && out.getRank() > 0 &&
+         in.getShape().back() == out.getShape().back();
 }
 
 /// Whether `op` reads or writes a value stored with padded rows.
@@ -765,11 +774,15 @@ template <typename OpT>
 struct ElementwiseKernelModel
     : DeviceKernelOpInterface::ExternalModel<ElementwiseKernelModel<OpT>, OpT> {
   /// Padded rows are read in place when every operand can be read a row
-  /// of the innermost dimension at a time (not a reshape, which moves
-  /// elements across rows).
+  /// of the innermost dimension at a time; a reshape, which moves elements
+  /// across rows, only when it keeps that dimension (then both sides are
+  /// the same [rows, C]).
   bool readsAlignedStorage(Operation *op, Value) const {
-    return !touchesPaddedRows(op) ||
-           succeeded(getElementwiseShape(op, /*keepRows=*/true));
+    if (!touchesPaddedRows(op))
+      return true;
+    if (isa<ReshapeOp>(op))
+      return keepsInnermostDimension(op);
+    return succeeded(getElementwiseShape(op, /*keepRows=*/true));
   }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
@@ -778,14 +791,21 @@ struct ElementwiseKernelModel
                                    const KernelOptions &) const {
     SmallVector<Value> memrefs(io.operands);
     memrefs.append(io.results.begin(), io.results.end());
-    FailureOr<ElementwiseShape> shape =
-        getElementwiseShape(op, anyStridedView(memrefs));
+    bool strided = anyStridedView(memrefs);
+    FailureOr<ElementwiseShape> shape = strided && isa<ReshapeOp>(op)
+                                            ? ElementwiseShape()
+                                            : getElementwiseShape(op, strided);
     if (failed(shape))
       return failure();
+    KernelBuilder k(b, op->getLoc());
+    // A reshape of padded rows that keeps C: a copy of [rows, C].
+    if (strided && isa<ReshapeOp>(op)) {
+      buildWholeCopy(k, io.operands[0], io.results[0], device, "reshape");
+      return success();
+    }
     // An empty result has nothing to compute.
     if (shape->rows * shape->width == 0)
       return success();
-    KernelBuilder k(b, op->getLoc());
     ElementwiseKernel kernel(k, op, io, *shape, device);
     if (failed(kernel.chooseTiles()))
       return failure();
