@@ -38,6 +38,14 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     writes only the counted rows. Scalar code (index arithmetic) stays as
     it is.
 
+    A value stored aligned (`#npu.layout<align>`, C not a multiple of 64)
+    lives in rows padded to 64 elements and reaches kernels as the strided
+    view of its C columns; kernels that cannot read such a view
+    (DeviceKernelOpInterface::readsAlignedStorage) get dense copies made by
+    `repack` launches. Such a function argument or result is the padded
+    buffer, marked `npudev.channels = C`: npu-run pads its rows and cuts
+    them back.
+
     Ops without a device lowering, other dynamic shapes and non-tensor
     values are reported as errors naming the op.
   }];

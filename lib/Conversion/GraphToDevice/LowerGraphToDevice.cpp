@@ -544,7 +544,8 @@ private:
 
   /// Marks the outputs `npudev.output`, a dynamic one with `npudev.rows`
   /// naming the argument that holds its row count, and that argument with
-  /// `npudev.row_count`.
+  /// `npudev.row_count`; every argument stored with padded rows gets
+  /// `npudev.channels`, its logical C.
   void markOutputs() {
     MLIRContext *ctx = func.getContext();
     unsigned count = 0;
