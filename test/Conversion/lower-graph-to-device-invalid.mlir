@@ -82,3 +82,11 @@ func.func @beyond_global_memory(%q: tensor<1099511627776x2x4x8xf32>) -> tensor<1
 func.func @bytes_overflow(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
   return %x : tensor<4611686018427387904x4xf32>
 }
+
+// -----
+
+func.func @grid_sample_f64(%x: tensor<1x4x4x1xf64>, %g: tensor<1x2x2x2xf64>) -> tensor<1x2x2x1xf64> {
+  // expected-error @+1 {{'npu.grid_sample' op cannot be lowered to the device: points are sampled in f64 from f16, bf16 or f32, got 'f64'}}
+  %r = npu.grid_sample %x, %g : (tensor<1x4x4x1xf64>, tensor<1x2x2x2xf64>) -> tensor<1x2x2x1xf64>
+  return %r : tensor<1x2x2x1xf64>
+}

@@ -48,6 +48,10 @@ public:
 
   /// The points per block: as many as fit beside the plane, at most all.
   LogicalResult chooseBlock() {
+    if (!element.isF16() && !element.isBF16() && !element.isF32())
+      return op.emitOpError("cannot be lowered to the device: points are "
+                            "sampled in f64 from f16, bf16 or f32, got ")
+             << element;
     int64_t eb = element.getIntOrFloatBitWidth() / 8;
     int64_t plane = h * w * c * eb, perPoint = (2 + c) * eb;
     int64_t room = device.vectorBytes - plane;

@@ -329,6 +329,13 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
                           " images, the input ", input.getDimSize(0));
   if (grid.getElementType() != input.getElementType())
     return emitShapeError(loc, name, "grid and input element types differ");
+  // As PyTorch's grid_sample: points need an input plane to sample.
+  if ((input.getDimSize(1) == 0 || input.getDimSize(2) == 0) &&
+      grid.getDimSize(1) * grid.getDimSize(2) > 0)
+    return emitShapeError(loc, name, "cannot sample an empty input plane (",
+                          input.getDimSize(1), " x ", input.getDimSize(2),
+                          ") at ", grid.getDimSize(1) * grid.getDimSize(2),
+                          " points");
   SmallVector<int64_t> shape = {input.getDimSize(0), grid.getDimSize(1),
                                 grid.getDimSize(2), input.getDimSize(3)};
   types.push_back(RankedTensorType::get(shape, input.getElementType()));

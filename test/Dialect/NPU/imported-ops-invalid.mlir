@@ -150,3 +150,11 @@ func.func @grid_sample_types(%x: tensor<1x8x10x3xf32>, %g: tensor<1x4x4x2xf16>) 
   %0 = npu.grid_sample %x, %g : (tensor<1x8x10x3xf32>, tensor<1x4x4x2xf16>) -> tensor<1x4x4x3xf32>
   return
 }
+
+// -----
+
+func.func @grid_sample_empty_plane(%x: tensor<1x0x4x1xf32>, %g: tensor<1x2x2x2xf32>) {
+  // expected-error @+1 {{'npu.grid_sample' op cannot sample an empty input plane (0 x 4) at 4 points}}
+  %0 = npu.grid_sample %x, %g : (tensor<1x0x4x1xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x1xf32>
+  return
+}
