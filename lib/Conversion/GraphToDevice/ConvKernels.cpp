@@ -445,7 +445,7 @@ struct Conv2DKernelModel
   /// dense copy (one small repack) rather than a line per value per tile.
   bool readsAlignedStorage(Operation *op, Value value) const {
     auto conv = cast<Conv2DOp>(op);
-    return value != conv.getFilter() || !getConvShape(conv).isDepthwise();
+    return value != conv.getFilter() || !isDepthwiseFilter(conv);
   }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,

@@ -148,7 +148,7 @@ FailureOr<ElementwiseShape> getElementwiseShape(Operation *op,
                                                 bool keepRows = false) {
   auto result = cast<ShapedType>(op->getResult(0).getType()).getShape();
   int64_t rank = result.size();
-  if (keepRows && (isa<ReshapeOp>(op) || rank == 0))
+  if (keepRows && rank == 0)
     return failure();
   // A reshape copies its elements in order: one row of all of them.
   if (isa<ReshapeOp>(op)) {
@@ -792,17 +792,15 @@ struct ElementwiseKernelModel
     SmallVector<Value> memrefs(io.operands);
     memrefs.append(io.results.begin(), io.results.end());
     bool strided = anyStridedView(memrefs);
-    FailureOr<ElementwiseShape> shape = strided && isa<ReshapeOp>(op)
-                                            ? ElementwiseShape()
-                                            : getElementwiseShape(op, strided);
-    if (failed(shape))
-      return failure();
     KernelBuilder k(b, op->getLoc());
     // A reshape of padded rows that keeps C: a copy of [rows, C].
     if (strided && isa<ReshapeOp>(op)) {
       buildWholeCopy(k, io.operands[0], io.results[0], device, "reshape");
       return success();
     }
+    FailureOr<ElementwiseShape> shape = getElementwiseShape(op, strided);
+    if (failed(shape))
+      return failure();
     // An empty result has nothing to compute.
     if (shape->rows * shape->width == 0)
       return success();

@@ -160,7 +160,13 @@ static Value reshapeStrided(OpBuilder &b, Location loc, Value memref,
   if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, fromGroups))
     llvm::report_fatal_error("KernelBuilder::reshape: the strided view cannot "
                              "take this shape without a copy");
-  Value collapsed = b.create<memref::CollapseShapeOp>(loc, memref, fromGroups);
+  auto single = [](const ReassociationIndices &g) { return g.size() == 1; };
+  Value collapsed =
+      llvm::all_of(fromGroups, single)
+          ? memref
+          : b.create<memref::CollapseShapeOp>(loc, memref, fromGroups);
+  if (llvm::all_of(toGroups, single))
+    return collapsed;
   return b.create<memref::ExpandShapeOp>(loc, shape, collapsed, toGroups);
 }
 
