@@ -132,3 +132,31 @@ func.func @reshape_changes_channels(%x: tensor<1x4x4x8xf32, #npu.layout<align>>)
   %r = npu.reshape %x : tensor<1x4x4x8xf32, #npu.layout<align>> -> tensor<1x4x2x16xf32, #npu.layout<align>>
   return %r : tensor<1x4x2x16xf32, #npu.layout<align>>
 }
+
+// -----
+
+// reduce reads padded rows in place when C stays a dimension of its own
+// (ResNet's global average pool), and softmax over the last axis too.
+// CHECK-LABEL: func.func @reduce_softmax_in_place
+// CHECK-NOT: repack
+// CHECK: strategy = "reduce"
+// CHECK-NOT: repack
+// CHECK: strategy = "rows"
+// CHECK-NOT: repack
+// CHECK: return
+func.func @reduce_softmax_in_place(%x: tensor<1x4x4x8xf32, #npu.layout<align>>) -> (tensor<1x1x1x8xf32, #npu.layout<align>>, tensor<1x4x4x8xf32, #npu.layout<align>>) {
+  %m = npu.reduce <mean> %x {axes = array<i64: 1, 2>, keepdims} : tensor<1x4x4x8xf32, #npu.layout<align>> -> tensor<1x1x1x8xf32, #npu.layout<align>>
+  %s = npu.softmax %x {axis = -1 : i64} : tensor<1x4x4x8xf32, #npu.layout<align>> -> tensor<1x4x4x8xf32, #npu.layout<align>>
+  return %m, %s : tensor<1x1x1x8xf32, #npu.layout<align>>, tensor<1x4x4x8xf32, #npu.layout<align>>
+}
+
+// -----
+
+// A copy of fewer tiles than cores is cut into shorter tiles (at least 512
+// elements each): [4096, 8] goes to 48 vector tasks on mlu590, not one.
+// CHECK-LABEL: func.func @copy_shared_among_cores
+// CHECK: npudev.launch tasks(48) on vector attributes {npudev.tiling = {strategy = "channel_norm", tile_cols = 8 : i64, tile_rows = 86 : i64}}
+func.func @copy_shared_among_cores(%x: tensor<4096x8xf32>) -> tensor<4096x8xf32, #npu.layout<align>> {
+  %r = npu.channel_norm <to_align> %x : tensor<4096x8xf32> -> tensor<4096x8xf32, #npu.layout<align>>
+  return %r : tensor<4096x8xf32, #npu.layout<align>>
+}
