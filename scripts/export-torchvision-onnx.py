@@ -2,7 +2,7 @@
 """Exports torchvision networks to ONNX graphs without their weight data.
 
 Usage: scripts/export-torchvision-onnx.py OUT_DIR [--opset N] [--keep-weights]
-                                          [NET ...]
+                                          [--until-dynamic] [NET ...]
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (install
 with `scripts/install-deps.sh --onnx-export`); the build and `make check` do
@@ -17,6 +17,14 @@ npu-import-onnx turns them into function arguments, and the .onnx file
 stays small enough for examples/. Integer initializers (index tables such as
 Swin's relative position index, shape constants) stay inline: they are part
 of the graph, not weights.
+
+The detection models (DETECTION) are exported as torchvision runs them, on
+one image (3 x 320 x 320; ssd300_vgg16 3 x 300 x 300) with their weights
+inline. Their graphs go on to ops whose result shapes depend on the data
+(NonZero after the score thresholds), which npu-import-onnx refuses naming
+the node; with --until-dynamic each is also written as NET-prefix.onnx, the
+graph up to that op with the op's inputs as its outputs, which imports and
+runs.
 """
 
 import argparse
@@ -28,6 +36,17 @@ NETWORKS = [
     "convnext_tiny", "densenet121", "inception_v3", "swin_t", "vit_b_16",
     "deeplabv3_mobilenet_v3_large",
 ]
+
+DETECTION = [
+    "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_resnet50_fpn",
+    "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn",
+    "retinanet_resnet50_fpn", "fcos_resnet50_fpn", "ssd300_vgg16",
+    "ssdlite320_mobilenet_v3_large",
+]
+
+# Ops whose result shape depends on the data, or that run a subgraph chosen
+# at run time.
+DYNAMIC_OPS = {"NonZero", "Unique", "NonMaxSuppression", "If", "Loop"}
 
 # inception_v3 wants 299x299; the others are exported at 224x224.
 INPUT_SIZE = {"inception_v3": 299}
@@ -45,6 +64,64 @@ def build(name):
     else:
         net = getattr(models, name)(weights=None)
     return net.eval()
+
+
+def export_detection(name, out_dir, opset, until_dynamic):
+    import onnx
+    import torch
+    import torchvision.models.detection as detection
+    torch.manual_seed(0)
+    net = getattr(detection, name)(weights=None,
+                                   weights_backbone=None).eval()
+    size = 300 if name == "ssd300_vgg16" else 320
+    path = os.path.join(out_dir, "%s-opset%d.onnx" % (name, opset))
+    torch.onnx.export(net, ([torch.rand(3, size, size)],), path,
+                      opset_version=opset, input_names=["input"],
+                      do_constant_folding=True)
+    model = onnx.load(path)
+    print("%-40s %6d nodes" % (os.path.basename(path), len(model.graph.node)))
+    if until_dynamic:
+        prefix = graph_until_dynamic(model)
+        stem = path[:-len(".onnx")] + "-prefix.onnx"
+        onnx.save(prefix, stem)
+        print("%-40s %6d nodes, up to %s" %
+              (os.path.basename(stem), len(prefix.graph.node),
+               prefix.doc_string))
+
+
+def graph_until_dynamic(model):
+    """The nodes the first data-dependent op's inputs need, those inputs as
+    the graph's outputs (their extents from ONNX shape inference, or
+    symbolic where it has none)."""
+    import onnx
+    from onnx import helper
+    graph = model.graph
+    stop = next(i for i, n in enumerate(graph.node)
+                if n.op_type in DYNAMIC_OPS)
+    outputs = [x for x in graph.node[stop].input if x]
+    needed, kept = set(outputs), []
+    for node in reversed(graph.node[:stop]):
+        if any(o in needed for o in node.output):
+            kept.append(node)
+            needed.update(x for x in node.input if x)
+    kept.reverse()
+    prefix = helper.make_model(
+        helper.make_graph(
+            kept, graph.name, [i for i in graph.input if i.name in needed],
+            [helper.make_empty_tensor_value_info(o) for o in outputs],
+            [t for t in graph.initializer if t.name in needed]),
+        opset_imports=model.opset_import)
+    prefix.ir_version = model.ir_version
+    inferred = onnx.shape_inference.infer_shapes(prefix)
+    types = {v.name: v.type for v in inferred.graph.value_info}
+    for output in prefix.graph.output:
+        output.type.CopyFrom(types[output.name])
+        shape = output.type.tensor_type.shape
+        if not shape.dim:
+            shape.dim.add().dim_param = output.name + "_size"
+    node = graph.node[stop]
+    prefix.doc_string = "%s (%s)" % (node.name, node.op_type)
+    return prefix
 
 
 def externalize_float_weights(model, location):
@@ -111,14 +188,19 @@ def main():
     parser.add_argument("nets", nargs="*", default=NETWORKS)
     parser.add_argument("--opset", type=int, default=17)
     parser.add_argument("--keep-weights", action="store_true")
+    parser.add_argument("--until-dynamic", action="store_true")
     args = parser.parse_args()
-    unknown = [n for n in args.nets if n not in NETWORKS]
+    unknown = [n for n in args.nets if n not in NETWORKS + DETECTION]
     if unknown:
         sys.exit("unknown network(s): %s; known: %s" %
-                 (", ".join(unknown), ", ".join(NETWORKS)))
+                 (", ".join(unknown), ", ".join(NETWORKS + DETECTION)))
     os.makedirs(args.out_dir, exist_ok=True)
     for name in args.nets:
-        export(name, args.out_dir, args.opset, args.keep_weights)
+        if name in DETECTION:
+            export_detection(name, args.out_dir, args.opset,
+                             args.until_dynamic)
+        else:
+            export(name, args.out_dir, args.opset, args.keep_weights)
 
 
 if __name__ == "__main__":

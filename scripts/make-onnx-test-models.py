@@ -143,6 +143,30 @@ def models():
          node("Concat", ["n1", "minus1"], ["shape"], axis=0),
          node("Reshape", ["x", "shape"], ["y"])],
         [X], [("y", F, [1, 192])], [ints("zero", 0), ints("axes0", [0])])
+    # A detection transform's resize arithmetic: reductions of the image's
+    # extents, a reciprocal, comparisons and a floor, all folded.
+    m["extent_arith"] = model(
+        [node("Constant", [], ["thirtytwo"], value=floats("v", 32.0)),
+         node("Constant", [], ["eight"], value=floats("v", 8.0)),
+         node("Shape", ["x"], ["s"]),
+         node("Slice", ["s", "two", "four"], ["hw"]),
+         node("Cast", ["hw"], ["hwf"], to=F),
+         node("ReduceMin", ["hwf"], ["mn"], keepdims=0),
+         node("ReduceMax", ["hwf"], ["mx"], keepdims=0),
+         node("Reciprocal", ["mn"], ["inv"]),
+         node("Mul", ["inv", "thirtytwo"], ["scaled"]),
+         node("Floor", ["scaled"], ["k"]),
+         node("GreaterOrEqual", ["mx", "eight"], ["big"]),
+         node("LessOrEqual", ["mn", "eight"], ["small"]),
+         node("And", ["big", "small"], ["both"]),
+         node("Where", ["both", "k", "eight"], ["kk"]),
+         node("Cast", ["kk"], ["ki"], to=I64),
+         node("Unsqueeze", ["ki", "axes0"], ["k1"]),
+         node("Concat", ["lead", "k1"], ["shape"], axis=0),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [X], [("y", F, [1, 3, 16, 4])],
+        [ints("two", [2]), ints("four", [4]), ints("axes0", [0]),
+         ints("lead", [1, 3, 16])])
     m["mask_arith"] = model(
         [node("ConstantOfShape", ["shape"], ["zeros"],
               value=helper.make_tensor("v", F, [1], [0.0])),
@@ -165,6 +189,17 @@ def models():
         [node("Equal", ["a", "b"], ["eq"]),
          node("Not", ["eq"], ["ne"]),
          node("Where", ["ne", "a", "zero"], ["y"])],
+        [("a", F, [2, 3]), ("b", F, [3])], [("y", F, [2, 3])],
+        [floats("zero", 0.0)])
+    m["compare_logic"] = model(
+        [node("Greater", ["a", "b"], ["gt"]),
+         node("LessOrEqual", ["a", "zero"], ["le"]),
+         node("GreaterOrEqual", ["a", "b"], ["ge"]),
+         node("Less", ["a", "b"], ["lt"]),
+         node("And", ["gt", "le"], ["both"]),
+         node("Or", ["ge", "lt"], ["either"]),
+         node("And", ["both", "either"], ["keep"]),
+         node("Where", ["keep", "a", "zero"], ["y"])],
         [("a", F, [2, 3]), ("b", F, [3])], [("y", F, [2, 3])],
         [floats("zero", 0.0)])
     m["gather"] = model(
@@ -234,6 +269,17 @@ def models():
         [node("GridSample", ["x", "g"], ["y"], padding_mode="reflection")],
         [("x", F, [1, 1, 4, 4]), ("g", F, [1, 2, 2, 2])],
         [("y", F, [1, 1, 2, 2])])
+    m["err_topk_runtime_k"] = model(
+        [node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+        [("x", F, [2, 8]), ("k", I64, [1])],
+        [("v", F, [2, "k"]), ("i", I64, [2, "k"])], infer_outputs=False)
+    m["err_topk_integers"] = model(
+        [node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+        [("x", I64, [2, 8])], [("v", I64, [2, 3]), ("i", I64, [2, 3])],
+        [ints("k", [3])])
+    m["err_nonzero"] = model(
+        [node("Relu", ["x"], ["r"]), node("NonZero", ["r"], ["y"])],
+        [("x", F, [2, 8])], [("y", I64, [2, "n"])], infer_outputs=False)
     m["err_split_sizes"] = model(
         [node("Split", ["x", "sizes"], ["a", "b"], axis=1)],
         [X], [("a", F, [1, 1, 8, 8]), ("b", F, [1, 1, 8, 8])],
@@ -643,6 +689,47 @@ def grid_sample(rng):
     return m, (x, g), reference(x.astype(np.float64), g.astype(np.float64))
 
 
+def topk(rng):
+    """TopK as torchvision's RPN uses it (the largest scores along the last
+    axis) and the smallest along a middle axis, on values with ties; each
+    result's values and positions are flattened into one output."""
+    nodes = [
+        node("TopK", ["x", "k6"], ["v", "i"], axis=-1),
+        node("TopK", ["x", "k2"], ["w", "j"], axis=1, largest=0, sorted=1),
+        node("Cast", ["i"], ["fi"], to=F),
+        node("Cast", ["j"], ["fj"], to=F),
+        node("Concat", ["v", "fi"], ["a"], axis=2),
+        node("Concat", ["w", "fj"], ["b"], axis=1),
+        node("Reshape", ["a", "flat"], ["af"]),
+        node("Reshape", ["b", "flat"], ["bf"]),
+        node("Concat", ["af", "bf"], ["y"], axis=1)]
+    m = model(nodes, [("x", F, [2, 3, 40])], [("y", F, [2, 196])],
+              [ints("k6", [6]), ints("k2", [2]), ints("flat", [2, -1])])
+    # Few distinct values, so that ties decide many places.
+    x = rng.integers(0, 9, (2, 3, 40)).astype(np.float32)
+
+    def reference(x):
+        # A stable argsort keeps equal values in index order, as ONNX says.
+        i = np.argsort(-x, axis=2, kind="stable")[:, :, :6]
+        j = np.argsort(x, axis=1, kind="stable")[:, :2, :]
+        a = np.concatenate([np.take_along_axis(x, i, 2), i], axis=2)
+        b = np.concatenate([np.take_along_axis(x, j, 1), j], axis=1)
+        return np.concatenate([a.reshape(2, -1), b.reshape(2, -1)], axis=1)
+    return m, x, reference(x.astype(np.float64))
+
+
+def l2_norm(rng):
+    """SSD300's L2Norm: each pixel's channels divided by their ReduceL2."""
+    nodes = [node("ReduceL2", ["x"], ["n"], axes=[1], keepdims=1),
+             node("Div", ["x", "n"], ["y"])]
+    m = model(nodes, [("x", F, [2, 6, 4, 5])], [("y", F, [2, 6, 4, 5])])
+    x = rng.standard_normal((2, 6, 4, 5)).astype(np.float32)
+
+    def reference(x):
+        return x / np.sqrt(np.sum(x * x, axis=1, keepdims=True))
+    return m, x, reference(x.astype(np.float64))
+
+
 def write_listing(path, array):
     """`array` as `npu-run --print-outputs` prints an output."""
     shape = ", ".join(str(d) for d in array.shape)
@@ -666,7 +753,9 @@ def main():
                         ("split_tile_reciprocal", split_tile_reciprocal),
                         ("instance_norm", instance_norm),
                         ("einsum", einsum),
-                        ("grid_sample", grid_sample)):
+                        ("grid_sample", grid_sample),
+                        ("topk", topk),
+                        ("l2_norm", l2_norm)):
         m, x, expected = build(rng)
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())

@@ -84,12 +84,38 @@ def NPU_MaxOp : NPU_BinaryOp<"max", "max(lhs, rhs)">;
 def NPU_MinOp : NPU_BinaryOp<"min", "min(lhs, rhs)">;
 def NPU_PowOp : NPU_BinaryOp<"pow", "lhs ^ rhs">;
 
-def NPU_EqualOp : NPU_GraphOp<"equal"> {
-  let summary = "elementwise lhs == rhs with numpy broadcasting, as i1";
+// Comparisons: an i1 result, false where an operand is NaN.
+class NPU_CompareOp<string mnemonic, string math> : NPU_GraphOp<mnemonic> {
+  let summary = "elementwise " # math # " with numpy broadcasting, as i1";
   let arguments = (ins NPU_Tensor:$lhs, NPU_Tensor:$rhs);
   let results = (outs RankedTensorOf<[I1]>:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::npu::graph::detail::inferCompareType(loc, getOperationName(),
+                                                    adaptor.getLhs(),
+                                                    adaptor.getRhs(), types);
+    }
+  }];
 }
+
+def NPU_EqualOp : NPU_CompareOp<"equal", "lhs == rhs">;
+def NPU_LessOp : NPU_CompareOp<"less", "lhs < rhs">;
+def NPU_LessEqualOp : NPU_CompareOp<"less_equal", "lhs <= rhs">;
+def NPU_GreaterOp : NPU_CompareOp<"greater", "lhs > rhs">;
+def NPU_GreaterEqualOp : NPU_CompareOp<"greater_equal", "lhs >= rhs">;
+
+// Logical ops of i1 tensors.
+class NPU_LogicalOp<string mnemonic, string math>
+    : NPU_BinaryOp<mnemonic, math> {
+  let arguments = (ins RankedTensorOf<[I1]>:$lhs, RankedTensorOf<[I1]>:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$output);
+}
+
+def NPU_AndOp : NPU_LogicalOp<"and", "lhs and rhs">;
+def NPU_OrOp : NPU_LogicalOp<"or", "lhs or rhs">;
 
 def NPU_SelectOp : NPU_GraphOp<"select"> {
   let summary = "elementwise cond ? lhs : rhs with numpy broadcasting";

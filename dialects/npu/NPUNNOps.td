@@ -103,4 +103,24 @@ def NPU_ReduceOp : NPU_GraphOp<"reduce", [NPU_RequiresAlignedLayout]> {
   let assemblyFormat = "$kind $input attr-dict `:` type($input) `->` type($output)";
 }
 
+def NPU_TopKOp : NPU_Op<"topk", [Pure,
+    DeclareOpInterfaceMethods<NPU_AlignModeOpInterface, ["getAlignMode"]>,
+    NPU_ShapeFunctionVerified, NPU_InferTypeOpAdaptor]> {
+  let summary = "the k largest (or smallest) elements along an axis (ONNX TopK)";
+  let description = [{
+    Along `axis` (in `[0, rank)`), `values` holds the `k` largest elements
+    of each row of `input` in descending order (the `k` smallest in
+    ascending order when `largest` is false) and `indices` their positions
+    in the row. Equal elements are taken lower index first, as ONNX
+    specifies; NaNs are taken after every number in either direction.
+    `k` is at most the axis' size; both results have the input's shape
+    with `k` along `axis`. AlignMode: NALIGN; the kernel sorts dense rows.
+  }];
+  let arguments = (ins NPU_FloatTensor:$input,
+      I64Attr:$k, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs NPU_FloatTensor:$values, TensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+}
+
 #endif // NPU_NN_OPS_TD

@@ -76,3 +76,13 @@ func.func @grid_sample_plane(%x: tensor<1x4x4x1xf32>, %g: tensor<1x2x2x2xf32>) -
   %r = npu.grid_sample %x, %g : (tensor<1x4x4x1xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x1xf32>
   return %r : tensor<1x2x2x1xf32>
 }
+
+// -----
+
+// topk keeps each row's running top k on chip (k values, their positions
+// and the merge of two runs), beside a tile of at least k elements.
+func.func @topk_k(%x: tensor<2x8xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'npu.topk' op cannot be lowered for device 'four_bytes': k = 3 of rows of 8 'f32' elements needs 168 bytes of vector memory, the device has 4}}
+  %v, %i = npu.topk %x {k = 3 : i64, axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return %v : tensor<2x3xf32>
+}

@@ -16,6 +16,7 @@
 
 #include "FloatArrays.h"
 
+#include "npu/Conversion/DeviceKernelOpInterface.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
@@ -33,6 +34,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -692,9 +694,9 @@ TEST_P(GraphKernelTest, ElementwiseIntegers) {
 }
 
 TEST_P(GraphKernelTest, ElementwiseEqualNotSelect) {
-  // equal of values drawn from five (so that many are equal) against a
-  // per-row operand; not; select with a per-row condition and a trailing
-  // row, and with a scalar. Exact.
+  // Every comparison of values drawn from five (so that many are equal)
+  // and NaNs against a per-row operand; and, or; not; select with a per-row
+  // condition and a trailing row, and with a scalar. Exact.
   std::uniform_int_distribution<int> pick(-2, 2);
   auto few = [&](int64_t n) {
     std::vector<float> v(n);
@@ -716,16 +718,48 @@ TEST_P(GraphKernelTest, ElementwiseEqualNotSelect) {
   };
   Shape full = {3, 4, 5}, row = {4, 1}, trail = {5};
   std::vector<float> a = few(60), b = few(4), c = few(5);
-  std::vector<uint8_t> got =
-      runBoth("func.func @f(%a: tensor<3x4x5xf32>, %b: tensor<4x1xf32>) -> "
-              "tensor<3x4x5xi1> {\n  %r = npu.equal %a, %b : "
-              "(tensor<3x4x5xf32>, tensor<4x1xf32>) -> tensor<3x4x5xi1>\n"
-              "  return %r : tensor<3x4x5xi1>\n}\n",
-              {f32(a, full), f32(b, row)}, "ascend910b")
-          .getValues<uint8_t>();
-  ASSERT_EQ(got.size(), 60u);
-  for (int64_t i = 0; i < 60; ++i)
-    EXPECT_EQ(got[i], a[i] == b[operandIndex(full, row, i)]) << "equal " << i;
+  // A NaN on each side: every comparison with it is false.
+  std::vector<float> an = a, bn = b;
+  an[7] = bn[2] = std::nanf("");
+  const std::pair<const char *, std::function<bool(float, float)>>
+      comparisons[] = {{"equal", std::equal_to<float>()},
+                       {"less", std::less<float>()},
+                       {"less_equal", std::less_equal<float>()},
+                       {"greater", std::greater<float>()},
+                       {"greater_equal", std::greater_equal<float>()}};
+  std::vector<uint8_t> got;
+  for (const auto &[op, ref] : comparisons) {
+    got = runBoth(llvm::formatv("func.func @f(%a: tensor<3x4x5xf32>, %b: "
+                                "tensor<4x1xf32>) -> tensor<3x4x5xi1> {{\n"
+                                "  %r = npu.{0} %a, %b : (tensor<3x4x5xf32>, "
+                                "tensor<4x1xf32>) -> tensor<3x4x5xi1>\n"
+                                "  return %r : tensor<3x4x5xi1>\n}\n",
+                                op),
+                  {f32(an, full), f32(bn, row)}, "ascend910b")
+              .getValues<uint8_t>();
+    ASSERT_EQ(got.size(), 60u);
+    for (int64_t i = 0; i < 60; ++i)
+      EXPECT_EQ(got[i], ref(an[i], bn[operandIndex(full, row, i)]))
+          << op << " " << i;
+  }
+
+  // and / or, one operand broadcast per row.
+  std::vector<uint8_t> p = bits(60), q = bits(4);
+  for (bool isAnd : {true, false}) {
+    got = runBoth(llvm::formatv("func.func @f(%p: tensor<3x4x5xi1>, %q: "
+                                "tensor<4x1xi1>) -> tensor<3x4x5xi1> {{\n"
+                                "  %r = npu.{0} %p, %q : (tensor<3x4x5xi1>, "
+                                "tensor<4x1xi1>) -> tensor<3x4x5xi1>\n"
+                                "  return %r : tensor<3x4x5xi1>\n}\n",
+                                isAnd ? "and" : "or"),
+                  {i1(p, full), i1(q, row)}, "mlu590")
+              .getValues<uint8_t>();
+    ASSERT_EQ(got.size(), 60u);
+    for (int64_t i = 0; i < 60; ++i) {
+      bool x = p[i], y = q[operandIndex(full, row, i)];
+      EXPECT_EQ(got[i], isAnd ? x && y : x || y) << i;
+    }
+  }
 
   std::vector<uint8_t> m = bits(60);
   got = runBoth("func.func @f(%m: tensor<3x4x5xi1>) -> tensor<3x4x5xi1> {\n"
@@ -1902,6 +1936,103 @@ TEST_P(GraphKernelTest, Gather) {
   }
 }
 
+/// The positions of the k largest (smallest) elements of `row` from the
+/// definition: ordered by value, equal values by position, NaNs after every
+/// number.
+static std::vector<int64_t> topkPositions(const std::vector<double> &row,
+                                          int64_t k, bool largest) {
+  std::vector<int64_t> order(row.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    double x = row[a], y = row[b];
+    if (std::isnan(x) || std::isnan(y))
+      return !std::isnan(x) && std::isnan(y);
+    return largest ? x > y : x < y;
+  });
+  order.resize(k);
+  return order;
+}
+
+TEST_P(GraphKernelTest, TopK) {
+  // Rows along the last axis and along a middle one (strided rows), ties
+  // among few distinct values, NaNs, both directions; the RPN's 150 of
+  // 6000 anchors; rows of more than one tile (f16, 25001 elements: a full
+  // tile merged with a shorter one); k = 0 and an empty row set.
+  struct Case {
+    Shape shape;
+    int64_t axis, k;
+    bool largest;
+    ElementKind kind;
+    int distinct; // 0: continuous random values; else values in [0, n).
+    bool nans;
+  };
+  const std::vector<Case> cases = {
+      {{2, 37}, 1, 5, true, ElementKind::F32, 6, false},
+      {{3, 20, 4}, 1, 3, false, ElementKind::F32, 0, false},
+      {{2, 9}, 1, 9, true, ElementKind::F32, 3, true},
+      {{2, 9}, 1, 9, false, ElementKind::F32, 3, true},
+      {{1, 6000}, 1, 150, true, ElementKind::F32, 0, false},
+      {{1, 25001}, 1, 64, true, ElementKind::F16, 40, false},
+      {{2, 5}, 1, 0, true, ElementKind::F32, 0, false},
+      {{0, 5}, 1, 2, true, ElementKind::F32, 0, false},
+  };
+  for (const Case &c : cases) {
+    const char *element = getElementKindName(c.kind);
+    Shape out = c.shape;
+    out[c.axis] = c.k;
+    std::vector<double> x = randomValues(numElements(c.shape), c.kind, false);
+    std::uniform_int_distribution<int> pick(0, std::max(c.distinct - 1, 0));
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (c.distinct)
+        x[i] = pick(rng);
+      if (c.nans && i % 4 == 1)
+        x[i] = std::nan("");
+    }
+    HostArray got[2];
+    for (int result : {0, 1}) {
+      std::string source = llvm::formatv(
+          "func.func @f(%x: {0}) -> {3} {{\n"
+          "  %v, %i = npu.topk %x {{k = {4} : i64, axis = {5} : i64, "
+          "largest = {6}} : {0} -> {1}, {2}\n"
+          "  return {7} : {3}\n}\n",
+          tensorType(c.shape, element), tensorType(out, element),
+          tensorType(out, "i64"),
+          result ? tensorType(out, "i64") : tensorType(out, element), c.k,
+          c.axis, c.largest ? "true" : "false", result ? "%i" : "%v");
+      SCOPED_TRACE(source);
+      got[result] =
+          runBoth(source, {floatArray(c.kind, x, c.shape)}, "ascend910b");
+    }
+    std::vector<double> values = floatValues(got[0]);
+    std::vector<int64_t> indices = got[1].getValues<int64_t>();
+    int64_t outer = 1, inner = 1, n = c.shape[c.axis];
+    for (int64_t d = 0; d < int64_t(c.shape.size()); ++d)
+      if (d < c.axis)
+        outer *= c.shape[d];
+      else if (d > c.axis)
+        inner *= c.shape[d];
+    ASSERT_EQ(int64_t(values.size()), outer * c.k * inner);
+    ASSERT_EQ(int64_t(indices.size()), outer * c.k * inner);
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t b = 0; b < inner; ++b) {
+        std::vector<double> row(n);
+        for (int64_t i = 0; i < n; ++i)
+          row[i] = x[(a * n + i) * inner + b];
+        std::vector<int64_t> want = topkPositions(row, c.k, c.largest);
+        for (int64_t j = 0; j < c.k; ++j) {
+          int64_t at = (a * c.k + j) * inner + b;
+          ASSERT_EQ(indices[at], want[j])
+              << "row (" << a << ", " << b << "), rank " << j;
+          double v = row[want[j]];
+          if (std::isnan(v))
+            ASSERT_TRUE(std::isnan(values[at])) << "element " << at;
+          else
+            ASSERT_EQ(values[at], v) << "element " << at;
+        }
+      }
+  }
+}
+
 TEST_P(GraphKernelTest, Scatter) {
   // ONNX ScatterND and ScatterElements against loops written from their
   // definitions: negative indices count from the end; a repeated index
@@ -1984,3 +2115,28 @@ INSTANTIATE_TEST_SUITE_P(Storage, GraphKernelTest,
                            return info.param == Storage::Dense ? "Dense"
                                                                : "Aligned";
                          });
+
+/// Every op the graph dialect defines (the importer produces a subset)
+/// lowers to device kernels: the lowering reports an op without a model as
+/// an error, so a new op without one would fail only on the first network
+/// that uses it.
+TEST(GraphKernelCoverage, EveryGraphOpHasAKernel) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  // npu-graph-to-device rewrites conv3d into conv2d per depth tap
+  // (npu-decompose-conv3d) before any kernel is built.
+  const StringRef rewritten[] = {"npu.conv3d"};
+  int64_t ops = 0;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != "npu" ||
+        llvm::is_contained(rewritten, name.getStringRef()))
+      continue;
+    ++ops;
+    EXPECT_TRUE(name.hasInterface<DeviceKernelOpInterface>())
+        << name.getStringRef().str() << " has no device kernel";
+  }
+  EXPECT_GT(ops, 60);
+}

@@ -21,6 +21,7 @@ void npu::registerDeviceKernelModels(mlir::DialectRegistry &registry) {
   registerPoolKernelModels(registry);
   registerResizeKernelModels(registry);
   registerGridSampleKernelModels(registry);
+  registerTopKKernelModels(registry);
   registerReduceKernelModels(registry);
   registerTransposeKernelModels(registry);
   registerMoEKernelModels(registry);

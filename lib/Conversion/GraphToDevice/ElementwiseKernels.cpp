@@ -219,11 +219,25 @@ std::optional<dev::BinaryKind> getBinaryKind(Operation *op) {
       .Case<DivOp, VSDivOp>([](auto) { return dev::BinaryKind::div; })
       .Case<MaxOp, VSMaxOp>([](auto) { return dev::BinaryKind::max; })
       .Case<MinOp, VSMinOp>([](auto) { return dev::BinaryKind::min; })
+      .Case<AndOp>([](auto) { return dev::BinaryKind::And; })
+      .Case<OrOp>([](auto) { return dev::BinaryKind::Or; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
 bool isCommutative(dev::BinaryKind kind) {
-  return kind == dev::BinaryKind::add || kind == dev::BinaryKind::mul;
+  return llvm::is_contained({dev::BinaryKind::add, dev::BinaryKind::mul,
+                             dev::BinaryKind::And, dev::BinaryKind::Or},
+                            kind);
+}
+
+/// The vector unit's predicate of a comparison op.
+dev::ComparePredicate getComparePredicate(Operation *op) {
+  return TypeSwitch<Operation *, dev::ComparePredicate>(op)
+      .Case([](EqualOp) { return dev::ComparePredicate::eq; })
+      .Case([](LessOp) { return dev::ComparePredicate::lt; })
+      .Case([](LessEqualOp) { return dev::ComparePredicate::le; })
+      .Case([](GreaterOp) { return dev::ComparePredicate::gt; })
+      .Case([](GreaterEqualOp) { return dev::ComparePredicate::ge; });
 }
 
 /// out = f(in) for a unary op, `tmp` a tile for the steps between.
@@ -601,9 +615,10 @@ private:
           else
             emitPow(k, in(0), in(1), scratch, more, result);
         })
-        .Case([&](EqualOp) {
-          k.vcmp(dev::ComparePredicate::eq, in(0), in(1), result);
-        })
+        .Case<EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp>(
+            [&](auto compare) {
+              k.vcmp(getComparePredicate(compare), in(0), in(1), result);
+            })
         .Case([&](SelectOp) { k.vselect(in(0), in(1), in(2), result); })
         .Default(
             [&](Operation *) { emitUnary(k, op, in(0), scratch, result); });
@@ -820,11 +835,11 @@ template <typename... OpTs> void attachElementwiseModels(MLIRContext *ctx) {
 
 void npu::registerElementwiseKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    attachElementwiseModels<ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, ErfOp,
-                            SigmoidOp, SqrtOp, RsqrtOp, ClipOp, HardSigmoidOp,
-                            HardSwishOp, GeluOp, NotOp, CastOp, AddOp, SubOp,
-                            MulOp, DivOp, MaxOp, MinOp, PowOp, EqualOp,
-                            SelectOp, VSAddOp, VSSubOp, VSMulOp, VSDivOp,
-                            VSMaxOp, VSMinOp, ReshapeOp, ExpandOp>(ctx);
+    attachElementwiseModels<
+        ReluOp, NegOp, AbsOp, ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, SqrtOp,
+        RsqrtOp, ClipOp, HardSigmoidOp, HardSwishOp, GeluOp, NotOp, CastOp,
+        AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, EqualOp, LessOp,
+        LessEqualOp, GreaterOp, GreaterEqualOp, AndOp, OrOp, SelectOp, VSAddOp,
+        VSSubOp, VSMulOp, VSDivOp, VSMaxOp, VSMinOp, ReshapeOp, ExpandOp>(ctx);
   });
 }

@@ -39,6 +39,9 @@ void registerPoolKernelModels(mlir::DialectRegistry &registry);
 void registerResizeKernelModels(mlir::DialectRegistry &registry);
 void registerGridSampleKernelModels(mlir::DialectRegistry &registry);
 
+/// npu.topk (TopKKernels.cpp).
+void registerTopKKernelModels(mlir::DialectRegistry &registry);
+
 /// reduce (ReduceKernels.cpp).
 void registerReduceKernelModels(mlir::DialectRegistry &registry);
 

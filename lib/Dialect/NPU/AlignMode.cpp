@@ -138,6 +138,10 @@ AlignMode GatherOp::getAlignMode() {
                                                        : AlignMode::BOTH);
 }
 
+/// A topk picks elements out of rows, which its kernel reads and writes
+/// dense whatever the axis.
+AlignMode TopKOp::getAlignMode() { return AlignMode::NALIGN; }
+
 /// A channel_norm produces its target layout, whatever its rank (the rank-1
 /// ones are removed by canonicalization).
 AlignMode ChannelNormOp::getAlignMode() { return getTargetMode(); }

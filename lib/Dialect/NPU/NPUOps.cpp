@@ -343,6 +343,31 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = getTensorType(adaptor.getInput());
+  FailureOr<int64_t> axis = checkAxis(loc, name, "axis", adaptor.getAxis(),
+                                      input.getRank(), /*allowNegative=*/false);
+  if (failed(axis))
+    return failure();
+  int64_t k = adaptor.getK(), size = input.getDimSize(*axis);
+  if (k < 0 || (!isDynamic(size) && k > size))
+    return emitShapeError(loc, name, "k = ", k, " must be in [0, ", size,
+                          "], the size of axis ", *axis);
+  SmallVector<int64_t> shape(input.getShape());
+  shape[*axis] = k;
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // PadOp
 //===----------------------------------------------------------------------===//
 
@@ -521,7 +546,7 @@ LogicalResult ChannelNormOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ClipOp, EqualOp, SelectOp
+// ClipOp, SelectOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult ClipOp::verify() {
@@ -529,18 +554,6 @@ LogicalResult ClipOp::verify() {
   if (!(low <= high))
     return emitOpError("needs min <= max, got min = ")
            << low << " and max = " << high;
-  return success();
-}
-
-LogicalResult EqualOp::inferReturnTypes(MLIRContext *context,
-                                        std::optional<Location> loc,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &types) {
-  if (failed(inferBroadcastType(loc, getOperationName(), adaptor.getLhs(),
-                                adaptor.getRhs(), types)))
-    return failure();
-  types.back() =
-      cast<RankedTensorType>(types.back()).clone(IntegerType::get(context, 1));
   return success();
 }
 

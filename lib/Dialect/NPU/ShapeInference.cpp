@@ -250,6 +250,17 @@ npu::graph::detail::inferBroadcastType(std::optional<Location> loc,
   return success();
 }
 
+LogicalResult
+npu::graph::detail::inferCompareType(std::optional<Location> loc,
+                                     StringRef opName, Value lhs, Value rhs,
+                                     SmallVectorImpl<Type> &types) {
+  if (failed(inferBroadcastType(loc, opName, lhs, rhs, types)))
+    return failure();
+  types.back() = cast<RankedTensorType>(types.back())
+                     .clone(IntegerType::get(lhs.getContext(), 1));
+  return success();
+}
+
 LogicalResult npu::graph::detail::inferVectorScalarType(
     std::optional<Location> loc, StringRef opName, Value input, Value scalar,
     SmallVectorImpl<Type> &types) {

@@ -210,6 +210,14 @@ static double applyBinary(StringRef kind, double a, double b, bool integer) {
     return a < b;
   if (kind == "Greater")
     return a > b;
+  if (kind == "LessOrEqual")
+    return a <= b;
+  if (kind == "GreaterOrEqual")
+    return a >= b;
+  if (kind == "And")
+    return a != 0 && b != 0;
+  if (kind == "Or")
+    return a != 0 || b != 0;
   // Mod: the sign of the divisor for integers (Python's %), of the dividend
   // for floats (fmod).
   if (b == 0)
@@ -227,7 +235,10 @@ FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
   FailureOr<Broadcast> b = broadcast(n, {&lhs, &rhs});
   if (failed(b))
     return failure();
-  bool compare = kind == "Equal" || kind == "Less" || kind == "Greater";
+  // Comparisons and logical ops make booleans.
+  bool compare = llvm::is_contained({"Equal", "Less", "Greater", "LessOrEqual",
+                                     "GreaterOrEqual", "And", "Or"},
+                                    kind);
   HostTensor out = HostTensor::zeros(
       compare ? onnx::TensorProto::BOOL : lhs.dtype, b->shape);
   bool integer = !lhs.isFloat() && !rhs.isFloat();
@@ -647,6 +658,60 @@ static NodeHandler foldUnaryNode(double (*fn)(double)) {
   };
 }
 
+/// ReduceMin, ReduceMax, ReduceSum and ReduceProd of a known tensor (an
+/// image's extents in detection models' resize arithmetic), axes given as
+/// the attribute or (ReduceSum) the input.
+static NodeHandler foldReduce(StringRef kind) {
+  return [kind](NodeImporter &n) -> LogicalResult {
+    const HostTensor &x = in(n, 0);
+    int64_t rank = x.shape.size();
+    SmallVector<int64_t> axes = n.attrInts("axes");
+    if (n.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
+      if (failed(given))
+        return failure();
+      axes = *given;
+    }
+    bool keepdims = n.attrInt("keepdims", 1) != 0;
+    if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0)
+      return n.setOutput(0, x);
+    SmallVector<bool> reduced(rank, axes.empty());
+    for (int64_t axis : axes) {
+      FailureOr<int64_t> d = normalizeAxis(n, axis, rank, "axes");
+      if (failed(d))
+        return failure();
+      reduced[*d] = true;
+    }
+    SmallVector<int64_t> shape, kept;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d])
+        kept.push_back(d);
+      if (!reduced[d] || keepdims)
+        shape.push_back(reduced[d] ? 1 : x.shape[d]);
+    }
+    HostTensor out = HostTensor::zeros(x.dtype, shape);
+    double init = kind == "ReduceMin"    ? INFINITY
+                  : kind == "ReduceMax"  ? -INFINITY
+                  : kind == "ReduceProd" ? 1
+                                         : 0;
+    std::vector<double> acc(out.numElements(), init);
+    SmallVector<int64_t> strides = stridesOf(x.shape);
+    for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
+      int64_t o = 0;
+      for (int64_t d : kept)
+        o = o * x.shape[d] + i / strides[d] % x.shape[d];
+      double v = x.asDouble(i);
+      acc[o] = kind == "ReduceMin"    ? std::min(acc[o], v)
+               : kind == "ReduceMax"  ? std::max(acc[o], v)
+               : kind == "ReduceProd" ? acc[o] * v
+                                      : acc[o] + v;
+    }
+    for (auto [o, v] : llvm::enumerate(acc))
+      out.set(o, v);
+    return n.setOutput(0, std::move(out));
+  };
+}
+
 static LogicalResult foldWhere(NodeImporter &n) {
   const HostTensor &cond = in(n, 0), &x = in(n, 1), &y = in(n, 2);
   FailureOr<Broadcast> b = broadcast(n, {&cond, &x, &y});
@@ -764,15 +829,19 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getConstantFolders() {
     m["Slice"] = foldSlice;
     m["ConstantOfShape"] = foldConstantOfShape;
     m["Range"] = foldRange;
-    for (StringRef kind : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max",
-                           "Min", "Equal", "Less", "Greater"})
+    for (StringRef kind :
+         {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Equal",
+          "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or"})
       m[kind] = foldBinaryNode(kind);
     m["Neg"] = foldUnaryNode([](double x) { return -x; });
+    m["Reciprocal"] = foldUnaryNode([](double x) { return 1 / x; });
     m["Sqrt"] = foldUnaryNode([](double x) { return std::sqrt(x); });
     m["Floor"] = foldUnaryNode([](double x) { return std::floor(x); });
     m["Ceil"] = foldUnaryNode([](double x) { return std::ceil(x); });
     m["Abs"] = foldUnaryNode([](double x) { return std::fabs(x); });
     m["Not"] = foldUnaryNode([](double x) { return x == 0 ? 1.0 : 0.0; });
+    for (StringRef kind : {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd"})
+      m[kind] = foldReduce(kind);
     m["Where"] = foldWhere;
     m["Expand"] = foldExpand;
     m["Cast"] = foldCast;

@@ -298,10 +298,20 @@ void NodeImporter::aliasOutput(size_t i, size_t j) {
 
 FailureOr<Value> NodeImporter::create(StringRef name, ValueRange operands,
                                       ArrayRef<NamedAttribute> attrs) {
+  FailureOr<Operation *> op = createOp(name, 1, operands, attrs);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+FailureOr<Operation *> NodeImporter::createOp(StringRef name,
+                                              unsigned numResults,
+                                              ValueRange operands,
+                                              ArrayRef<NamedAttribute> attrs) {
   OperationState state(loc, name);
   state.addOperands(operands);
   state.addAttributes(attrs);
-  state.addTypes(builder.getNoneType());
+  state.addTypes(SmallVector<Type>(numResults, builder.getNoneType()));
   Operation *op = builder.create(state);
   // Shape functions report at the node's location; their message is
   // re-emitted after the node's name and op type.
@@ -321,8 +331,9 @@ FailureOr<Value> NodeImporter::create(StringRef name, ValueRange operands,
     op->erase();
     return emitError() << message;
   }
-  op->getResult(0).setType(types.front());
-  return op->getResult(0);
+  for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+    result.setType(type);
+  return op;
 }
 
 Value NodeImporter::constant(const HostTensor &tensor) {

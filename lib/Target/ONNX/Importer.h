@@ -213,6 +213,10 @@ public:
   mlir::FailureOr<mlir::Value>
   create(llvm::StringRef name, mlir::ValueRange operands,
          llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// The same for an op of `numResults` results.
+  mlir::FailureOr<mlir::Operation *>
+  createOp(llvm::StringRef name, unsigned numResults, mlir::ValueRange operands,
+           llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
   /// An npu.constant of `tensor`, its element type from the ONNX dtype.
   mlir::Value constant(const HostTensor &tensor);
   /// `v` (physical order `from`) stored in `to` order: nothing, a reshape

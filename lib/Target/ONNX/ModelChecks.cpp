@@ -99,6 +99,16 @@ std::optional<std::string> checkTensor(const Twine &what,
   return std::nullopt;
 }
 
+/// Why an op that decides its result's shape from the data at run time
+/// cannot be imported into a graph of static shapes, or "" for other ops.
+StringRef dataDependence(StringRef op) {
+  if (llvm::is_contained({"NonZero", "Unique", "NonMaxSuppression"}, op))
+    return "makes a tensor whose shape depends on the data";
+  if (llvm::is_contained({"If", "Loop"}, op))
+    return "runs a subgraph chosen or repeated at run time";
+  return "";
+}
+
 /// The ops whose strides, dilations and kernel divide or step in libonnx.
 bool isWindowed(StringRef op) {
   return llvm::is_contained(
@@ -135,6 +145,11 @@ LogicalResult checkNode(const onnx::NodeProto &node,
     return nodeError(error, node,
                      "ops of domain '" + node.domain() + "' are not supported");
   StringRef op = node.op_type();
+  StringRef dynamic = dataDependence(op);
+  if (!dynamic.empty())
+    return nodeError(error, node,
+                     "op type '" + op + "' " + dynamic +
+                         "; the importer supports static shapes only");
   if (!getOpImporters().count(op) && !getConstantFolders().count(op))
     return nodeError(error, node, "op type '" + op + "' is not supported");
   if (isWindowed(op) && failed(checkWindow(node, error)))

@@ -143,9 +143,9 @@ FailureOr<SmallVector<int64_t>> broadcastShape(NodeImporter &n,
   return out;
 }
 
-/// Add, Sub, Mul, Div, Max, Min, Pow, Equal. A full-size operand combined
-/// with a smaller one becomes the vector-scalar op (vs_*), which follows its
-/// full-size operand's layout.
+/// Add, Sub, Mul, Div, Max, Min, Pow, the comparisons, And and Or. A
+/// full-size operand combined with a smaller one becomes the vector-scalar
+/// op (vs_*), which follows its full-size operand's layout.
 NodeHandler binary(StringRef kind, StringRef opName, StringRef vsName,
                    bool commutative) {
   return [=](NodeImporter &n) -> LogicalResult {
@@ -620,6 +620,16 @@ NodeHandler reduce(StringRef kind) {
         axes.push_back(d);
     Perm perm;
     Value x = n.valueAnyOrder(0, perm);
+    if (!x)
+      return failure();
+    // ReduceL2: the square root of the sum of squares.
+    bool l2 = kind == "l2";
+    if (l2) {
+      FailureOr<Value> squares = n.create("npu.mul", {x, x});
+      if (failed(squares))
+        return failure();
+      x = *squares;
+    }
     SmallVector<bool> reduced(rank, false);
     SmallVector<int64_t> physAxes;
     for (int64_t axis : axes) {
@@ -646,12 +656,17 @@ NodeHandler reduce(StringRef kind) {
         outPerm.push_back(dense);
       }
     }
-    SmallVector<NamedAttribute> attrs = {reduceKind(n, kind),
+    SmallVector<NamedAttribute> attrs = {reduceKind(n, l2 ? "sum" : kind),
                                          i64Array(n, "axes", physAxes)};
     if (keepdims)
       attrs.push_back(
           n.builder.getNamedAttr("keepdims", n.builder.getUnitAttr()));
-    return emit(n, "npu.reduce", x, attrs, outPerm);
+    if (!l2)
+      return emit(n, "npu.reduce", x, attrs, outPerm);
+    FailureOr<Value> sum = n.create("npu.reduce", x, attrs);
+    if (failed(sum))
+      return failure();
+    return emit(n, "npu.sqrt", *sum, {}, outPerm);
   };
 }
 
@@ -1309,6 +1324,40 @@ LogicalResult importGridSample(NodeImporter &n) {
       order);
 }
 
+/// TopK with a K known at import time, along the axis in whichever order
+/// the input is stored. The results are always sorted, which `sorted = 0`
+/// (any order) allows.
+LogicalResult importTopK(NodeImporter &n) {
+  int64_t rank = n.inputRank(0);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", -1), rank, "axis");
+  FailureOr<SmallVector<int64_t>> k = n.intsInput(1, "K");
+  if (failed(axis) || failed(k))
+    return failure();
+  if (k->size() != 1)
+    return n.emitError() << "'K' must hold one value, got " << k->size();
+  n.ignoreAttrs({"sorted"});
+  bool largest = n.attrInt("largest", 1) != 0;
+  Perm perm;
+  Value x = n.valueAnyOrder(0, perm);
+  if (!x)
+    return failure();
+  if (!isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    return n.emitError() << "TopK of " << getElementTypeOrSelf(x.getType())
+                         << " elements is not supported (floats only)";
+  FailureOr<Operation *> op = n.createOp(
+      "npu.topk", 2, x,
+      {i64Attr(n, "k", k->front()),
+       i64Attr(n, "axis", physicalAxis(perm, *axis, rank)),
+       n.builder.getNamedAttr("largest", n.builder.getBoolAttr(largest))});
+  if (failed(op))
+    return failure();
+  for (unsigned i = 0; i < 2; ++i)
+    if (n.isOutputUsed(i) && failed(n.setOutput(i, (*op)->getResult(i), perm)))
+      return failure();
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
@@ -1334,6 +1383,13 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["Min"] = binary("Min", "npu.min", "npu.vs_min", true);
     m["Pow"] = binary("Pow", "npu.pow", "", false);
     m["Equal"] = binary("Equal", "npu.equal", "", true);
+    m["Less"] = binary("Less", "npu.less", "", false);
+    m["LessOrEqual"] = binary("LessOrEqual", "npu.less_equal", "", false);
+    m["Greater"] = binary("Greater", "npu.greater", "", false);
+    m["GreaterOrEqual"] =
+        binary("GreaterOrEqual", "npu.greater_equal", "", false);
+    m["And"] = binary("And", "npu.and", "", true);
+    m["Or"] = binary("Or", "npu.or", "", true);
     m["Where"] = importWhere;
     m["Clip"] = importClip;
     m["HardSigmoid"] = importHardSigmoid;
@@ -1355,6 +1411,7 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["ReduceSum"] = reduce("sum");
     m["ReduceMax"] = reduce("max");
     m["ReduceMin"] = reduce("min");
+    m["ReduceL2"] = reduce("l2");
     m["MatMul"] = importMatMul;
     m["Gemm"] = importGemm;
     m["Softmax"] = importSoftmax;
@@ -1372,6 +1429,7 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["Pad"] = importPad;
     m["Resize"] = importResize;
     m["GridSample"] = importGridSample;
+    m["TopK"] = importTopK;
     return m;
   }();
   return importers;

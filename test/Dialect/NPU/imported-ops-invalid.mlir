@@ -158,3 +158,59 @@ func.func @grid_sample_empty_plane(%x: tensor<1x0x4x1xf32>, %g: tensor<1x2x2x2xf
   %0 = npu.grid_sample %x, %g : (tensor<1x0x4x1xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x1xf32>
   return
 }
+
+// -----
+
+func.func @topk_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.topk' op attribute 'axis' = 2 is out of range [0, 2) for a rank-2 input}}
+  %v, %i = npu.topk %x {k = 3 : i64, axis = 2 : i64} : tensor<2x8xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @topk_k_past_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.topk' op k = 9 must be in [0, 8], the size of axis 1}}
+  %v, %i = npu.topk %x {k = 9 : i64, axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x9xf32>, tensor<2x9xi64>
+  return
+}
+
+// -----
+
+func.func @topk_negative_k(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.topk' op k = -1 must be in [0, 8], the size of axis 1}}
+  %v, %i = npu.topk %x {k = -1 : i64, axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x0xf32>, tensor<2x0xi64>
+  return
+}
+
+// -----
+
+func.func @topk_integer_input(%x: tensor<2x8xi32>) {
+  // expected-error @+1 {{'npu.topk' op operand #0 must be ranked tensor of floating-point values}}
+  %v, %i = npu.topk %x {k = 3 : i64, axis = 1 : i64} : tensor<2x8xi32> -> tensor<2x3xi32>, tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @topk_result_shape(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'npu.topk' op result type 'tensor<2x4xf32>', 'tensor<2x3xi64>' differs from the inferred 'tensor<2x3xf32>', 'tensor<2x3xi64>'}}
+  %v, %i = npu.topk %x {k = 3 : i64, axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x4xf32>, tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @compare_shapes(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'npu.greater_equal' op operand shapes [2, 3] and [4] are not broadcast-compatible}}
+  %0 = npu.greater_equal %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+func.func @and_of_floats(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'npu.and' op operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = npu.and %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}

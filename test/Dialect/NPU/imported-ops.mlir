@@ -1,6 +1,6 @@
 // The ops ONNX networks need (erf, hard_swish, hard_sigmoid, clip, not, pow,
-// equal, select, gather, expand, scatter_nd, resize): they parse, verify,
-// infer their result types and print back.
+// the comparisons, and, or, select, gather, expand, scatter_nd, resize,
+// topk): they parse, verify, infer their result types and print back.
 // RUN: npu-opt %s --split-input-file | FileCheck %s
 // RUN: npu-opt %s --split-input-file | npu-opt --split-input-file | FileCheck %s
 
@@ -34,6 +34,26 @@ func.func @compare_select(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<f32
 
 // -----
 
+// CHECK-LABEL: func.func @comparisons
+func.func @comparisons(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xi1> {
+  // CHECK: npu.less %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %0 = npu.less %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: npu.less_equal
+  %1 = npu.less_equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: npu.greater
+  %2 = npu.greater %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: npu.greater_equal
+  %3 = npu.greater_equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: npu.and %{{.*}}, %{{.*}} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %4 = npu.and %0, %1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: npu.or
+  %5 = npu.or %2, %3 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %6 = npu.or %4, %5 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  return %6 : tensor<2x3xi1>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @indexing
 func.func @indexing(%x: tensor<2x5x4xf32>, %i: tensor<3xi64>, %j: tensor<i64>,
                     %d: tensor<4x3xf32>, %idx: tensor<2x1xi64>, %u: tensor<2x3xf32>)
@@ -59,6 +79,18 @@ func.func @grid_sample(%x: tensor<2x8x10x3xf32>, %g: tensor<2x4x5x2xf32>) -> (te
   // CHECK: npu.grid_sample %{{.*}}, %{{.*}} {padding = #npu.grid_sample_padding<border>}
   %1 = npu.grid_sample %x, %g {padding = #npu.grid_sample_padding<border>} : (tensor<2x8x10x3xf32>, tensor<2x4x5x2xf32>) -> tensor<2x4x5x3xf32>
   return %0, %1 : tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @topk
+func.func @topk(%x: tensor<2x8x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x5xi64>, tensor<2x8x0xf16>) {
+  // CHECK: npu.topk %{{.*}} {axis = 1 : i64, k = 3 : i64} : tensor<2x8x5xf32> -> tensor<2x3x5xf32>, tensor<2x3x5xi64>
+  %v, %i = npu.topk %x {k = 3 : i64, axis = 1 : i64} : tensor<2x8x5xf32> -> tensor<2x3x5xf32>, tensor<2x3x5xi64>
+  %h = npu.cast %x : tensor<2x8x5xf32> -> tensor<2x8x5xf16>
+  // CHECK: npu.topk %{{.*}} {axis = 2 : i64, k = 0 : i64, largest = false} : tensor<2x8x5xf16> -> tensor<2x8x0xf16>, tensor<2x8x0xi64>
+  %s, %j = npu.topk %h {k = 0 : i64, axis = 2 : i64, largest = false} : tensor<2x8x5xf16> -> tensor<2x8x0xf16>, tensor<2x8x0xi64>
+  return %v, %i, %s : tensor<2x3x5xf32>, tensor<2x3x5xi64>, tensor<2x8x0xf16>
 }
 
 // -----

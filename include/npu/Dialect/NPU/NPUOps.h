@@ -65,6 +65,13 @@ inferBroadcastType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                    mlir::Value lhs, mlir::Value rhs,
                    llvm::SmallVectorImpl<mlir::Type> &types);
 
+/// The broadcast shape of `lhs` and `rhs` (one element type) with i1
+/// elements.
+mlir::LogicalResult inferCompareType(std::optional<mlir::Location> loc,
+                                     llvm::StringRef opName, mlir::Value lhs,
+                                     mlir::Value rhs,
+                                     llvm::SmallVectorImpl<mlir::Type> &types);
+
 mlir::LogicalResult
 inferVectorScalarType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                       mlir::Value input, mlir::Value scalar,
