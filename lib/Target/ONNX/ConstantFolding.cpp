@@ -283,6 +283,12 @@ static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
 }
 
+FailureOr<SmallVector<int64_t>> npu::onnx_import::reduceAxes(NodeImporter &n) {
+  if (n.hasInput(1))
+    return n.intsInput(1, "axes");
+  return n.attrInts("axes");
+}
+
 FailureOr<int64_t> npu::onnx_import::normalizeAxis(NodeImporter &n,
                                                    int64_t axis, int64_t rank,
                                                    StringRef name) {
@@ -665,13 +671,10 @@ static NodeHandler foldReduce(StringRef kind) {
   return [kind](NodeImporter &n) -> LogicalResult {
     const HostTensor &x = in(n, 0);
     int64_t rank = x.shape.size();
-    SmallVector<int64_t> axes = n.attrInts("axes");
-    if (n.hasInput(1)) {
-      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
-      if (failed(given))
-        return failure();
-      axes = *given;
-    }
+    FailureOr<SmallVector<int64_t>> given = reduceAxes(n);
+    if (failed(given))
+      return failure();
+    SmallVector<int64_t> axes = *given;
     bool keepdims = n.attrInt("keepdims", 1) != 0;
     if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0)
       return n.setOutput(0, x);

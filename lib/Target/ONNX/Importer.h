@@ -269,6 +269,10 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> reshapeTarget(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> unsqueezeShape(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> squeezedShape(NodeImporter &n);
 
+/// A Reduce* node's axes as given: the `axes` attribute (opset 13 to 17 for
+/// most) or input #1 (ReduceSum from opset 13), possibly empty.
+mlir::FailureOr<llvm::SmallVector<int64_t>> reduceAxes(NodeImporter &n);
+
 /// `axis` in [-rank, rank) as a non-negative axis, or an error at the node
 /// naming it ("<name> 5 is out of range for rank 4").
 mlir::FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis,

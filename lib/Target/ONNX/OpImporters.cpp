@@ -603,13 +603,10 @@ NodeHandler globalPool(StringRef kind) {
 NodeHandler reduce(StringRef kind) {
   return [kind](NodeImporter &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
-    SmallVector<int64_t> axes = n.attrInts("axes");
-    if (n.hasInput(1)) {
-      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
-      if (failed(given))
-        return failure();
-      axes = *given;
-    }
+    FailureOr<SmallVector<int64_t>> given = reduceAxes(n);
+    if (failed(given))
+      return failure();
+    SmallVector<int64_t> axes = *given;
     bool keepdims = n.attrInt("keepdims", 1) != 0;
     if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0) {
       n.aliasOutput(0, 0);
