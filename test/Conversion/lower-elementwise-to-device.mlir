@@ -130,3 +130,23 @@ func.func @pow_tensor(%x: tensor<6x8xf32>, %y: tensor<6x8xf32>) -> tensor<6x8xf3
   %r = npu.pow %x, %y : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
   return %r : tensor<6x8xf32>
 }
+
+// A leading broadcast between kept dimensions (RAFT's window offsets,
+// [6, 1, 1, 2] onto [6, 7, 7, 2]) reads the operand row by row; consecutive
+// result rows that repeat one operand row take it in one copy, spread on
+// chip over the rest of its run.
+// CHECK-LABEL: func.func @repeated_rows
+// CHECK: npudev.launch tasks(1) on vector attributes {npudev.tiling = {strategy = "elementwise", tile_cols = 2 : i64, tile_rows = 294 : i64}}
+// CHECK: scf.while
+// CHECK: npudev.dma {{.*}} : memref<1x?xf32, {{.*}}#npudev.space<global>> to memref<1x?xf32
+// CHECK: arith.remsi %{{.*}}, %c49
+// CHECK: scf.if
+// CHECK: npudev.vfill
+// CHECK: npudev.vbinary_broadcast <mul> {{.*}} along 1
+// The other operand's rows wrap every 49 rows: runs.
+// CHECK: scf.while
+// CHECK: npudev.dma {{.*}} : memref<?x?xf32, {{.*}}#npudev.space<global>> to memref<?x?xf32
+func.func @repeated_rows(%a: tensor<6x1x1x2xf32>, %b: tensor<7x7x2xf32>) -> tensor<6x7x7x2xf32> {
+  %r = npu.add %a, %b : (tensor<6x1x1x2xf32>, tensor<7x7x2xf32>) -> tensor<6x7x7x2xf32>
+  return %r : tensor<6x7x7x2xf32>
+}

@@ -606,8 +606,12 @@ TEST_P(GraphKernelTest, ElementwiseEveryBinaryOpAndBroadcast) {
       {{}, {4, 6, 8}},
       {{5, 1}, {1, 7}},
       {{6, 1}, {2, 6, 9}},
-      // Broadcasts between kept dimensions: rows one by one.
+      // Broadcasts between kept dimensions: rows one by one, a row that
+      // repeats over the innermost leading dimensions copied once and
+      // spread (a whole row, one element per row, RAFT's window offsets).
       {{3, 1, 9}, {1, 5, 1}},
+      {{3, 1, 1}, {1, 5, 9}},
+      {{6, 1, 1, 2}, {7, 7, 2}},
       {{1, 4, 3, 5, 5}, {4, 1, 5, 5}}};
   for (const BinaryCase &c : binaryCases())
     for (const auto &[lhs, rhs] : shapes)
@@ -620,6 +624,8 @@ TEST_P(GraphKernelTest, ElementwiseTilesAcrossRowsAndHalf) {
   for (const BinaryCase &c : binaryCases()) {
     checkBinary(c, {2, 150, 100}, {150, 1}, ElementKind::F32, "ascend910b");
     checkBinary(c, {2, 150, 100}, {100}, ElementKind::F16, "mlu590");
+    // A row repeated 150 times, the runs cut by the tiles' edges.
+    checkBinary(c, {2, 1, 100}, {2, 150, 1}, ElementKind::F32, "ascend910b");
   }
 }
 

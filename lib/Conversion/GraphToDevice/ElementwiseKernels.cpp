@@ -19,9 +19,11 @@
 // [N, C, H, W]): result row r reads its row r mod (its rows), in runs. When
 // no split gives every operand that form, any leading broadcast is read row
 // by row, the digits of result row r selecting the operand's row ([64, 1,
-// 49, 49] onto [1, 64, 3, 49, 49], Swin's attention mask).
+// 49, 49] onto [1, 64, 3, 49, 49], Swin's attention mask); a row repeated
+// by a broadcast over the innermost leading dimensions is copied once per
+// run of result rows and spread on chip.
 // Work O(elements); each operand element crosses DMA once per result row
-// that reads it (once, but for the leading broadcasts).
+// (or run of rows) that reads it (once, but for the leading broadcasts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -672,6 +674,10 @@ private:
           [&](Value at, Value run) {
             return k.window(src.buffer, {at}, {run});
           },
+          [&](Value at, Value copies) {
+            k.vfill(k.window(src.buffer, {k.add(at, k.index(1))}, {copies}),
+                    k.load(src.buffer, {at}));
+          },
           tile);
       return {src.kind, tile};
     }
@@ -684,6 +690,13 @@ private:
           },
           [&](Value at, Value run) {
             return k.window(src.buffer, {at, zero}, {run, nc});
+          },
+          [&](Value at, Value copies) {
+            OpFoldResult one = k.builder().getIndexAttr(1);
+            Value row = k.window(src.buffer, {at, zero}, {one, nc}, {0});
+            spread(row, /*dimension=*/1,
+                   k.window(src.buffer, {k.add(at, k.index(1)), zero},
+                            {copies, nc}));
           },
           tile);
       return {src.kind, tile};
@@ -699,24 +712,18 @@ private:
   /// Result rows [r0, r0 + nr) of `src` into `tile`: result row r from row
   /// r mod src.rows, one copy when the rows are the result's, else in runs
   /// that do not wrap. sourceRows(start, run) and tileRows(at, run) are
-  /// the windows of a run.
+  /// the windows of a run; copyRow(at, n) copies tile row `at` into the n
+  /// rows after it.
   void copyRows(const Source &src, Value r0, Value nr,
                 function_ref<Value(Value, Value)> sourceRows,
-                function_ref<Value(Value, Value)> tileRows, Value tile) {
+                function_ref<Value(Value, Value)> tileRows,
+                function_ref<void(Value, Value)> copyRow, Value tile) {
     if (src.rows == shape.rows && src.leadSizes.empty()) {
       k.dma(sourceRows(r0, nr), tile);
       return;
     }
     if (!src.leadSizes.empty()) {
-      // Row by row, each from the operand row its digits select.
-      k.forLoop(k.index(0), nr, k.index(1), [&](Value i) {
-        SmallVector<Value> digits = k.delinearize(k.add(r0, i), src.leadSizes);
-        Value row = k.index(0);
-        for (auto [digit, stride] : llvm::zip_equal(digits, src.leadStrides))
-          if (stride)
-            row = k.add(row, k.mul(digit, k.index(stride)));
-        k.dma(sourceRows(row, k.index(1)), tileRows(i, k.index(1)));
-      });
+      copyRowsByDigits(src, r0, nr, sourceRows, tileRows, copyRow);
       return;
     }
     k.whileLoop(
@@ -729,6 +736,38 @@ private:
           Value run = k.min(left, untilWrap);
           k.dma(sourceRows(start, run), tileRows(s[0], run));
           return {k.add(s[0], run)};
+        });
+  }
+
+  /// Rows each from the operand row its digits select. Where the operand
+  /// is broadcast over the innermost leading dimensions, consecutive result
+  /// rows repeat one operand row (RAFT's [256, 1, 1, 2] window offsets
+  /// onto [256, 7, 7, 2]: 49 times): it is copied in once and spread on
+  /// chip over the rest of its run.
+  void copyRowsByDigits(const Source &src, Value r0, Value nr,
+                        function_ref<Value(Value, Value)> sourceRows,
+                        function_ref<Value(Value, Value)> tileRows,
+                        function_ref<void(Value, Value)> copyRow) {
+    int64_t repeat = 1;
+    for (size_t d = src.leadSizes.size(); d-- > 0 && !src.leadStrides[d];)
+      repeat *= src.leadSizes[d];
+    Value one = k.index(1);
+    k.whileLoop(
+        {k.index(0)}, [&](ValueRange s) { return k.lt(s[0], nr); },
+        [&](ValueRange s) -> SmallVector<Value> {
+          Value at = s[0], r = k.add(r0, at);
+          SmallVector<Value> digits = k.delinearize(r, src.leadSizes);
+          Value row = k.index(0);
+          for (auto [digit, stride] : llvm::zip_equal(digits, src.leadStrides))
+            if (stride)
+              row = k.add(row, k.mul(digit, k.index(stride)));
+          k.dma(sourceRows(row, one), tileRows(at, one));
+          if (repeat == 1)
+            return {k.add(at, one)};
+          Value left = k.sub(k.index(repeat), k.rem(r, k.index(repeat)));
+          Value run = k.min(k.sub(nr, at), left);
+          k.ifThenElse(k.lt(one, run), [&] { copyRow(at, k.sub(run, one)); });
+          return {k.add(at, run)};
         });
   }
 
@@ -757,20 +796,25 @@ private:
     }
   }
 
-  /// A broadcast operand spread over a whole tile: 1 * x (float) and
-  /// 0 | x (integer, i1 too) keep every x's bits.
+  /// A broadcast operand spread over a whole tile.
   void materialize(TileOperand x, Value tile) {
     if (x.kind == TileOperand::Scalar) {
       k.vfill(tile, x.value);
       return;
     }
+    spread(x.value, x.kind == TileOperand::AlongRows ? 0 : 1, tile);
+  }
+
+  /// `tile` filled with `values` spread along `dimension` (one per row for
+  /// 0, one per column for 1): 1 * x (float) and 0 | x (integer, i1 too)
+  /// keep every x's bits.
+  void spread(Value values, int64_t dimension, Value tile) {
     Type element = cast<MemRefType>(tile.getType()).getElementType();
     bool isFloat = isa<FloatType>(element);
     k.vfill(tile,
             isFloat ? k.floatConstant(element, 1) : k.constant(element, 0));
     k.vbinaryBroadcast(isFloat ? dev::BinaryKind::mul : dev::BinaryKind::Or,
-                       tile, x.value, tile,
-                       x.kind == TileOperand::AlongRows ? 0 : 1);
+                       tile, values, tile, dimension);
   }
 
   KernelBuilder &k;
