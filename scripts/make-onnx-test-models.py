@@ -277,6 +277,11 @@ def models():
         [node("TopK", ["x", "k"], ["v", "i"], axis=1)],
         [("x", I64, [2, 8])], [("v", I64, [2, 3]), ("i", I64, [2, 3])],
         [ints("k", [3])])
+    m["err_sequence_position"] = model(
+        [node("SplitToSequence", ["x", "sizes"], ["seq"], axis=1),
+         node("SequenceAt", ["seq", "two"], ["y"])],
+        [("x", F, [2, 8])], [("y", F, [2, 4])],
+        [ints("sizes", [4, 4]), ints("two", 2)], infer_outputs=False)
     m["err_nonzero"] = model(
         [node("Relu", ["x"], ["r"]), node("NonZero", ["r"], ["y"])],
         [("x", F, [2, 8])], [("y", I64, [2, "n"])], infer_outputs=False)
@@ -730,6 +735,31 @@ def l2_norm(rng):
     return m, x, reference(x.astype(np.float64))
 
 
+def split_sequence(rng):
+    """MViT's split of a class token off its tokens: SplitToSequence with
+    sizes computed from the shape (Tile folded on the host), SequenceAt at
+    positions 0 and -1."""
+    nodes = [
+        node("Shape", ["x"], ["s"]),
+        node("Gather", ["s", "two"], ["n"], axis=0),
+        node("Sub", ["n", "one"], ["rest"]),
+        node("Tile", ["one", "one"], ["first"]),
+        node("Concat", ["first", "rest"], ["sizes"], axis=0),
+        node("SplitToSequence", ["x", "sizes"], ["seq"], axis=2),
+        node("SequenceAt", ["seq", "zero"], ["cls"]),
+        node("SequenceAt", ["seq", "last"], ["tokens"]),
+        node("ReduceMean", ["tokens"], ["mean"], axes=[2], keepdims=1),
+        node("Add", ["cls", "mean"], ["y"])]
+    m = model(nodes, [("x", F, [2, 3, 9, 4])], [("y", F, [2, 3, 1, 4])],
+              [ints("two", [2]), ints("one", [1]), ints("zero", 0),
+               ints("last", -1)])
+    x = rng.standard_normal((2, 3, 9, 4)).astype(np.float32)
+
+    def reference(x):
+        return x[:, :, :1, :] + x[:, :, 1:, :].mean(axis=2, keepdims=True)
+    return m, x, reference(x.astype(np.float64))
+
+
 def write_listing(path, array):
     """`array` as `npu-run --print-outputs` prints an output."""
     shape = ", ".join(str(d) for d in array.shape)
@@ -755,7 +785,8 @@ def main():
                         ("einsum", einsum),
                         ("grid_sample", grid_sample),
                         ("topk", topk),
-                        ("l2_norm", l2_norm)):
+                        ("l2_norm", l2_norm),
+                        ("split_sequence", split_sequence)):
         m, x, expected = build(rng)
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())

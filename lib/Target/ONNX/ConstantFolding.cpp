@@ -283,6 +283,18 @@ static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
 }
 
+FailureOr<SmallVector<int64_t>> npu::onnx_import::tileRepeats(NodeImporter &n) {
+  FailureOr<const HostTensor *> counts = n.constantInput(1, "repeats");
+  if (failed(counts))
+    return failure();
+  int64_t rank = n.inputRank(0);
+  if ((*counts)->isFloat() || (*counts)->numElements() != rank ||
+      llvm::any_of((*counts)->ints, [](int64_t r) { return r < 0; }))
+    return n.emitError() << "'repeats' must hold " << rank
+                         << " non-negative integer counts";
+  return SmallVector<int64_t>((*counts)->ints.begin(), (*counts)->ints.end());
+}
+
 FailureOr<SmallVector<int64_t>> npu::onnx_import::reduceAxes(NodeImporter &n) {
   if (n.hasInput(1))
     return n.intsInput(1, "axes");
@@ -715,6 +727,29 @@ static NodeHandler foldReduce(StringRef kind) {
   };
 }
 
+/// Tile of a known tensor (MViT's shape arithmetic tiles the sizes of its
+/// token split).
+static LogicalResult foldTile(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> repeats = tileRepeats(n);
+  if (failed(repeats))
+    return failure();
+  const HostTensor &x = in(n, 0);
+  SmallVector<int64_t> shape(x.shape);
+  for (auto [size, count] : llvm::zip_equal(shape, *repeats))
+    size *= count;
+  if (failed(n.checkFoldedShape(shape)))
+    return failure();
+  HostTensor out = HostTensor::zeros(x.dtype, shape);
+  SmallVector<int64_t> from = stridesOf(x.shape), to = stridesOf(shape);
+  for (int64_t o = 0, count = out.numElements(); o < count; ++o) {
+    int64_t i = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      i += o / to[d] % shape[d] % x.shape[d] * from[d];
+    copyElement(x, i, out, o);
+  }
+  return n.setOutput(0, std::move(out));
+}
+
 static LogicalResult foldWhere(NodeImporter &n) {
   const HostTensor &cond = in(n, 0), &x = in(n, 1), &y = in(n, 2);
   FailureOr<Broadcast> b = broadcast(n, {&cond, &x, &y});
@@ -846,6 +881,7 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getConstantFolders() {
     for (StringRef kind : {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd"})
       m[kind] = foldReduce(kind);
     m["Where"] = foldWhere;
+    m["Tile"] = foldTile;
     m["Expand"] = foldExpand;
     m["Cast"] = foldCast;
     m["Transpose"] = foldTranspose;

@@ -131,6 +131,13 @@ public:
   /// Nodes another node's handler has imported already (a BatchNormalization
   /// folded into its convolution), by output name.
   llvm::StringSet<> absorbed;
+  /// The pieces of each SplitToSequence output, by name: the sequence's
+  /// value is the split tensor's, and SequenceAt takes a slice of it.
+  struct SequenceSplit {
+    int64_t axis;
+    llvm::SmallVector<int64_t> sizes;
+  };
+  llvm::StringMap<SequenceSplit> sequences;
 
   /// The value named `name`, materialised as SSA in `perm` order.
   mlir::Value materialize(NodeImporter &n, llvm::StringRef name,
@@ -268,6 +275,11 @@ mlir::FailureOr<SliceBounds> sliceBounds(NodeImporter &n,
 mlir::FailureOr<llvm::SmallVector<int64_t>> reshapeTarget(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> unsqueezeShape(NodeImporter &n);
 mlir::FailureOr<llvm::SmallVector<int64_t>> squeezedShape(NodeImporter &n);
+
+/// A Tile node's counts, one per dimension of its input, at least 0. The
+/// exporter of PyTorch 1.13 can give them a leading unit dimension ([[1]] -
+/// [c]): they are read as many as the input has dimensions.
+mlir::FailureOr<llvm::SmallVector<int64_t>> tileRepeats(NodeImporter &n);
 
 /// A Reduce* node's axes as given: the `axes` attribute (opset 13 to 17 for
 /// most) or input #1 (ReduceSum from opset 13), possibly empty.

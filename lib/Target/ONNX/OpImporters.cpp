@@ -1117,22 +1117,92 @@ LogicalResult importSplit(NodeImporter &n) {
   return success();
 }
 
+/// The piece sizes of a split of `size` elements: given ones, or equal
+/// parts of `chunk` (the last one smaller when they do not divide).
+SmallVector<int64_t> equalParts(int64_t size, int64_t chunk) {
+  SmallVector<int64_t> sizes;
+  for (int64_t at = 0; at < size; at += chunk)
+    sizes.push_back(std::min(chunk, size - at));
+  return sizes;
+}
+
+/// SplitToSequence with its sizes known at import time: no op; the pieces
+/// are recorded for the SequenceAt nodes that read them (MViT splits its
+/// class token off the pooled tokens so).
+LogicalResult importSplitToSequence(NodeImporter &n) {
+  int64_t rank = n.inputRank(0);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t size = n.inputShape(0)[*axis];
+  if (!n.hasInput(1))
+    return n.emitError() << "a sequence of single slices (no 'split') is "
+                            "not supported";
+  n.ignoreAttrs({"keepdims"});
+  FailureOr<SmallVector<int64_t>> split = n.intsInput(1, "split");
+  if (failed(split))
+    return failure();
+  SmallVector<int64_t> sizes = *split;
+  if (n.input(1).shape.empty() && sizes.size() == 1)
+    sizes = equalParts(size, std::max<int64_t>(sizes.front(), 1));
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s < 0 ? size + 1 : s;
+  if (total != size)
+    return n.emitError() << "'split' must give non-negative sizes adding up "
+                            "to the axis' "
+                         << size;
+  n.graph.sequences[n.node.output(0)] = {*axis, sizes};
+  n.aliasOutput(0, 0);
+  return success();
+}
+
+/// SequenceAt of a SplitToSequence at a position known at import time: a
+/// slice of the split tensor.
+LogicalResult importSequenceAt(NodeImporter &n) {
+  auto it = n.graph.sequences.find(n.node.input(0));
+  if (it == n.graph.sequences.end())
+    return n.emitError() << "only sequences made by SplitToSequence are "
+                            "supported";
+  FailureOr<SmallVector<int64_t>> position = n.intsInput(1, "position");
+  if (failed(position))
+    return failure();
+  ArrayRef<int64_t> sizes = it->second.sizes;
+  int64_t count = sizes.size(), at = position->front();
+  if (position->size() != 1 || at < -count || at >= count)
+    return n.emitError() << "position must be one value in [" << -count << ", "
+                         << count << ")";
+  if (at < 0)
+    at += count;
+  int64_t rank = n.inputRank(0), axis = it->second.axis;
+  Perm perm;
+  Value x = n.valueAnyOrder(0, perm);
+  if (!x)
+    return failure();
+  int64_t physical = physicalAxis(perm, axis, rank);
+  SmallVector<int64_t> start(rank, 0),
+      end(permute(SmallVector<int64_t>(n.inputShape(0)), perm));
+  for (int64_t i = 0; i < at; ++i)
+    start[physical] += sizes[i];
+  end[physical] = start[physical] + sizes[at];
+  return emit(n, "npu.slice", x,
+              {i64Array(n, "start", start), i64Array(n, "end", end)}, perm);
+}
+
 /// Tile: each dimension repeated by concatenating copies.
 LogicalResult importTile(NodeImporter &n) {
-  FailureOr<SmallVector<int64_t>> repeats = n.intsInput(1, "repeats");
-  if (failed(repeats))
+  FailureOr<SmallVector<int64_t>> counts = tileRepeats(n);
+  if (failed(counts))
     return failure();
+  SmallVector<int64_t> repeats = *counts;
   int64_t rank = n.inputRank(0);
-  if (int64_t(repeats->size()) != rank ||
-      llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
-    return n.emitError() << "'repeats' must hold " << rank
-                         << " non-negative counts";
   Perm perm;
   Value x = n.valueAnyOrder(0, perm);
   if (!x)
     return failure();
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t count = (*repeats)[d];
+    int64_t count = repeats[d];
     if (count == 1)
       continue;
     int64_t physical = physicalAxis(perm, d, rank);
@@ -1396,6 +1466,8 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getOpImporters() {
     m["BatchNormalization"] = importBatchNormalization;
     m["InstanceNormalization"] = importInstanceNormalization;
     m["Split"] = importSplit;
+    m["SplitToSequence"] = importSplitToSequence;
+    m["SequenceAt"] = importSequenceAt;
     m["Einsum"] = importEinsum;
     m["Tile"] = importTile;
     m["Reciprocal"] = importReciprocal;
