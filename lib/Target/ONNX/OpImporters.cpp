@@ -1169,8 +1169,9 @@ LogicalResult importSequenceAt(NodeImporter &n) {
   if (failed(position))
     return failure();
   ArrayRef<int64_t> sizes = it->second.sizes;
-  int64_t count = sizes.size(), at = position->front();
-  if (position->size() != 1 || at < -count || at >= count)
+  int64_t count = sizes.size();
+  int64_t at = position->size() == 1 ? position->front() : count;
+  if (at < -count || at >= count)
     return n.emitError() << "position must be one value in [" << -count << ", "
                          << count << ")";
   if (at < 0)
