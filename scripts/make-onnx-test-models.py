@@ -282,6 +282,11 @@ def models():
          node("SequenceAt", ["seq", "two"], ["y"])],
         [("x", F, [2, 8])], [("y", F, [2, 4])],
         [ints("sizes", [4, 4]), ints("two", 2)], infer_outputs=False)
+    m["err_sequence_no_position"] = model(
+        [node("SplitToSequence", ["x", "sizes"], ["seq"], axis=1),
+         node("SequenceAt", ["seq", "none"], ["y"])],
+        [("x", F, [2, 8])], [("y", F, [2, 4])],
+        [ints("sizes", [4, 4]), ints("none", [])], infer_outputs=False)
     m["err_nonzero"] = model(
         [node("Relu", ["x"], ["r"]), node("NonZero", ["r"], ["y"])],
         [("x", F, [2, 8])], [("y", I64, [2, "n"])], infer_outputs=False)
