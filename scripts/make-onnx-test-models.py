@@ -287,6 +287,11 @@ def models():
          node("SequenceAt", ["seq", "none"], ["y"])],
         [("x", F, [2, 8])], [("y", F, [2, 4])],
         [ints("sizes", [4, 4]), ints("none", [])], infer_outputs=False)
+    m["err_sequence_no_split"] = model(
+        [node("SplitToSequence", ["x"], ["seq"], axis=1),
+         node("SequenceAt", ["seq", "two"], ["y"])],
+        [("x", F, [2, 8])], [("y", F, [2, 1])],
+        [ints("two", 2)], infer_outputs=False)
     m["err_nonzero"] = model(
         [node("Relu", ["x"], ["r"]), node("NonZero", ["r"], ["y"])],
         [("x", F, [2, 8])], [("y", I64, [2, "n"])], infer_outputs=False)

@@ -1068,6 +1068,28 @@ LogicalResult importSlice(NodeImporter &n) {
   return emit(n, "npu.slice", x, attrs, perm);
 }
 
+/// Whether split `sizes` (a negative one counting as too many) add up to
+/// the axis' `size`.
+bool addsUpTo(ArrayRef<int64_t> sizes, int64_t size) {
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s < 0 ? size + 1 : s;
+  return total == size;
+}
+
+/// Input 0 (`x`, stored in `perm` order) sliced to [begin, begin + length)
+/// along logical `axis`.
+FailureOr<Value> slicePiece(NodeImporter &n, Value x, ArrayRef<int64_t> perm,
+                            int64_t axis, int64_t begin, int64_t length) {
+  int64_t rank = n.inputRank(0), physical = physicalAxis(perm, axis, rank);
+  SmallVector<int64_t> start(rank, 0),
+      end(permute(SmallVector<int64_t>(n.inputShape(0)), perm));
+  start[physical] = begin;
+  end[physical] = begin + length;
+  return n.create("npu.slice", x,
+                  {i64Array(n, "start", start), i64Array(n, "end", end)});
+}
+
 LogicalResult importSplit(NodeImporter &n) {
   int64_t rank = n.inputRank(0);
   FailureOr<int64_t> axis =
@@ -1089,10 +1111,7 @@ LogicalResult importSplit(NodeImporter &n) {
     for (int64_t i = 0; i < parts; ++i)
       sizes.push_back(std::clamp<int64_t>(size - i * part, 0, part));
   }
-  int64_t total = 0;
-  for (int64_t s : sizes)
-    total += s < 0 ? size + 1 : s;
-  if (int64_t(sizes.size()) != parts || total != size)
+  if (int64_t(sizes.size()) != parts || !addsUpTo(sizes, size))
     return n.emitError() << "'split' must give " << parts
                          << " non-negative sizes adding up to the axis' "
                          << size;
@@ -1100,19 +1119,14 @@ LogicalResult importSplit(NodeImporter &n) {
   Value x = n.valueAnyOrder(0, perm);
   if (!x)
     return failure();
-  int64_t physical = physicalAxis(perm, *axis, rank);
-  SmallVector<int64_t> start(rank, 0),
-      end(permute(SmallVector<int64_t>(n.inputShape(0)), perm));
+  int64_t begin = 0;
   for (int64_t i = 0; i < parts; ++i) {
-    end[physical] = start[physical] + sizes[i];
     if (n.isOutputUsed(i)) {
-      FailureOr<Value> piece =
-          n.create("npu.slice", x,
-                   {i64Array(n, "start", start), i64Array(n, "end", end)});
+      FailureOr<Value> piece = slicePiece(n, x, perm, *axis, begin, sizes[i]);
       if (failed(piece) || failed(n.setOutput(i, *piece, perm)))
         return failure();
     }
-    start[physical] = end[physical];
+    begin += sizes[i];
   }
   return success();
 }
@@ -1146,10 +1160,7 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
   SmallVector<int64_t> sizes = *split;
   if (n.input(1).shape.empty() && sizes.size() == 1)
     sizes = equalParts(size, std::max<int64_t>(sizes.front(), 1));
-  int64_t total = 0;
-  for (int64_t s : sizes)
-    total += s < 0 ? size + 1 : s;
-  if (total != size)
+  if (!addsUpTo(sizes, size))
     return n.emitError() << "'split' must give non-negative sizes adding up "
                             "to the axis' "
                          << size;
@@ -1176,19 +1187,16 @@ LogicalResult importSequenceAt(NodeImporter &n) {
                          << count << ")";
   if (at < 0)
     at += count;
-  int64_t rank = n.inputRank(0), axis = it->second.axis;
   Perm perm;
   Value x = n.valueAnyOrder(0, perm);
   if (!x)
     return failure();
-  int64_t physical = physicalAxis(perm, axis, rank);
-  SmallVector<int64_t> start(rank, 0),
-      end(permute(SmallVector<int64_t>(n.inputShape(0)), perm));
+  int64_t begin = 0;
   for (int64_t i = 0; i < at; ++i)
-    start[physical] += sizes[i];
-  end[physical] = start[physical] + sizes[at];
-  return emit(n, "npu.slice", x,
-              {i64Array(n, "start", start), i64Array(n, "end", end)}, perm);
+    begin += sizes[i];
+  FailureOr<Value> piece =
+      slicePiece(n, x, perm, it->second.axis, begin, sizes[at]);
+  return failed(piece) ? failure() : n.setOutput(0, *piece, perm);
 }
 
 /// Tile: each dimension repeated by concatenating copies.
