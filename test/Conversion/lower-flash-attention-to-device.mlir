@@ -99,21 +99,32 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: step = "zeros", strategy = "flash_attention_grad"
 // ASC: npudev.mixed_launch cube(24)
 // MLU: npudev.mixed_launch cube(16)
-// A step's cube copies move in pairs: both tile loads, one wait_all; S
-// stored while dP is computed into a tile of its own; both stores waited
-// for before the vector tasks are told.
-// CHECK: %[[STILE:.*]] = npudev.alloc : memref<{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
+// A step's cube copies move in pairs. K and V, which vary by step in this
+// launch, have a ring of three tiles, Q and dY one. Step 0's loads start
+// before the loop; step t waits for its loads, computes S (stored while dP
+// is computed into a tile of its own), then starts step t + 1's loads
+// behind the stores and waits only for the dP store (copies complete in
+// order) before the vector tasks are told.
+// CHECK: npudev.alloc : memref<1x{{[0-9]+}}x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<1x{{[0-9]+}}x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<3x{{[0-9]+}}x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<3x{{[0-9]+}}x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: %[[STILE:.*]] = npudev.alloc : memref<{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
 // CHECK-NEXT: %[[DPTILE:.*]] = npudev.alloc : memref<{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
-// CHECK-NEXT: npudev.wait_all
+// CHECK: scf.for
+// CHECK: npudev.wait_all
 // CHECK-NEXT: %[[S:.*]] = memref.subview %[[STILE]][
 // CHECK-NEXT: %[[DP:.*]] = memref.subview %[[DPTILE]][
 // CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
 // CHECK: npudev.dma_start %[[S]],
 // CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[DP]] {transpose_b}
-// CHECK: npudev.dma_start %[[DP]],
-// CHECK-NEXT: npudev.wait_all
+// CHECK: %[[STORED:.*]] = npudev.dma_start %[[DP]],
+// CHECK: scf.if
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK: npudev.wait %[[STORED]]
 // CHECK: npudev.set_flag 0 for
 // CHECK-NOT: npudev.matmul
 // CHECK: step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"

@@ -44,10 +44,15 @@ namespace {
 /// added up by launch 2's vector tasks, each of which sees a (head, query
 /// block) for every batch in batch order. Outputs of f16 / bf16 are summed in
 /// f32 scratch and rounded by a last vector launch. As in the forward the cube
-/// issues step t + 1 before it consumes step t; its Q / dY (launch 1) or K / V
-/// (launch 2) tiles have two slots for that.
+/// issues step t + 1 before it consumes step t, and it loads step t + 2's
+/// Q / dY (launch 1) or K / V (launches 0 and 2) while it does: those tiles
+/// form a ring of three.
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
+
+  /// The cube's tiles that vary by step form a ring of three: step t's, step
+  /// t - 1's (still to be consumed) and step t + 1's, loading.
+  static constexpr int64_t kTileSlots = 3;
 
   /// No query and no key rows: no gradient to write.
   static bool hasNoWork(const AttentionGeometry &g) {
@@ -104,8 +109,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
-    // cube memory: Q, dY (two slots each), K, V (two slots in launch 2),
-    // S and dP, P', dS, two f32 sums, and a row of ones and its f32 sum.
+    // cube memory: the varying pair of Q, dY and K, V (three slots each)
+    // and the fixed pair (one each), S and dP, P', dS, two f32 sums, and a row
+    // of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     int64_t block = kCubeBlock;
     auto cubeBytes = [&](int64_t n) {
@@ -276,7 +282,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// One step: query rows [r0, r0 + rows) of head n, keys [c0, c0 + cols).
   struct Step {
     Item it;
-    Value r0, rows, c0, cols, slot;
+    /// `slot` is the step's workspace slot (t mod 2); `tileSlot` its slot
+    /// in the cube's ring of varying tiles (t mod kTileSlots).
+    Value r0, rows, c0, cols, slot, tileSlot;
     /// Launch 1: the step's query block among its head's `headBlocks`.
     Value headBlock, headBlocks;
   };
@@ -299,6 +307,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           s.rows = it.rows;
           std::tie(s.c0, s.cols) = keyBlock(it, t);
           s.slot = k.rem(t, k.index(2));
+          s.tileSlot = k.rem(t, k.index(kTileSlots));
           return s;
         };
         body(it, it.blocks, step);
@@ -322,6 +331,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         s.c0 = c0;
         s.cols = cols;
         s.slot = k.rem(t, k.index(2));
+        s.tileSlot = k.rem(t, k.index(kTileSlots));
         return s;
       };
       body(it, k.mul(qBlocks, k.index(g.getGroup())), step);
@@ -374,11 +384,14 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       return k.alloc(shape, type, dev::MemorySpace::cube);
     };
     int64_t d = g.headDim;
+    // Q and dY vary by step in launch 1, K and V in launches 0 and 2: those
+    // have a ring of kTileSlots tiles, the fixed pair one tile each.
+    int64_t qSlots = keys ? kTileSlots : 1, kSlots = keys ? 1 : kTileSlots;
     CubeTiles tiles;
-    Value qTiles = tiles.qTiles = cube({2, s1Inner, d}, element);
-    Value dyTiles = tiles.dyTiles = cube({2, s1Inner, d}, element);
-    Value kTiles = tiles.kTiles = cube({2, s2Inner, d}, element);
-    Value vTiles = tiles.vTiles = cube({2, s2Inner, d}, element);
+    Value qTiles = tiles.qTiles = cube({qSlots, s1Inner, d}, element);
+    Value dyTiles = tiles.dyTiles = cube({qSlots, s1Inner, d}, element);
+    Value kTiles = tiles.kTiles = cube({kSlots, s2Inner, d}, element);
+    Value vTiles = tiles.vTiles = cube({kSlots, s2Inner, d}, element);
     Value sTile = tiles.sTile = cube({s1Inner, s2Inner}, f32);
     // dP has a tile of its own, so that S's store can move while dP is
     // computed.
@@ -407,25 +420,22 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     forEachItemOf(
         group, pass,
         [&](Item &it, Value steps, function_ref<Step(Value)> stepAt) {
-          // Fixed for the item: K, V (launch 1) or Q, dY (launch 2), in slot
-          // 0 of their tiles; the sums start at zero.
+          // Fixed for the item: K, V (launch 1) or Q, dY (launches 0 and
+          // 2), loaded with step 0's varying pair (issue waits for all
+          // four, and for the previous item's sums on their way out).
           Step first = stepAt(zero);
           if (keys) {
-            k.dma(headRows(key, false, it, it.kvHead, first.c0, first.cols),
-                  slotRows(kTiles, zero, first.cols));
-            k.dma(headRows(value, false, it, it.kvHead, first.c0, first.cols),
-                  slotRows(vTiles, zero, first.cols));
-            for (Value sum : {sumA, sumB})
-              k.dma(rowsOf(zeros, zero, first.cols, zero, dIdx),
-                    rowsOf(sum, zero, first.cols, zero, dIdx));
+            k.dmaStart(
+                headRows(key, false, it, it.kvHead, first.c0, first.cols),
+                slotRows(kTiles, zero, first.cols));
+            k.dmaStart(
+                headRows(value, false, it, it.kvHead, first.c0, first.cols),
+                slotRows(vTiles, zero, first.cols));
           } else {
-            k.dma(headRows(query, true, it, it.n, it.r0, it.rows),
-                  slotRows(qTiles, zero, it.rows));
-            k.dma(headRows(dy, true, it, it.n, it.r0, it.rows),
-                  slotRows(dyTiles, zero, it.rows));
-            if (sumQ)
-              k.dma(rowsOf(zeros, zero, it.rows, zero, dIdx),
-                    rowsOf(sumQ, zero, it.rows, zero, dIdx));
+            k.dmaStart(headRows(query, true, it, it.n, it.r0, it.rows),
+                       slotRows(qTiles, zero, it.rows));
+            k.dmaStart(headRows(dy, true, it, it.n, it.r0, it.rows),
+                       slotRows(dyTiles, zero, it.rows));
           }
           auto signalVectors = [&](int64_t flag) {
             for (int64_t v = 0; v < vectorsPerGroup; ++v)
@@ -433,20 +443,18 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   flag, dev::CoreKind::vector,
                   k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
           };
-          // The tiles that vary by step, in the step's slot.
+          // The tiles that vary by step, in the step's slot of the ring.
           auto varying = [&](const Step &s) {
-            Value qs = keys ? s.slot : zero, ks = keys ? zero : s.slot;
+            Value qs = keys ? s.tileSlot : zero, ks = keys ? zero : s.tileSlot;
             return std::make_tuple(
                 slotRows(qTiles, qs, s.rows), slotRows(dyTiles, qs, s.rows),
                 slotRows(kTiles, ks, s.cols), slotRows(vTiles, ks, s.cols));
           };
-          auto issue = [&](Value t) {
+          // Starts loading step t's varying pair; the two loads move
+          // together.
+          auto startLoads = [&](Value t) {
             Step s = stepAt(t);
-            Value q, dyRows, kRows, vRows;
-            std::tie(q, dyRows, kRows, vRows) = varying(s);
-            // The two loads move together, and S's store while dP is
-            // computed; the stores are waited for before the vector tasks
-            // are told (and before the next step writes the tiles).
+            auto [q, dyRows, kRows, vRows] = varying(s);
             if (keys) {
               k.dmaStart(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
               k.dmaStart(headRows(dy, true, s.it, s.it.n, s.r0, s.rows),
@@ -458,6 +466,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
                   vRows);
             }
+          };
+          // Step t's loads were started one step ahead (below): the wait
+          // finds them done or nearly. S's store moves while dP is
+          // computed, and step t + 1's loads, into the slot neither step t
+          // nor step t - 1 (still to be consumed) holds, start behind the
+          // stores; only the stores are waited for before the vector tasks
+          // are told (and before the next step writes S and dP), since a
+          // core's copies complete in order.
+          auto issue = [&](Value t) {
+            Step s = stepAt(t);
+            auto [q, dyRows, kRows, vRows] = varying(s);
             k.waitAll();
             Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
             Value dpRows = rowsOf(dpTile, zero, s.rows, zero, s.cols);
@@ -467,9 +486,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                                        zero, s.cols));
             k.matmul(dyRows, vRows, dpRows, /*accumulate=*/false,
                      /*transposeB=*/true);
-            k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
-                                        s.cols));
-            k.waitAll();
+            Value stored =
+                k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows,
+                                            zero, s.cols));
+            Value next = k.add(t, k.index(1));
+            k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
+            k.wait(stored);
             signalVectors(kScoresReady);
           };
           // Once the vector tasks are done with a step's slot, launches 1
@@ -480,32 +502,45 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             if (pass == Pass::Statistics)
               return;
             Step s = stepAt(t);
-            Value q, dyRows, kRows, vRows;
-            std::tie(q, dyRows, kRows, vRows) = varying(s);
-            accumulateStep(tiles, group, s, q, dyRows, kRows);
+            auto [q, dyRows, kRows, vRows] = varying(s);
+            accumulateStep(tiles, group, s, k.eq(t, zero), q, dyRows, kRows);
           };
+          k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
           k.forLoop(zero, k.add(steps, k.index(1)), k.index(1), [&](Value t) {
             k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
             k.ifThenElse(k.ge(t, k.index(1)),
                          [&] { consume(k.sub(t, k.index(1))); });
           });
+          // The sums go out while the next item loads. An item without
+          // steps (a key block no query reaches) writes zeros.
+          auto storeSum = [&](Value sum, Value rows, Value target) {
+            Value tile = rowsOf(sum, zero, rows, zero, dIdx);
+            k.ifThenElse(k.eq(steps, zero), [&] {
+              k.waitAll();
+              k.dma(rowsOf(zeros, zero, rows, zero, dIdx), tile);
+            });
+            k.dmaStart(tile, target);
+          };
           if (keys) {
-            k.dma(rowsOf(sumA, zero, first.cols, zero, dIdx),
-                  headRows(dkSum, false, it, it.kvHead, first.c0, first.cols));
-            k.dma(rowsOf(sumB, zero, first.cols, zero, dIdx),
-                  headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
+            storeSum(
+                sumA, first.cols,
+                headRows(dkSum, false, it, it.kvHead, first.c0, first.cols));
+            storeSum(
+                sumB, first.cols,
+                headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
           } else if (sumQ) {
-            k.dma(rowsOf(sumQ, zero, it.rows, zero, dIdx),
-                  headRows(dqSum, true, it, it.n, it.r0, it.rows));
+            storeSum(sumQ, it.rows,
+                     headRows(dqSum, true, it, it.n, it.r0, it.rows));
           }
         });
+    k.waitAll();
   }
 
   /// Step `s`'s P' and dS (from the workspace) into the sums: dV += P'^T
   /// dY and dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in
-  /// launch 2.
+  /// launch 2. An item's first step (`first`) sets the sums instead.
   void accumulateStep(const CubeTiles &tiles, Value group, const Step &s,
-                      Value q, Value dyRows, Value kRows) {
+                      Value first, Value q, Value dyRows, Value kRows) {
     Value zero = k.index(0), dIdx = k.index(g.headDim);
     Value p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
     Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
@@ -514,20 +549,26 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
     k.waitAll();
     if (!tiles.sumA) {
-      k.matmul(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
-               /*accumulate=*/true);
+      sumProduct(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx), first,
+                 /*transposeA=*/false);
       return;
     }
-    auto dvOp = k.builder().create<dev::MatmulOp>(
-        k.location(), p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx),
-        /*accumulate=*/true);
-    dvOp.setTransposeA(true);
-    auto dkOp = k.builder().create<dev::MatmulOp>(
-        k.location(), ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx),
-        /*accumulate=*/true);
-    dkOp.setTransposeA(true);
+    sumProduct(p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
+               /*transposeA=*/true);
+    sumProduct(ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx), first,
+               /*transposeA=*/true);
     if (tiles.dpseRow)
       sumDpseRow(s, ds, tiles.onesRow, tiles.dpseRow);
+  }
+
+  /// sum = a b (`first`) or sum += a b, with a transposed if `transposeA`.
+  void sumProduct(Value a, Value b, Value sum, Value first, bool transposeA) {
+    auto product = [&](bool accumulate) {
+      auto matmul = k.builder().create<dev::MatmulOp>(k.location(), a, b, sum,
+                                                      accumulate);
+      matmul.setTransposeA(transposeA);
+    };
+    k.ifThenElse(first, [&] { product(false); }, [&] { product(true); });
   }
 
   /// dpse[b, n, 0, keys] = sum over the head's query blocks of ones^T dS,
@@ -537,10 +578,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value zero = k.index(0);
     Value ones = k.window(onesRow, {zero, zero}, {b.getIndexAttr(1), s.rows});
     Value sum = k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols});
-    k.ifThenElse(
-        k.lt(s.headBlock, k.index(1)),
-        [&] { k.matmul(ones, ds, sum, /*accumulate=*/false); },
-        [&] { k.matmul(ones, ds, sum, /*accumulate=*/true); });
+    sumProduct(ones, ds, sum, k.lt(s.headBlock, k.index(1)),
+               /*transposeA=*/false);
     k.ifThenElse(k.ge(k.add(s.headBlock, k.index(1)), s.headBlocks), [&] {
       k.dma(k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols}, {0}),
             positionTile(dpseSum, s.it, zero, k.index(1), s.c0, s.cols));
@@ -706,6 +745,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                     k.f32(op.getScale().convertToDouble()), dp);
     Value ds = rowsOf(buf.ds, zero, rows, zero, cols);
     storeAs(dp, ds, slotTile(wsDs, group, st.slot, row, rows, zero, cols));
+    // P' was stored while dS was computed; both stores are done before dpse
+    // reuses the buffers and the next chunk loads over them.
+    k.waitAll();
     if (!writeDpse || pseGrad == PseGrad::None || pseGrad == PseGrad::SumRows)
       return;
     Value target = positionTile(dpseSum, st.it, i0, rows, st.c0, cols);
@@ -721,14 +763,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     }
   }
 
-  /// Writes f32 `x` to `target` in the input type (through `narrow`).
+  /// Starts writing f32 `x` to `target` in the input type (through
+  /// `narrow`); neither may change until a wait.
   void storeAs(Value x, Value narrow, Value target) {
     if (element == f32) {
-      k.dma(x, target);
+      k.dmaStart(x, target);
       return;
     }
     k.vcast(x, narrow);
-    k.dma(narrow, target);
+    k.dmaStart(narrow, target);
   }
 
   /// Column 0 of softmax_max / softmax_sum for rows [i0, i0 + rows).
