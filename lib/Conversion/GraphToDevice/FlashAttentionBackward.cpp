@@ -469,11 +469,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           };
           // Step t's loads were started one step ahead (below): the wait
           // finds them done or nearly. S's store moves while dP is
-          // computed, and step t + 1's loads, into the slot neither step t
-          // nor step t - 1 (still to be consumed) holds, start behind the
-          // stores; only the stores are waited for before the vector tasks
-          // are told (and before the next step writes S and dP), since a
-          // core's copies complete in order.
+          // computed. The vector tasks are told at once: a flag is set
+          // when the copies issued before it are done, so the cube does
+          // not wait for its stores here. Step t + 1's loads, into the slot
+          // neither step t nor step t - 1 (still to be consumed) holds,
+          // start after the flag, which would otherwise wait for them too.
           auto issue = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
@@ -486,13 +486,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                                        zero, s.cols));
             k.matmul(dyRows, vRows, dpRows, /*accumulate=*/false,
                      /*transposeB=*/true);
-            Value stored =
-                k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows,
-                                            zero, s.cols));
+            k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
+                                        s.cols));
+            signalVectors(kScoresReady);
             Value next = k.add(t, k.index(1));
             k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
-            k.wait(stored);
-            signalVectors(kScoresReady);
           };
           // Once the vector tasks are done with a step's slot, launches 1
           // and 2 take its P' and dS into their sums.
@@ -549,26 +547,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
     k.waitAll();
     if (!tiles.sumA) {
-      sumProduct(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx), first,
-                 /*transposeA=*/false);
+      k.matmulSum(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
+                  first,
+                  /*transposeA=*/false, /*transposeB=*/false);
       return;
     }
-    sumProduct(p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
-               /*transposeA=*/true);
-    sumProduct(ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx), first,
-               /*transposeA=*/true);
+    k.matmulSum(p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
+                /*transposeA=*/true, /*transposeB=*/false);
+    k.matmulSum(ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx), first,
+                /*transposeA=*/true, /*transposeB=*/false);
     if (tiles.dpseRow)
       sumDpseRow(s, ds, tiles.onesRow, tiles.dpseRow);
-  }
-
-  /// sum = a b (`first`) or sum += a b, with a transposed if `transposeA`.
-  void sumProduct(Value a, Value b, Value sum, Value first, bool transposeA) {
-    auto product = [&](bool accumulate) {
-      auto matmul = k.builder().create<dev::MatmulOp>(k.location(), a, b, sum,
-                                                      accumulate);
-      matmul.setTransposeA(transposeA);
-    };
-    k.ifThenElse(first, [&] { product(false); }, [&] { product(true); });
   }
 
   /// dpse[b, n, 0, keys] = sum over the head's query blocks of ones^T dS,
@@ -578,8 +567,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value zero = k.index(0);
     Value ones = k.window(onesRow, {zero, zero}, {b.getIndexAttr(1), s.rows});
     Value sum = k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols});
-    sumProduct(ones, ds, sum, k.lt(s.headBlock, k.index(1)),
-               /*transposeA=*/false);
+    k.matmulSum(ones, ds, sum, k.lt(s.headBlock, k.index(1)),
+                /*transposeA=*/false, /*transposeB=*/false);
     k.ifThenElse(k.ge(k.add(s.headBlock, k.index(1)), s.headBlocks), [&] {
       k.dma(k.window(row, {zero, zero}, {b.getIndexAttr(1), s.cols}, {0}),
             positionTile(dpseSum, s.it, zero, k.index(1), s.c0, s.cols));
