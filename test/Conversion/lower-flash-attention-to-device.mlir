@@ -131,7 +131,9 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
 // CHECK-NOT: npudev.matmul
-// CHECK: step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
+// Blocks of 64 query rows (128 would not fit cube memory with D 128) and
+// 128 keys, twice the rows, which still fit.
+// CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.matmul {{.*}} {accumulate, transpose_a}

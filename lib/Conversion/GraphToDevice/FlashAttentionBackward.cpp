@@ -109,35 +109,51 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
-    // cube memory: the varying pair of Q, dY and K, V (three slots each)
-    // and the fixed pair (one each), S and dP, P', dS, two f32 sums, and a row
-    // of ones and its f32 sum.
+    // cube memory; then keys twice as many as rows if that fits too. A
+    // step pays fixed costs (copy latencies, the two flags, instruction
+    // issue) per block, which larger blocks spread over more work. Cube
+    // memory holds, for the launch that needs most, the varying pair of Q,
+    // dY and K, V (three slots each) and the fixed pair (one each), S and
+    // dP, P', dS, the f32 sums, and a row of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
-    int64_t block = kCubeBlock;
-    auto cubeBytes = [&](int64_t n) {
-      return n * d * eb * 8 + n * n * (2 * 4 + 2 * eb) + 2 * n * d * 4 +
-             n * (eb + 4);
+    auto cubeBytes = [&](int64_t s1, int64_t s2) {
+      int64_t pairs = std::max(3 * s1 + s2, 3 * s2 + s1) * 2 * d * eb;
+      int64_t sums = std::max(2 * s2, s1) * d * 4;
+      return pairs + s1 * s2 * (2 * 4 + 2 * eb) + sums + s1 * eb + s2 * 4;
     };
-    while (block > 8 && cubeBytes(block) > device.cubeBytes)
+    int64_t block = kCubeBlock;
+    while (block > 8 && cubeBytes(block, block) > device.cubeBytes)
       block /= 2;
+    int64_t keyBlock = block;
+    if (2 * block <= kCubeBlock &&
+        cubeBytes(block, 2 * block) <= device.cubeBytes &&
+        vectorChunkRows(block, 2 * block) >= 1)
+      keyBlock = 2 * block;
     s1Inner = std::min(block, std::max<int64_t>(g.seqQ, 1));
-    s2Inner = std::min(block, std::max<int64_t>(g.seqKV, 1));
+    s2Inner = std::min(keyBlock, std::max<int64_t>(g.seqKV, 1));
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
-    // Vector memory: the forward's buffers (allocVector) and, per chunk
-    // row, dP and P' (f32), dS (input type), three row statistics.
-    int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb +
-                                     (pse || dropMask ? 4 + eb : 0) +
-                                     (attenMask || dropMask ? 2 : 0) + 1) +
-                          d * 4 + 64;
-    int64_t fixed = rowsPerVector * (d * 4 + 9 * 4);
-    chunkRows =
-        std::min(rowsPerVector, (device.vectorBytes - fixed) / perChunkRow);
+    chunkRows = vectorChunkRows(s1Inner, s2Inner);
     if (chunkRows < 1)
       return op.emitOpError("cannot be lowered: a block of ")
              << s2Inner << " keys and head size " << g.headDim
              << " does not fit the vector memory of device '" << device.name
              << "'";
     return success();
+  }
+
+  /// The rows of a vector task's chunk for blocks of s1 query rows by s2
+  /// keys: the forward's buffers (allocVector) and, per chunk row, dP and
+  /// P' (f32), dS (input type), three row statistics. Below 1 when not even
+  /// one row fits.
+  int64_t vectorChunkRows(int64_t s1, int64_t s2) const {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    int64_t own = llvm::divideCeil(s1, vectorsPerGroup);
+    int64_t perChunkRow =
+        s2 * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb + (pse || dropMask ? 4 + eb : 0) +
+              (attenMask || dropMask ? 2 : 0) + 1) +
+        d * 4 + 64;
+    int64_t fixed = own * (d * 4 + 9 * 4);
+    return std::min(own, (device.vectorBytes - fixed) / perChunkRow);
   }
 
   //===--- Host-side buffers and the launches around the main two -------===//
@@ -273,7 +289,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                         b.getStringAttr(
                             attention::stringifyBackwardTemplate(tiling.kind))),
          b.getNamedAttr("tiling_key", b.getStringAttr(std::to_string(key))),
-         b.getNamedAttr("block", b.getI64IntegerAttr(s1Inner)),
+         b.getNamedAttr("s1_inner", b.getI64IntegerAttr(s1Inner)),
+         b.getNamedAttr("s2_inner", b.getI64IntegerAttr(s2Inner)),
          b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
   }
 
