@@ -413,10 +413,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     // dP has a tile of its own, so that S's store can move while dP is
     // computed.
     Value dpTile = tiles.dpTile = cube({s1Inner, s2Inner}, f32);
-    if (pass != Pass::Statistics) {
+    if (keys)
       tiles.pTile = cube({s1Inner, s2Inner}, element);
+    if (pass != Pass::Statistics)
       tiles.dsTile = cube({s1Inner, s2Inner}, element);
-    }
     Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
       tiles.sumA = cube({s2Inner, d}, f32);
@@ -553,14 +553,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
   /// Step `s`'s P' and dS (from the workspace) into the sums: dV += P'^T
   /// dY and dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in
-  /// launch 2. An item's first step (`first`) sets the sums instead.
+  /// launch 2 (which needs no P'). An item's first step (`first`) sets the
+  /// sums instead.
   void accumulateStep(const CubeTiles &tiles, Value group, const Step &s,
                       Value first, Value q, Value dyRows, Value kRows) {
     Value zero = k.index(0), dIdx = k.index(g.headDim);
-    Value p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
     Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
     // P' and dS move together.
-    k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols), p);
+    Value p;
+    if (tiles.pTile) {
+      p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
+      k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols),
+                 p);
+    }
     k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
     k.waitAll();
     if (!tiles.sumA) {
@@ -629,8 +634,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
               if (statistics)
                 statisticsChunk(buf, s, group, k.add(own0, r), r, rows);
               else
-                gradChunk(buf, s, group, k.add(own0, r), rows,
-                          pass == Pass::Queries);
+                gradChunk(buf, s, group, k.add(own0, r), rows, pass);
             });
             signalCube(part, group);
           });
@@ -700,9 +704,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.dma(sum, statisticColumn(rowDots, it, row, rows));
   }
 
-  /// Rows [row, row + rows) of step `s`'s block: P', dS (and dpse).
+  /// Rows [row, row + rows) of step `s`'s block: P' for launch 1's dV, dS,
+  /// and dpse from launch 2.
   void gradChunk(const GradBuffers &buf, const Step &st, Value group, Value row,
-                 Value rows, bool writeDpse) {
+                 Value rows, Pass pass) {
+    bool writeProbs = pass == Pass::KeysValues;
+    bool writeDpse = pass == Pass::Queries;
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
@@ -737,13 +744,16 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     if (dropMask) {
       Value keep = loadKeep(v, st.it, i0, rows, st.c0, cols);
       applyDropout(dp, keep);
-      dropped = rowsOf(buf.dropped, zero, rows, zero, cols);
-      k.vbinary(dev::BinaryKind::mul, s, keep, dropped);
-      k.vbinaryScalar(dev::BinaryKind::div, dropped,
-                      k.f32(op.getKeepProb().convertToDouble()), dropped);
+      if (writeProbs) {
+        dropped = rowsOf(buf.dropped, zero, rows, zero, cols);
+        k.vbinary(dev::BinaryKind::mul, s, keep, dropped);
+        k.vbinaryScalar(dev::BinaryKind::div, dropped,
+                        k.f32(op.getKeepProb().convertToDouble()), dropped);
+      }
     }
-    storeAs(dropped, rowsOf(v.probs, zero, rows, zero, cols),
-            slotTile(wsProbs, group, st.slot, row, rows, zero, cols));
+    if (writeProbs)
+      storeAs(dropped, rowsOf(v.probs, zero, rows, zero, cols),
+              slotTile(wsProbs, group, st.slot, row, rows, zero, cols));
     // dS = scale P (dP' - D).
     k.vbinaryBroadcast(dev::BinaryKind::sub, dp, rowD, dp, 0);
     k.vbinary(dev::BinaryKind::mul, s, dp, dp);
