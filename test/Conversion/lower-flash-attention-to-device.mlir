@@ -131,15 +131,16 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
 // CHECK-NOT: npudev.matmul
-// Blocks of 64 query rows (128 would not fit cube memory with D 128) and
-// 128 keys, twice the rows, which still fit.
-// CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
+// Square blocks of 128 do not fit cube memory with D 128; 64 do, and each
+// launch doubles the axis its items span: 128 query rows by 64 keys for
+// the statistics and dQ, 64 rows by 128 keys for dK / dV.
+// CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.matmul {{.*}} {accumulate, transpose_a}
-// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
+// CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch
-// CHECK: step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
+// CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: step = "round_dq"
 // CHECK: step = "round_dk"
 // CHECK: step = "round_dv"

@@ -109,12 +109,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
-    // cube memory; then keys twice as many as rows if that fits too. A
-    // step pays fixed costs (copy latencies, the two flags, instruction
-    // issue) per block, which larger blocks spread over more work. Cube
-    // memory holds, for the launch that needs most, the varying pair of Q,
-    // dY and K, V (three slots each) and the fixed pair (one each), S and
-    // dP, P', dS, the f32 sums, and a row of ones and its f32 sum.
+    // cube memory; then, for each launch, twice that along the axis its
+    // items span where cube and vector memory still hold it: query rows for
+    // launches 0 and 2, keys for launch 1. A step loads the pair of tiles
+    // that varies by step (K and V, or Q and dY) and pays fixed costs
+    // (copy latencies, two flags, instruction issue); the wider fixed axis
+    // doubles the work they are spread over. Cube memory holds, for the
+    // launch that needs most, the varying pair (three slots each) and the
+    // fixed pair (one each), S and dP, P', dS, the f32 sums, and a row of
+    // ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     auto cubeBytes = [&](int64_t s1, int64_t s2) {
       int64_t pairs = std::max(3 * s1 + s2, 3 * s2 + s1) * 2 * d * eb;
@@ -124,21 +127,53 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     int64_t block = kCubeBlock;
     while (block > 8 && cubeBytes(block, block) > device.cubeBytes)
       block /= 2;
-    int64_t keyBlock = block;
-    if (2 * block <= kCubeBlock &&
-        cubeBytes(block, 2 * block) <= device.cubeBytes &&
-        vectorChunkRows(block, 2 * block) >= 1)
-      keyBlock = 2 * block;
-    s1Inner = std::min(block, std::max<int64_t>(g.seqQ, 1));
-    s2Inner = std::min(keyBlock, std::max<int64_t>(g.seqKV, 1));
-    rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
-    chunkRows = vectorChunkRows(s1Inner, s2Inner);
-    if (chunkRows < 1)
-      return op.emitOpError("cannot be lowered: a block of ")
-             << s2Inner << " keys and head size " << g.headDim
-             << " does not fit the vector memory of device '" << device.name
-             << "'";
+    auto widened = [&](bool alongRows) {
+      int64_t s1 = alongRows ? 2 * block : block;
+      int64_t s2 = alongRows ? block : 2 * block;
+      if (2 * block <= kCubeBlock && cubeBytes(s1, s2) <= device.cubeBytes) {
+        Blocks wide = makeBlocks(s1, s2);
+        if (wide.chunkRows >= 1)
+          return wide;
+      }
+      return makeBlocks(block, block);
+    };
+    queryBlocks = widened(/*alongRows=*/true);
+    keyBlocks = widened(/*alongRows=*/false);
+    for (const Blocks &b : {queryBlocks, keyBlocks})
+      if (b.chunkRows < 1)
+        return op.emitOpError("cannot be lowered: a block of ")
+               << b.s2 << " keys and head size " << g.headDim
+               << " does not fit the vector memory of device '" << device.name
+               << "'";
+    useBlocks(queryBlocks);
     return success();
+  }
+
+  /// Blocks of s1 query rows by s2 keys, each vector task's share of the
+  /// rows and the rows of its chunks.
+  struct Blocks {
+    int64_t s1 = 0, s2 = 0, rowsPerVector = 0, chunkRows = 0;
+  };
+  /// The blocks of launches 0 and 2 (items of query rows) and of launch 1
+  /// (items of keys).
+  Blocks queryBlocks, keyBlocks;
+
+  /// Blocks of at most s1 x s2 (no more than the sequences).
+  Blocks makeBlocks(int64_t s1, int64_t s2) const {
+    Blocks b;
+    b.s1 = std::min(s1, std::max<int64_t>(g.seqQ, 1));
+    b.s2 = std::min(s2, std::max<int64_t>(g.seqKV, 1));
+    b.rowsPerVector = llvm::divideCeil(b.s1, vectorsPerGroup);
+    b.chunkRows = vectorChunkRows(b.s1, b.s2);
+    return b;
+  }
+
+  /// The sizes the kernel builders read, from `b`.
+  void useBlocks(const Blocks &b) {
+    s1Inner = b.s1;
+    s2Inner = b.s2;
+    rowsPerVector = b.rowsPerVector;
+    chunkRows = b.chunkRows;
   }
 
   /// The rows of a vector task's chunk for blocks of s1 query rows by s2
@@ -214,14 +249,14 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     dqSum = sumBuffer(dq);
     dkSum = sumBuffer(dk);
     dvSum = sumBuffer(dv);
-    wsScores = workspace(s2Inner, f32);
-    wsDp = workspace(s2Inner, f32);
-    wsProbs = workspace(s2Inner, element);
-    wsDs = workspace(s2Inner, element);
+    // The batch table's item bases count query blocks for launches 0 and
+    // 2, key blocks for launch 1.
+    s1Inner = queryBlocks.s1;
+    s2Inner = keyBlocks.s2;
     batchTable = buildBatchTable();
-    // The cube cannot fill: its sums start from a zero tile in global
-    // memory.
-    int64_t rows = std::max(s1Inner, s2Inner);
+    // The cube cannot fill: an item without steps copies its sums from a
+    // zero tile in global memory.
+    int64_t rows = std::max(queryBlocks.s1, keyBlocks.s2);
     zeros = globalBuffer({rows, g.headDim}, f32);
     elementwiseLaunch(Value(), zeros, "zeros",
                       [&](Value, Value to) { k.vfill(to, k.f32(0)); });
@@ -236,7 +271,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       });
     }
     if (pseGrad == PseGrad::SumRows) {
-      ones = globalBuffer({1, s1Inner}, element);
+      ones = globalBuffer({1, keyBlocks.s1}, element);
       elementwiseLaunch(Value(), ones, "ones", [&](Value, Value to) {
         k.vfill(to, k.floatConstant(element, 1));
       });
@@ -244,11 +279,18 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [pass, step] : {std::pair{Pass::Statistics, "statistics"},
                               {Pass::KeysValues, "dk_dv"},
                               {Pass::Queries, "dq"}}) {
+      useBlocks(pass == Pass::KeysValues ? keyBlocks : queryBlocks);
+      wsScores = workspace(s2Inner, f32);
+      wsDp = workspace(s2Inner, f32);
+      wsProbs = workspace(s2Inner, element);
+      wsDs = workspace(s2Inner, element);
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
           [&, pass = pass](Value t) { buildCube(t, pass); },
           [&, pass = pass](Value t) { buildVector(t, pass); });
       launch->setAttr("npudev.tiling", gradTiling(step));
+      for (Value buffer : {wsScores, wsDp, wsProbs, wsDs})
+        k.builder().create<memref::DeallocOp>(k.location(), buffer);
     }
     // Sums in f32 scratch are rounded into their outputs.
     std::tuple<Value, Value, StringRef> sums[] = {
@@ -259,8 +301,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [sum, out, step] : sums)
       if (sum != out)
         round(sum, out, step);
-    for (Value buffer : {wsScores, wsDp, wsProbs, wsDs, batchTable, zeros,
-                         rowMaxes, rowSums, rowDots, ones})
+    for (Value buffer : {batchTable, zeros, rowMaxes, rowSums, rowDots, ones})
       if (buffer)
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     for (auto [sum, out, step] : sums)
