@@ -50,9 +50,15 @@ namespace {
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
 
-  /// The cube's tiles that vary by step form a ring of three: step t's, step
-  /// t - 1's (still to be consumed) and step t + 1's, loading.
-  static constexpr int64_t kTileSlots = 3;
+  /// In iteration t the cube computes step t's S and dP and takes step
+  /// t - kLag's P' and dS into its sums, so that neither side waits for
+  /// what it has just asked of the other: the vector tasks' steps t - 1 and
+  /// t - 2 may still be running. The workspaces have a slot per step in
+  /// flight, and the cube's tiles that vary by step a ring from step
+  /// t - kLag's to step t + 1's, loading.
+  static constexpr int64_t kLag = 3;
+  static constexpr int64_t kWorkspaceSlots = kLag;
+  static constexpr int64_t kTileSlots = kLag + 2;
 
   /// No query and no key rows: no gradient to write.
   static bool hasNoWork(const AttentionGeometry &g) {
@@ -114,23 +120,28 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     // launches 0 and 2, keys for launch 1. A step loads the pair of tiles
     // that varies by step (K and V, or Q and dY) and pays fixed costs
     // (copy latencies, two flags, instruction issue); the wider fixed axis
-    // doubles the work they are spread over. Cube memory holds, for the
-    // launch that needs most, the varying pair (three slots each) and the
-    // fixed pair (one each), S and dP, P', dS, the f32 sums, and a row of
-    // ones and its f32 sum.
+    // doubles the work they are spread over. Cube memory holds the
+    // varying pair (kTileSlots slots each) and the fixed pair (one each),
+    // S and dP, two sets of P' and dS, the f32 sums, and for launch 1 a
+    // row of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
-    auto cubeBytes = [&](int64_t s1, int64_t s2) {
-      int64_t pairs = std::max(3 * s1 + s2, 3 * s2 + s1) * 2 * d * eb;
-      int64_t sums = std::max(2 * s2, s1) * d * 4;
-      return pairs + s1 * s2 * (2 * 4 + 2 * eb) + sums + s1 * eb + s2 * 4;
+    auto cubeBytes = [&](int64_t s1, int64_t s2, bool alongRows) {
+      int64_t varying = alongRows ? s2 : s1, fixed = alongRows ? s1 : s2;
+      int64_t pairs = (kTileSlots * varying + fixed) * 2 * d * eb;
+      int64_t sums = alongRows ? s1 * d * 4 : 2 * s2 * d * 4 + s1 * eb + s2 * 4;
+      return pairs + s1 * s2 * (2 * 4 + 4 * eb) + sums;
     };
     int64_t block = kCubeBlock;
-    while (block > 8 && cubeBytes(block, block) > device.cubeBytes)
+    auto fits = [&](int64_t s1, int64_t s2, bool alongRows) {
+      return cubeBytes(s1, s2, alongRows) <= device.cubeBytes;
+    };
+    while (block > 8 &&
+           !(fits(block, block, true) && fits(block, block, false)))
       block /= 2;
     auto widened = [&](bool alongRows) {
       int64_t s1 = alongRows ? 2 * block : block;
       int64_t s2 = alongRows ? block : 2 * block;
-      if (2 * block <= kCubeBlock && cubeBytes(s1, s2) <= device.cubeBytes) {
+      if (2 * block <= kCubeBlock && fits(s1, s2, alongRows)) {
         Blocks wide = makeBlocks(s1, s2);
         if (wide.chunkRows >= 1)
           return wide;
@@ -280,10 +291,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                               {Pass::KeysValues, "dk_dv"},
                               {Pass::Queries, "dq"}}) {
       useBlocks(pass == Pass::KeysValues ? keyBlocks : queryBlocks);
-      wsScores = workspace(s2Inner, f32);
-      wsDp = workspace(s2Inner, f32);
-      wsProbs = workspace(s2Inner, element);
-      wsDs = workspace(s2Inner, element);
+      wsScores = workspace(s2Inner, f32, kWorkspaceSlots);
+      wsDp = workspace(s2Inner, f32, kWorkspaceSlots);
+      wsProbs = workspace(s2Inner, element, kWorkspaceSlots);
+      wsDs = workspace(s2Inner, element, kWorkspaceSlots);
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
           [&, pass = pass](Value t) { buildCube(t, pass); },
@@ -340,8 +351,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// One step: query rows [r0, r0 + rows) of head n, keys [c0, c0 + cols).
   struct Step {
     Item it;
-    /// `slot` is the step's workspace slot (t mod 2); `tileSlot` its slot
-    /// in the cube's ring of varying tiles (t mod kTileSlots).
+    /// `slot` is the step's workspace slot (t mod kWorkspaceSlots);
+    /// `tileSlot` its slot in the cube's ring of varying tiles (t mod
+    /// kTileSlots).
     Value r0, rows, c0, cols, slot, tileSlot;
     /// Launch 1: the step's query block among its head's `headBlocks`.
     Value headBlock, headBlocks;
@@ -364,7 +376,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           s.r0 = it.r0;
           s.rows = it.rows;
           std::tie(s.c0, s.cols) = keyBlock(it, t);
-          s.slot = k.rem(t, k.index(2));
+          s.slot = k.rem(t, k.index(kWorkspaceSlots));
           s.tileSlot = k.rem(t, k.index(kTileSlots));
           return s;
         };
@@ -388,7 +400,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
         s.c0 = c0;
         s.cols = cols;
-        s.slot = k.rem(t, k.index(2));
+        s.slot = k.rem(t, k.index(kWorkspaceSlots));
         s.tileSlot = k.rem(t, k.index(kTileSlots));
         return s;
       };
@@ -454,10 +466,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     // dP has a tile of its own, so that S's store can move while dP is
     // computed.
     Value dpTile = tiles.dpTile = cube({s1Inner, s2Inner}, f32);
+    // Two sets of P' and dS tiles: one loading while the sums take the
+    // other.
     if (keys)
-      tiles.pTile = cube({s1Inner, s2Inner}, element);
+      tiles.pTile = cube({2, s1Inner, s2Inner}, element);
     if (pass != Pass::Statistics)
-      tiles.dsTile = cube({s1Inner, s2Inner}, element);
+      tiles.dsTile = cube({2, s1Inner, s2Inner}, element);
     Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
       tiles.sumA = cube({s2Inner, d}, f32);
@@ -525,17 +539,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   vRows);
             }
           };
-          // Step t's loads were started one step ahead (below): the wait
-          // finds them done or nearly. S's store moves while dP is
-          // computed. The vector tasks are told at once: a flag is set
-          // when the copies issued before it are done, so the cube does
-          // not wait for its stores here. Step t + 1's loads, into the slot
-          // neither step t nor step t - 1 (still to be consumed) holds,
-          // start after the flag, which would otherwise wait for them too.
+          // Iteration t: wait for what the previous iteration started
+          // (step t's pair, step t - kLag's P' and dS); start step t + 1's
+          // pair; compute step t's S (stored while dP is computed) and dP
+          // and tell the vector tasks at once (a flag is set when the
+          // copies issued before it are done); take step t - kLag into the
+          // sums; then wait for the vector tasks to finish step
+          // t - kLag + 1 and start loading its P' and dS. The vector tasks'
+          // steps t - kLag + 2 .. t - 1 are still free to run.
           auto issue = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
-            k.waitAll();
             Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
             Value dpRows = rowsOf(dpTile, zero, s.rows, zero, s.cols);
             k.matmul(q, kRows, sRows, /*accumulate=*/false,
@@ -547,25 +561,33 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
                                         s.cols));
             signalVectors(kScoresReady);
-            Value next = k.add(t, k.index(1));
-            k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
           };
-          // Once the vector tasks are done with a step's slot, launches 1
-          // and 2 take its P' and dS into their sums.
           auto consume = [&](Value t) {
-            for (int64_t v = 0; v < vectorsPerGroup; ++v)
-              k.waitFlag(kProbsReady + v);
-            if (pass == Pass::Statistics)
-              return;
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
-            accumulateStep(tiles, group, s, k.eq(t, zero), q, dyRows, kRows);
+            accumulateStep(tiles, s, k.eq(t, zero), k.rem(t, k.index(2)), q,
+                           dyRows, kRows);
+          };
+          auto startTaking = [&](Value t) {
+            for (int64_t v = 0; v < vectorsPerGroup; ++v)
+              k.waitFlag(kProbsReady + v);
+            if (pass != Pass::Statistics)
+              loadProbsAndDs(tiles, group, stepAt(t), k.rem(t, k.index(2)));
+          };
+          Value lag = k.index(kLag);
+          auto inSteps = [&](Value u) {
+            return k.andI(k.ge(u, zero), k.lt(u, steps));
           };
           k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
-          k.forLoop(zero, k.add(steps, k.index(1)), k.index(1), [&](Value t) {
+          k.forLoop(zero, k.add(steps, lag), k.index(1), [&](Value t) {
+            k.waitAll();
+            Value next = k.add(t, k.index(1));
+            k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
             k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
-            k.ifThenElse(k.ge(t, k.index(1)),
-                         [&] { consume(k.sub(t, k.index(1))); });
+            if (pass != Pass::Statistics)
+              k.ifThenElse(k.ge(t, lag), [&] { consume(k.sub(t, lag)); });
+            Value taken = k.add(k.sub(t, lag), k.index(1));
+            k.ifThenElse(inSteps(taken), [&] { startTaking(taken); });
           });
           // The sums go out while the next item loads. An item without
           // steps (a key block no query reaches) writes zeros.
@@ -592,30 +614,39 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.waitAll();
   }
 
-  /// Step `s`'s P' and dS (from the workspace) into the sums: dV += P'^T
-  /// dY and dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in
-  /// launch 2 (which needs no P'). An item's first step (`first`) sets the
-  /// sums instead.
-  void accumulateStep(const CubeTiles &tiles, Value group, const Step &s,
-                      Value first, Value q, Value dyRows, Value kRows) {
-    Value zero = k.index(0), dIdx = k.index(g.headDim);
-    Value ds = rowsOf(tiles.dsTile, zero, s.rows, zero, s.cols);
-    // P' and dS move together.
-    Value p;
-    if (tiles.pTile) {
-      p = rowsOf(tiles.pTile, zero, s.rows, zero, s.cols);
+  /// Starts loading step `s`'s P' (launch 1 only: dQ needs only dS) and dS
+  /// from the workspace into tile set `set`.
+  void loadProbsAndDs(const CubeTiles &tiles, Value group, const Step &s,
+                      Value set) {
+    Value zero = k.index(0);
+    if (tiles.pTile)
       k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols),
-                 p);
-    }
-    k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols), ds);
-    k.waitAll();
+                 setRows(tiles.pTile, set, s));
+    k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols),
+               setRows(tiles.dsTile, set, s));
+  }
+
+  /// Rows and columns of step `s` in set `set` of a [2, s1, s2] tile.
+  Value setRows(Value tiles, Value set, const Step &s) {
+    Value zero = k.index(0);
+    return k.window(tiles, {set, zero, zero},
+                    {k.builder().getIndexAttr(1), s.rows, s.cols}, {0});
+  }
+
+  /// Step `s`'s P' and dS (tile set `set`) into the sums: dV += P'^T dY and
+  /// dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in launch 2. An
+  /// item's first step (`first`) sets the sums instead.
+  void accumulateStep(const CubeTiles &tiles, const Step &s, Value first,
+                      Value set, Value q, Value dyRows, Value kRows) {
+    Value zero = k.index(0), dIdx = k.index(g.headDim);
+    Value ds = setRows(tiles.dsTile, set, s);
     if (!tiles.sumA) {
       k.matmulSum(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
-                  first,
-                  /*transposeA=*/false, /*transposeB=*/false);
+                  first, /*transposeA=*/false, /*transposeB=*/false);
       return;
     }
-    k.matmulSum(p, dyRows, rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
+    k.matmulSum(setRows(tiles.pTile, set, s), dyRows,
+                rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
                 /*transposeA=*/true, /*transposeB=*/false);
     k.matmulSum(ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx), first,
                 /*transposeA=*/true, /*transposeB=*/false);

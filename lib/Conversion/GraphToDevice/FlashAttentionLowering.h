@@ -335,9 +335,9 @@ template <typename OpT> struct AttentionLowering {
                                                   dev::MemorySpace::global)));
   }
 
-  /// A two-slot workspace of [s1Inner, cols] tiles per group.
-  Value workspace(int64_t cols, Type type) {
-    return globalBuffer({groups, 2, s1Inner, cols}, type);
+  /// A workspace of `slots` [s1Inner, cols] tiles per group.
+  Value workspace(int64_t cols, Type type, int64_t slots = 2) {
+    return globalBuffer({groups, slots, s1Inner, cols}, type);
   }
 
   /// Whether batches differ in their sequences or band (TND's packed
