@@ -833,10 +833,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                     k.f32(op.getScale().convertToDouble()), dp);
     Value ds = rowsOf(buf.ds, zero, rows, zero, cols);
     storeAs(dp, ds, slotTile(wsDs, group, st.slot, row, rows, zero, cols));
-    // P' was stored while dS was computed; both stores are done before dpse
-    // reuses the buffers and the next chunk loads over them.
-    k.waitAll();
-    if (!writeDpse || pseGrad == PseGrad::None || pseGrad == PseGrad::SumRows)
+    // P' was stored while dS was computed. In f32 the stores read S and dP
+    // themselves, which the next chunk loads over, and dpse reuses the
+    // buffers: both wait for the stores. Otherwise they stay in flight: the
+    // cube's flag is set once they are done, and the next chunk's wait for
+    // its loads covers them (a core's copies complete in order) before it
+    // writes P' and dS again.
+    bool writesDpse = writeDpse && (pseGrad == PseGrad::Full ||
+                                    pseGrad == PseGrad::SumBatches);
+    if (element == f32 || writesDpse)
+      k.waitAll();
+    if (!writesDpse)
       return;
     Value target = positionTile(dpseSum, st.it, i0, rows, st.c0, cols);
     if (pseGrad == PseGrad::Full) {
