@@ -44,9 +44,9 @@ namespace {
 /// added up by launch 2's vector tasks, each of which sees a (head, query
 /// block) for every batch in batch order. Outputs of f16 / bf16 are summed in
 /// f32 scratch and rounded by a last vector launch. As in the forward the cube
-/// issues step t + 1 before it consumes step t, and it loads step t + 2's
-/// Q / dY (launch 1) or K / V (launches 0 and 2) while it does: those tiles
-/// form a ring of three.
+/// runs ahead of the vector tasks: it computes step t while they work on the
+/// steps before, takes step t - kLag into its sums, and loads step t + 1's
+/// Q / dY (launch 1) or K / V (launches 0 and 2) meanwhile.
 struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   using Base = AttentionLowering<FlashAttentionGradOp>;
 
