@@ -129,7 +129,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       int64_t varying = alongRows ? s2 : s1, fixed = alongRows ? s1 : s2;
       int64_t pairs = (kTileSlots * varying + fixed) * 2 * d * eb;
       int64_t sums = alongRows ? s1 * d * 4 : 2 * s2 * d * 4 + s1 * eb + s2 * 4;
-      return pairs + s1 * s2 * (2 * 4 + 4 * eb) + sums;
+      int64_t sets = scoreSets(alongRows ? Pass::Queries : Pass::KeysValues);
+      return pairs + s1 * s2 * (2 * 4 * sets + 4 * eb) + sums;
     };
     int64_t block = kCubeBlock;
     auto fits = [&](int64_t s1, int64_t s2, bool alongRows) {
@@ -160,6 +161,13 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     return success();
   }
 
+  /// Sets of S and dP cube tiles: two in launches 0 and 2, so that a step's
+  /// stores move while the next step is computed; one in launch 1, whose
+  /// f32 sums take the room.
+  static int64_t scoreSets(Pass pass) {
+    return pass == Pass::KeysValues ? 1 : 2;
+  }
+
   /// Blocks of s1 query rows by s2 keys, each vector task's share of the
   /// rows and the rows of its chunks.
   struct Blocks {
@@ -188,19 +196,26 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   }
 
   /// The rows of a vector task's chunk for blocks of s1 query rows by s2
-  /// keys: the forward's buffers (allocVector) and, per chunk row, dP and
-  /// P' (f32), dS (input type), three row statistics. Below 1 when not even
-  /// one row fits.
+  /// keys. Below 1 when not even one row fits.
   int64_t vectorChunkRows(int64_t s1, int64_t s2) const {
-    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     int64_t own = llvm::divideCeil(s1, vectorsPerGroup);
-    int64_t perChunkRow =
-        s2 * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb + (pse || dropMask ? 4 + eb : 0) +
-              (attenMask || dropMask ? 2 : 0) + 1) +
-        d * 4 + 64;
-    int64_t fixed = own * (d * 4 + 9 * 4);
-    return std::min(own, (device.vectorBytes - fixed) / perChunkRow);
+    return std::min(own, (device.vectorBytes - ownRowBytes(own)) /
+                             chunkRowBytes(s2));
   }
+
+  /// Vector memory per chunk row for blocks of s2 keys: the forward's
+  /// buffers (allocVector) and dP and P' (f32), dS (input type), three
+  /// row statistics.
+  int64_t chunkRowBytes(int64_t s2) const {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    return s2 * (4 + 4 + 4 + 2 + eb + 4 + 4 + eb +
+                 (pse || dropMask ? 4 + eb : 0) +
+                 (attenMask || dropMask ? 2 : 0) + 1) +
+           g.headDim * 4 + 64;
+  }
+
+  /// Vector memory for `own` rows' accumulators and statistics.
+  int64_t ownRowBytes(int64_t own) const { return own * (g.headDim * 4 + 36); }
 
   //===--- Host-side buffers and the launches around the main two -------===//
 
@@ -462,10 +477,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value dyTiles = tiles.dyTiles = cube({qSlots, s1Inner, d}, element);
     Value kTiles = tiles.kTiles = cube({kSlots, s2Inner, d}, element);
     Value vTiles = tiles.vTiles = cube({kSlots, s2Inner, d}, element);
-    Value sTile = tiles.sTile = cube({s1Inner, s2Inner}, f32);
     // dP has a tile of its own, so that S's store can move while dP is
-    // computed.
-    Value dpTile = tiles.dpTile = cube({s1Inner, s2Inner}, f32);
+    // computed; launches 0 and 2 have two sets (see scoreSets).
+    int64_t sets = scoreSets(pass);
+    Value sTile = tiles.sTile = cube({sets, s1Inner, s2Inner}, f32);
+    Value dpTile = tiles.dpTile = cube({sets, s1Inner, s2Inner}, f32);
     // Two sets of P' and dS tiles: one loading while the sums take the
     // other.
     if (keys)
@@ -547,20 +563,27 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           // sums; then wait for the vector tasks to finish step
           // t - kLag + 1 and start loading its P' and dS. The vector tasks'
           // steps t - kLag + 2 .. t - 1 are still free to run.
-          auto issue = [&](Value t) {
+          // Step t's S and dP into set t mod `sets`, each stored as soon
+          // as it is computed (`store`) or, with two sets, both after the
+          // iteration's wait (storeScores).
+          auto compute = [&](Value t, bool store) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
-            Value sRows = rowsOf(sTile, zero, s.rows, zero, s.cols);
-            Value dpRows = rowsOf(dpTile, zero, s.rows, zero, s.cols);
-            k.matmul(q, kRows, sRows, /*accumulate=*/false,
+            Value set = k.rem(t, k.index(sets));
+            k.matmul(q, kRows, setRows(sTile, set, s), /*accumulate=*/false,
                      /*transposeB=*/true);
-            k.dmaStart(sRows, slotTile(wsScores, group, s.slot, zero, s.rows,
-                                       zero, s.cols));
-            k.matmul(dyRows, vRows, dpRows, /*accumulate=*/false,
-                     /*transposeB=*/true);
-            k.dmaStart(dpRows, slotTile(wsDp, group, s.slot, zero, s.rows, zero,
-                                        s.cols));
-            signalVectors(kScoresReady);
+            if (store)
+              storeTile(setRows(sTile, set, s), wsScores, s, group);
+            k.matmul(dyRows, vRows, setRows(dpTile, set, s),
+                     /*accumulate=*/false, /*transposeB=*/true);
+            if (store)
+              storeTile(setRows(dpTile, set, s), wsDp, s, group);
+          };
+          auto storeScores = [&](Value t) {
+            Step s = stepAt(t);
+            Value set = k.rem(t, k.index(sets));
+            storeTile(setRows(sTile, set, s), wsScores, s, group);
+            storeTile(setRows(dpTile, set, s), wsDp, s, group);
           };
           auto consume = [&](Value t) {
             Step s = stepAt(t);
@@ -578,12 +601,29 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           auto inSteps = [&](Value u) {
             return k.andI(k.ge(u, zero), k.lt(u, steps));
           };
+          // With one set, the iteration waits first (its stores and the
+          // next step's matmuls share the tiles). With two, step t is
+          // computed into its set while step t - 1's stores, from the
+          // other, are in flight; the wait then covers them, step t + 1's
+          // pair and step t - kLag's P' and dS, before step t's stores
+          // start. The vector tasks are told when a step's stores are
+          // issued: a flag is set once the copies issued before it are
+          // done.
           k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
-          k.forLoop(zero, k.add(steps, lag), k.index(1), [&](Value t) {
+          if (sets == 2)
             k.waitAll();
+          k.forLoop(zero, k.add(steps, lag), k.index(1), [&](Value t) {
             Value next = k.add(t, k.index(1));
+            Value inFlight = k.lt(t, steps);
+            if (sets == 1)
+              k.waitAll();
             k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
-            k.ifThenElse(k.lt(t, steps), [&] { issue(t); });
+            k.ifThenElse(inFlight, [&] { compute(t, sets == 1); });
+            if (sets == 2) {
+              k.waitAll();
+              k.ifThenElse(inFlight, [&] { storeScores(t); });
+            }
+            k.ifThenElse(inFlight, [&] { signalVectors(kScoresReady); });
             if (pass != Pass::Statistics)
               k.ifThenElse(k.ge(t, lag), [&] { consume(k.sub(t, lag)); });
             Value taken = k.add(k.sub(t, lag), k.index(1));
@@ -612,6 +652,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           }
         });
     k.waitAll();
+  }
+
+  /// Starts storing `tile`, step `s`'s S or dP, into its workspace slot.
+  void storeTile(Value tile, Value ws, const Step &s, Value group) {
+    Value zero = k.index(0);
+    k.dmaStart(tile, slotTile(ws, group, s.slot, zero, s.rows, zero, s.cols));
   }
 
   /// Starts loading step `s`'s P' (launch 1 only: dQ needs only dS) and dS
@@ -674,16 +720,39 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   struct GradBuffers {
     VectorBuffers base;
     Value dp, dropped, ds, rowD;
-    /// Launch 0: per own row, the running sum of exp(S - m) dP'.
-    Value dotSum;
+    /// Launch 0: per own row, the running sum of exp(S - m) dP'; a second
+    /// set of S and dP tiles when a step is one chunk and they fit.
+    Value dotSum, nextScores, nextDp;
   };
 
+  /// Whether launch 0's vector tasks load step t + 1's S and dP while they
+  /// work on step t: when a step is one chunk and a second set of both
+  /// fits vector memory in place of the tiles launch 0 does not use (P'
+  /// through the dropout, and dS).
+  bool prefetchesStatistics() const {
+    if (chunkRows < rowsPerVector)
+      return false;
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t extra = (4 - eb) * s2Inner * chunkRows;
+    return ownRowBytes(rowsPerVector) + chunkRows * chunkRowBytes(s2Inner) +
+               extra <=
+           device.vectorBytes;
+  }
+
   void buildVector(Value task, Pass pass) {
+    bool statistics = pass == Pass::Statistics;
+    bool prefetch = statistics && prefetchesStatistics();
     GradBuffers buf;
     buf.base = allocVector();
     buf.dp = k.alloc({chunkRows, s2Inner}, f32);
-    buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
-    buf.ds = k.alloc({chunkRows, s2Inner}, element);
+    if (!statistics) {
+      buf.dropped = k.alloc({chunkRows, s2Inner}, f32);
+      buf.ds = k.alloc({chunkRows, s2Inner}, element);
+    }
+    if (prefetch) {
+      buf.nextScores = k.alloc({chunkRows, s2Inner}, f32);
+      buf.nextDp = k.alloc({chunkRows, s2Inner}, f32);
+    }
     buf.rowD = k.alloc({chunkRows}, f32);
     buf.dotSum = k.alloc({rowsPerVector}, f32);
     Value group = k.div(task, k.index(vectorsPerGroup));
@@ -694,22 +763,28 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     auto ownRows = [&](Value rows) {
       return k.max(zero, k.min(k.index(rowsPerVector), k.sub(rows, own0)));
     };
-    bool statistics = pass == Pass::Statistics;
     forEachItemOf(
         group, pass, [&](Item &it, Value steps, function_ref<Step(Value)> at) {
           if (statistics)
             startStatistics(buf);
-          k.forLoop(zero, steps, k.index(1), [&](Value t) {
-            Step s = at(t);
-            k.waitFlag(kScoresReady);
-            forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
-              if (statistics)
-                statisticsChunk(buf, s, group, k.add(own0, r), r, rows);
-              else
-                gradChunk(buf, s, group, k.add(own0, r), rows, pass);
+          if (prefetch)
+            statisticsSteps(buf, group, part, own0, ownRows(it.rows), steps,
+                            at);
+          else
+            k.forLoop(zero, steps, k.index(1), [&](Value t) {
+              Step s = at(t);
+              k.waitFlag(kScoresReady);
+              forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
+                if (statistics) {
+                  ScoreRows loaded = startStatisticsLoads(
+                      buf.base.scores, buf.dp, s, group, k.add(own0, r), rows);
+                  k.waitAll();
+                  statisticsChunk(buf, s, loaded, k.add(own0, r), r, rows);
+                } else
+                  gradChunk(buf, s, group, k.add(own0, r), rows, pass);
+              });
+              signalCube(part, group);
             });
-            signalCube(part, group);
-          });
           if (statistics)
             forEachChunk(ownRows(it.rows), [&](Value r, Value rows) {
               writeStatistics(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
@@ -736,18 +811,71 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     return s;
   }
 
-  /// Launch 0's step on rows [row, row + rows) (own rows [r, r + rows)):
-  /// the online softmax over the block's prepared scores, and the sum of
-  /// exp(S - m) dP' rescaled with it.
-  void statisticsChunk(const GradBuffers &buf, const Step &st, Value group,
-                       Value row, Value r, Value rows) {
+  /// Where a step's S and dP rows land in vector memory.
+  struct ScoreRows {
+    Value s, dp;
+  };
+
+  /// Starts loading rows [row, row + rows) of step `st`'s S and dP into
+  /// `scores` and `dps` (tiles of [chunkRows, s2Inner]).
+  ScoreRows startStatisticsLoads(Value scores, Value dps, const Step &st,
+                                 Value group, Value row, Value rows) {
+    Value zero = k.index(0), cols = st.cols;
+    ScoreRows loaded{rowsOf(scores, zero, rows, zero, cols),
+                     rowsOf(dps, zero, rows, zero, cols)};
+    k.dmaStart(slotTile(wsScores, group, st.slot, row, rows, zero, cols),
+               loaded.s);
+    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols),
+               loaded.dp);
+    return loaded;
+  }
+
+  /// Launch 0's steps of an item whose own rows are one chunk: step t + 1's
+  /// S and dP load (into the other set) while step t is worked on.
+  void statisticsSteps(const GradBuffers &buf, Value group, Value part,
+                       Value own0, Value rows, Value steps,
+                       function_ref<Step(Value)> at) {
+    Value zero = k.index(0), two = k.index(2);
+    // Set t mod 2 of a tile: `first` or `second`.
+    auto setOf = [&](Value t, Value first, Value second) {
+      return k.ifThenElse(
+          k.eq(k.rem(t, two), zero), first.getType(), [&] { return first; },
+          [&] { return second; });
+    };
+    auto sets = [&](Value t) {
+      return std::make_pair(setOf(t, buf.base.scores, buf.nextScores),
+                            setOf(t, buf.dp, buf.nextDp));
+    };
+    auto load = [&](Value t) {
+      auto [scores, dps] = sets(t);
+      k.waitFlag(kScoresReady);
+      startStatisticsLoads(scores, dps, at(t), group, own0, rows);
+    };
+    k.ifThenElse(k.lt(zero, steps), [&] { load(zero); });
+    k.forLoop(zero, steps, k.index(1), [&](Value t) {
+      Step st = at(t);
+      Value next = k.add(t, k.index(1));
+      k.waitAll();
+      k.ifThenElse(k.lt(next, steps), [&] { load(next); });
+      auto [scores, dps] = sets(t);
+      ScoreRows loaded{rowsOf(scores, zero, rows, zero, st.cols),
+                       rowsOf(dps, zero, rows, zero, st.cols)};
+      k.ifThenElse(k.lt(zero, rows),
+                   [&] { statisticsChunk(buf, st, loaded, own0, zero, rows); });
+      signalCube(part, group);
+    });
+  }
+
+  /// Launch 0's step on rows [row, row + rows) (own rows [r, r + rows)),
+  /// whose S and dP are loaded: the online softmax over the block's
+  /// prepared scores, and the sum of exp(S - m) dP' rescaled with it.
+  void statisticsChunk(const GradBuffers &buf, const Step &st,
+                       const ScoreRows &loaded, Value row, Value r,
+                       Value rows) {
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
-    Value s = startScores(v, st, group, row, rows);
-    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
-    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
-    k.waitAll();
+    Value s = loaded.s, dp = loaded.dp;
     prepareScores(v, st.it, s, i0, rows, st.c0, cols);
     updateSoftmax(v, s, r, rows, k.index(0));
     if (dropMask)
