@@ -502,8 +502,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     }
     Value sumA = tiles.sumA, sumB = tiles.sumB, sumQ = tiles.sumQ;
     auto slotRows = [&](Value tiles, Value slot, Value rows) {
-      return k.window(tiles, {slot, zero, zero},
-                      {k.builder().getIndexAttr(1), rows, dIdx}, {0});
+      return tileOf(tiles, slot, rows, dIdx);
     };
     forEachItemOf(
         group, pass,
@@ -555,14 +554,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                   vRows);
             }
           };
-          // Iteration t: wait for what the previous iteration started
-          // (step t's pair, step t - kLag's P' and dS); start step t + 1's
-          // pair; compute step t's S (stored while dP is computed) and dP
-          // and tell the vector tasks at once (a flag is set when the
-          // copies issued before it are done); take step t - kLag into the
-          // sums; then wait for the vector tasks to finish step
-          // t - kLag + 1 and start loading its P' and dS. The vector tasks'
-          // steps t - kLag + 2 .. t - 1 are still free to run.
           // Step t's S and dP into set t mod `sets`, each stored as soon
           // as it is computed (`store`) or, with two sets, both after the
           // iteration's wait (storeScores).
@@ -601,13 +592,18 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           auto inSteps = [&](Value u) {
             return k.andI(k.ge(u, zero), k.lt(u, steps));
           };
-          // With one set, the iteration waits first (its stores and the
-          // next step's matmuls share the tiles). With two, step t is
-          // computed into its set while step t - 1's stores, from the
-          // other, are in flight; the wait then covers them, step t + 1's
-          // pair and step t - kLag's P' and dS, before step t's stores
-          // start. The vector tasks are told when a step's stores are
-          // issued: a flag is set once the copies issued before it are
+          // Iteration t starts step t + 1's pair, computes step t's S and
+          // dP, tells the vector tasks, takes step t - kLag into the sums,
+          // then waits for the vector tasks to finish step t - kLag + 1
+          // and starts loading its P' and dS: their steps t - kLag + 2 ..
+          // t - 1 are still free to run. With one set of S and dP the
+          // iteration first waits for everything the previous one started
+          // (its stores and this step's matmuls share the tiles). With two,
+          // step t is computed into its set while step t - 1's stores, from
+          // the other, are in flight; the wait then covers them, step
+          // t + 1's pair and step t - kLag's P' and dS, before step t's
+          // stores start. The vector tasks are told when a step's stores
+          // are issued: a flag is set once the copies issued before it are
           // done.
           k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
           if (sets == 2)
@@ -672,11 +668,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                setRows(tiles.dsTile, set, s));
   }
 
-  /// Rows and columns of step `s` in set `set` of a [2, s1, s2] tile.
-  Value setRows(Value tiles, Value set, const Step &s) {
+  /// Rows [0, rows) and columns [0, cols) of tile `index` of `tiles` (a
+  /// ring or set of cube tiles, [n, rows, cols]).
+  Value tileOf(Value tiles, Value index, Value rows, Value cols) {
     Value zero = k.index(0);
-    return k.window(tiles, {set, zero, zero},
-                    {k.builder().getIndexAttr(1), s.rows, s.cols}, {0});
+    return k.window(tiles, {index, zero, zero},
+                    {k.builder().getIndexAttr(1), rows, cols}, {0});
+  }
+
+  /// Step `s`'s block in set `set` of a [n, s1, s2] tile.
+  Value setRows(Value tiles, Value set, const Step &s) {
+    return tileOf(tiles, set, s.rows, s.cols);
   }
 
   /// Step `s`'s P' and dS (tile set `set`) into the sums: dV += P'^T dY and
@@ -776,7 +778,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
               k.waitFlag(kScoresReady);
               forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
                 if (statistics) {
-                  ScoreRows loaded = startStatisticsLoads(
+                  ScoreRows loaded = startScoreLoads(
                       buf.base.scores, buf.dp, s, group, k.add(own0, r), rows);
                   k.waitAll();
                   statisticsChunk(buf, s, loaded, k.add(own0, r), r, rows);
@@ -799,35 +801,30 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.vfill(buf.dotSum, k.f32(0));
   }
 
-  /// Starts loading rows [row, row + rows) of step `st`'s scores from the
-  /// workspace; returns where they land. The caller starts its other
-  /// loads, so that their latencies overlap, waits once, and prepares the
-  /// scores as the softmax takes them (prepareScores).
-  Value startScores(const VectorBuffers &v, const Step &st, Value group,
-                    Value row, Value rows) {
-    Value zero = k.index(0);
-    Value s = rowsOf(v.scores, zero, rows, zero, st.cols);
-    k.dmaStart(slotTile(wsScores, group, st.slot, row, rows, zero, st.cols), s);
-    return s;
-  }
-
   /// Where a step's S and dP rows land in vector memory.
   struct ScoreRows {
     Value s, dp;
   };
 
+  /// Starts loading rows [row, row + rows) of step `st`'s tile of workspace
+  /// `ws` into `tile` ([chunkRows, s2Inner]); returns where they land. The
+  /// caller starts its other loads, so that their latencies overlap, waits
+  /// once, and prepares the scores as the softmax takes them
+  /// (prepareScores).
+  Value startLoad(Value ws, Value tile, const Step &st, Value group, Value row,
+                  Value rows) {
+    Value zero = k.index(0);
+    Value rowsIn = rowsOf(tile, zero, rows, zero, st.cols);
+    k.dmaStart(slotTile(ws, group, st.slot, row, rows, zero, st.cols), rowsIn);
+    return rowsIn;
+  }
+
   /// Starts loading rows [row, row + rows) of step `st`'s S and dP into
-  /// `scores` and `dps` (tiles of [chunkRows, s2Inner]).
-  ScoreRows startStatisticsLoads(Value scores, Value dps, const Step &st,
-                                 Value group, Value row, Value rows) {
-    Value zero = k.index(0), cols = st.cols;
-    ScoreRows loaded{rowsOf(scores, zero, rows, zero, cols),
-                     rowsOf(dps, zero, rows, zero, cols)};
-    k.dmaStart(slotTile(wsScores, group, st.slot, row, rows, zero, cols),
-               loaded.s);
-    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols),
-               loaded.dp);
-    return loaded;
+  /// `scores` and `dps`.
+  ScoreRows startScoreLoads(Value scores, Value dps, const Step &st,
+                            Value group, Value row, Value rows) {
+    Value s = startLoad(wsScores, scores, st, group, row, rows);
+    return {s, startLoad(wsDp, dps, st, group, row, rows)};
   }
 
   /// Launch 0's steps of an item whose own rows are one chunk: step t + 1's
@@ -849,7 +846,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     auto load = [&](Value t) {
       auto [scores, dps] = sets(t);
       k.waitFlag(kScoresReady);
-      startStatisticsLoads(scores, dps, at(t), group, own0, rows);
+      startScoreLoads(scores, dps, at(t), group, own0, rows);
     };
     k.ifThenElse(k.lt(zero, steps), [&] { load(zero); });
     k.forLoop(zero, steps, k.index(1), [&](Value t) {
@@ -914,15 +911,14 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);
     // S, m, l, D and dP' move together.
-    Value s = startScores(v, st, group, row, rows);
+    Value s = startLoad(wsScores, v.scores, st, group, row, rows);
     Value m = k.window(v.rowMax, {zero}, {rows});
     Value l = k.window(v.rowSum, {zero}, {rows});
     Value rowD = k.window(buf.rowD, {zero}, {rows});
-    Value dp = rowsOf(buf.dp, zero, rows, zero, cols);
     k.dmaStart(statisticColumn(rowMaxes, st.it, i0, rows), m);
     k.dmaStart(statisticColumn(rowSums, st.it, i0, rows), l);
     k.dmaStart(statisticColumn(rowDots, st.it, i0, rows), rowD);
-    k.dmaStart(slotTile(wsDp, group, st.slot, row, rows, zero, cols), dp);
+    Value dp = startLoad(wsDp, buf.dp, st, group, row, rows);
     k.waitAll();
     prepareScores(v, st.it, s, i0, rows, st.c0, cols);
     // P = exp(S - m) / l with the forward's statistics; a row that saw no

@@ -1090,10 +1090,23 @@ FailureOr<Value> slicePiece(NodeImporter &n, Value x, ArrayRef<int64_t> perm,
                   {i64Array(n, "start", start), i64Array(n, "end", end)});
 }
 
+/// The axis Split and SplitToSequence cut ('axis', 0 by default, negative
+/// counting from the end).
+FailureOr<int64_t> splitAxis(NodeImporter &n) {
+  return normalizeAxis(n, n.attrInt("axis", 0), n.inputRank(0), "axis");
+}
+
+/// The piece sizes of a split of `size` elements into parts of `chunk`
+/// (the last one smaller when they do not divide).
+SmallVector<int64_t> equalParts(int64_t size, int64_t chunk) {
+  SmallVector<int64_t> sizes;
+  for (int64_t at = 0; at < size; at += chunk)
+    sizes.push_back(std::min(chunk, size - at));
+  return sizes;
+}
+
 LogicalResult importSplit(NodeImporter &n) {
-  int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis =
-      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
+  FailureOr<int64_t> axis = splitAxis(n);
   if (failed(axis))
     return failure();
   int64_t size = n.inputShape(0)[*axis];
@@ -1106,10 +1119,10 @@ LogicalResult importSplit(NodeImporter &n) {
     sizes = *given;
   } else {
     // Equal parts (the last one smaller when they do not divide, as opset
-    // 18 allows).
+    // 18 allows, and empty ones after it when the parts run out first).
     int64_t part = llvm::divideCeil(size, std::max<int64_t>(parts, 1));
-    for (int64_t i = 0; i < parts; ++i)
-      sizes.push_back(std::clamp<int64_t>(size - i * part, 0, part));
+    sizes = equalParts(size, std::max<int64_t>(part, 1));
+    sizes.resize(std::max<int64_t>(parts, 0), 0);
   }
   if (int64_t(sizes.size()) != parts || !addsUpTo(sizes, size))
     return n.emitError() << "'split' must give " << parts
@@ -1131,22 +1144,11 @@ LogicalResult importSplit(NodeImporter &n) {
   return success();
 }
 
-/// The piece sizes of a split of `size` elements: given ones, or equal
-/// parts of `chunk` (the last one smaller when they do not divide).
-SmallVector<int64_t> equalParts(int64_t size, int64_t chunk) {
-  SmallVector<int64_t> sizes;
-  for (int64_t at = 0; at < size; at += chunk)
-    sizes.push_back(std::min(chunk, size - at));
-  return sizes;
-}
-
 /// SplitToSequence with its sizes known at import time: no op; the pieces
 /// are recorded for the SequenceAt nodes that read them (MViT splits its
 /// class token off the pooled tokens so).
 LogicalResult importSplitToSequence(NodeImporter &n) {
-  int64_t rank = n.inputRank(0);
-  FailureOr<int64_t> axis =
-      normalizeAxis(n, n.attrInt("axis", 0), rank, "axis");
+  FailureOr<int64_t> axis = splitAxis(n);
   if (failed(axis))
     return failure();
   int64_t size = n.inputShape(0)[*axis];
