@@ -14,6 +14,16 @@
 // CHECK-LABEL: func.func @s1s2_f16_bnsd
 // ASC: npudev.mixed_launch cube(24) {
 // MLU: npudev.mixed_launch cube(16) {
+// An item visits its key blocks from a rotated start, the fractional part
+// of its query block times the golden ratio (in 16-bit fixed point) scaled
+// to its blocks, so that the cores sharing a head start far apart.
+// CHECK: %[[SPREAD:.*]] = arith.muli %{{.*}}, %c40503 : index
+// CHECK-NEXT: %[[FRACTION:.*]] = arith.remsi %[[SPREAD]], %c65536 : index
+// CHECK: %[[SCALED:.*]] = arith.muli %[[FRACTION]], %[[BLOCKS:.*]] : index
+// CHECK-NEXT: %[[START:.*]] = arith.divsi %[[SCALED]], %{{.*}} : index
+// CHECK: scf.for %[[KB:.*]] = %{{.*}} to %[[BLOCKS]] step
+// CHECK: %[[SHIFTED:.*]] = arith.addi %[[KB]], %[[START]] : index
+// CHECK-NEXT: arith.remsi %[[SHIFTED]], %[[BLOCKS]] : index
 // Flags: a vector task's 0 (scores ready) and 1 (output ready); the
 // cube's flag v, one per vector task of the group.
 // A cube step waits for the probabilities of the step two behind; then

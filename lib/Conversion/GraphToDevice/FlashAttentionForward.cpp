@@ -54,6 +54,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     // the next item has begun.
     statisticSlots = 2;
     vectorScalarBytes = kNumStepFields * 8;
+    rotateKeyBlocks = true;
   }
 
   /// No query rows: nothing to write.

@@ -56,6 +56,10 @@ template <typename OpT> struct AttentionLowering {
   /// Items whose row statistics (m, l) the vector side keeps at once, and
   /// the bytes of scalars it keeps in vector memory besides.
   int64_t statisticSlots = 1, vectorScalarBytes = 0;
+  /// Whether items visit their key blocks from getFirstVisitedBlock on,
+  /// wrapping around, rather than from block 0. The online softmax gives
+  /// the same result in any order, up to rounding.
+  bool rotateKeyBlocks = false;
   attention::ForwardTiling tiling;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
@@ -69,6 +73,9 @@ template <typename OpT> struct AttentionLowering {
     Value startQ, seqQ, startKV, seqKV, low, high, prefixEnd;
     /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
     Value firstBlock, blocks;
+    /// Where the item's visit of its key blocks starts (rotateKeyBlocks),
+    /// or null: block 0.
+    Value rotation;
   };
 
   AttentionLowering(KernelBuilder &k, OpT op, graph::AttentionGeometry g,
@@ -552,14 +559,33 @@ template <typename OpT> struct AttentionLowering {
     it.blocks = k.max(zero, k.sub(endBlock, it.firstBlock));
     // An empty band (hi < lo) reaches no block.
     it.blocks = k.select(k.lt(hi, lo), zero, it.blocks);
+    if (rotateKeyBlocks)
+      it.rotation = getFirstVisitedBlock(it);
+  }
+
+  /// The key block that item `it` visits first: the fractional part of
+  /// its query block times the golden ratio (in 16-bit fixed point), scaled
+  /// to its blocks. Successive query blocks of a head, which run on
+  /// different cores at the same time, start far apart: their first reads
+  /// of K and V miss the L2 on different lines, so each core fetches its
+  /// own part of the head from HBM instead of all of them waiting for the
+  /// first to fetch all of it.
+  Value getFirstVisitedBlock(const Item &it) {
+    constexpr int64_t kOne = 1 << 16, kGolden = 40503; // 0.618... * 2^16
+    Value block = k.div(it.r0, k.index(s1Inner));
+    Value fraction = k.rem(k.mul(block, k.index(kGolden)), k.index(kOne));
+    return k.div(k.mul(fraction, it.blocks), k.index(kOne));
   }
 
   bool hasPrefix() {
     return op.getSparseMode() == 5 || op.getSparseMode() == 6;
   }
 
-  /// Keys [c0, c0 + cols) of key block `kb` of `it`.
+  /// Keys [c0, c0 + cols) of the `kb`-th key block `it` visits.
   std::pair<Value, Value> keyBlock(const Item &it, Value kb) {
+    // kb < blocks, so blocks > 0 here.
+    if (it.rotation)
+      kb = k.rem(k.add(kb, it.rotation), it.blocks);
     Value c0 = k.mul(k.add(it.firstBlock, kb), k.index(s2Inner));
     return {c0, k.min(k.index(s2Inner), k.sub(it.seqKV, c0))};
   }
