@@ -582,6 +582,9 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
     }
   }
   transfer = std::max(transfer, issueCycles);
+  // A copy of no bytes (an empty row's run) makes no memory request.
+  if (bytes == 0)
+    latency = 0;
   Pipe pipe = global && global->writes && device.dmaOutEngine ? Pipe::DMAOut
                                                               : Pipe::DMA;
   auto [start, done] = timeline->dma(pipe, transfer, latency, wait);
