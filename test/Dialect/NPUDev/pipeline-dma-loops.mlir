@@ -15,6 +15,11 @@
 // RUN: sed -n '/^\/\/ DYNAMIC-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=4 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC-DYN
 // RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs | FileCheck %s --check-prefix=EXEC
 // RUN: sed -n '/^\/\/ ROW-UPDATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs --mode=jit | FileCheck %s --check-prefix=EXEC
+// A gather behind the load of its indices, pipelined, gives what it gives
+// unpipelined:
+// RUN: sed -n '/^\/\/ GATHER-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.gather
+// RUN: sed -n '/^\/\/ GATHER-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs | diff %t.gather -
+// RUN: sed -n '/^\/\/ GATHER-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=3 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.gather -
 // The nested loops, pipelined, give what they give unpipelined:
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.plain
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.plain -
@@ -529,6 +534,54 @@ func.func @reshaped_tile(%x: memref<8x16x16xf16, #g>, %w: memref<16x16xf16, #g>,
       npudev.matmul %m, %b, %sum {accumulate} : memref<16x16xf16, #c>, memref<16x16xf16, #c>, memref<16x16xf32, #c>
     }
     npudev.dma %sum, %s : memref<16x16xf32, #c> to memref<16x16xf32, #g>
+  }
+  return
+}
+
+// -----
+
+// GATHER-KERNEL
+// Rows of a table gathered by indices loaded in the same iteration: the
+// indices' load is issued two iterations ahead (stage 0), the gather one
+// ahead (stage 1) once they are in, and the compute waits for the gather
+// alone.
+// THREE-LABEL: func.func @gather_rows
+// THREE-COUNT-3: npudev.alloc : memref<4xi32, #npudev.space<vector>>
+// THREE-COUNT-3: npudev.alloc : memref<4x8xf32, #npudev.space<vector>>
+// THREE: %[[I0:.*]] = npudev.async {
+// THREE: npudev.dma %{{.*}}, %[[X0:.*]] : memref<4xi32
+// THREE: %[[I1:.*]] = npudev.async {
+// THREE: npudev.wait %[[I0]]
+// THREE-NEXT: %[[G0:.*]] = npudev.async {
+// THREE-NEXT: npudev.dma_gather %{{.*}}[%[[X0]]]
+// THREE: scf.for {{.*}} iter_args(%[[I:[a-z0-9]+]] = %[[I1]], %[[X:[a-z0-9]+]] = {{.*}}, %[[G:[a-z0-9]+]] = %[[G0]])
+// THREE: npudev.async {
+// THREE: npudev.dma %{{.*}} : memref<4xi32, strided<[1], offset: ?>, #npudev.space<global>> to memref<4xi32
+// THREE: npudev.wait %[[I]]
+// THREE-NEXT: npudev.async {
+// THREE-NEXT: npudev.dma_gather %{{.*}}[%[[X]]]
+// THREE: npudev.wait %[[G]]
+// THREE-NEXT: npudev.vbinary_scalar <mul>
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+func.func @gather_rows(%idx: memref<64xi32, #g>, %table: memref<16x8xf32, #g>, %out: memref<64x8xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %it = npudev.alloc : memref<4xi32, #v>
+    %rows = npudev.alloc : memref<4x8xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %o = arith.muli %r, %c4 : index
+      %w = memref.subview %idx[%o] [4] [1] : memref<64xi32, #g> to memref<4xi32, strided<[1], offset: ?>, #g>
+      npudev.dma %w, %it : memref<4xi32, strided<[1], offset: ?>, #g> to memref<4xi32, #v>
+      npudev.dma_gather %table[%it], %rows : memref<16x8xf32, #g>, memref<4xi32, #v>, memref<4x8xf32, #v>
+      npudev.vbinary_scalar <mul> %rows, %two, %rows : memref<4x8xf32, #v>, f32, memref<4x8xf32, #v>
+      %ow = memref.subview %out[%o, 0] [4, 8] [1, 1] : memref<64x8xf32, #g> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
+      npudev.dma %rows, %ow : memref<4x8xf32, #v> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
+    }
   }
   return
 }

@@ -18,8 +18,11 @@
 //      followed by npudev.wait_all;
 //   4. upstream's scf::pipelineForLoop puts the selection and the asyncs in
 //      stage 0 and the rest in stage N - 1, so that iteration i + N - 1's
-//      loads are in flight while iteration i computes. A static trip count
-//      peels the last N - 1 iterations; an unknown one predicates stage 0
+//      loads are in flight while iteration i computes. A dma_gather into
+//      such a buffer whose indices one of those loads brings in (a row's
+//      column indices, then the rows they name) is issued the same way
+//      one stage later, after waiting for its indices: stage 1. A static trip
+//      count peels the last N - 1 iterations; an unknown one predicates stage 0
 //      (the async's body runs under scf.if), so 0 .. N - 1 trips are right.
 // Stores in flight are safe because a core's copies complete in order: the
 // next write to a copy waits for a load started after the store. N comes
@@ -61,6 +64,9 @@ namespace {
 struct PipelinePlan {
   /// Loads issued N - 1 iterations ahead.
   SmallVector<DmaOp> loads;
+  /// Gathers issued N - 2 iterations ahead, behind the loads of their
+  /// indices.
+  SmallVector<DmaGatherOp> gathers;
   /// Stores left in flight.
   SmallVector<DmaOp> stores;
   /// The on-chip buffers they fill or drain, one copy per stage.
@@ -118,14 +124,21 @@ bool isViewTakenInside(scf::ForOp loop, Value view, Value buffer) {
 }
 
 /// Whether every iteration of `loop` writes each view of `buffer` it uses
-/// before reading it, in the loop body itself: then the buffer carries
-/// nothing from one iteration to the next, nor into or out of the loop.
+/// before reading it, in the loop body itself or in a loop nested in it of
+/// which the same holds: then the buffer carries nothing from one
+/// iteration to the next, nor into or out of the loop.
 bool isIterationLocal(scf::ForOp loop, Value buffer) {
   llvm::SmallPtrSet<Value, 8> written;
   WalkResult result =
       loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (isa<ViewLikeOpInterface>(op))
           return WalkResult::advance();
+        // A nested loop that writes before it reads takes nothing in; what
+        // it leaves is read, if at all, through views it wrote, which the
+        // walk after it does not count as written.
+        if (auto nested = dyn_cast<scf::ForOp>(op))
+          if (isIterationLocal(nested, buffer))
+            return WalkResult::skip();
         for (Value operand : op->getOperands()) {
           if (!isa<MemRefType>(operand.getType()) ||
               getViewRoot(operand) != buffer ||
@@ -370,6 +383,30 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
   }
   if (plan.loads.empty())
     return plan;
+  // A gather whose indices a planned load brings in: it reads them after
+  // that load's wait, and its rows from memory the loop does not write.
+  llvm::SmallPtrSet<Value, 8> loaded;
+  for (DmaOp load : plan.loads)
+    loaded.insert(getViewRoot(load.getTarget()));
+  touched.clear();
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto gather = dyn_cast<DmaGatherOp>(op);
+    llvm::SetVector<Operation *> slice;
+    AllocOp target = gather ? bufferOf(gather.getTarget()) : AllocOp();
+    if (target && !touched.contains(target.getResult()) &&
+        loaded.contains(getViewRoot(gather.getIndices())) &&
+        isGlobal(gather.getSource()) &&
+        isReadableAhead(loop, gather.getSource()) &&
+        collectAddressSlice(loop, gather.getSource(), noLeaves, slice) &&
+        collectAddressSlice(loop, gather.getIndices(), noLeaves, slice) &&
+        collectAddressSlice(loop, gather.getTarget(), noLeaves, slice)) {
+      plan.gathers.push_back(gather);
+      plan.buffers.push_back(target);
+      continue;
+    }
+    if (!isa<DmaOp>(op) || !llvm::is_contained(plan.loads, cast<DmaOp>(op)))
+      addAccessedRoots(&op, touched);
+  }
   // A store may stay in flight when its buffer is first touched, each
   // iteration, at or after the first load: that load's wait, or the load
   // itself queued behind the store, keeps the next write behind it.
@@ -548,31 +585,29 @@ SmallVector<Operation *> multiplyBuffers(RewriterBase &rewriter,
 
 /// Replaces `load` with an npudev.async holding a copy of the load and of
 /// the address arithmetic it needs, and a wait where the load was.
-AsyncOp issueAhead(RewriterBase &rewriter, scf::ForOp loop, DmaOp load,
+AsyncOp issueAhead(RewriterBase &rewriter, scf::ForOp loop, Operation *copy,
                    const llvm::SmallPtrSetImpl<Value> &selected) {
   llvm::SetVector<Operation *> slice;
-  (void)collectAddressSlice(loop, load.getSource(), selected, slice);
-  (void)collectAddressSlice(loop, load.getTarget(), selected, slice);
-  rewriter.setInsertionPoint(load);
-  auto async = rewriter.create<AsyncOp>(load.getLoc());
-  rewriter.create<WaitOp>(load.getLoc(), async.getToken());
+  for (Value operand : copy->getOperands())
+    (void)collectAddressSlice(loop, operand, selected, slice);
+  rewriter.setInsertionPoint(copy);
+  auto async = rewriter.create<AsyncOp>(copy->getLoc());
+  rewriter.create<WaitOp>(copy->getLoc(), async.getToken());
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(async.getBody().front().getTerminator());
     IRMapping mapping;
     for (Operation *op : slice)
       rewriter.clone(*op, mapping);
-    rewriter.clone(*load, mapping);
+    rewriter.clone(*copy, mapping);
   }
-  rewriter.eraseOp(load);
+  rewriter.eraseOp(copy);
   for (Operation *op : llvm::reverse(slice))
     if (op->use_empty())
       rewriter.eraseOp(op);
   return async;
 }
 
-/// Stage 0's ops under `predicate`: an async's body runs under scf.if; the
-/// selection has no effects and runs unconditionally.
 Operation *predicateStage0(RewriterBase &rewriter, Operation *op,
                            Value predicate) {
   auto async = dyn_cast<AsyncOp>(op);
@@ -615,8 +650,21 @@ void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
   llvm::SmallPtrSet<Value, 8> selected;
   for (Operation *op : selection)
     selected.insert(op->getResult(0));
-  for (DmaOp load : plan.loads)
-    stage0.insert(issueAhead(rewriter, loop, load, selected));
+  // The wait of each load a gather reads the indices of, and the gather,
+  // go to stage 1.
+  llvm::SetVector<Operation *> stage1;
+  for (DmaOp load : plan.loads) {
+    Value root = getViewRoot(load.getTarget());
+    AsyncOp async = issueAhead(rewriter, loop, load, selected);
+    stage0.insert(async);
+    if (llvm::any_of(plan.gathers, [&](DmaGatherOp gather) {
+          return getViewRoot(gather.getIndices()) == root;
+        }))
+      for (Operation *user : async.getToken().getUsers())
+        stage1.insert(user);
+  }
+  for (DmaGatherOp gather : plan.gathers)
+    stage1.insert(issueAhead(rewriter, loop, gather, selected));
   for (DmaOp store : plan.stores) {
     rewriter.setInsertionPoint(store);
     rewriter.replaceOpWithNewOp<DmaStartOp>(
@@ -632,11 +680,15 @@ void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
   options.getScheduleFn =
       [&](scf::ForOp forOp,
           std::vector<std::pair<Operation *, unsigned>> &schedule) {
+        unsigned gatherStage = std::min(1u, stages - 1);
         for (Operation &op : forOp.getBody()->without_terminator())
           if (stage0.contains(&op))
             schedule.push_back({&op, 0});
         for (Operation &op : forOp.getBody()->without_terminator())
-          if (!stage0.contains(&op))
+          if (stage1.contains(&op))
+            schedule.push_back({&op, gatherStage});
+        for (Operation &op : forOp.getBody()->without_terminator())
+          if (!stage0.contains(&op) && !stage1.contains(&op))
             schedule.push_back({&op, stages - 1});
       };
   // A known trip count peels the last iterations; an unknown one runs
@@ -669,7 +721,7 @@ struct PipelineDmaLoopsPass
     // the analysis follows buffers through views, not through the
     // selections pipelining adds.
     BufferAnalysis buffers;
-    SmallVector<std::pair<scf::ForOp, PipelinePlan>> plans;
+    std::vector<std::pair<scf::ForOp, PipelinePlan>> plans;
     getOperation().walk([&](scf::ForOp loop) {
       std::optional<int64_t> trips = getStaticTripCount(loop);
       if ((!loop->getParentOfType<LaunchOp>() &&
