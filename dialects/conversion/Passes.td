@@ -256,12 +256,38 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
   let options = [
     Option<"tasks", "tasks", "int64_t", /*default=*/"0",
            "Tasks per launch; 0 takes the device's vector cores">,
-    Option<"rowCost", "row-cost", "int64_t", /*default=*/"4",
+    Option<"rowCost", "row-cost", "int64_t", /*default=*/"22",
            "What a row costs beyond its nonzeros, in nonzeros (its bounds, "
-           "its init, its output, its staged runs' latency); 4 balances "
+           "its init, its output, its chunk's vector ops); 22 balances "
            "SpMM and SDDMM on R-MAT rows best on mlu590 "
            "(docs/sparse-iteration.md)">
   ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "npu::dev::NPUDevDialect"];
+}
+
+def SparseTilePositions
+    : Pass<"npu-sparse-tile-positions", "mlir::func::FuncOp"> {
+  let summary = "Nonzero loops around a dense-axis loop as gathered 2-D tiles";
+  let description = [{
+    Runs between npu-sparse-lower-iterations and npu-sparse-tile-dense-axis,
+    on the loops inside launches. A loop over a sparse axis's positions t
+    (a row's nonzeros) whose body reads arrays at base + t and holds one
+    loop over a dense axis k of F positions becomes a loop over chunks of
+    T positions working on [T, F] tiles in vector memory: the column
+    indices and values read at t come in by one DMA each, the rows of a
+    dense buffer read at (column index, k) by one dma_gather, a row fixed
+    outside the loops by one DMA before the chunks, and each f32 add, sub,
+    mul, div, maximum or minimum is one vector op (rows and values read at
+    t broadcast along the tile). The inner body must end in one sum: into
+    a row fixed outside the loops over t (SpMM), reduced per chunk by a
+    transpose and a vreduce, or over k from an element read and stored at
+    t (SDDMM), reduced per chunk by one vreduce along k. The results are
+    the same bits: each sum adds the same terms in the same order. Loops
+    that do not match stay as they are.
+  }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",

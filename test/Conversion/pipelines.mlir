@@ -5,7 +5,7 @@
 // RUN: diff %t.graph %t.graph-steps
 // RUN: FileCheck %s --check-prefix=GRAPH < %t.graph
 // RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-to-device-pipeline -o %t.sparse
-// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --npu-pipeline-dma-loops --canonicalize --cse -o %t.sparse-steps
+// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-positions --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize --npu-pipeline-dma-loops --canonicalize --cse -o %t.sparse-steps
 // RUN: diff %t.sparse %t.sparse-steps
 // RUN: FileCheck %s --check-prefix=SPARSE < %t.sparse
 // pipeline-stages=1 leaves the tile loops synchronous: the same passes
@@ -16,7 +16,7 @@
 // RUN: diff %t.attention-sync %t.attention-sync-steps
 // RUN: npu-opt %S/../../examples/attention.mlir --npu-graph-to-device=device=ascend910b 2>/dev/null | FileCheck %s --check-prefix=PIPELINED
 // RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-to-device-pipeline=pipeline-stages=1 -o %t.sparse-sync
-// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize -o %t.sparse-sync-steps
+// RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-decompose --npu-sparse-to-device --npu-sparse-lower-iterations --npu-sparse-tile-positions --npu-sparse-tile-dense-axis --npu-sparse-stage-runs --npu-sparse-lower-buffers --canonicalize -o %t.sparse-sync-steps
 // RUN: diff %t.sparse-sync %t.sparse-sync-steps
 // RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-to-device-pipeline="checked=true on-device=false" -o %t.checked
 // RUN: npu-opt %S/Inputs/csr-row-sums.mlir --npu-sparse-check-formats --npu-sparse-decompose --npu-sparse-lower-iterations --npu-sparse-lower-buffers --canonicalize -o %t.checked-steps

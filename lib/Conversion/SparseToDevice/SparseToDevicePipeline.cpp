@@ -31,8 +31,10 @@ void npu::buildSparseToDevicePipeline(
     func.addPass(createSparseToDevice(toDevice));
   }
   func.addPass(sparse::createSparseLowerIterations());
-  if (options.onDevice && options.tile)
+  if (options.onDevice && options.tile) {
+    func.addPass(createSparseTilePositions());
     func.addPass(createSparseTileDenseAxis());
+  }
   if (options.onDevice && options.stageChunk > 0)
     func.addPass(createSparseStageRuns({options.stageChunk}));
   func.addPass(sparse::createSparseLowerBuffers());

@@ -1,0 +1,108 @@
+// npu-sparse-tile-positions: a row's nonzero loop around a dense-axis loop
+// as chunks of gathered [T, F] tiles, the sum reduced per chunk by vreduce.
+// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile-positions --canonicalize | FileCheck %s
+
+// SpMM, C[i, :] += A[i, j] B[j, :]. C's row is read once before the
+// chunks and written once after; per chunk the column indices and A's
+// values come in by one DMA each, B's rows by one dma_gather on those
+// indices, A's values scale the rows (broadcast along 0) into rows 1..m
+// of the terms' tile under the running row (row 0), and a transpose and a
+// vreduce add each column in order. The first chunk runs in the row loop,
+// the rest (rows longer than a chunk) in a loop of their own.
+// CHECK-LABEL: func.func @spmm
+// CHECK: %[[ACC:.*]] = npudev.alloc : memref<8xf32, #npudev.space<vector>>
+// CHECK: %[[TRANSPOSED:.*]] = npudev.alloc : memref<8x[[T1:[0-9]+]]xf32, #npudev.space<vector>>
+// CHECK: %[[TERMS:.*]] = npudev.alloc : memref<[[T1]]x8xf32, #npudev.space<vector>>
+// CHECK: %[[ROWS:.*]] = npudev.alloc : memref<[[T:[0-9]+]]x8xf32, #npudev.space<vector>>
+// CHECK: scf.for
+// CHECK: npudev.dma %[[ROW:.*]], %[[ACC]] : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
+// CHECK: npudev.dma %{{.*}}, %[[INDICES:.*]] : memref<?xi32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xi32
+// CHECK: npudev.dma %{{.*}}, %[[VALUES:.*]] : memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xf32
+// CHECK: %[[TABLE:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [6, 8]
+// CHECK-NEXT: npudev.dma_gather %[[TABLE]][%[[INDICES]]], %[[GATHERED:[a-z_0-9]+]]
+// CHECK: npudev.vbinary_scalar <mul> %[[ACC]], %cst
+// CHECK: npudev.vbinary_broadcast <mul> %[[GATHERED]], %[[VALUES]], %{{.*}} along 0
+// CHECK: npudev.vtranspose
+// CHECK-NEXT: npudev.vreduce <sum> %{{.*}}, %[[ACC]] : memref<8x?xf32
+// CHECK-NEXT: scf.for %{{.*}} = %c[[T]] to %{{.*}} step %c[[T]] {
+// CHECK: npudev.dma_gather
+// CHECK: npudev.vreduce <sum> %{{.*}}, %[[ACC]]
+// CHECK-NEXT: }
+// CHECK-NEXT: npudev.dma %[[ACC]], %[[ROW]]
+func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// SDDMM, A[i, j] = sum_k X[i, k] Y[j, k]. X's row is read once; per chunk
+// Y's rows are gathered, scaled by X's row (broadcast along 1) into
+// columns 1..F of the terms' tile, A's current values copied into column
+// 0, and one vreduce along k gives the chunk's results, DMA'd back.
+// CHECK-LABEL: func.func @sddmm
+// CHECK: scf.for
+// CHECK: npudev.dma %{{.*}}, %[[XROW:.*]] : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
+// CHECK: npudev.dma_gather %{{.*}}, %[[GATHERED:[a-z_0-9]+]]
+// CHECK: npudev.vbinary_scalar <mul> %{{.*}}, %cst, %{{.*}} : memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>>, f32, memref<?xf32, strided<[9], offset: ?>
+// CHECK: npudev.vbinary_broadcast <mul> %[[GATHERED]], %[[XROW]], %{{.*}} along 1
+// CHECK: npudev.vreduce <sum> %{{.*}}, %[[RESULTS:.*]] : memref<?x9xf32
+// CHECK: npudev.dma %[[RESULTS]], %{{.*}} : memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>> to memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>>
+func.func @sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %u = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %u, %w : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// A sum over the nonzeros of something other than a product's tile (here
+// C's row plus A's value, fixed along k): no [T, F] term to reduce, the
+// loops stay.
+// CHECK-LABEL: func.func @column_sum
+// CHECK-NOT: npudev.dma_gather
+// CHECK: sparse.pos_load
+func.func @column_sum(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %s = arith.addf %acc, %x : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
