@@ -55,6 +55,12 @@ static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator figure"));
 static llvm::cl::opt<bool> noHost("no-jit",
                                   llvm::cl::desc("skip the host figures"));
+static llvm::cl::opt<std::string>
+    tracePrefix("trace",
+                llvm::cl::desc("write the simulated kernels' Chrome "
+                               "traces as PREFIX-spmm.json and "
+                               "PREFIX-sddmm.json"),
+                llvm::cl::value_desc("PREFIX"));
 
 namespace {
 
@@ -384,10 +390,22 @@ int main(int argc, char **argv) {
     OwningOpRef<ModuleOp> module = lower(ctx, source(kernel, m, 128), true);
     std::vector<HostArray> args = arguments(m, 128, rng);
     sim::SimulationReport report;
+    std::vector<sim::TraceEvent> trace;
+    sim::SimulatorOptions options;
+    options.collectTrace = !tracePrefix.empty();
+    options.maxTraceEvents = 20'000'000;
     if (!module ||
         failed(sim::simulate(cast<func::FuncOp>(module->lookupSymbol("kernel")),
-                             args, {}, report)))
+                             args, options, report, &trace)))
       return 1;
+    if (!tracePrefix.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream file(tracePrefix + "-" + kernel + ".json", error);
+      if (error)
+        return 1;
+      sim::writeChromeTrace(trace, cantFail(DeviceModel::getPreset("mlu590")),
+                            file);
+    }
     out << "\nsimulator, mlu590, " << kernel
         << " R-MAT F 128 (npu-sparse-to-device-pipeline, 48 tasks): "
         << llvm::format("%.1f", report.seconds * 1e6) << " us modelled, IO "

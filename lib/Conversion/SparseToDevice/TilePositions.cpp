@@ -458,37 +458,42 @@ void PositionTiler::emitChunk(Value c0) {
     k.dmaGather(k.reshape(buffer.getData(), {rowsOfData, features}),
                 coordinateTiles[coordinate], chunkOf[load.getResult()]);
   }
-  // The running values: the starts in column 0 of the terms' tile (sum
-  // over k), or the running row above the terms (sum over t); x 1 copies
-  // every value, -0 and NaN included.
-  Value one32 = k.f32(1.0);
+  // The vector work, skipped for an empty chunk (an empty row's: its sum
+  // stays as it is); its copies cost nothing then.
+  Value results = startLoad ? k.window(resultTile, {zero}, {m}) : Value();
+  k.ifThenElse(k.lt(zero, m), [&] {
+    // The running values: the starts in column 0 of the terms' tile (sum
+    // over k), or the running row above the terms (sum over t); x 1 copies
+    // every value, -0 and NaN included.
+    Value one32 = k.f32(1.0);
+    if (startLoad)
+      k.vbinaryScalar(
+          dev::BinaryKind::mul, starts, one32,
+          k.window(termTile, {zero, zero}, {m, b.getIndexAttr(1)}, {1}));
+    else
+      k.vbinaryScalar(
+          dev::BinaryKind::mul, accTile, one32,
+          k.window(termTile, {zero, zero}, {b.getIndexAttr(1), f}, {0}));
+    chunkOf[sumTerm] = startLoad ? k.window(termTile, {zero, one}, {m, f})
+                                 : k.window(termTile, {one, zero}, {m, f});
+    for (Operation &op : inner.getBody()->without_terminator())
+      if (dev::getBinaryKind(&op) && &op != sum.getOperation())
+        emitOp(&op, chunkOf);
+    if (startLoad) {
+      k.vreduce(
+          dev::ReduceKind::sum,
+          k.window(termTile, {zero, zero}, {m, b.getIndexAttr(features + 1)}),
+          results);
+      return;
+    }
+    Value withRow = k.add(m, one);
+    Value transposed = k.window(transposeTile, {zero, zero}, {f, withRow});
+    b.create<dev::VTransposeOp>(
+        loc, k.window(termTile, {zero, zero}, {withRow, f}), transposed);
+    k.vreduce(dev::ReduceKind::sum, transposed, accTile);
+  });
   if (startLoad)
-    k.vbinaryScalar(
-        dev::BinaryKind::mul, starts, one32,
-        k.window(termTile, {zero, zero}, {m, b.getIndexAttr(1)}, {1}));
-  else
-    k.vbinaryScalar(
-        dev::BinaryKind::mul, accTile, one32,
-        k.window(termTile, {zero, zero}, {b.getIndexAttr(1), f}, {0}));
-  chunkOf[sumTerm] = startLoad ? k.window(termTile, {zero, one}, {m, f})
-                               : k.window(termTile, {one, zero}, {m, f});
-  for (Operation &op : inner.getBody()->without_terminator())
-    if (dev::getBinaryKind(&op) && &op != sum.getOperation())
-      emitOp(&op, chunkOf);
-  if (startLoad) {
-    Value results = k.window(resultTile, {zero}, {m});
-    k.vreduce(
-        dev::ReduceKind::sum,
-        k.window(termTile, {zero, zero}, {m, b.getIndexAttr(features + 1)}),
-        results);
     k.dma(results, k.window(startRun.array, {k.add(startRun.base, c0)}, {m}));
-    return;
-  }
-  Value withRow = k.add(m, one);
-  Value transposed = k.window(transposeTile, {zero, zero}, {f, withRow});
-  b.create<dev::VTransposeOp>(
-      loc, k.window(termTile, {zero, zero}, {withRow, f}), transposed);
-  k.vreduce(dev::ReduceKind::sum, transposed, accTile);
 }
 
 void PositionTiler::rewrite() {

@@ -7,8 +7,9 @@
 // values come in by one DMA each, B's rows by one dma_gather on those
 // indices, A's values scale the rows (broadcast along 0) into rows 1..m
 // of the terms' tile under the running row (row 0), and a transpose and a
-// vreduce add each column in order. The first chunk runs in the row loop,
-// the rest (rows longer than a chunk) in a loop of their own.
+// vreduce add each column in order, all of it skipped for an empty row.
+// The first chunk runs in the row loop, the rest (rows longer than a
+// chunk) in a loop of their own.
 // CHECK-LABEL: func.func @spmm
 // CHECK: %[[ACC:.*]] = npudev.alloc : memref<8xf32, #npudev.space<vector>>
 // CHECK: %[[TRANSPOSED:.*]] = npudev.alloc : memref<8x[[T1:[0-9]+]]xf32, #npudev.space<vector>>
@@ -20,13 +21,17 @@
 // CHECK: npudev.dma %{{.*}}, %[[VALUES:.*]] : memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xf32
 // CHECK: %[[TABLE:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [6, 8]
 // CHECK-NEXT: npudev.dma_gather %[[TABLE]][%[[INDICES]]], %[[GATHERED:[a-z_0-9]+]]
+// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %{{.*}}, %c0 : index
+// CHECK-NEXT: scf.if %[[ANY]] {
 // CHECK: npudev.vbinary_scalar <mul> %[[ACC]], %cst
 // CHECK: npudev.vbinary_broadcast <mul> %[[GATHERED]], %[[VALUES]], %{{.*}} along 0
 // CHECK: npudev.vtranspose
 // CHECK-NEXT: npudev.vreduce <sum> %{{.*}}, %[[ACC]] : memref<8x?xf32
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.for %{{.*}} = %c[[T]] to %{{.*}} step %c[[T]] {
 // CHECK: npudev.dma_gather
 // CHECK: npudev.vreduce <sum> %{{.*}}, %[[ACC]]
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: npudev.dma %[[ACC]], %[[ROW]]
 func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
