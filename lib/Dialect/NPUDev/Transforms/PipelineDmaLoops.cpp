@@ -276,17 +276,20 @@ bool isWindowPerIteration(scf::ForOp loop, Value window) {
   return false;
 }
 
-/// Whether the loop's iterations can read `source` ahead of the loop's
-/// writes: none writes its root, or the only writes are copies into
-/// `source` itself, a window that moves past itself every iteration (a
-/// row loaded, updated and stored back).
-bool isReadableAhead(scf::ForOp loop, Value source) {
+/// Whether the loop's iterations can read `source` (by `reader`, an op of
+/// the body) ahead of the loop's writes: none writes its root, or the only
+/// writes are copies into `source` itself after `reader` in the body, a
+/// window that moves past itself every iteration (a row loaded, updated
+/// and stored back).
+bool isReadableAhead(scf::ForOp loop, Operation *reader, Value source) {
   Value root = getViewRoot(source);
   if (!writesRoot(loop, root))
     return true;
   return isWindowPerIteration(loop, source) &&
          !writesRoot(loop, root, [&](Operation *op, Value written) {
-           return isa<DmaOp>(op) && stripCasts(written) == stripCasts(source);
+           return isa<DmaOp>(op) && op->getBlock() == loop.getBody() &&
+                  reader->isBeforeInBlock(op) &&
+                  stripCasts(written) == stripCasts(source);
          });
 }
 
@@ -372,7 +375,8 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
     llvm::SetVector<Operation *> slice;
     AllocOp target = dma ? bufferOf(dma.getTarget()) : AllocOp();
     if (target && !touched.contains(target.getResult()) &&
-        isGlobal(dma.getSource()) && isReadableAhead(loop, dma.getSource()) &&
+        isGlobal(dma.getSource()) &&
+        isReadableAhead(loop, dma, dma.getSource()) &&
         collectAddressSlice(loop, dma.getSource(), noLeaves, slice) &&
         collectAddressSlice(loop, dma.getTarget(), noLeaves, slice)) {
       plan.loads.push_back(dma);
@@ -396,7 +400,7 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
     if (target && !touched.contains(target.getResult()) &&
         loaded.contains(getViewRoot(gather.getIndices())) &&
         isGlobal(gather.getSource()) &&
-        isReadableAhead(loop, gather.getSource()) &&
+        isReadableAhead(loop, gather, gather.getSource()) &&
         collectAddressSlice(loop, gather.getSource(), noLeaves, slice) &&
         collectAddressSlice(loop, gather.getIndices(), noLeaves, slice) &&
         collectAddressSlice(loop, gather.getTarget(), noLeaves, slice)) {
@@ -624,6 +628,66 @@ Operation *predicateStage0(RewriterBase &rewriter, Operation *op,
   return op;
 }
 
+/// Whether `store` may stay in flight across `loop`: the loop never writes
+/// the buffer it copies from, and nothing in the loop but such copies
+/// touches the memory it writes, so nothing in the loop can see it.
+bool isUnobservedIn(scf::ForOp loop, DmaOp store) {
+  Value source = getViewRoot(store.getSource());
+  Value target = getViewRoot(store.getTarget());
+  if (writesRoot(loop, source))
+    return false;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (isa<ViewLikeOpInterface>(op))
+      return WalkResult::advance();
+    auto other = dyn_cast<DmaOp>(op);
+    bool copiesOut = other && getViewRoot(other.getTarget()) == target &&
+                     !writesRoot(loop, getViewRoot(other.getSource()));
+    bool touches = llvm::any_of(op->getOperands(), [&](Value v) {
+      return isa<MemRefType>(v.getType()) && getViewRoot(v) == target;
+    });
+    return touches && !copiesOut ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// Leaves in flight each copy to global memory that the outermost loop
+/// around it (inside its launch) for which isUnobservedIn holds cannot
+/// see (a zero fill of rows from one constant tile), with one wait_all
+/// after that loop.
+void leaveUnobservedStoresInFlight(Operation *root) {
+  SmallVector<DmaOp> stores;
+  root->walk([&](DmaOp dma) {
+    if (isGlobal(dma.getTarget()) && !isGlobal(dma.getSource()))
+      stores.push_back(dma);
+  });
+  llvm::SetVector<Operation *> waitAfter;
+  IRRewriter rewriter(root->getContext());
+  for (DmaOp store : stores) {
+    // What a loop writes or touches, its enclosing loops do too: the first
+    // loop outward where the copy is seen ends the search.
+    scf::ForOp outermost;
+    for (auto loop = store->getParentOfType<scf::ForOp>();
+         loop &&
+         (loop->getParentOfType<LaunchOp>() ||
+          loop->getParentOfType<MixedLaunchOp>()) &&
+         isUnobservedIn(loop, store);
+         loop = loop->getParentOfType<scf::ForOp>())
+      outermost = loop;
+    if (!outermost)
+      continue;
+    rewriter.setInsertionPoint(store);
+    rewriter.replaceOpWithNewOp<DmaStartOp>(
+        store, TokenType::get(rewriter.getContext()), store.getSource(),
+        store.getTarget());
+    waitAfter.insert(outermost);
+  }
+  for (Operation *loop : waitAfter) {
+    rewriter.setInsertionPointAfter(loop);
+    rewriter.create<WaitAllOp>(loop->getLoc());
+  }
+}
+
 /// Carries out `plan` on `loop`, the `index`-th planned loop, with
 /// `requested` stages (0: the device's choice).
 void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
@@ -717,6 +781,7 @@ struct PipelineDmaLoopsPass
     FailureOr<DeviceModel> device = lookupDevice(getOperation());
     if (failed(device))
       return signalPassFailure();
+    leaveUnobservedStoresInFlight(getOperation());
     // Every loop is planned on the IR as written, before any is changed:
     // the analysis follows buffers through views, not through the
     // selections pipelining adds.
