@@ -256,9 +256,9 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
   let options = [
     Option<"tasks", "tasks", "int64_t", /*default=*/"0",
            "Tasks per launch; 0 takes the device's vector cores">,
-    Option<"rowCost", "row-cost", "int64_t", /*default=*/"22",
+    Option<"rowCost", "row-cost", "int64_t", /*default=*/"10",
            "What a row costs beyond its nonzeros, in nonzeros (its bounds, "
-           "its init, its output, its chunk's vector ops); 22 balances "
+           "its init, its output, its chunk's vector ops); 10 balances "
            "SpMM and SDDMM on R-MAT rows best on mlu590 "
            "(docs/sparse-iteration.md)">
   ];

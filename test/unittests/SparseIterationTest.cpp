@@ -702,12 +702,12 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
 )";
   std::mt19937 rng(31);
   constexpr int64_t kTasks = 4;
-  for (auto [rows, density, rowCost] : {std::tuple{40, 0.1, int64_t(22)},
+  for (auto [rows, density, rowCost] : {std::tuple{40, 0.1, int64_t(10)},
                                         {40, 0.1, 1},
                                         {40, 0.3, 7},
-                                        {7, 0.5, 22},
-                                        {3, 0.0, 22},
-                                        {0, 0.5, 22}}) {
+                                        {7, 0.5, 10},
+                                        {3, 0.0, 10},
+                                        {0, 0.5, 10}}) {
     SCOPED_TRACE(testing::Message() << rows << " rows, row-cost " << rowCost);
     Csr m = randomCsr(rows, 60, density, rng, true);
     std::string text = source;
@@ -718,7 +718,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     PassManager toDevice(&ctx);
     SparseToDeviceOptions options;
     options.tasks = kTasks;
-    if (rowCost != 22) // 22 is the default.
+    if (rowCost != 10) // 10 is the default.
       options.rowCost = rowCost;
     toDevice.addNestedPass<func::FuncOp>(createSparseToDevice(options));
     ASSERT_TRUE(succeeded(toDevice.run(*module)));

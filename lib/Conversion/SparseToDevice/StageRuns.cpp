@@ -96,6 +96,23 @@ struct Run {
   bool unconditional = false;
   bool storedAlways = false;
   Value copy;
+  /// getFill() as the rewrite found it.
+  Operation *fill = nullptr;
+
+  /// The constant every access stores when the run is only ever set to it
+  /// (an init's zero fill), else null: its copy is filled once and only
+  /// copied out.
+  Operation *getFill() const {
+    if (reads() || !storedAlways)
+      return nullptr;
+    Value value = accesses.front()->getOperand(0);
+    Operation *constant = value.getDefiningOp();
+    bool same = llvm::all_of(
+        accesses, [&](Operation *a) { return a->getOperand(0) == value; });
+    return same && constant && constant->hasTrait<OpTrait::ConstantLike>()
+               ? constant
+               : nullptr;
+  }
 
   bool reads() const {
     return llvm::any_of(accesses, [](Operation *a) {
@@ -271,9 +288,13 @@ void LoopStager::rewrite(int64_t chunk) {
   KernelBuilder k(rewriter, loc);
   auto launch = loop->getParentOfType<dev::LaunchOp>();
   rewriter.setInsertionPointToStart(&launch.getBody().front());
-  for (Run &run : runs)
+  for (Run &run : runs) {
     run.copy = k.alloc({chunk},
                        cast<MemRefType>(run.array.getType()).getElementType());
+    run.fill = run.getFill();
+    if (run.fill)
+      k.vfill(run.copy, rewriter.clone(*run.fill)->getResult(0));
+  }
   // Where each run starts, for q = 0.
   rewriter.setInsertionPoint(loop);
   auto index = [&](int64_t v) {
@@ -333,6 +354,11 @@ void LoopStager::rewrite(int64_t chunk) {
   Value position = positions.getInductionVar();
   for (Run &run : runs)
     for (Operation *access : run.accesses) {
+      // The filled copy already holds what the store would write.
+      if (run.fill) {
+        rewriter.eraseOp(access);
+        continue;
+      }
       rewriter.setInsertionPoint(access);
       if (isa<memref::LoadOp, PosLoadOp>(access)) {
         rewriter.replaceOpWithNewOp<memref::LoadOp>(access, run.copy,

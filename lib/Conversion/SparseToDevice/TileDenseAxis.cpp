@@ -360,6 +360,20 @@ void LoopTiler::rewrite() {
   for (Value v : llvm::concat<Value>(perPosition, fixedStored))
     if (!tileOf.count(v))
       tileOf[v] = allocTile(tileType);
+  // A constant stored (an init's zero) fills its tile once, where the tile
+  // is allocated; the tile is only read after, so its copies out need not
+  // wait for one another (npu-pipeline-dma-loops leaves them in flight).
+  SmallVector<Value> filledPerChunk;
+  for (Value v : fixedStored) {
+    Operation *constant = v.getDefiningOp();
+    if (!constant || !constant->hasTrait<OpTrait::ConstantLike>()) {
+      filledPerChunk.push_back(v);
+      continue;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfterValue(tileOf[v]);
+    k.vfill(tileOf[v], b.clone(*constant)->getResult(0));
+  }
   auto chunks = b.create<scf::ForOp>(loc, constant(0), constant(extent),
                                      constant(chunk), loop.getInitArgs());
   b.setInsertionPointToStart(chunks.getBody());
@@ -368,7 +382,7 @@ void LoopTiler::rewrite() {
       loc, constant(chunk), b.create<arith::SubIOp>(loc, constant(extent), c0));
   Value zero = constant(0);
   auto part = [&](Value tile) { return window(tile, zero, n); };
-  for (Value v : fixedStored)
+  for (Value v : filledPerChunk)
     k.vfill(part(tileOf[v]), v);
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::is_contained(promoted, &op))

@@ -2,7 +2,8 @@
 // as DMA'd slices and vector ops, per chunk.
 // RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=2 --npu-sparse-lower-iterations --npu-sparse-tile-dense-axis --canonicalize | FileCheck %s
 
-// SpMM. init: a row of zeros filled once and DMA'd out. Body: C's row is
+// SpMM. init: a tile of zeros filled once, where the launch allocates it,
+// and only DMA'd out per row (the row loop has no fill). Body: C's row is
 // the accumulator, fixed across the row's nonzeros: DMA'd in before the
 // nonzero loop, updated in place, DMA'd out after it. Per nonzero only B's
 // row comes in; A's value (fixed along k, the left operand of a
@@ -11,10 +12,13 @@
 // CHECK-LABEL: func.func @spmm
 // CHECK-SAME: memref<5xi32, #npudev.space<global>>
 // CHECK: npudev.launch tasks(2) on vector {
-// CHECK-COUNT-4: npudev.alloc : memref<8xf32, #npudev.space<vector>>
-// CHECK: npudev.vfill %cst
-// CHECK-NOT: scf.for
-// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>> to memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>>
+// CHECK-COUNT-3: npudev.alloc : memref<8xf32, #npudev.space<vector>>
+// CHECK-NEXT: %[[ZEROS:.*]] = npudev.alloc : memref<8xf32, #npudev.space<vector>>
+// CHECK-NEXT: npudev.vfill %cst, %[[ZEROS]]
+// CHECK: scf.for
+// CHECK-NOT: npudev.vfill
+// CHECK: %[[FILLED:.*]] = memref.cast %[[ZEROS]]
+// CHECK-NEXT: npudev.dma %[[FILLED]], %{{.*}} : memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>> to memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>>
 // CHECK: scf.for
 // CHECK: npudev.dma %{{.*}}, %[[ACC:[0-9]+]] : memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
 // CHECK-NEXT: scf.for
