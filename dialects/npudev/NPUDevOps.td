@@ -185,9 +185,15 @@ def NPUDev_DmaOp : NPUDev_Op<"dma"> {
   let description = [{
     Copies `source` into `target` (same shape and element type) on the
     core's DMA engine and waits for it. At least one side is on chip.
+
+    `private_window` is its producer's promise that no other iteration of
+    the loops around the copy writes what it reads (a CSR row's run of
+    values, read and written back by that row alone): npu-pipeline-dma-loops
+    may then read it ahead of those iterations.
   }];
   let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
-                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target);
+                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target,
+                       UnitAttr:$private_window);
   let assemblyFormat =
       "$source `,` $target attr-dict `:` type($source) `to` type($target)";
   let hasVerifier = 1;

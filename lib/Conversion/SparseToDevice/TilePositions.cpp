@@ -437,9 +437,11 @@ void PositionTiler::emitChunk(Value c0) {
   DenseMap<Value, Value> chunkOf;
   for (auto &[value, tile] : tileOf)
     chunkOf[value] = k.window(tile, {zero, zero}, {m, f});
-  auto copyRun = [&](const Run &run) {
+  auto copyRun = [&](const Run &run, bool privateWindow = false) {
     Value part = k.window(run.tile, {zero}, {m});
-    k.dma(k.window(run.array, {k.add(run.base, c0)}, {m}), part);
+    auto copy = b.create<dev::DmaOp>(
+        loc, k.window(run.array, {k.add(run.base, c0)}, {m}), part);
+    copy.setPrivateWindow(privateWindow);
     return part;
   };
   DenseMap<Value, Value> coordinateTiles;
@@ -449,7 +451,10 @@ void PositionTiler::emitChunk(Value c0) {
     chunkOf[value] = copyRun(run);
   for (PosLoadOp load : rows)
     chunkOf[load.getResult()] = rowTiles[load.getResult()];
-  Value starts = startLoad ? copyRun(startRun) : Value();
+  // A row's run of the sum's starts is read and written back by that row
+  // alone (CSR runs do not overlap): it may be read ahead of earlier rows.
+  Value starts =
+      startLoad ? copyRun(startRun, /*privateWindow=*/true) : Value();
   for (auto [load, coordinate] : gathers) {
     auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
     int64_t rowsOfData =

@@ -26,6 +26,11 @@
 // RUN: sed -n '/^\/\/ FILL-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.fill
 // RUN: sed -n '/^\/\/ FILL-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.fill -
 // RUN: sed -n '/^\/\/ FILL-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.fill -
+// Rows at offsets no affine function gives, read ahead on their copy's
+// promise, give what they give unpipelined:
+// RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.private
+// RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.private -
+// RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.private -
 // The nested loops, pipelined, give what they give unpipelined:
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.plain
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.plain -
@@ -633,6 +638,72 @@ func.func @fill_rows(%out: memref<64x8xf32, #g> {npudev.output}, %back: memref<6
       npudev.dma %w, %seen : memref<4x8xf32, strided<[8, 1], offset: ?>, #g> to memref<4x8xf32, #v>
       %cw = memref.subview %copy[%o, 0] [4, 8] [1, 1] : memref<64x8xf32, #g> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
       npudev.dma %seen, %cw : memref<4x8xf32, #v> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
+    }
+  }
+  return
+}
+
+// -----
+
+// PRIVATE-KERNEL
+// A row read, doubled and written back, at a row no affine function of
+// the iteration gives (5 r mod 16): the pass cannot tell that no other
+// iteration writes it, so the row is read ahead only on its copy's
+// private_window promise.
+// CHECK-LABEL: func.func @private_rows
+// CHECK: npudev.async {
+// CHECK: npudev.dma %{{.*}}, %{{.*}} {private_window}
+// CHECK: scf.for
+// CHECK: npudev.async {
+// CHECK: npudev.dma %{{.*}}, %{{.*}} {private_window}
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+func.func @private_rows(%data: memref<64xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %t = npudev.alloc : memref<4xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %p = arith.muli %r, %c5 : index
+      %row = arith.remui %p, %c16 : index
+      %o = arith.muli %row, %c4 : index
+      %w = memref.subview %data[%o] [4] [1] : memref<64xf32, #g> to memref<4xf32, strided<[1], offset: ?>, #g>
+      npudev.dma %w, %t {private_window} : memref<4xf32, strided<[1], offset: ?>, #g> to memref<4xf32, #v>
+      npudev.vbinary_scalar <mul> %t, %two, %t : memref<4xf32, #v>, f32, memref<4xf32, #v>
+      npudev.dma %t, %w : memref<4xf32, #v> to memref<4xf32, strided<[1], offset: ?>, #g>
+    }
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shared_rows
+// CHECK-NOT: npudev.async
+// CHECK: return
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+func.func @shared_rows(%data: memref<64xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %t = npudev.alloc : memref<4xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %p = arith.muli %r, %c5 : index
+      %row = arith.remui %p, %c16 : index
+      %o = arith.muli %row, %c4 : index
+      %w = memref.subview %data[%o] [4] [1] : memref<64xf32, #g> to memref<4xf32, strided<[1], offset: ?>, #g>
+      npudev.dma %w, %t : memref<4xf32, strided<[1], offset: ?>, #g> to memref<4xf32, #v>
+      npudev.vbinary_scalar <mul> %t, %two, %t : memref<4xf32, #v>, f32, memref<4xf32, #v>
+      npudev.dma %t, %w : memref<4xf32, #v> to memref<4xf32, strided<[1], offset: ?>, #g>
     }
   }
   return

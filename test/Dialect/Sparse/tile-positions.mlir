@@ -59,10 +59,12 @@ func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf3
 // SDDMM, A[i, j] = sum_k X[i, k] Y[j, k]. X's row is read once; per chunk
 // Y's rows are gathered, scaled by X's row (broadcast along 1) into
 // columns 1..F of the terms' tile, A's current values copied into column
-// 0, and one vreduce along k gives the chunk's results, DMA'd back.
+// 0 (their copy promises that no other row writes them: CSR runs do not
+// overlap), and one vreduce along k gives the chunk's results, DMA'd back.
 // CHECK-LABEL: func.func @sddmm
 // CHECK: scf.for
 // CHECK: npudev.dma %{{.*}}, %[[XROW:.*]] : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
+// CHECK: npudev.dma %{{.*}}, %{{.*}} {private_window} : memref<?xf32
 // CHECK: npudev.dma_gather %{{.*}}, %[[GATHERED:[a-z_0-9]+]]
 // CHECK: npudev.vbinary_scalar <mul> %{{.*}}, %cst, %{{.*}} : memref<?xf32, strided<[1], offset: ?>, #npudev.space<vector>>, f32, memref<?xf32, strided<[9], offset: ?>
 // CHECK: npudev.vbinary_broadcast <mul> %[[GATHERED]], %[[XROW]], %{{.*}} along 1

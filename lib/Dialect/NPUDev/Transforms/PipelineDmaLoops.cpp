@@ -285,6 +285,14 @@ bool isReadableAhead(scf::ForOp loop, Operation *reader, Value source) {
   Value root = getViewRoot(source);
   if (!writesRoot(loop, root))
     return true;
+  // A window no other iteration writes (its producer's promise): only
+  // this iteration's writes, after the read, may touch it.
+  auto dma = dyn_cast<DmaOp>(reader);
+  if (dma && dma.getPrivateWindow())
+    return !writesRoot(loop, root, [&](Operation *op, Value) {
+      Operation *top = loop.getBody()->findAncestorOpInBlock(*op);
+      return top && reader->isBeforeInBlock(top);
+    });
   return isWindowPerIteration(loop, source) &&
          !writesRoot(loop, root, [&](Operation *op, Value written) {
            return isa<DmaOp>(op) && op->getBlock() == loop.getBody() &&
