@@ -708,3 +708,33 @@ func.func @shared_rows(%data: memref<64xf32, #g> {npudev.output}) {
   }
   return
 }
+
+// -----
+
+// A copy out inside npudev.async is what the async's token stands for: it
+// stays synchronous there.
+// CHECK-LABEL: func.func @async_fill
+// CHECK: npudev.async {
+// CHECK-NEXT: npudev.dma %{{.*}}, %{{.*}} : memref<4x8xf32, #npudev.space<vector>> to
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+func.func @async_fill(%out: memref<64x8xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  npudev.launch tasks(1) {
+    %tile = npudev.alloc : memref<4x8xf32, #v>
+    npudev.vfill %zero, %tile : f32, memref<4x8xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %o = arith.muli %r, %c4 : index
+      %w = memref.subview %out[%o, 0] [4, 8] [1, 1] : memref<64x8xf32, #g> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
+      %t = npudev.async {
+        npudev.dma %tile, %w : memref<4x8xf32, #v> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
+      }
+      npudev.wait %t
+    }
+  }
+  return
+}
