@@ -128,7 +128,7 @@ python3 "$root/scripts/sparse-matrix.py" "$out/sparse" 512 512 4096
 echo "  512 x 512, 4096 nonzeros (R-MAT-like rows): $out/sparse-{indptr,indices,values}.npy"
 "$opt" "$sp" --npu-sparse-to-device-pipeline=checked=true \
   -o "$out/sparse-device.mlir"
-echo "  lowered by npu-sparse-to-device-pipeline: checked mode, rows over 48 tasks by work, position loops, tiles of the feature axis, staged runs, flat memrefs"
+echo "  lowered by npu-sparse-to-device-pipeline: checked mode, rows over 48 tasks by work, position loops, a row's nonzeros as gathered chunks, tiles of the feature axis, staged runs, flat memrefs"
 echo "  ($out/sparse-device.mlir)"
 csr=(--input="$out/sparse-indptr.npy" --input="$out/sparse-indices.npy"
      --input="$out/sparse-values.npy")
