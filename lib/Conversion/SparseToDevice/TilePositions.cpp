@@ -19,7 +19,11 @@
 //     the chunk's terms, one transpose and one vreduce along t;
 //   - a sum over k carried by the inner loop from a value read at t to one
 //     stored at t (SDDMM's a[p] = sum_k x[i, k] y[j, k]): per chunk, the
-//     starts in a column before the terms and one vreduce along k.
+//     starts in a column before the terms and one vreduce along k; their
+//     copy in is marked private_window (a CSR row's run is its own).
+// An empty chunk skips the vector work. The first chunk is emitted in the
+// loop around (the row loop), the rest in a loop of their own, so that
+// pipelining the row loop brings later rows' chunks in meanwhile.
 // vreduce adds in order from +0.0, so each element sees the additions the
 // loops made, in their order: the same bits (but for a sum that starts
 // from -0.0). Per nonzero this replaces F-element vector ops with a share
