@@ -1,6 +1,10 @@
 //===- PipelineDmaLoops.cpp - tile loops as software pipelines ------------===//
 //
-// For each scf.for inside a launch, innermost first:
+// First, a copy to global memory out of a buffer that a loop around it
+// never writes, into memory nothing else in that loop touches (a zero fill
+// of rows from one constant tile), is left in flight, with one
+// npudev.wait_all after the outermost such loop: nothing in the loop can
+// see it. Then, for each scf.for inside a launch, innermost first:
 //   1. the on-chip buffers to multiply are those each iteration writes before
 //      it reads (so no data passes between iterations through them), used
 //      only in loops of which that holds, and loaded from global memory or
@@ -10,8 +14,9 @@
 //      (one runs after the other, and waits for its copies at its end);
 //   3. each load into one (nothing before it in the body touching that
 //      buffer; nothing in the loop writing what it reads, unless only
-//      stores into its own window, which moves a whole window per
-//      iteration) becomes an npudev.async holding the load and its
+//      stores after it into its own window, which moves a whole window
+//      per iteration, or, for a copy marked private_window, only writes
+//      after it in the body) becomes an npudev.async holding the load and its
 //      address arithmetic (pure ops and reads of memory the loop never
 //      writes), with npudev.wait where the load was; each store
 //      from one is left in flight (npudev.dma_start), and the loop is
