@@ -32,14 +32,22 @@ def PipelineDmaLoops : Pass<"npu-pipeline-dma-loops", "mlir::func::FuncOp"> {
     iteration writes every view of them it reads before reading it, in
     every loop that uses them, and views of them are taken inside the loop.
     A load stays where it is when the loop also writes the global memory it
-    reads (unless the only writes are stores into the very window it
-    loads, and that window moves past itself every iteration: a row
-    loaded, updated and stored back), when its address depends on anything
+    reads (unless the only writes are stores after it into the very window
+    it loads, and that window moves past itself every iteration: a row
+    loaded, updated and stored back; or the load is marked
+    `private_window` and the loop's writes come after it), when its address depends on anything
     but the induction variable, values from outside the loop and reads of
     memory the loop never writes (an index from a staged table), or when
     something before it in the body touches its buffer; a store stays
     synchronous when its buffer is touched before the iteration's first
-    load.
+    load. A `dma_gather` into such a buffer whose indices a pipelined load
+    brings in is issued one stage after that load (stage 1), behind its
+    wait.
+
+    Before any of that, a copy to global memory out of a buffer a loop
+    around it never writes, into memory nothing else in that loop touches
+    (rows filled from one constant tile), is left in flight, with one
+    `npudev.wait_all` after the outermost such loop.
 
     N is the device's choice by default: enough tiles in flight that their
     transfers cover the DMA latency (`dma_latency_cycles` against a tile's
