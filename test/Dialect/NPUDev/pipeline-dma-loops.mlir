@@ -31,6 +31,11 @@
 // RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.private
 // RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.private -
 // RUN: sed -n '/^\/\/ PRIVATE-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.private -
+// A tile used by a row loop and by the loop over the row's later chunks,
+// pipelined, gives what it gives unpipelined:
+// RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.rest
+// RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.rest -
+// RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.rest -
 // The nested loops, pipelined, give what they give unpipelined:
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.plain
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.plain -
@@ -734,6 +739,51 @@ func.func @async_fill(%out: memref<64x8xf32, #g> {npudev.output}) {
         npudev.dma %tile, %w : memref<4x8xf32, #v> to memref<4x8xf32, strided<[8, 1], offset: ?>, #g>
       }
       npudev.wait %t
+    }
+  }
+  return
+}
+
+// -----
+
+// FIRST-AND-REST-KERNEL
+// A row's first chunk in the row loop and its later chunks in a nested
+// loop, through one tile: the nested loop writes (a window of) the tile
+// before it reads it, so it takes nothing from the row loop, and the row
+// loop may give the tile copies and load its first chunk ahead; the
+// nested loop is pipelined too.
+// CHECK-LABEL: func.func @first_and_rest
+// CHECK-COUNT-3: npudev.alloc : memref<4xf32, #npudev.space<vector>>
+// CHECK: npudev.async {
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: npudev.async {
+// CHECK: scf.for {{.*}} iter_args
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+func.func @first_and_rest(%x: memref<256xf32, #g>, %y: memref<256xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  npudev.launch tasks(1) {
+    %t = npudev.alloc : memref<4xf32, #v>
+    scf.for %r = %c0 to %c16 step %c1 {
+      %o = arith.muli %r, %c16 : index
+      %w = memref.subview %x[%o] [4] [1] : memref<256xf32, #g> to memref<4xf32, strided<[1], offset: ?>, #g>
+      npudev.dma %w, %t : memref<4xf32, strided<[1], offset: ?>, #g> to memref<4xf32, #v>
+      npudev.vbinary_scalar <mul> %t, %two, %t : memref<4xf32, #v>, f32, memref<4xf32, #v>
+      %u = memref.subview %y[%o] [4] [1] : memref<256xf32, #g> to memref<4xf32, strided<[1], offset: ?>, #g>
+      npudev.dma %t, %u : memref<4xf32, #v> to memref<4xf32, strided<[1], offset: ?>, #g>
+      scf.for %c = %c4 to %c16 step %c4 {
+        %p = arith.addi %o, %c : index
+        %tc = memref.subview %t[0] [2] [1] : memref<4xf32, #v> to memref<2xf32, strided<[1]>, #v>
+        %wc = memref.subview %x[%p] [2] [1] : memref<256xf32, #g> to memref<2xf32, strided<[1], offset: ?>, #g>
+        npudev.dma %wc, %tc : memref<2xf32, strided<[1], offset: ?>, #g> to memref<2xf32, strided<[1]>, #v>
+        npudev.vbinary_scalar <mul> %tc, %two, %tc : memref<2xf32, strided<[1]>, #v>, f32, memref<2xf32, strided<[1]>, #v>
+        %uc = memref.subview %y[%p] [2] [1] : memref<256xf32, #g> to memref<2xf32, strided<[1], offset: ?>, #g>
+        npudev.dma %tc, %uc : memref<2xf32, strided<[1]>, #v> to memref<2xf32, strided<[1], offset: ?>, #g>
+      }
     }
   }
   return
