@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileSupport.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
@@ -62,9 +63,6 @@ public:
   void rewrite();
 
 private:
-  /// Whether the loop carries nothing, or one f32 sum acc' = acc + v of a
-  /// value v of the body; sets `sum` and `sumTerm`.
-  bool matchCarriedSum();
   /// The chunk's v and the carried acc added in order: acc's slot, then
   /// v's `n` positions.
   Value reduceChunk(Value acc, Value n);
@@ -81,12 +79,7 @@ private:
                                        OpFoldResult(b.getIndexAttr(1)));
   }
   Value allocTile(MemRefType type) {
-    // Once per task, at the top of the launch, not per iteration of the
-    // loops around (each alloc lives to the end of its block).
-    OpBuilder::InsertionGuard guard(b);
-    auto launch = loop->getParentOfType<dev::LaunchOp>();
-    b.setInsertionPointToStart(&launch.getBody().front());
-    return k.alloc(type.getShape(), type.getElementType());
+    return allocTaskTile(b, k, loop, type.getShape(), type.getElementType());
   }
   void findPromotedSlice(int64_t chunk);
   void promoteSlice(MemRefType tileType);
@@ -118,25 +111,6 @@ private:
   Value sumTerm, sumTile, sumOut;
 };
 
-bool LoopTiler::matchCarriedSum() {
-  if (loop.getInitArgs().empty())
-    return true;
-  if (loop.getNumRegionIterArgs() != 1 ||
-      !loop.getInitArgs()[0].getType().isF32())
-    return false;
-  Value acc = loop.getRegionIterArgs()[0];
-  Value next = loop.getBody()->getTerminator()->getOperand(0);
-  sum = next.getDefiningOp<arith::AddFOp>();
-  if (!sum || sum->getBlock() != loop.getBody() || !acc.hasOneUse() ||
-      !next.hasOneUse())
-    return false;
-  // acc + v or v + acc: the same bits either way.
-  if (sum.getLhs() != acc && sum.getRhs() != acc)
-    return false;
-  sumTerm = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
-  return true;
-}
-
 Value LoopTiler::reduceChunk(Value acc, Value n) {
   Value zero = constant(0);
   k.store(acc, sumTile, {zero});
@@ -150,7 +124,7 @@ bool LoopTiler::matches() {
   std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!lower || *lower != 0 || !upper || *upper <= 0 || !step || *step != 1 ||
-      !matchCarriedSum())
+      !matchCarriedSum(loop, sum, sumTerm))
     return false;
   extent = *upper;
   // npu-sparse-lower-iterations leaves index arithmetic nothing uses, and

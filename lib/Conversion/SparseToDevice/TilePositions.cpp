@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileSupport.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
@@ -58,10 +59,7 @@ namespace {
 /// Whether `memref` lives in global memory, which DMA copies from.
 bool isGlobal(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
-  auto space =
-      type ? dyn_cast_or_null<dev::MemorySpaceAttr>(type.getMemorySpace())
-           : nullptr;
-  return space && space.getValue() == dev::MemorySpace::global;
+  return type && dev::getMemorySpace(type) == dev::MemorySpace::global;
 }
 
 /// The data of the buffer `value` is a view of.
@@ -96,7 +94,9 @@ private:
   Value matchRunIndex(Value index);
   bool matchOuterBody();
   bool matchInnerBody();
-  bool matchCarriedSum();
+  /// Whether the inner loop carries nothing, or the sum over k from the
+  /// element read at t to the same element stored.
+  bool matchSumOverInner();
   /// Whether `load`, in the inner body, reads the sum over t's row: its
   /// only use is acc + v, stored back where it was read, and nothing else
   /// in the loops touches the row's data.
@@ -104,6 +104,10 @@ private:
   bool isWrittenInLoops(Value data);
   bool isGatherable(BufferOp buffer);
   Value allocTile(ArrayRef<int64_t> shape, Type element);
+  /// How `v`, used in the inner body, varies.
+  Shape getShape(Value v) const {
+    return isOutside(v) ? Shape::fixed : shapeOf.lookup(v);
+  }
   /// `op` as one vector op over the chunk's views `chunkOf`.
   void emitOp(Operation *op, const DenseMap<Value, Value> &chunkOf);
   /// The chunk of positions from c0.
@@ -185,19 +189,11 @@ bool PositionTiler::isGatherable(BufferOp buffer) {
          !isWrittenInLoops(buffer.getData());
 }
 
-bool PositionTiler::matchCarriedSum() {
-  if (inner.getInitArgs().empty())
+bool PositionTiler::matchSumOverInner() {
+  if (!matchCarriedSum(inner, sum, sumTerm))
+    return false;
+  if (!sum)
     return true;
-  if (inner.getNumRegionIterArgs() != 1 ||
-      !inner.getInitArgs()[0].getType().isF32())
-    return false;
-  Value acc = inner.getRegionIterArgs()[0];
-  Value next = inner.getBody()->getTerminator()->getOperand(0);
-  sum = next.getDefiningOp<arith::AddFOp>();
-  if (!sum || sum->getBlock() != inner.getBody() || !acc.hasOneUse() ||
-      !next.hasOneUse() || (sum.getLhs() != acc && sum.getRhs() != acc))
-    return false;
-  sumTerm = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
   // From the element read at t to the same element, stored.
   startLoad = inner.getInitArgs()[0].getDefiningOp<PosLoadOp>();
   Value result = inner.getResult(0);
@@ -325,13 +321,10 @@ bool PositionTiler::matchInnerBody() {
     if (!kind || !op.getResult(0).getType().isF32())
       return false;
     // One operand a tile; the other a tile or broadcast on the right.
-    auto shape = [&](Value v) {
-      return isOutside(v) ? Shape::fixed : shapeOf.lookup(v);
-    };
     for (Value v : op.getOperands())
       if (!isOutside(v) && !shapeOf.count(v))
         return false;
-    Shape lhs = shape(op.getOperand(0)), rhs = shape(op.getOperand(1));
+    Shape lhs = getShape(op.getOperand(0)), rhs = getShape(op.getOperand(1));
     if (lhs != Shape::tile &&
         (rhs != Shape::tile || !dev::isCommutative(*kind)))
       return false;
@@ -371,7 +364,7 @@ bool PositionTiler::matches() {
                    [](Operation &op) { return op.getNumRegions() > 0; }))
     return false;
   features = *upper;
-  if (!matchCarriedSum() || !matchOuterBody() || !matchInnerBody())
+  if (!matchSumOverInner() || !matchOuterBody() || !matchInnerBody())
     return false;
   // Every column index is gathered by; every value read at t used only in
   // the inner body.
@@ -398,25 +391,18 @@ bool PositionTiler::matches() {
 }
 
 Value PositionTiler::allocTile(ArrayRef<int64_t> shape, Type element) {
-  // Once per task, at the top of the launch.
-  OpBuilder::InsertionGuard guard(b);
-  auto launch = outer->getParentOfType<dev::LaunchOp>();
-  b.setInsertionPointToStart(&launch.getBody().front());
-  return k.alloc(shape, element);
+  return allocTaskTile(b, k, outer, shape, element);
 }
 
 void PositionTiler::emitOp(Operation *op,
                            const DenseMap<Value, Value> &chunkOf) {
   dev::BinaryKind kind = *dev::getBinaryKind(op);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  auto shape = [&](Value v) {
-    return isOutside(v) ? Shape::fixed : shapeOf.lookup(v);
-  };
-  if (shape(lhs) != Shape::tile)
+  if (getShape(lhs) != Shape::tile)
     std::swap(lhs, rhs);
   Value out = chunkOf.lookup(op->getResult(0));
   Value in = chunkOf.lookup(lhs);
-  switch (shape(rhs)) {
+  switch (getShape(rhs)) {
   case Shape::tile:
     k.vbinary(kind, in, chunkOf.lookup(rhs), out);
     return;

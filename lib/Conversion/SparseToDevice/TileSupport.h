@@ -1,0 +1,55 @@
+//===- TileSupport.h - what the sparse tilers share -------------*- C++ -*-===//
+//
+// Helpers npu-sparse-tile-dense-axis and npu-sparse-tile-positions share:
+// the loop-carried sum they both turn into a vreduce, and the tiles they
+// allocate once per task.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NPU_LIB_CONVERSION_SPARSETODEVICE_TILESUPPORT_H
+#define NPU_LIB_CONVERSION_SPARSETODEVICE_TILESUPPORT_H
+
+#include "npu/Dialect/NPUDev/KernelBuilder.h"
+#include "npu/Dialect/NPUDev/NPUDevOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace npu::sparse {
+
+/// Whether `loop` carries nothing, or one f32 sum acc' = acc + v (or
+/// v + acc: the same bits) of a value v of its body; sets `sum` and `term`
+/// (v) for the latter.
+inline bool matchCarriedSum(mlir::scf::ForOp loop, mlir::arith::AddFOp &sum,
+                            mlir::Value &term) {
+  if (loop.getInitArgs().empty())
+    return true;
+  if (loop.getNumRegionIterArgs() != 1 ||
+      !loop.getInitArgs()[0].getType().isF32())
+    return false;
+  mlir::Value acc = loop.getRegionIterArgs()[0];
+  mlir::Value next = loop.getBody()->getTerminator()->getOperand(0);
+  sum = next.getDefiningOp<mlir::arith::AddFOp>();
+  if (!sum || sum->getBlock() != loop.getBody() || !acc.hasOneUse() ||
+      !next.hasOneUse() || (sum.getLhs() != acc && sum.getRhs() != acc))
+    return false;
+  term = sum.getLhs() == acc ? sum.getRhs() : sum.getLhs();
+  return true;
+}
+
+/// A vector-memory tile allocated once per task, at the top of the launch
+/// around `inside`, not per iteration of the loops around it (an alloc
+/// lives to the end of its block).
+inline mlir::Value allocTaskTile(mlir::OpBuilder &b, KernelBuilder &k,
+                                 mlir::Operation *inside,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 mlir::Type element) {
+  mlir::OpBuilder::InsertionGuard guard(b);
+  auto launch = inside->getParentOfType<dev::LaunchOp>();
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return k.alloc(shape, element);
+}
+
+} // namespace npu::sparse
+
+#endif // NPU_LIB_CONVERSION_SPARSETODEVICE_TILESUPPORT_H
