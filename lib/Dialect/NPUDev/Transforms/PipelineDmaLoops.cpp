@@ -380,22 +380,31 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
       return {};
     return alloc;
   };
-  // A load moves ahead of everything before it in the body: nothing but
-  // loads moving with it may touch its buffer there.
+  // A copy moves ahead of everything before it in the body: nothing but
+  // copies moving with it may touch its buffer there. Its target buffer,
+  // when it may be issued ahead: its source read ahead, its addresses
+  // (`operands`) computed ahead.
   llvm::SmallPtrSet<Value, 8> touched;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    auto dma = dyn_cast<DmaOp>(op);
+  auto getIssuableTarget = [&](Operation *copy, Value source, Value target,
+                               ValueRange operands) -> AllocOp {
+    AllocOp buffer = bufferOf(target);
     llvm::SetVector<Operation *> slice;
-    AllocOp target = dma ? bufferOf(dma.getTarget()) : AllocOp();
-    if (target && !touched.contains(target.getResult()) &&
-        isGlobal(dma.getSource()) &&
-        isReadableAhead(loop, dma, dma.getSource()) &&
-        collectAddressSlice(loop, dma.getSource(), noLeaves, slice) &&
-        collectAddressSlice(loop, dma.getTarget(), noLeaves, slice)) {
-      plan.loads.push_back(dma);
-      plan.buffers.push_back(target);
-      continue;
-    }
+    if (!buffer || touched.contains(buffer.getResult()) || !isGlobal(source) ||
+        !isReadableAhead(loop, copy, source) ||
+        llvm::any_of(operands, [&](Value v) {
+          return !collectAddressSlice(loop, v, noLeaves, slice);
+        }))
+      return {};
+    return buffer;
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto dma = dyn_cast<DmaOp>(op))
+      if (AllocOp target = getIssuableTarget(
+              dma, dma.getSource(), dma.getTarget(), dma->getOperands())) {
+        plan.loads.push_back(dma);
+        plan.buffers.push_back(target);
+        continue;
+      }
     addAccessedRoots(&op, touched);
   }
   if (plan.loads.empty())
@@ -407,20 +416,15 @@ PipelinePlan planLoop(scf::ForOp loop, BufferAnalysis &buffers) {
     loaded.insert(getViewRoot(load.getTarget()));
   touched.clear();
   for (Operation &op : loop.getBody()->without_terminator()) {
-    auto gather = dyn_cast<DmaGatherOp>(op);
-    llvm::SetVector<Operation *> slice;
-    AllocOp target = gather ? bufferOf(gather.getTarget()) : AllocOp();
-    if (target && !touched.contains(target.getResult()) &&
-        loaded.contains(getViewRoot(gather.getIndices())) &&
-        isGlobal(gather.getSource()) &&
-        isReadableAhead(loop, gather, gather.getSource()) &&
-        collectAddressSlice(loop, gather.getSource(), noLeaves, slice) &&
-        collectAddressSlice(loop, gather.getIndices(), noLeaves, slice) &&
-        collectAddressSlice(loop, gather.getTarget(), noLeaves, slice)) {
-      plan.gathers.push_back(gather);
-      plan.buffers.push_back(target);
-      continue;
-    }
+    if (auto gather = dyn_cast<DmaGatherOp>(op))
+      if (loaded.contains(getViewRoot(gather.getIndices())))
+        if (AllocOp target =
+                getIssuableTarget(gather, gather.getSource(),
+                                  gather.getTarget(), gather->getOperands())) {
+          plan.gathers.push_back(gather);
+          plan.buffers.push_back(target);
+          continue;
+        }
     if (!isa<DmaOp>(op) || !llvm::is_contained(plan.loads, cast<DmaOp>(op)))
       addAccessedRoots(&op, touched);
   }
