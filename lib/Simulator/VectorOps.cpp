@@ -582,8 +582,10 @@ void npu::sim::applyTranspose(const MemRefView &in, const MemRefView &out) {
 void npu::sim::copyView(const MemRefView &source, const MemRefView &target) {
   unsigned bytes = getElementBytes(source.getKind());
   if (source.isContiguous() && target.isContiguous()) {
-    std::memmove(target.address(target.offset), source.address(source.offset),
-                 source.getNumElements() * bytes);
+    // An empty view may have no storage; memmove's pointers must be valid.
+    if (int64_t elements = source.getNumElements())
+      std::memmove(target.address(target.offset), source.address(source.offset),
+                   elements * bytes);
     return;
   }
   forEachZipped<2>({&source, &target}, [&](const std::array<int64_t, 2> &i) {

@@ -571,10 +571,13 @@ template <typename OpT> struct AttentionLowering {
   /// own part of the head from HBM instead of all of them waiting for the
   /// first to fetch all of it.
   Value getFirstVisitedBlock(const Item &it) {
+    // No call takes two builder calls as arguments: their order is the
+    // compiler's (gcc and clang differ), and the IR must not depend on it.
     constexpr int64_t kOne = 1 << 16, kGolden = 40503; // 0.618... * 2^16
+    Value one = k.index(kOne), golden = k.index(kGolden);
     Value block = k.div(it.r0, k.index(s1Inner));
-    Value fraction = k.rem(k.mul(block, k.index(kGolden)), k.index(kOne));
-    return k.div(k.mul(fraction, it.blocks), k.index(kOne));
+    Value fraction = k.rem(k.mul(block, golden), one);
+    return k.div(k.mul(fraction, it.blocks), one);
   }
 
   bool hasPrefix() {

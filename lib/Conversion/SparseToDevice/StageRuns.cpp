@@ -336,8 +336,10 @@ void LoopStager::rewrite(int64_t chunk) {
   auto positions = rewriter.create<scf::ForOp>(loc, index(0), m, index(1),
                                                chunks.getRegionIterArgs());
   for (auto [run, start] : llvm::zip(runs, starts))
-    if (run.writes())
-      k.dma(window(run.copy, index(0), m), window(run.array, start, m));
+    if (run.writes()) {
+      Value slice = window(run.array, start, m);
+      k.dma(window(run.copy, index(0), m), slice);
+    }
   // Without iter_args, the builder gave the loop its yield already.
   if (!positions.getResults().empty())
     rewriter.create<scf::YieldOp>(loc, positions.getResults());

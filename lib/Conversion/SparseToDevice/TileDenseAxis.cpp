@@ -352,8 +352,10 @@ void LoopTiler::rewrite() {
                                      constant(chunk), loop.getInitArgs());
   b.setInsertionPointToStart(chunks.getBody());
   Value c0 = chunks.getInductionVar();
-  Value n = b.create<arith::MinUIOp>(
-      loc, constant(chunk), b.create<arith::SubIOp>(loc, constant(extent), c0));
+  // Below, no call takes two builder calls as arguments: their order is
+  // the compiler's (gcc and clang differ), and the IR must not depend on it.
+  Value left = b.create<arith::SubIOp>(loc, constant(extent), c0);
+  Value n = b.create<arith::MinUIOp>(loc, constant(chunk), left);
   Value zero = constant(0);
   auto part = [&](Value tile) { return window(tile, zero, n); };
   for (Value v : filledPerChunk)
@@ -363,10 +365,12 @@ void LoopTiler::rewrite() {
       continue;
     if (auto load = dyn_cast<PosLoadOp>(op)) {
       auto [data, base] = getSlice(load.getBuffer(), load.getPositions());
-      k.dma(window(data, k.add(base, c0), n), part(tileOf[load.getResult()]));
+      Value tile = part(tileOf[load.getResult()]);
+      k.dma(window(data, k.add(base, c0), n), tile);
     } else if (auto store = dyn_cast<PosStoreOp>(op)) {
       auto [data, base] = getSlice(store.getBuffer(), store.getPositions());
-      k.dma(part(tileOf[store.getValue()]), window(data, k.add(base, c0), n));
+      Value slice = window(data, k.add(base, c0), n);
+      k.dma(part(tileOf[store.getValue()]), slice);
     } else if (&op != sum.getOperation()) {
       emitVectorOp(&op, n, tileType);
     }
