@@ -317,6 +317,14 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
              << llvm::toString(status.takeError());
     kernel->checkStatus = static_cast<int64_t *>(*status);
   }
+  // The engine generates machine code when a symbol is first looked up:
+  // without this the first run would include it (tens of milliseconds).
+  llvm::Expected<void (*)(void **)> packedEntry =
+      (*engine)->lookupPacked("_mlir_ciface_" + entry.str());
+  if (!packedEntry)
+    return module.emitError("cannot JIT the kernel: ")
+           << llvm::toString(packedEntry.takeError());
+  kernel->packedEntry = *packedEntry;
   kernel->engine = std::move(*engine);
   return kernel;
 }
@@ -361,12 +369,9 @@ llvm::Error CompiledKernel::run(MutableArrayRef<HostArray> args) {
     bool memref = i >= args.size() || arguments[i].isMemRef;
     invokeArgs.push_back(memref ? &descriptorPointers[i] : packed[i].address());
   }
-  llvm::Error invoked =
-      engine->invokePacked("_mlir_ciface_" + entry, invokeArgs);
+  packedEntry(invokeArgs.data());
   // Without threads nothing is pending and this returns at once.
   getPendingResumptions().waitUntilIdle();
-  if (invoked)
-    return invoked;
   std::string mixedError = takeMixedLaunchError();
   if (!mixedError.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), mixedError);

@@ -66,6 +66,9 @@ private:
 
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string entry;
+  /// The entry's packed wrapper, looked up (and so compiled to machine
+  /// code) by compile(), so that no run pays for code generation.
+  void (*packedEntry)(void **) = nullptr;
   llvm::SmallVector<ArgumentSpec> arguments;
   /// The messages of the kernel's npudev.report_rows, in program order;
   /// the compiled function takes their status buffer last.
