@@ -55,6 +55,12 @@ static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator figure"));
 static llvm::cl::opt<bool> noHost("no-jit",
                                   llvm::cl::desc("skip the host figures"));
+static llvm::cl::opt<int64_t>
+    rowCost("row-cost",
+            llvm::cl::desc("what a row costs beyond its nonzeros, in "
+                           "nonzeros, in the task split (0: the "
+                           "pipeline's default)"),
+            llvm::cl::init(0));
 static llvm::cl::opt<std::string>
     tracePrefix("trace",
                 llvm::cl::desc("write the simulated kernels' Chrome "
@@ -131,6 +137,8 @@ OwningOpRef<ModuleOp> lower(MLIRContext &ctx, const std::string &text,
   PassManager pm(&ctx);
   SparseToDevicePipelineOptions options;
   options.onDevice = onDevice;
+  if (rowCost > 0)
+    options.rowCost = rowCost.getValue();
   buildSparseToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     return nullptr;

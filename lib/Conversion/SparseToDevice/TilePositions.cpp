@@ -380,9 +380,11 @@ bool PositionTiler::matches() {
         }))
       return false;
   // T: the tiles in half the vector memory (other loops of the launch
-  // get tiles too), at most 1024 positions.
-  int64_t perPosition = 4 * features * (gathers.size() + 3) +
-                        4 * (columns.size() + coordinates.size() + 2);
+  // get tiles too), at most 1024 positions. Per position: a row of F in
+  // each of the sum's tiles (at most three) and of each tile in shapeOf
+  // (the gathered rows among them), and the runs' scalars.
+  int64_t perPosition =
+      4 * features * 3 + 4 * (columns.size() + coordinates.size() + 2);
   for (auto &[value, shape] : shapeOf)
     perPosition += shape == Shape::tile ? 4 * features : 0;
   chunk = std::min<int64_t>(1024, (vectorBytes / 2 - 8 * features) /
