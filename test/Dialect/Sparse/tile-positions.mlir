@@ -113,3 +113,35 @@ func.func @column_sum(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memre
   }
   return
 }
+
+// -----
+
+// The chunk size T on mlu590 (512 KiB of vector memory), F = 256: half
+// the memory less 8 F bytes, 260,096 bytes,
+// over what a position takes: a row of F in each of the sum's three
+// tiles (3,072 bytes) and in each of the two [T, F] tiles (the gathered
+// rows of B and the products: 2,048), and four 4-byte scalars (16), 5,136
+// bytes. T = 50 (42 if the gathered rows were counted twice).
+// CHECK-LABEL: func.func @spmm_wide
+// CHECK: npudev.alloc : memref<256x51xf32, #npudev.space<vector>>
+// CHECK: npudev.alloc : memref<51x256xf32, #npudev.space<vector>>
+// CHECK: npudev.alloc : memref<50x256xf32, #npudev.space<vector>>
+func.func @spmm_wide(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<1536xf32>, %c: memref<1024xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 256
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<1536xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<1024xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}
