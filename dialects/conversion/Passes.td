@@ -256,10 +256,10 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
   let options = [
     Option<"tasks", "tasks", "int64_t", /*default=*/"0",
            "Tasks per launch; 0 takes the device's vector cores">,
-    Option<"rowCost", "row-cost", "int64_t", /*default=*/"10",
+    Option<"rowCost", "row-cost", "int64_t", /*default=*/"7",
            "What a row costs beyond its nonzeros, in nonzeros (its bounds, "
-           "its init, its output, its chunk's vector ops); 10 balances "
-           "SpMM and SDDMM on R-MAT rows best on mlu590 "
+           "its init, its output, its chunk's vector ops); 7 balances "
+           "SpMM on R-MAT rows best on mlu590, SDDMM would rather have 12 "
            "(docs/sparse-iteration.md)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
@@ -287,6 +287,15 @@ def SparseTilePositions
     t (SDDMM), reduced per chunk by one vreduce along k. The results are
     the same bits: each sum adds the same terms in the same order. Loops
     that do not match stay as they are.
+
+    When the loop of rows around does nothing for a row whose run is empty
+    (it only reads global memory it never writes, besides the run's loop)
+    and the sum's row, if any, is x[i, :] of its own row i, the row loop
+    runs at the non-empty rows only: per block of 256 rows, a scalar loop
+    lists each row and the body's reads at it (indptr[i], indptr[i + 1])
+    in vector memory, counting only rows with a non-empty run, and the
+    body runs at the listed rows, in their order. The sum's row is read
+    with `private_window`, so that pipelining may read it ahead.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

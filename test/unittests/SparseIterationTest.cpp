@@ -111,6 +111,7 @@ protected:
       options.onDevice = onDevice;
       // Chunks of 3 positions: rows and runs cross chunk boundaries.
       options.stageChunk = 3;
+      options.tasks = tasks;
       buildSparseToDevicePipeline(pm, options);
       EXPECT_TRUE(succeeded(pm.run(*module)));
       results[variant] = args;
@@ -138,14 +139,18 @@ protected:
             HostArray::fromValues(ElementKind::F32, m.values, {m.nnz()})};
   }
 
+  /// Rows, columns, features and density of a random CSR workload.
+  using Shape = std::tuple<int64_t, int64_t, int64_t, double>;
+
   /// SpMM with `schedule` (attributes of its iteration) on random CSR
   /// matrices, against the dense product.
-  void checkSpMM(const std::string &schedule) {
+  void checkSpMM(const std::string &schedule,
+                 ArrayRef<Shape> shapes = {{9, 13, 5, 0.3},
+                                           {1, 4, 3, 0.5},
+                                           {0, 5, 2, 0.5},
+                                           {17, 30, 8, 0.1}}) {
     std::mt19937 rng(7);
-    for (auto [rows, cols, f, density] : {std::tuple{9, 13, 5, 0.3},
-                                          {1, 4, 3, 0.5},
-                                          {0, 5, 2, 0.5},
-                                          {17, 30, 8, 0.1}}) {
+    for (auto [rows, cols, f, density] : shapes) {
       SCOPED_TRACE(testing::Message() << rows << "x" << cols << " F " << f);
       for (bool integers : {true, false}) {
         Csr m = randomCsr(rows, cols, density, rng, integers);
@@ -181,6 +186,10 @@ protected:
     return all;
   }
 
+  void checkSDDMM(ArrayRef<Shape> shapes);
+
+  /// Tasks per launch on the device (0: the device's vector cores).
+  int64_t tasks = 0;
   MLIRContext ctx;
 };
 
@@ -205,10 +214,9 @@ TEST_F(SparseIterationTest, HybridEllCsrSplit) {
 }
 
 /// out[i, j] = sum_k X[i, k] Y[j, k] where (i, j) is in the pattern.
-TEST_F(SparseIterationTest, SDDMM) {
+void SparseIterationTest::checkSDDMM(ArrayRef<Shape> shapes) {
   std::mt19937 rng(11);
-  for (auto [rows, cols, f, density] :
-       {std::tuple{9, 13, 5, 0.3}, {0, 3, 4, 0.5}, {12, 7, 16, 0.4}}) {
+  for (auto [rows, cols, f, density] : shapes) {
     SCOPED_TRACE(testing::Message() << rows << "x" << cols << " F " << f);
     for (bool integers : {true, false}) {
       Csr m = randomCsr(rows, cols, density, rng, integers);
@@ -231,6 +239,19 @@ TEST_F(SparseIterationTest, SDDMM) {
         }
     }
   }
+}
+
+TEST_F(SparseIterationTest, SDDMM) {
+  checkSDDMM({{9, 13, 5, 0.3}, {0, 3, 4, 0.5}, {12, 7, 16, 0.4}});
+}
+
+/// On the device the row loop runs at the rows with nonzeros, listed 256
+/// rows at a time: two tasks over 1,200 rows, most of them empty, cross
+/// the lists' blocks (and the staged chunks of 3 inside them).
+TEST_F(SparseIterationTest, RowsListedInBlocks) {
+  tasks = 2;
+  checkSpMM("", {{1200, 40, 4, 0.01}});
+  checkSDDMM({{1200, 40, 4, 0.01}});
 }
 
 /// Softmax over each CSR row's nonzeros, with the row maximum subtracted
@@ -718,7 +739,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     PassManager toDevice(&ctx);
     SparseToDeviceOptions options;
     options.tasks = kTasks;
-    if (rowCost != 10) // 10 is the default.
+    if (rowCost != 7) // 7 is the default.
       options.rowCost = rowCost;
     toDevice.addNestedPass<func::FuncOp>(createSparseToDevice(options));
     ASSERT_TRUE(succeeded(toDevice.run(*module)));

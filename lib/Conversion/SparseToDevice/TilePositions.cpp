@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompactRows.h"
 #include "TileSupport.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
@@ -56,14 +57,13 @@ using namespace npu::sparse;
 
 namespace {
 
-/// Whether `memref` lives in global memory, which DMA copies from.
-bool isGlobal(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  return type && dev::getMemorySpace(type) == dev::MemorySpace::global;
-}
-
 /// The data of the buffer `value` is a view of.
 Value getData(Value value) { return value.getDefiningOp<BufferOp>().getData(); }
+
+/// Rows a compacted row loop lists at a time: the lists take 4 bytes a row
+/// per read, and each block's listed rows are one pipeline (filled and
+/// drained once).
+constexpr int64_t kRowsPerList = 256;
 
 /// How a value of the inner body varies: along t and k (a [T, F] tile),
 /// along k only (a row), along t only (a column of the chunk), or not at
@@ -85,6 +85,14 @@ public:
   /// Whether the loop pair has the form above.
   bool matches();
   void rewrite();
+  /// The loop of rows around, when a row with an empty run does nothing in
+  /// it, and the run's length: compactRows' arguments, for after every
+  /// tiler ran (it replaces that loop).
+  std::optional<std::pair<IdleWhenEmptyRows, Value>> getCompaction() const {
+    if (!idleRows)
+      return std::nullopt;
+    return std::pair(*idleRows, runLength);
+  }
 
 private:
   bool isOutside(Value v) const {
@@ -92,6 +100,9 @@ private:
   }
   /// `index` as base + t with base fixed outside, or null.
   Value matchRunIndex(Value index);
+  /// Whether the sum over t's row is its row loop's own: x[i, :] with i
+  /// the row loop's variable, so no two rows share it.
+  bool isRowOfItsLoop(PosLoadOp load) const;
   bool matchOuterBody();
   bool matchInnerBody();
   /// Whether the inner loop carries nothing, or the sum over k from the
@@ -151,7 +162,21 @@ private:
   /// The row the sum over t reads and writes back: one view, so that
   /// pipelining sees the copy out write what the copy in read.
   Value accSlice;
+  /// The row loop, when it may run at its non-empty rows only, and the
+  /// run's length.
+  std::optional<IdleWhenEmptyRows> idleRows;
+  Value runLength;
 };
+
+bool PositionTiler::isRowOfItsLoop(PosLoadOp load) const {
+  auto rowLoop = dyn_cast<scf::ForOp>(outer->getParentOp());
+  auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
+  auto rowAxis = buffer.getAxes()[0].getDefiningOp<AxisOp>();
+  return rowLoop && buffer.getAxes().size() == 2 && rowAxis &&
+         rowAxis.getKind() == AxisKind::dense_fixed &&
+         !rowAxis.getParentAxis() &&
+         load.getPositions().front() == rowLoop.getInductionVar();
+}
 
 Value PositionTiler::matchRunIndex(Value index) {
   auto add = index.getDefiningOp<arith::AddIOp>();
@@ -389,7 +414,15 @@ bool PositionTiler::matches() {
     perPosition += shape == Shape::tile ? 4 * features : 0;
   chunk = std::min<int64_t>(1024, (vectorBytes / 2 - 8 * features) /
                                       std::max<int64_t>(1, perPosition));
-  return chunk >= 1;
+  if (chunk < 1)
+    return false;
+  // Rows listed by a loop that reads indptr: their sum's row (or run of
+  // starts) must be theirs alone, so that it may be read ahead of the
+  // rows before it.
+  if (!accLoad || isRowOfItsLoop(accLoad))
+    idleRows = matchIdleWhenEmptyRows(outer);
+  runLength = outer.getUpperBound();
+  return true;
 }
 
 Value PositionTiler::allocTile(ArrayRef<int64_t> shape, Type element) {
@@ -537,7 +570,10 @@ void PositionTiler::rewrite() {
     transposeTile = allocTile({features, chunk + 1}, f32);
     accTile = allocTile({features}, f32);
     accSlice = rowSlice(accLoad);
-    k.dma(accSlice, accTile);
+    // The row is this row's alone (isRowOfItsLoop): it may be read ahead
+    // of earlier rows, which write theirs.
+    auto copy = b.create<dev::DmaOp>(loc, accSlice, accTile);
+    copy.setPrivateWindow(isRowOfItsLoop(accLoad));
   }
   // The first chunk in the loop around, so that pipelining that loop
   // fetches a row's first chunk while an earlier row computes; the rest
@@ -569,11 +605,18 @@ struct SparseTilePositionsPass
       if (loop->getParentOfType<dev::LaunchOp>())
         loops.push_back(loop);
     });
+    SmallVector<std::pair<IdleWhenEmptyRows, Value>> compactions;
     for (scf::ForOp loop : loops) {
       PositionTiler tiler(loop, device->vectorBytes);
-      if (tiler.matches())
-        tiler.rewrite();
+      if (!tiler.matches())
+        continue;
+      tiler.rewrite();
+      if (auto compaction = tiler.getCompaction())
+        compactions.push_back(*compaction);
     }
+    // After the tilers: a row loop is visited after the loops inside it.
+    for (auto &[rows, runLength] : compactions)
+      compactRows(rows, runLength, kRowsPerList);
   }
 };
 

@@ -1,8 +1,8 @@
 //===- TileSupport.h - what the sparse tilers share -------------*- C++ -*-===//
 //
-// Helpers npu-sparse-tile-dense-axis and npu-sparse-tile-positions share:
-// the loop-carried sum they both turn into a vreduce, and the tiles they
-// allocate once per task.
+// Helpers npu-sparse-tile-dense-axis and npu-sparse-tile-positions (with
+// its row compaction) share: where a memref lives, the loop-carried sum
+// they both turn into a vreduce, and the tiles they allocate once per task.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,12 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace npu::sparse {
+
+/// Whether `memref` lives in global memory, which DMA copies from.
+inline bool isGlobal(mlir::Value memref) {
+  auto type = mlir::dyn_cast<mlir::MemRefType>(memref.getType());
+  return type && dev::getMemorySpace(type) == dev::MemorySpace::global;
+}
 
 /// Whether `loop` carries nothing, or one f32 sum acc' = acc + v (or
 /// v + acc: the same bits) of a value v of its body; sets `sum` and `term`

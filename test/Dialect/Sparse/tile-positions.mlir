@@ -10,13 +10,37 @@
 // vreduce add each column in order, all of it skipped for an empty row.
 // The first chunk runs in the row loop, the rest (rows longer than a
 // chunk) in a loop of their own.
+// An empty row does nothing, so the row loop runs at the rows with
+// nonzeros only: per block of 256 rows, a scalar loop lists each row and
+// its bounds at the count so far, which a non-empty run advances, and the
+// body runs at the listed rows, reading them from the lists. C's row is
+// the row's own (C[i, :]): its copy in promises so (private_window), so
+// that pipelining may read it ahead of the rows before it.
 // CHECK-LABEL: func.func @spmm
 // CHECK: %[[ACC:.*]] = npudev.alloc : memref<8xf32, #npudev.space<vector>>
 // CHECK: %[[TRANSPOSED:.*]] = npudev.alloc : memref<8x[[T1:[0-9]+]]xf32, #npudev.space<vector>>
 // CHECK: %[[TERMS:.*]] = npudev.alloc : memref<[[T1]]x8xf32, #npudev.space<vector>>
 // CHECK: %[[ROWS:.*]] = npudev.alloc : memref<[[T:[0-9]+]]x8xf32, #npudev.space<vector>>
-// CHECK: scf.for
-// CHECK: npudev.dma %[[ROW:.*]], %[[ACC]] : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %{{.*}} step %c256 {
+// CHECK: %[[COUNT:.*]] = scf.for %[[Q:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[N:.*]] = %c0) -> (index) {
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[FIRST]], %[[Q]] : index
+// CHECK-NEXT: %[[LO:.*]] = memref.load %arg0[%[[I]]]
+// CHECK: %[[HI:.*]] = memref.load %arg0[%{{.*}}]
+// CHECK: %[[LEN:.*]] = arith.subi
+// CHECK: %[[I32:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK-NEXT: memref.store %[[I32]], %[[ILIST:.*]][%[[N]]]
+// CHECK-NEXT: memref.store %[[LO]], %[[LOLIST:.*]][%[[N]]]
+// CHECK-NEXT: memref.store %[[HI]], %[[HILIST:.*]][%[[N]]]
+// CHECK-NEXT: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[LEN]], %c0 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[N]], %c1 : index
+// CHECK-NEXT: %[[N2:.*]] = arith.select %[[NONEMPTY]], %[[NEXT]], %[[N]] : index
+// CHECK-NEXT: scf.yield %[[N2]] : index
+// CHECK: scf.for %[[P:.*]] = %c0 to %[[COUNT]] step %c1 {
+// CHECK-NEXT: memref.load %[[ILIST]][%[[P]]]
+// CHECK: memref.load %[[LOLIST]][%[[P]]]
+// CHECK: memref.load %[[HILIST]][%[[P]]]
+// CHECK-NOT: memref.load %arg0
+// CHECK: npudev.dma %[[ROW:.*]], %[[ACC]] {private_window} : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
 // CHECK: npudev.dma %{{.*}}, %[[INDICES:.*]] : memref<?xi32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xi32
 // CHECK: npudev.dma %{{.*}}, %[[VALUES:.*]] : memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xf32
 // CHECK: %[[TABLE:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [6, 8]
@@ -34,6 +58,8 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: npudev.dma %[[ACC]], %[[ROW]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
 func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
   %i = sparse.axis dense_fixed length 4
   %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
@@ -61,7 +87,9 @@ func.func @spmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf3
 // columns 1..F of the terms' tile, A's current values copied into column
 // 0 (their copy promises that no other row writes them: CSR runs do not
 // overlap), and one vreduce along k gives the chunk's results, DMA'd back.
+// Its rows are listed as SpMM's are.
 // CHECK-LABEL: func.func @sddmm
+// CHECK: scf.for {{.*}} iter_args
 // CHECK: scf.for
 // CHECK: npudev.dma %{{.*}}, %[[XROW:.*]] : memref<8xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<8xf32, #npudev.space<vector>>
 // CHECK: npudev.dma %{{.*}}, %{{.*}} {private_window} : memref<?xf32
@@ -86,6 +114,38 @@ func.func @sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf
     %p = arith.mulf %u, %w : f32
     %s = arith.addf %acc, %p : f32
     sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// Every row adds into one row, C[0, :]: the row is not the row's own, so
+// its copy in makes no promise and the row loop is not compacted (rows are
+// still taken one after another, empty ones included).
+// CHECK-LABEL: func.func @spmm_one_row
+// CHECK-NOT: iter_args
+// CHECK-NOT: private_window
+// CHECK: npudev.dma_gather
+// CHECK-NOT: private_window
+// CHECK: return
+func.func @spmm_one_row(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %zero = arith.constant 0 : index
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%zero, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%zero, %vk] : !sparse.buffer<2 x f32>
   }
   return
 }

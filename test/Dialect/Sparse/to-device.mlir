@@ -1,19 +1,19 @@
 // npu-sparse-to-device: each iteration in a launch, tasks over shares of the first axis.
 // RUN: npu-opt %s --split-input-file --npu-sparse-to-device | FileCheck %s
 // RUN: npu-opt %s --split-input-file --npu-sparse-to-device=tasks=3 | FileCheck %s --check-prefix=THREE
-// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=row-cost=7 | FileCheck %s --check-prefix=COST
+// RUN: npu-opt %s --split-input-file --npu-sparse-to-device=row-cost=5 | FileCheck %s --check-prefix=COST
 // RUN: not npu-opt %s --split-input-file --npu-sparse-to-device=row-cost=-1 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: npu-sparse-to-device: row-cost must not be negative, got -1
 
-// CSR rows split by work, a row weighing its nonzeros plus row-cost (4 by
+// CSR rows split by work, a row weighing its nonzeros plus row-cost (7 by
 // default): task t starts at the first row r with indptr[r] - indptr[0] +
 // c r >= t * (nnz + c rows) / T, task 0 at row 0, the last ends at the
 // last row. mlu590 has 48 vector cores.
 // COST-LABEL: func.func @csr_rows
 // COST: %[[T:.*]] = npudev.task_id
 // COST-DAG: %[[ROWS:.*]] = arith.constant 4 : index
-// COST-DAG: %[[C:.*]] = arith.constant 7 : index
+// COST-DAG: %[[C:.*]] = arith.constant 5 : index
 // COST: %[[NNZ:.*]] = arith.subi
 // COST: %[[ROWWORK:.*]] = arith.muli %[[ROWS]], %[[C]] : index
 // COST: %[[WORK:.*]] = arith.addi %[[NNZ]], %[[ROWWORK]] : index
