@@ -22,7 +22,9 @@ def PipelineDmaLoops : Pass<"npu-pipeline-dma-loops", "mlir::func::FuncOp"> {
     by the iteration number); each load, with the address arithmetic it
     needs, becomes an `npudev.async` issued N - 1 iterations ahead, waited
     for where the load was; each store is left in flight
-    (`npudev.dma_start`), with an `npudev.wait_all` after the loop. The
+    (`npudev.dma_start`), with an `npudev.wait_all` after the loop (under
+    `scf.if` when the loop may run no iteration: it then started no copy,
+    and the wait would drain the copies a pipeline around it issued ahead). The
     pipelining itself is upstream MLIR's (`scf::pipelineForLoop`): with a
     static trip count the last iterations are peeled; with a dynamic one
     the loads of iterations past the end are skipped under `scf.if`, so any

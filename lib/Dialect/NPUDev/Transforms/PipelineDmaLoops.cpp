@@ -20,7 +20,9 @@
 //      address arithmetic (pure ops and reads of memory the loop never
 //      writes), with npudev.wait where the load was; each store
 //      from one is left in flight (npudev.dma_start), and the loop is
-//      followed by npudev.wait_all;
+//      followed by npudev.wait_all (only if it ran, when it may not: a
+//      loop over a long row's chunks inside a pipelined row loop would
+//      otherwise drain the row loop's copies issued ahead at every row);
 //   4. upstream's scf::pipelineForLoop puts the selection and the asyncs in
 //      stage 0 and the rest in stage N - 1, so that iteration i + N - 1's
 //      loads are in flight while iteration i computes. A dma_gather into
@@ -707,6 +709,27 @@ void leaveUnobservedStoresInFlight(Operation *root) {
   }
 }
 
+/// Waits after `loop` for the stores it leaves in flight. When the loop may
+/// run no iteration, only if it ran one: it then started no copy, and a
+/// wait_all would also wait for the copies a pipeline around it issued
+/// ahead (a row loop's next rows, around a loop over a long row's chunks).
+void waitForStoresAfter(RewriterBase &rewriter, scf::ForOp loop,
+                        std::optional<int64_t> trips) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPointAfter(loop);
+  if (trips) {
+    rewriter.create<WaitAllOp>(loc);
+    return;
+  }
+  Value ran = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                             loop.getLowerBound(),
+                                             loop.getUpperBound());
+  rewriter.create<scf::IfOp>(loc, ran, [&](OpBuilder &b, Location l) {
+    b.create<WaitAllOp>(l);
+    b.create<scf::YieldOp>(l);
+  });
+}
+
 /// Carries out `plan` on `loop`, the `index`-th planned loop, with
 /// `requested` stages (0: the device's choice).
 void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
@@ -754,10 +777,8 @@ void pipelineLoop(scf::ForOp loop, unsigned index, const PipelinePlan &plan,
         store, TokenType::get(rewriter.getContext()), store.getSource(),
         store.getTarget());
   }
-  if (!plan.stores.empty()) {
-    rewriter.setInsertionPointAfter(loop);
-    rewriter.create<WaitAllOp>(loop.getLoc());
-  }
+  if (!plan.stores.empty())
+    waitForStoresAfter(rewriter, loop, trips);
 
   scf::PipeliningOption options;
   options.getScheduleFn =
