@@ -256,10 +256,10 @@ def SparseToDevice : Pass<"npu-sparse-to-device", "mlir::func::FuncOp"> {
   let options = [
     Option<"tasks", "tasks", "int64_t", /*default=*/"0",
            "Tasks per launch; 0 takes the device's vector cores">,
-    Option<"rowCost", "row-cost", "int64_t", /*default=*/"7",
+    Option<"rowCost", "row-cost", "int64_t", /*default=*/"6",
            "What a row costs beyond its nonzeros, in nonzeros (its bounds, "
-           "its init, its output, its chunk's vector ops); 7 balances "
-           "SpMM on R-MAT rows best on mlu590, SDDMM would rather have 12 "
+           "its init, its output, its chunk's vector ops); 6 balances "
+           "SpMM and SDDMM on R-MAT rows best on mlu590 "
            "(docs/sparse-iteration.md)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -20,7 +20,15 @@ def SparseLowerIterations
     its length, a sparse-fixed one over nnz_cols, a variable one over
     `indptr[p + 1] - indptr[p]` under its parent's position p. A sparse
     axis's coordinate is read as `indices[pos]`. The init region gets a
-    nest of its own over the spatial axes, before the main nest.
+    nest of its own over the spatial axes, before the main nest; an
+    accumulator read and written at positions fixed outside the innermost
+    loop is carried through it in a register. When the init only fills a
+    buffer with a constant at its coordinates (every spatial axis among
+    them), the body reads and writes that buffer only at the same
+    coordinates, and the loops end in the one reduction axis, the carried
+    accumulator starts from the constant and the init nest goes: every
+    spatial tuple stores its sum, even over no reduction position (SDDMM's
+    zero fill is neither written nor read back).
 
     Each `sparse.load` / `sparse.store` becomes `sparse.pos_load` /
     `sparse.pos_store`: a buffer axis that is the iterated axis of its

@@ -725,7 +725,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
   constexpr int64_t kTasks = 4;
   for (auto [rows, density, rowCost] : {std::tuple{40, 0.1, int64_t(10)},
                                         {40, 0.1, 1},
-                                        {40, 0.3, 7},
+                                        {40, 0.3, 6},
                                         {7, 0.5, 10},
                                         {3, 0.0, 10},
                                         {0, 0.5, 10}}) {
@@ -739,7 +739,7 @@ func.func @kernel(%indptr: memref<$R1xi32>, %indices: memref<$NNZxi32>, %owner: 
     PassManager toDevice(&ctx);
     SparseToDeviceOptions options;
     options.tasks = kTasks;
-    if (rowCost != 7) // 7 is the default.
+    if (rowCost != 6) // 6 is the default.
       options.rowCost = rowCost;
     toDevice.addNestedPass<func::FuncOp>(createSparseToDevice(options));
     ASSERT_TRUE(succeeded(toDevice.run(*module)));

@@ -81,7 +81,7 @@ struct SparseToDevicePipelineOptions
       *this, "row-cost",
       llvm::cl::desc("what a row costs beyond its nonzeros, in nonzeros, "
                      "when rows are split over the tasks"),
-      llvm::cl::init(7)};
+      llvm::cl::init(6)};
   Option<bool> tile{*this, "tile",
                     llvm::cl::desc("innermost dense loops as DMA'd tiles "
                                    "(npu-sparse-tile-dense-axis)"),

@@ -56,19 +56,18 @@ std::optional<DenseSet<Value>> getWrittenMemRefs(scf::ForOp rows) {
   return written;
 }
 
-/// The ops of `rows`' body that `values` are computed from, in body order,
-/// when they are pure ops and `reads` only; nullopt otherwise.
-std::optional<SmallVector<Operation *>>
-getPureSlice(scf::ForOp rows, ArrayRef<Value> values,
-             const DenseSet<Operation *> &reads) {
+/// The ops of `rows`' body that `values` are computed from, in body order.
+/// They are pure ops and reads of read-only memory: the body's other ops
+/// (copies, vector work, loops) give no value that an index or a run's
+/// bounds could be computed from (matchIdleWhenEmptyRows' check, kept by
+/// the rewrite since).
+SmallVector<Operation *> getSlice(scf::ForOp rows, ArrayRef<Value> values) {
   DenseSet<Operation *> slice;
   SmallVector<Value> work(values.begin(), values.end());
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (!def || def->getBlock() != rows.getBody() || !slice.insert(def).second)
       continue;
-    if (!isPure(def) && !reads.contains(def))
-      return std::nullopt;
     llvm::append_range(work, def->getOperands());
   }
   SmallVector<Operation *> ordered;
@@ -142,20 +141,14 @@ npu::sparse::matchIdleWhenEmptyRows(scf::ForOp runLoop) {
   return match;
 }
 
-scf::ForOp npu::sparse::compactRows(const IdleWhenEmptyRows &match,
-                                    Value runLength, int64_t block) {
+void npu::sparse::compactRows(const IdleWhenEmptyRows &match, Value runLength,
+                              int64_t block) {
   scf::ForOp rows = match.rows;
   SmallVector<memref::LoadOp> reads = getDistinctReads(match);
-  DenseSet<Operation *> readSet;
-  for (memref::LoadOp load : reads)
-    readSet.insert(load);
   SmallVector<Value> listed{runLength};
   for (memref::LoadOp load : reads)
     listed.push_back(load.getResult());
-  std::optional<SmallVector<Operation *>> slice =
-      getPureSlice(rows, listed, readSet);
-  if (!slice)
-    return rows;
+  SmallVector<Operation *> slice = getSlice(rows, listed);
 
   OpBuilder b(rows);
   Location loc = rows.getLoc();
@@ -177,7 +170,7 @@ scf::ForOp npu::sparse::compactRows(const IdleWhenEmptyRows &match,
   Value count = k.forLoop(zero, size, one, zero, [&](Value q, Value n) {
     IRMapping map;
     map.map(rows.getInductionVar(), k.add(first, q));
-    for (Operation *op : *slice)
+    for (Operation *op : slice)
       b.clone(*op, map);
     Value row = b.create<arith::IndexCastOp>(
         loc, b.getI32Type(), map.lookup(rows.getInductionVar()));
@@ -202,5 +195,4 @@ scf::ForOp npu::sparse::compactRows(const IdleWhenEmptyRows &match,
     load.erase();
   }
   rows.erase();
-  return listedRows;
 }

@@ -34,9 +34,9 @@ matchIdleWhenEmptyRows(mlir::scf::ForOp runLoop);
 /// first a scalar loop that lists the rows whose `runLength` (a value of
 /// its body) is positive, with the body's reads of read-only memory at
 /// them, then the body at the listed rows only, reading those from the
-/// lists. Returns the loop over the listed rows.
-mlir::scf::ForOp compactRows(const IdleWhenEmptyRows &match,
-                             mlir::Value runLength, int64_t block);
+/// lists.
+void compactRows(const IdleWhenEmptyRows &match, mlir::Value runLength,
+                 int64_t block);
 
 } // namespace npu::sparse
 

@@ -44,6 +44,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace npu {
@@ -115,6 +116,9 @@ private:
   bool isWrittenInLoops(Value data);
   bool isGatherable(BufferOp buffer);
   Value allocTile(ArrayRef<int64_t> shape, Type element);
+  /// Column 0 of the terms' tile filled once with the constant start: no
+  /// chunk writes it.
+  void fillStartColumn();
   /// How `v`, used in the inner body, varies.
   Shape getShape(Value v) const {
     return isOutside(v) ? Shape::fixed : shapeOf.lookup(v);
@@ -122,7 +126,12 @@ private:
   /// `op` as one vector op over the chunk's views `chunkOf`.
   void emitOp(Operation *op, const DenseMap<Value, Value> &chunkOf);
   /// The chunk of positions from c0.
-  void emitChunk(Value c0);
+  /// `mayBeEmpty`: the chunk may have no position (a row's first chunk,
+  /// unless the rows are compacted), so its vector work goes under a check.
+  void emitChunk(Value c0, bool mayBeEmpty);
+  /// The chunk's vector work: its sum's terms and their reduction.
+  void emitVectorWork(Value m, Value starts, Value results,
+                      const DenseMap<Value, Value> &chunks);
 
   scf::ForOp outer, inner;
   OpBuilder b;
@@ -144,15 +153,19 @@ private:
   DenseMap<Value, Value> tileOf;
   /// [F] tiles of the rows read once.
   DenseMap<Value, Value> rowTiles;
-  /// The sum over k's starts, read at t, and where its results go.
-  Run startRun;
+  /// Where the sum over k's results go, and its starts come from when
+  /// they are read (`startLoad`; its tile is theirs).
+  Run sumRun;
 
   /// The sum over t: x[..., k] = x[..., k] + v, kept in `accTile`.
   PosLoadOp accLoad;
   PosStoreOp accStore;
   /// The sum over k carried by the inner loop: acc' = acc + v, from the
-  /// value read at t (`startLoad`) to the one stored at t (`resultStore`).
+  /// value read at t (`startLoad`) or a constant (`startConstant`: an
+  /// init's fill that npu-sparse-lower-iterations started from) to the one
+  /// stored at t (`resultStore`).
   PosLoadOp startLoad;
+  Value startConstant;
   PosStoreOp resultStore;
   arith::AddFOp sum;
   Value sumTerm;
@@ -219,13 +232,20 @@ bool PositionTiler::matchSumOverInner() {
     return false;
   if (!sum)
     return true;
-  // From the element read at t to the same element, stored.
-  startLoad = inner.getInitArgs()[0].getDefiningOp<PosLoadOp>();
+  // From the element read at t, or a constant, to the element stored at t.
+  Value start = inner.getInitArgs()[0];
   Value result = inner.getResult(0);
-  if (!startLoad || !startLoad->hasOneUse() || !result.hasOneUse())
+  if (!result.hasOneUse())
     return false;
   resultStore = dyn_cast<PosStoreOp>(*result.getUsers().begin());
-  return resultStore && resultStore->getBlock() == outer.getBody() &&
+  if (!resultStore || resultStore->getBlock() != outer.getBody())
+    return false;
+  if (matchPattern(start, m_Constant()) && isOutside(start)) {
+    startConstant = start;
+    return true;
+  }
+  startLoad = start.getDefiningOp<PosLoadOp>();
+  return startLoad && startLoad->hasOneUse() &&
          startLoad->getBlock() == outer.getBody() &&
          resultStore.getBuffer() == startLoad.getBuffer() &&
          resultStore.getPositions() == startLoad.getPositions();
@@ -356,7 +376,7 @@ bool PositionTiler::matchInnerBody() {
     shapeOf[op.getResult(0)] = Shape::tile;
   }
   // Exactly one sum, of a tile.
-  return sum && (accLoad.getOperation() != nullptr) != (!!startLoad) &&
+  return sum && (accLoad.getOperation() != nullptr) != (!!resultStore) &&
          shapeOf.lookup(sumTerm) == Shape::tile && sumTerm.hasOneUse();
 }
 
@@ -429,6 +449,16 @@ Value PositionTiler::allocTile(ArrayRef<int64_t> shape, Type element) {
   return allocTaskTile(b, k, outer, shape, element);
 }
 
+void PositionTiler::fillStartColumn() {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(termTile.getDefiningOp());
+  Value zero = k.index(0);
+  Value start = b.clone(*startConstant.getDefiningOp())->getResult(0);
+  k.vfill(k.window(termTile, {zero, zero},
+                   {b.getIndexAttr(chunk), b.getIndexAttr(1)}, {1}),
+          start);
+}
+
 void PositionTiler::emitOp(Operation *op,
                            const DenseMap<Value, Value> &chunkOf) {
   dev::BinaryKind kind = *dev::getBinaryKind(op);
@@ -453,8 +483,8 @@ void PositionTiler::emitOp(Operation *op,
   }
 }
 
-void PositionTiler::emitChunk(Value c0) {
-  Value zero = k.index(0), one = k.index(1);
+void PositionTiler::emitChunk(Value c0, bool mayBeEmpty) {
+  Value zero = k.index(0);
   OpFoldResult f = b.getIndexAttr(features);
   Value m = k.min(k.index(chunk), k.sub(outer.getUpperBound(), c0));
   // One view per chunk of each tile, shared by its copy and its uses, so
@@ -478,8 +508,7 @@ void PositionTiler::emitChunk(Value c0) {
     chunkOf[load.getResult()] = rowTiles[load.getResult()];
   // A row's run of the sum's starts is read and written back by that row
   // alone (CSR runs do not overlap): it may be read ahead of earlier rows.
-  Value starts =
-      startLoad ? copyRun(startRun, /*privateWindow=*/true) : Value();
+  Value starts = startLoad ? copyRun(sumRun, /*privateWindow=*/true) : Value();
   for (auto [load, coordinate] : gathers) {
     auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
     int64_t rowsOfData =
@@ -489,58 +518,73 @@ void PositionTiler::emitChunk(Value c0) {
                 coordinateTiles[coordinate], chunkOf[load.getResult()]);
   }
   // The vector work, skipped for an empty chunk (an empty row's: its sum
-  // stays as it is); its copies cost nothing then.
-  Value results = startLoad ? k.window(resultTile, {zero}, {m}) : Value();
-  k.ifThenElse(k.lt(zero, m), [&] {
-    // The running values: the starts in column 0 of the terms' tile (sum
-    // over k), or the running row above the terms (sum over t); x 1 copies
-    // every value, -0 and NaN included.
-    Value one32 = k.f32(1.0);
-    if (startLoad)
-      k.vbinaryScalar(
-          dev::BinaryKind::mul, starts, one32,
-          k.window(termTile, {zero, zero}, {m, b.getIndexAttr(1)}, {1}));
-    else
-      k.vbinaryScalar(
-          dev::BinaryKind::mul, accTile, one32,
-          k.window(termTile, {zero, zero}, {b.getIndexAttr(1), f}, {0}));
-    chunkOf[sumTerm] = startLoad ? k.window(termTile, {zero, one}, {m, f})
-                                 : k.window(termTile, {one, zero}, {m, f});
-    for (Operation &op : inner.getBody()->without_terminator())
-      if (dev::getBinaryKind(&op) && &op != sum.getOperation())
-        emitOp(&op, chunkOf);
-    if (startLoad) {
-      k.vreduce(
-          dev::ReduceKind::sum,
-          k.window(termTile, {zero, zero}, {m, b.getIndexAttr(features + 1)}),
-          results);
-      return;
-    }
-    Value withRow = k.add(m, one);
-    Value transposed = k.window(transposeTile, {zero, zero}, {f, withRow});
-    b.create<dev::VTransposeOp>(
-        loc, k.window(termTile, {zero, zero}, {withRow, f}), transposed);
-    k.vreduce(dev::ReduceKind::sum, transposed, accTile);
-  });
+  // stays as it is, where vreduce would turn -0.0 into +0.0); its copies
+  // cost nothing then. Unconditional where no chunk is empty, so that
+  // pipelining sees the results written before they are copied out.
+  Value results = resultStore ? k.window(resultTile, {zero}, {m}) : Value();
+  if (mayBeEmpty)
+    k.ifThenElse(k.lt(zero, m),
+                 [&] { emitVectorWork(m, starts, results, chunkOf); });
+  else
+    emitVectorWork(m, starts, results, chunkOf);
+  if (resultStore)
+    k.dma(results, k.window(sumRun.array, {k.add(sumRun.base, c0)}, {m}));
+}
+
+void PositionTiler::emitVectorWork(Value m, Value starts, Value results,
+                                   const DenseMap<Value, Value> &chunks) {
+  DenseMap<Value, Value> chunkOf = chunks;
+  Value zero = k.index(0), one = k.index(1);
+  OpFoldResult f = b.getIndexAttr(features);
+  // The running values: the starts in column 0 of the terms' tile (sum
+  // over k; a constant start is filled there once), or the running row
+  // above the terms (sum over t); x 1 copies every value, -0 and NaN
+  // included.
+  Value one32 = k.f32(1.0);
   if (startLoad)
-    k.dma(results, k.window(startRun.array, {k.add(startRun.base, c0)}, {m}));
+    k.vbinaryScalar(
+        dev::BinaryKind::mul, starts, one32,
+        k.window(termTile, {zero, zero}, {m, b.getIndexAttr(1)}, {1}));
+  else if (accLoad)
+    k.vbinaryScalar(
+        dev::BinaryKind::mul, accTile, one32,
+        k.window(termTile, {zero, zero}, {b.getIndexAttr(1), f}, {0}));
+  chunkOf[sumTerm] = resultStore ? k.window(termTile, {zero, one}, {m, f})
+                                 : k.window(termTile, {one, zero}, {m, f});
+  for (Operation &op : inner.getBody()->without_terminator())
+    if (dev::getBinaryKind(&op) && &op != sum.getOperation())
+      emitOp(&op, chunkOf);
+  if (resultStore) {
+    k.vreduce(
+        dev::ReduceKind::sum,
+        k.window(termTile, {zero, zero}, {m, b.getIndexAttr(features + 1)}),
+        results);
+    return;
+  }
+  Value withRow = k.add(m, one);
+  Value transposed = k.window(transposeTile, {zero, zero}, {f, withRow});
+  b.create<dev::VTransposeOp>(
+      loc, k.window(termTile, {zero, zero}, {withRow, f}), transposed);
+  k.vreduce(dev::ReduceKind::sum, transposed, accTile);
 }
 
 void PositionTiler::rewrite() {
   Type f32 = b.getF32Type();
   OpFoldResult f = b.getIndexAttr(features);
   b.setInsertionPoint(outer);
-  auto runOf = [&](PosLoadOp load) {
-    auto buffer = load.getBuffer().getDefiningOp<BufferOp>();
-    return Run{
-        buffer.getData(),
-        getBufferRunStart(b, loc, buffer, load.getPositions().drop_back()),
-        allocTile({chunk}, f32)};
+  // The run at `positions`, with a tile to copy it into when it is read.
+  auto runOf = [&](Value bufferValue, ValueRange positions, bool read) {
+    auto buffer = bufferValue.getDefiningOp<BufferOp>();
+    return Run{buffer.getData(),
+               getBufferRunStart(b, loc, buffer, positions.drop_back()),
+               read ? allocTile({chunk}, f32) : Value()};
   };
   for (auto &[coordinate, run] : coordinates)
     run.tile = allocTile({chunk}, b.getI32Type());
   for (auto &[value, run] : columns)
-    run = runOf(value.getDefiningOp<PosLoadOp>());
+    run = runOf(value.getDefiningOp<PosLoadOp>().getBuffer(),
+                value.getDefiningOp<PosLoadOp>().getPositions(),
+                /*read=*/true);
   for (auto [load, coordinate] : gathers)
     tileOf[load.getResult()] = allocTile({chunk, features}, f32);
   for (Operation &op : inner.getBody()->without_terminator())
@@ -561,10 +605,13 @@ void PositionTiler::rewrite() {
   }
   // The terms of the sum, with a column (sum over k) or a row (sum over
   // t) for the running values.
-  if (startLoad) {
-    startRun = runOf(startLoad);
+  if (resultStore) {
+    sumRun = runOf(resultStore.getBuffer(), resultStore.getPositions(),
+                   /*read=*/!!startLoad);
     termTile = allocTile({chunk, features + 1}, f32);
     resultTile = allocTile({chunk}, f32);
+    if (startConstant)
+      fillStartColumn();
   } else {
     termTile = allocTile({chunk + 1, features}, f32);
     transposeTile = allocTile({features, chunk + 1}, f32);
@@ -579,13 +626,13 @@ void PositionTiler::rewrite() {
   // fetches a row's first chunk while an earlier row computes; the rest
   // (rows longer than a chunk) in a loop of their own.
   Value chunkSize = k.index(chunk);
-  emitChunk(k.index(0));
+  emitChunk(k.index(0), /*mayBeEmpty=*/!idleRows);
   auto rest =
       b.create<scf::ForOp>(loc, chunkSize, outer.getUpperBound(), chunkSize);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rest.getBody());
-    emitChunk(rest.getInductionVar());
+    emitChunk(rest.getInductionVar(), /*mayBeEmpty=*/false);
   }
   if (accLoad) {
     b.setInsertionPointAfter(rest);

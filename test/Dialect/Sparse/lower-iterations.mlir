@@ -165,3 +165,135 @@ func.func @sddmm_accumulator(%indptr: memref<5xi32>, %indices: memref<?xi32>, %o
   }
   return
 }
+
+// -----
+
+// SDDMM with its zero fill: the init only stores one constant into O at
+// its coordinates, every spatial axis among them, and the body reads and
+// writes O only there, with the one reduction axis innermost. The
+// accumulator carried through the loop over k is stored at every (i, j),
+// even when k has no position, so it starts from the constant and the
+// init nest goes: no fill written, no start read back.
+// CHECK-LABEL: func.func @sddmm_init_folded
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[O:.*]] = sparse.buffer %arg2
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4
+// CHECK-NOT: sparse.pos_store
+// CHECK: scf.for %[[J:.*]] = %c0 to
+// CHECK-NOT: sparse.pos_load %[[O]]
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK-NOT: sparse.pos_load %[[O]]
+// CHECK: sparse.pos_store %[[SUM]], %[[O]][%[[I]], %[[J]]]
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @sddmm_init_folded(%indptr: memref<5xi32>, %indices: memref<?xi32>, %out: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %O = sparse.buffer %out [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index, %vj: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %a = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %b = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %O[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
+// Fills the init nest keeps, each with its reason: a value that is not a
+// constant; a body that reads the filled buffer at another element (the
+// row's first entry, before its own is written); and SpMM, whose
+// reduction axis j is not innermost (a row with no nonzero never stores
+// its sum, so only the fill writes it).
+// CHECK-LABEL: func.func @fill_not_constant
+// CHECK: scf.for
+// CHECK: sparse.pos_store %arg5,
+// CHECK: scf.for
+// CHECK: sparse.pos_load
+// CHECK-LABEL: func.func @fill_read_elsewhere
+// CHECK: scf.for
+// CHECK: sparse.pos_store %cst
+// CHECK-LABEL: func.func @spmm_fill_kept
+// CHECK: scf.for
+// CHECK: sparse.pos_store %cst
+func.func @fill_not_constant(%indptr: memref<5xi32>, %indices: memref<?xi32>, %out: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>, %start: f32) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %O = sparse.buffer %out [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index, %vj: index):
+    sparse.store %start, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %a = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %b = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %O[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+func.func @fill_read_elsewhere(%indptr: memref<5xi32>, %indices: memref<?xi32>, %out: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %O = sparse.buffer %out [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index, %vj: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %c0 = arith.constant 0 : index
+    %a = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %b = sparse.load %O[%vi, %c0] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %O[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %O[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+func.func @spmm_fill_kept(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %B = sparse.buffer %b [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  %C = sparse.buffer %c [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<reduction>, #sparse.iterator<spatial>] init {
+  ^bb0(%vi: index, %vk: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %x = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %y = sparse.load %B[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %C[%vi, %vk] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %C[%vi, %vk] : !sparse.buffer<2 x f32>
+  }
+  return
+}

@@ -7,7 +7,7 @@
 // values come in by one DMA each, B's rows by one dma_gather on those
 // indices, A's values scale the rows (broadcast along 0) into rows 1..m
 // of the terms' tile under the running row (row 0), and a transpose and a
-// vreduce add each column in order, all of it skipped for an empty row.
+// vreduce add each column in order.
 // The first chunk runs in the row loop, the rest (rows longer than a
 // chunk) in a loop of their own.
 // An empty row does nothing, so the row loop runs at the rows with
@@ -15,7 +15,8 @@
 // its bounds at the count so far, which a non-empty run advances, and the
 // body runs at the listed rows, reading them from the lists. C's row is
 // the row's own (C[i, :]): its copy in promises so (private_window), so
-// that pipelining may read it ahead of the rows before it.
+// that pipelining may read it ahead of the rows before it. No chunk is
+// empty then: the vector work runs unchecked.
 // CHECK-LABEL: func.func @spmm
 // CHECK: %[[ACC:.*]] = npudev.alloc : memref<8xf32, #npudev.space<vector>>
 // CHECK: %[[TRANSPOSED:.*]] = npudev.alloc : memref<8x[[T1:[0-9]+]]xf32, #npudev.space<vector>>
@@ -45,17 +46,15 @@
 // CHECK: npudev.dma %{{.*}}, %[[VALUES:.*]] : memref<?xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<?xf32
 // CHECK: %[[TABLE:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [6, 8]
 // CHECK-NEXT: npudev.dma_gather %[[TABLE]][%[[INDICES]]], %[[GATHERED:[a-z_0-9]+]]
-// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %{{.*}}, %c0 : index
-// CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK-NOT: scf.if
 // CHECK: npudev.vbinary_scalar <mul> %[[ACC]], %cst
 // CHECK: npudev.vbinary_broadcast <mul> %[[GATHERED]], %[[VALUES]], %{{.*}} along 0
 // CHECK: npudev.vtranspose
 // CHECK-NEXT: npudev.vreduce <sum> %{{.*}}, %[[ACC]] : memref<8x?xf32
-// CHECK-NEXT: }
 // CHECK-NEXT: scf.for %{{.*}} = %c[[T]] to %{{.*}} step %c[[T]] {
+// CHECK-NOT: scf.if
 // CHECK: npudev.dma_gather
 // CHECK: npudev.vreduce <sum> %{{.*}}, %[[ACC]]
-// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: npudev.dma %[[ACC]], %[[ROW]]
 // CHECK-NEXT: }
@@ -120,14 +119,63 @@ func.func @sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf
 
 // -----
 
+// SDDMM with its zero fill: npu-sparse-lower-iterations starts the sum
+// from the constant (no init nest), so column 0 of the terms' tile is
+// filled with it once, where the tile is allocated, and no start is read;
+// the rows are listed, so no chunk is empty and the vector work needs no
+// check.
+// CHECK-LABEL: func.func @sddmm_zero_start
+// CHECK: %[[TERMS:.*]] = npudev.alloc : memref<1024x9xf32, #npudev.space<vector>>
+// CHECK: %[[COLUMN:.*]] = memref.subview %[[TERMS]][0, 0] [1024, 1] [1, 1]
+// CHECK: npudev.vfill %cst, %{{.*}} : f32, memref<1024xf32, strided<[9], offset: ?>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for
+// CHECK-NOT: private_window
+// CHECK-NOT: scf.if
+// CHECK: npudev.dma_gather
+// CHECK-NOT: scf.if
+// CHECK: npudev.vreduce <sum>
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: npudev.dma
+func.func @sddmm_zero_start(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %x: memref<32xf32>, %y: memref<48xf32>) {
+  %i = sparse.axis dense_fixed length 4
+  %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted
+  %dj = sparse.axis dense_fixed length 6
+  %k = sparse.axis dense_fixed length 8
+  %A = sparse.buffer %a [%i, %j] : memref<?xf32> -> !sparse.buffer<2 x f32>
+  %X = sparse.buffer %x [%i, %k] : memref<32xf32> -> !sparse.buffer<2 x f32>
+  %Y = sparse.buffer %y [%dj, %k] : memref<48xf32> -> !sparse.buffer<2 x f32>
+  sparse.iteration [%i, %j, %k] [#sparse.iterator<spatial>, #sparse.iterator<spatial>, #sparse.iterator<reduction>] init {
+  ^bb0(%vi: index, %vj: index):
+    %zero = arith.constant 0.0 : f32
+    sparse.store %zero, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  } do {
+  ^bb0(%vi: index, %vj: index, %vk: index):
+    %u = sparse.load %X[%vi, %vk] : !sparse.buffer<2 x f32>
+    %w = sparse.load %Y[%vj, %vk] : !sparse.buffer<2 x f32>
+    %acc = sparse.load %A[%vi, %vj] : !sparse.buffer<2 x f32>
+    %p = arith.mulf %u, %w : f32
+    %s = arith.addf %acc, %p : f32
+    sparse.store %s, %A[%vi, %vj] : !sparse.buffer<2 x f32>
+  }
+  return
+}
+
+// -----
+
 // Every row adds into one row, C[0, :]: the row is not the row's own, so
 // its copy in makes no promise and the row loop is not compacted (rows are
-// still taken one after another, empty ones included).
+// still taken one after another, empty ones included); a row's first
+// chunk may then be empty, and its vector work is skipped when it is
+// (vreduce would turn a -0.0 into +0.0).
 // CHECK-LABEL: func.func @spmm_one_row
 // CHECK-NOT: iter_args
 // CHECK-NOT: private_window
 // CHECK: npudev.dma_gather
 // CHECK-NOT: private_window
+// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %{{.*}}, %c0 : index
+// CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK: npudev.vreduce
 // CHECK: return
 func.func @spmm_one_row(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %b: memref<48xf32>, %c: memref<32xf32>) {
   %i = sparse.axis dense_fixed length 4

@@ -6,7 +6,7 @@
 
 // BAD: error: npu-sparse-to-device: row-cost must not be negative, got -1
 
-// CSR rows split by work, a row weighing its nonzeros plus row-cost (7 by
+// CSR rows split by work, a row weighing its nonzeros plus row-cost (6 by
 // default): task t starts at the first row r with indptr[r] - indptr[0] +
 // c r >= t * (nnz + c rows) / T, task 0 at row 0, the last ends at the
 // last row. mlu590 has 48 vector cores.

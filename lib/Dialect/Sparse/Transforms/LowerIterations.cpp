@@ -14,7 +14,9 @@
 // at the outermost loop whose values it uses, and shared there; so is a
 // load of a buffer the region does not write. An accumulator read and
 // written at positions fixed outside the innermost loop is carried through
-// it in a register.
+// it in a register; when the init only fills that buffer with a constant
+// at every spatial tuple, the register starts from the constant and the
+// init nest goes (SDDMM's zero fill, read back at every nonzero).
 //
 // Complexity: O(body ops x buffer rank) to rewrite. At run time a search
 // costs O(log run) each time the loop it is placed in iterates.
@@ -28,6 +30,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace npu::sparse {
 #define GEN_PASS_DEF_SPARSELOWERITERATIONS
@@ -48,10 +52,20 @@ struct Level {
   Value local, global, coord;
 };
 
+/// An init that fills one buffer with a constant at its own coordinates.
+struct ConstantFill {
+  Value buffer;
+  TypedAttr value;
+};
+
 /// The loop nest of one region (init or body) of an iteration.
 class Nest {
 public:
-  Nest(IterationOp op, OpBuilder &b) : op(op), b(b), loc(op.getLoc()) {}
+  /// `fill`: an accumulator of that buffer kept across the innermost loop
+  /// starts from its constant instead of a load.
+  Nest(IterationOp op, OpBuilder &b,
+       std::optional<ConstantFill> fill = std::nullopt)
+      : op(op), b(b), loc(op.getLoc()), fill(fill) {}
 
   /// Loops over the iteration's axes `loopAxes` (outermost first; `fused`
   /// runs the pair as one loop) at b's insertion point, `region` cloned
@@ -60,6 +74,9 @@ public:
   LogicalResult build(ArrayRef<unsigned> loopAxes, ArrayRef<unsigned> argAxes,
                       std::optional<std::pair<unsigned, unsigned>> fused,
                       Region &region);
+
+  /// Whether an accumulator started from the fill's constant.
+  bool startsFromFill() const { return startedFromFill; }
 
 private:
   void buildLoop(AxisOp axis);
@@ -101,6 +118,8 @@ private:
   IterationOp op;
   OpBuilder &b;
   Location loc;
+  std::optional<ConstantFill> fill;
+  bool startedFromFill = false;
   SmallVector<Level> levels;
   SmallVector<scf::ForOp> loops;
   /// The first cloned op (or the innermost yield): loop-level code goes
@@ -279,8 +298,14 @@ void Nest::promoteAccumulators() {
     IRRewriter rewriter(b.getContext());
     rewriter.setInsertionPoint(loop);
     Type element = store.getValue().getType();
-    Value initial = rewriter.create<PosLoadOp>(loc, element, store.getBuffer(),
-                                               store.getPositions());
+    Value initial;
+    if (fill && store.getBuffer() == fill->buffer) {
+      initial = rewriter.create<arith::ConstantOp>(loc, fill->value);
+      startedFromFill = true;
+    } else {
+      initial = rewriter.create<PosLoadOp>(loc, element, store.getBuffer(),
+                                           store.getPositions());
+    }
     Value stored = store.getValue();
     auto promoted = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
         rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
@@ -544,16 +569,90 @@ struct SparseLowerIterationsPass
     std::optional<std::pair<unsigned, unsigned>> fused;
     if (std::optional<ArrayRef<int64_t>> pair = op.getFuse())
       fused = {unsigned((*pair)[0]), unsigned((*pair)[1])};
-    if (!op.getInit().empty()) {
+    // The main nest first: the init's goes before it, unless the main
+    // nest's accumulator starts from the init's constant.
+    Operation *before = op->getPrevNode();
+    Nest body(op, b, matchConstantFill(op, spatial));
+    if (failed(body.build(loops, all, fused, op.getBody())))
+      return failure();
+    if (!op.getInit().empty() && !body.startsFromFill()) {
       OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(before ? before->getNextNode()
+                                 : &op->getBlock()->front());
       if (failed(Nest(op, b).build(spatialLoops, spatial, std::nullopt,
                                    op.getInit())))
         return failure();
     }
-    if (failed(Nest(op, b).build(loops, all, fused, op.getBody())))
-      return failure();
     op.erase();
     return success();
+  }
+
+  /// `op`'s init when the main nest may start from it instead: it only
+  /// stores one constant into a buffer at its coordinates, every spatial
+  /// axis among them; the body accesses that buffer's data only through
+  /// the same buffer at the same axes' coordinates; and the loops end in
+  /// the one reduction axis, not fused. Then the accumulator kept across
+  /// that loop (if it is kept) is stored at every spatial tuple, even
+  /// when the loop has no trip, so starting it from the constant gives
+  /// what the init and the load would have: the same additions from the
+  /// same start.
+  static std::optional<ConstantFill>
+  matchConstantFill(IterationOp op, ArrayRef<unsigned> spatial) {
+    SmallVector<unsigned> loops = op.getLoopAxes();
+    if (op.getInit().empty() || op.getFuse() || loops.empty())
+      return std::nullopt;
+    for (auto [d, axis] : llvm::enumerate(loops))
+      if ((op.getIteratorKind(axis) == IteratorKind::reduction) !=
+          (d + 1 == loops.size()))
+        return std::nullopt;
+    Block &init = op.getInit().front();
+    StoreOp store;
+    for (Operation &inner : init.without_terminator()) {
+      if (auto s = dyn_cast<StoreOp>(inner); s && !store)
+        store = s;
+      else if (!isPure(&inner))
+        return std::nullopt;
+    }
+    TypedAttr value;
+    if (!store || !matchPattern(store.getValue(), m_Constant(&value)))
+      return std::nullopt;
+    // The axis of each coordinate: init's arguments are the spatial axes.
+    SmallVector<unsigned> axes;
+    for (Value coord : store.getCoords()) {
+      auto arg = dyn_cast<BlockArgument>(coord);
+      if (!arg || arg.getOwner() != &init)
+        return std::nullopt;
+      axes.push_back(spatial[arg.getArgNumber()]);
+    }
+    SmallVector<unsigned> sorted(axes);
+    llvm::sort(sorted);
+    if (sorted != SmallVector<unsigned>(spatial))
+      return std::nullopt;
+    // The body's arguments are every axis, in order.
+    Block &body = op.getBody().front();
+    Value data = store.getBuffer().getDefiningOp<BufferOp>().getData();
+    WalkResult walk = body.walk([&](Operation *inner) {
+      Value buffer;
+      OperandRange coords = inner->getOperands();
+      if (auto load = dyn_cast<LoadOp>(inner))
+        std::tie(buffer, coords) =
+            std::pair(load.getBuffer(), load.getCoords());
+      else if (auto other = dyn_cast<StoreOp>(inner))
+        std::tie(buffer, coords) =
+            std::pair(other.getBuffer(), other.getCoords());
+      if (!buffer || buffer.getDefiningOp<BufferOp>().getData() != data)
+        return WalkResult::advance();
+      bool same = buffer == store.getBuffer() &&
+                  llvm::all_of(llvm::zip(coords, axes), [&](auto pair) {
+                    auto arg = dyn_cast<BlockArgument>(std::get<0>(pair));
+                    return arg && arg.getOwner() == &body &&
+                           arg.getArgNumber() == std::get<1>(pair);
+                  });
+      return same ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return std::nullopt;
+    return ConstantFill{store.getBuffer(), value};
   }
 };
 
