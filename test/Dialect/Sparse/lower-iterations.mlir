@@ -213,10 +213,10 @@ func.func @sddmm_init_folded(%indptr: memref<5xi32>, %indices: memref<?xi32>, %o
 // -----
 
 // Fills the init nest keeps, each with its reason: a value that is not a
-// constant; a body that reads the filled buffer at another element (the
-// row's first entry, before its own is written); and SpMM, whose
-// reduction axis j is not innermost (a row with no nonzero never stores
-// its sum, so only the fill writes it).
+// constant; a body that reads the filled buffer at another element
+// (O[i, 0], which the fill, not the load, must have set when row i's
+// sums start); and SpMM, whose reduction axis j is not innermost (a row
+// with no nonzero never stores its sum, so only the fill writes it).
 // CHECK-LABEL: func.func @fill_not_constant
 // CHECK: scf.for
 // CHECK: sparse.pos_store %arg5,
