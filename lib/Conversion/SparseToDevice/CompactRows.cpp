@@ -24,7 +24,7 @@
 #include "CompactRows.h"
 #include "TileSupport.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
-#include "npu/Dialect/Sparse/SparseOps.h"
+#include "npu/Dialect/NPUDev/Semantics.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
@@ -35,26 +35,6 @@ using namespace npu;
 using namespace npu::sparse;
 
 namespace {
-
-/// The memrefs written in `rows` (a position store writes its buffer's
-/// data), or nullopt when something in it has other effects.
-std::optional<DenseSet<Value>> getWrittenMemRefs(scf::ForOp rows) {
-  DenseSet<Value> written;
-  WalkResult walk = rows.getBody()->walk([&](Operation *op) {
-    if (auto store = dyn_cast<memref::StoreOp>(op))
-      written.insert(store.getMemRef());
-    else if (auto store = dyn_cast<PosStoreOp>(op))
-      written.insert(store.getBuffer().getDefiningOp<BufferOp>().getData());
-    else if (!isa<memref::LoadOp, PosLoadOp, scf::ForOp, scf::IfOp,
-                  scf::YieldOp>(op) &&
-             !isPure(op))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return std::nullopt;
-  return written;
-}
 
 /// The ops of `rows`' body that `values` are computed from, in body order.
 /// They are pure ops and reads of read-only memory: the body's other ops
@@ -91,9 +71,11 @@ Value stripAddedZeros(Value index) {
   return index;
 }
 
-/// The body's reads of read-only memory, one per element read: the row
-/// bounds are read by the loop over the run and again for its start.
-SmallVector<memref::LoadOp> getDistinctReads(const IdleWhenEmptyRows &match) {
+/// The body's reads of read-only memory, each element's second and later
+/// reads replaced by its first (the row bounds are read by the loop over
+/// the run and again for its start).
+SmallVector<memref::LoadOp>
+mergeDuplicateReads(const IdleWhenEmptyRows &match) {
   scf::ForOp rows = match.rows;
   SmallVector<memref::LoadOp> reads;
   for (auto load :
@@ -125,16 +107,16 @@ npu::sparse::matchIdleWhenEmptyRows(scf::ForOp runLoop) {
   if (!step || *step != 1 || !rows.getInitArgs().empty() ||
       !rows->getParentOfType<dev::LaunchOp>())
     return std::nullopt;
-  std::optional<DenseSet<Value>> written = getWrittenMemRefs(rows);
-  if (!written)
-    return std::nullopt;
+  // What the run's loop does runs only for a non-empty run; the rest of
+  // the body must only compute and read memory the row loop never writes.
+  DenseSet<Value> written = getWrittenMemRefs(rows.getRegion());
   IdleWhenEmptyRows match{rows, {}};
   for (Operation &op : rows.getBody()->without_terminator()) {
     if (&op == runLoop.getOperation() || isPure(&op))
       continue;
     auto load = dyn_cast<memref::LoadOp>(op);
     if (!load || !isGlobal(load.getMemRef()) ||
-        written->contains(load.getMemRef()))
+        written.contains(dev::getViewRoot(load.getMemRef())))
       return std::nullopt;
     match.readOnly.insert(load.getMemRef());
   }
@@ -144,7 +126,7 @@ npu::sparse::matchIdleWhenEmptyRows(scf::ForOp runLoop) {
 void npu::sparse::compactRows(const IdleWhenEmptyRows &match, Value runLength,
                               int64_t block) {
   scf::ForOp rows = match.rows;
-  SmallVector<memref::LoadOp> reads = getDistinctReads(match);
+  SmallVector<memref::LoadOp> reads = mergeDuplicateReads(match);
   SmallVector<Value> listed{runLength};
   for (memref::LoadOp load : reads)
     listed.push_back(load.getResult());

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileSupport.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
@@ -42,35 +43,6 @@ using namespace npu;
 using namespace npu::sparse;
 
 namespace {
-
-/// The memrefs something in `launch` may write: targets of write effects
-/// (a buffer's data for a store to the buffer), and every memref operand of
-/// an op whose effects are unknown.
-DenseSet<Value> getWrittenMemRefs(dev::LaunchOp launch) {
-  DenseSet<Value> written;
-  auto addRoot = [&](Value v) {
-    if (auto buffer = v.getDefiningOp<BufferOp>())
-      v = buffer.getData();
-    written.insert(dev::getViewRoot(v));
-  };
-  launch.getBody().walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects) {
-      for (Value operand : op->getOperands())
-        if (isa<MemRefType, BufferType>(operand.getType()))
-          addRoot(operand);
-      return;
-    }
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances)
-      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue())
-        addRoot(effect.getValue());
-  });
-  return written;
-}
 
 /// c in an index q + c: a value fixed outside the loop (or none) plus a
 /// constant.
@@ -390,7 +362,7 @@ struct SparseStageRunsPass
     SmallVector<dev::LaunchOp> launches;
     getOperation().walk([&](dev::LaunchOp l) { launches.push_back(l); });
     for (dev::LaunchOp launch : launches) {
-      DenseSet<Value> written = getWrittenMemRefs(launch);
+      DenseSet<Value> written = getWrittenMemRefs(launch.getBody());
       // The copies live at the top of the launch, through its whole body:
       // the launch verifier's peak plus theirs.
       int64_t used = dev::getOnChipPeaks(

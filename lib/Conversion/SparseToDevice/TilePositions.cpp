@@ -131,7 +131,7 @@ private:
   void emitChunk(Value c0, bool mayBeEmpty);
   /// The chunk's vector work: its sum's terms and their reduction.
   void emitVectorWork(Value m, Value starts, Value results,
-                      const DenseMap<Value, Value> &chunks);
+                      DenseMap<Value, Value> chunkOf);
 
   scf::ForOp outer, inner;
   OpBuilder b;
@@ -532,8 +532,7 @@ void PositionTiler::emitChunk(Value c0, bool mayBeEmpty) {
 }
 
 void PositionTiler::emitVectorWork(Value m, Value starts, Value results,
-                                   const DenseMap<Value, Value> &chunks) {
-  DenseMap<Value, Value> chunkOf = chunks;
+                                   DenseMap<Value, Value> chunkOf) {
   Value zero = k.index(0), one = k.index(1);
   OpFoldResult f = b.getIndexAttr(features);
   // The running values: the starts in column 0 of the terms' tile (sum

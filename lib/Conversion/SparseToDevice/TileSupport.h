@@ -1,8 +1,9 @@
-//===- TileSupport.h - what the sparse tilers share -------------*- C++ -*-===//
+//===- TileSupport.h - what the sparse device passes share ------*- C++ -*-===//
 //
-// Helpers npu-sparse-tile-dense-axis and npu-sparse-tile-positions (with
-// its row compaction) share: where a memref lives, the loop-carried sum
-// they both turn into a vreduce, and the tiles they allocate once per task.
+// Helpers the sparse passes onto the device share: where a memref lives,
+// what a region may write (npu-sparse-stage-runs, the row compaction of
+// npu-sparse-tile-positions), the loop-carried sum both tilers turn into a
+// vreduce, and the tiles they allocate once per task.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace npu::sparse {
 
@@ -22,6 +24,11 @@ inline bool isGlobal(mlir::Value memref) {
   auto type = mlir::dyn_cast<mlir::MemRefType>(memref.getType());
   return type && dev::getMemorySpace(type) == dev::MemorySpace::global;
 }
+
+/// The memrefs (view roots) something in `region` may write: targets of
+/// write effects (a buffer's data for a store to the buffer), and every
+/// memref operand of an op whose effects are unknown.
+llvm::DenseSet<mlir::Value> getWrittenMemRefs(mlir::Region &region);
 
 /// Whether `loop` carries nothing, or one f32 sum acc' = acc + v (or
 /// v + acc: the same bits) of a value v of its body; sets `sum` and `term`
