@@ -103,38 +103,26 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
 
   /// Step `kb` of `it` (workspace slot `slot`): S = Q K^T, and O = P V of
   /// the step two behind (entry `slot`), once its probabilities are in.
-  /// With as many 128-key chunks in both, one loop interleaves them, so
-  /// that the S stores and the P and V loads move at once.
+  /// One loop interleaves their 128-key chunks, so that the S stores and
+  /// the P and V loads move at once; where one has fewer chunks (a block
+  /// clipped to the band, or no step pending) its later chunks are empty
+  /// rather than a loop of their own, which would fill and drain a
+  /// pipeline of its own.
   void cubeStep(const CubeTiles &t, Value group, Value steps, const Item &it,
                 Value kb, Value slot) {
     Value c0, cols;
     std::tie(c0, cols) = keyBlock(it, kb);
     Value pending = k.lt(k.index(0), field(steps, kPending, slot));
     k.ifThenElse(pending, [&] { waitProbabilities(); });
-    auto cubeBlocks = [&](Value keys) {
-      return k.div(k.add(keys, k.index(cubeKeys - 1)), k.index(cubeKeys));
-    };
-    Value chunks = cubeBlocks(cols);
-    Value outCols = field(steps, kKeys, slot);
-    Value outChunks = cubeBlocks(outCols);
-    Value fused = k.andI(pending, k.eq(chunks, outChunks));
-    k.ifThenElse(
-        fused,
-        [&] {
-          Item prev = pendingItem(steps, slot);
-          Value outC0 = field(steps, kKey0, slot);
-          forEachCubeBlock(cols, [&](Value cb, Value cc) {
-            scoresChunk(t, group, it, slot, c0, cb, cc);
-            outputChunk(t, group, prev, slot, outC0, cb,
-                        k.min(k.index(cubeKeys), k.sub(outCols, cb)));
-          });
-        },
-        [&] {
-          forEachCubeBlock(cols, [&](Value cb, Value cc) {
-            scoresChunk(t, group, it, slot, c0, cb, cc);
-          });
-          k.ifThenElse(pending, [&] { outputChunks(t, group, steps, slot); });
-        });
+    Value stored = field(steps, kKeys, slot);
+    Value outCols = k.select(pending, stored, k.index(0));
+    Value keys = k.max(cols, outCols);
+    Item prev = pendingItem(steps, slot);
+    Value outC0 = field(steps, kKey0, slot);
+    forEachCubeBlock(keys, [&](Value cb) {
+      scoresChunk(t, group, it, slot, c0, cb, chunkKeys(cols, cb));
+      outputChunk(t, group, prev, slot, outC0, cb, chunkKeys(outCols, cb));
+    });
     finishPending(steps, slot,
                   [&](const Item &prev) { storeOutput(t, group, prev, slot); });
     signalVectors(group, kScoresReady);
@@ -153,8 +141,9 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   void outputChunks(const CubeTiles &t, Value group, Value steps, Value entry) {
     Item prev = pendingItem(steps, entry);
     Value c0 = field(steps, kKey0, entry);
-    forEachCubeBlock(field(steps, kKeys, entry), [&](Value cb, Value cc) {
-      outputChunk(t, group, prev, entry, c0, cb, cc);
+    Value cols = field(steps, kKeys, entry);
+    forEachCubeBlock(cols, [&](Value cb) {
+      outputChunk(t, group, prev, entry, c0, cb, chunkKeys(cols, cb));
     });
   }
 
@@ -185,12 +174,15 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
                 /*transposeB=*/false);
   }
 
-  /// O into workspace slot `slot`, then the group's vector tasks told.
+  /// O into workspace slot `slot`, then the group's vector tasks told. The
+  /// store is left in flight: a flag goes up only once the copies before
+  /// it are done, and the next step's first write of O follows its loads,
+  /// which complete after the store.
   void storeOutput(const CubeTiles &t, Value group, const Item &it,
                    Value slot) {
     Value zero = k.index(0), d = k.index(g.headDim);
-    k.dma(rowsOf(t.o, zero, it.rows, zero, d),
-          slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
+    k.dmaStart(rowsOf(t.o, zero, it.rows, zero, d),
+               slotTile(wsOutput, group, slot, zero, it.rows, zero, d));
     signalVectors(group, kOutputReady);
   }
 
@@ -205,12 +197,17 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
                 k.add(k.mul(group, k.index(vectorsPerGroup)), k.index(v)));
   }
 
-  /// for (cb = 0; cb < cols; cb += cubeKeys)
-  ///   body(cb, min(cubeKeys, cols - cb)).
-  void forEachCubeBlock(Value cols, function_ref<void(Value, Value)> body) {
-    k.forLoop(k.index(0), cols, k.index(cubeKeys), [&](Value cb) {
-      body(cb, k.min(k.index(cubeKeys), k.sub(cols, cb)));
-    });
+  /// for (cb = 0; cb < cols; cb += cubeKeys) body(cb).
+  void forEachCubeBlock(Value cols, function_ref<void(Value)> body) {
+    k.forLoop(k.index(0), cols, k.index(cubeKeys), body);
+  }
+
+  /// The keys of the chunk at `cb` of `cols` keys: none past them.
+  Value chunkKeys(Value cols, Value cb) {
+    Value left = k.sub(cols, cb);
+    Value none = k.index(0);
+    Value kept = k.max(none, left);
+    return k.min(kept, k.index(cubeKeys));
   }
 
   /// The buffers a vector task writes an item's rows from (writeItemRows),
@@ -326,12 +323,11 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
   Value stepTable(dev::MemorySpace space, int64_t entries) {
     Value table =
         k.alloc({entries, kNumStepFields}, k.builder().getI64Type(), space);
-    // An entry with no step pending reads as one of no keys.
+    // An entry with no step pending reads as a step of no keys of item
+    // (0, 0, 0): the cube's step reads it whole either way.
     for (int64_t e = 0; e < entries; ++e)
-      for (StepField f : {kPending, kKeys})
-        setField(table, f, k.index(0), k.index(e));
-    for (StepField f : {kStep, kItems})
-      setField(table, f, k.index(0));
+      for (int64_t f = 0; f < kNumStepFields; ++f)
+        setField(table, StepField(f), k.index(0), k.index(e));
     return table;
   }
 

@@ -73,6 +73,11 @@ template <typename OpT> struct AttentionLowering {
     Value startQ, seqQ, startKV, seqKV, low, high, prefixEnd;
     /// The key blocks the band reaches: [firstBlock, firstBlock + blocks).
     Value firstBlock, blocks;
+    /// The keys some row of the item may see (band and prefix): [firstKey,
+    /// endKey). A block's visit covers only these: at a causal diagonal
+    /// the keys past the item's last row are neither multiplied nor
+    /// masked.
+    Value firstKey, endKey;
     /// Where the item's visit of its key blocks starts (rotateKeyBlocks),
     /// or null: block 0.
     Value rotation;
@@ -554,6 +559,8 @@ template <typename OpT> struct AttentionLowering {
           withPrefix,
           k.max(hi, k.min(k.sub(it.prefixEnd, one), k.sub(it.seqKV, one))), hi);
     }
+    it.firstKey = lo;
+    it.endKey = k.add(hi, one);
     it.firstBlock = k.div(lo, k.index(s2Inner));
     Value endBlock = k.add(k.div(hi, k.index(s2Inner)), one);
     it.blocks = k.max(zero, k.sub(endBlock, it.firstBlock));
@@ -584,13 +591,17 @@ template <typename OpT> struct AttentionLowering {
     return op.getSparseMode() == 5 || op.getSparseMode() == 6;
   }
 
-  /// Keys [c0, c0 + cols) of the `kb`-th key block `it` visits.
+  /// Keys [c0, c0 + cols) of the `kb`-th key block `it` visits: the block's
+  /// keys that some row of the item may see.
   std::pair<Value, Value> keyBlock(const Item &it, Value kb) {
-    // kb < blocks, so blocks > 0 here.
+    // kb < blocks, so blocks > 0 here, and the block holds a seen key.
     if (it.rotation)
       kb = k.rem(k.add(kb, it.rotation), it.blocks);
-    Value c0 = k.mul(k.add(it.firstBlock, kb), k.index(s2Inner));
-    return {c0, k.min(k.index(s2Inner), k.sub(it.seqKV, c0))};
+    Value block = k.add(it.firstBlock, kb);
+    Value start = k.mul(block, k.index(s2Inner));
+    Value c0 = k.max(start, it.firstKey);
+    Value end = k.min(k.add(start, k.index(s2Inner)), it.endKey);
+    return {c0, k.sub(end, c0)};
   }
 
   //===--- Vector side ----------------------------------------------------===//
@@ -792,44 +803,53 @@ template <typename OpT> struct AttentionLowering {
   }
 
   /// Sets to -inf the scores of `s` (query rows [i0, i0 + rows), keys
-  /// [c0, c0 + cols)) that item `it`'s band (and prefix) leaves out;
-  /// skipped when the chunk lies inside the band.
+  /// [c0, c0 + cols)) that item `it`'s band (and prefix) leaves out. Every
+  /// row of the chunk sees keys [i0 + rows - 1 + low, i0 + high], so only
+  /// the columns before and after those are compared: at a causal
+  /// diagonal, the chunk's last rows' worth of columns, not the block.
   void maskOutsideBand(const VectorBuffers &buf, const Item &it, Value s,
                        Value i0, Value rows, Value c0, Value cols) {
-    // Over the chunk j - i ranges over [c0 - (i0 + rows - 1), c0 + cols - 1
-    // - i0].
-    Value lowest = k.sub(c0, k.sub(k.add(i0, rows), k.index(1)));
-    Value highest = k.sub(k.sub(k.add(c0, cols), k.index(1)), i0);
-    Value inside = k.andI(k.ge(lowest, it.low), k.ge(it.high, highest));
-    k.ifThenElse(
-        inside, [] {},
-        [&] {
-          Value zero = k.index(0);
-          Value diff = rowsOf(buf.diff, zero, rows, zero, cols);
-          Value below = rowsOf(buf.below, zero, rows, zero, cols);
-          Value above = rowsOf(buf.above, zero, rows, zero, cols);
-          k.iota(diff, c0, /*dimension=*/1);
-          // Keys before the prefix end stay, whatever the band says.
-          Value beyondPrefix;
-          if (hasPrefix()) {
-            beyondPrefix = rowsOf(buf.prefixTile, zero, rows, zero, cols);
-            k.vcmpScalar(dev::ComparePredicate::ge, diff,
-                         k.convert(it.prefixEnd, i32), beyondPrefix);
-          }
-          // diff[x, y] = (c0 + y) - (i0 + x).
-          Value rowIndex = k.window(buf.rowIndex, {zero}, {rows});
-          k.iota(rowIndex, i0);
-          k.vbinaryBroadcast(dev::BinaryKind::sub, diff, rowIndex, diff, 0);
-          k.vcmpScalar(dev::ComparePredicate::lt, diff, k.convert(it.low, i32),
-                       below);
-          k.vcmpScalar(dev::ComparePredicate::gt, diff, k.convert(it.high, i32),
-                       above);
-          k.vbinary(dev::BinaryKind::Or, below, above, below);
-          if (beyondPrefix)
-            k.vbinary(dev::BinaryKind::And, below, beyondPrefix, below);
-          Value negInf = rowsOf(buf.negInf, zero, rows, zero, cols);
-          k.vselect(below, negInf, s, s);
-        });
+    Value one = k.index(1);
+    Value end = k.add(c0, cols);
+    Value seenFrom = k.add(k.sub(k.add(i0, rows), one), it.low);
+    Value seenEnd = k.add(k.add(i0, it.high), one);
+    maskColumns(buf, it, s, i0, rows, c0, c0, k.min(end, seenFrom));
+    maskColumns(buf, it, s, i0, rows, c0, k.max(c0, seenEnd), end);
+  }
+
+  /// The band mask of maskOutsideBand on keys [from, to) of `s` (keys from
+  /// c0), if any.
+  void maskColumns(const VectorBuffers &buf, const Item &it, Value s, Value i0,
+                   Value rows, Value c0, Value from, Value to) {
+    Value cols = k.sub(to, from);
+    k.ifThenElse(k.lt(k.index(0), cols), [&] {
+      Value zero = k.index(0);
+      Value scores = k.window(s, {zero, k.sub(from, c0)}, {rows, cols});
+      Value diff = rowsOf(buf.diff, zero, rows, zero, cols);
+      Value below = rowsOf(buf.below, zero, rows, zero, cols);
+      Value above = rowsOf(buf.above, zero, rows, zero, cols);
+      k.iota(diff, from, /*dimension=*/1);
+      // Keys before the prefix end stay, whatever the band says.
+      Value beyondPrefix;
+      if (hasPrefix()) {
+        beyondPrefix = rowsOf(buf.prefixTile, zero, rows, zero, cols);
+        k.vcmpScalar(dev::ComparePredicate::ge, diff,
+                     k.convert(it.prefixEnd, i32), beyondPrefix);
+      }
+      // diff[x, y] = (from + y) - (i0 + x).
+      Value rowIndex = k.window(buf.rowIndex, {zero}, {rows});
+      k.iota(rowIndex, i0);
+      k.vbinaryBroadcast(dev::BinaryKind::sub, diff, rowIndex, diff, 0);
+      k.vcmpScalar(dev::ComparePredicate::lt, diff, k.convert(it.low, i32),
+                   below);
+      k.vcmpScalar(dev::ComparePredicate::gt, diff, k.convert(it.high, i32),
+                   above);
+      k.vbinary(dev::BinaryKind::Or, below, above, below);
+      if (beyondPrefix)
+        k.vbinary(dev::BinaryKind::And, below, beyondPrefix, below);
+      Value negInf = rowsOf(buf.negInf, zero, rows, zero, cols);
+      k.vselect(below, negInf, scores, scores);
+    });
   }
 
   static int64_t clampToI32(int64_t v) {

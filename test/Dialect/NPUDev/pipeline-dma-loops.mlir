@@ -36,6 +36,10 @@
 // RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.rest
 // RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.rest -
 // RUN: sed -n '/^\/\/ FIRST-AND-REST-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.rest -
+// A window of a loaded tile, pipelined, gives what it gives unpipelined:
+// RUN: sed -n '/^\/\/ WINDOW-KERNEL/,$p' %s | npu-run - --random-inputs=1 --print-outputs > %t.window
+// RUN: sed -n '/^\/\/ WINDOW-KERNEL/,$p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.window -
+// RUN: sed -n '/^\/\/ WINDOW-KERNEL/,$p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs --mode=jit | diff %t.window -
 // The nested loops, pipelined, give what they give unpipelined:
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-run - --random-inputs=1 --print-outputs > %t.plain
 // RUN: sed -n '/^\/\/ NESTED-KERNEL/,/^\/\/ -----/p' %s | npu-opt --npu-pipeline-dma-loops=stages=2 | npu-run - --random-inputs=1 --print-outputs | diff %t.plain -
@@ -790,6 +794,42 @@ func.func @first_and_rest(%x: memref<256xf32, #g>, %y: memref<256xf32, #g> {npud
         %uc = memref.subview %y[%p] [2] [1] : memref<256xf32, #g> to memref<2xf32, strided<[1], offset: ?>, #g>
         npudev.dma %tc, %uc : memref<2xf32, strided<[1]>, #v> to memref<2xf32, strided<[1], offset: ?>, #g>
       }
+    }
+  }
+  return
+}
+
+// -----
+
+// A window of the tile an iteration loaded is data of that iteration too
+// (the masked columns of a row of scores): the tile gets its copies and the
+// loop is pipelined.
+// WINDOW-KERNEL
+// CHECK-LABEL: func.func @window_of_loaded_tile
+// CHECK-COUNT-2: npudev.alloc : memref<128xf32, #npudev.space<vector>>
+// CHECK: npudev.async
+// CHECK: scf.for
+// CHECK: npudev.async
+// CHECK: npudev.wait
+// CHECK: npudev.vbinary_scalar
+// CHECK: npudev.dma_start
+#v = #npudev.space<vector>
+#g = #npudev.space<global>
+!w = memref<128xf32, strided<[1], offset: ?>, #g>
+func.func @window_of_loaded_tile(%x: memref<1024xf32, #g>, %y: memref<1024xf32, #g> {npudev.output}) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  npudev.launch tasks(1) {
+    %t = npudev.alloc : memref<128xf32, #v>
+    scf.for %i = %c0 to %c1024 step %c128 {
+      %w = memref.subview %x[%i] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %w, %t : !w to memref<128xf32, #v>
+      %high = memref.subview %t[64] [64] [1] : memref<128xf32, #v> to memref<64xf32, strided<[1], offset: 64>, #v>
+      npudev.vbinary_scalar <mul> %high, %zero, %high : memref<64xf32, strided<[1], offset: 64>, #v>, f32, memref<64xf32, strided<[1], offset: 64>, #v>
+      %o = memref.subview %y[%i] [128] [1] : memref<1024xf32, #g> to !w
+      npudev.dma %t, %o : memref<128xf32, #v> to !w
     }
   }
   return

@@ -130,6 +130,19 @@ bool isViewTakenInside(scf::ForOp loop, Value view, Value buffer) {
   return true;
 }
 
+/// Whether `view` lies within one of the views in `written`: it is one, or
+/// is taken from one (a window of a tile the iteration loaded).
+bool isWithinWritten(Value view, const llvm::SmallPtrSetImpl<Value> &written) {
+  for (Value v = stripSameElements(view);; v = stripSameElements(v)) {
+    if (written.contains(v))
+      return true;
+    auto viewLike = v.getDefiningOp<ViewLikeOpInterface>();
+    if (!viewLike)
+      return false;
+    v = viewLike.getViewSource();
+  }
+}
+
 /// Whether every iteration of `loop` writes each view of `buffer` it uses
 /// before reading it, in the loop body itself or in a loop nested in it of
 /// which the same holds: then the buffer carries nothing from one
@@ -149,7 +162,7 @@ bool isIterationLocal(scf::ForOp loop, Value buffer) {
         for (Value operand : op->getOperands()) {
           if (!isa<MemRefType>(operand.getType()) ||
               getViewRoot(operand) != buffer ||
-              written.contains(stripSameElements(operand)))
+              isWithinWritten(operand, written))
             continue;
           if (op->getBlock() != loop.getBody() || !writesOnly(op, operand) ||
               !isViewTakenInside(loop, operand, buffer))
