@@ -565,12 +565,15 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
     launchWork.l2Hits += global->lines.hits;
     launchWork.l2Misses += global->lines.misses;
     launchWork.l2Writebacks += global->lines.writebacks;
-    // The cores share HBM evenly. Each draws the L2 at its engine's rate,
-    // and all of them together at most at the L2's bandwidth, which the
-    // launch pays as a whole (finishLaunch): an even share would hold back
-    // the cores that move more than the others. Write-backs do not hold
-    // the engine: the launch pays for them as HBM traffic.
-    double hbmShare = std::min(device.dmaGBps, device.globalGBps / activeCores);
+    // The cores running the same program share HBM evenly, each at most
+    // at its engine's rate. Each draws the L2 at its engine's rate, and
+    // all of them together at most at the L2's bandwidth, which the launch
+    // pays as a whole (finishLaunch), as it pays its HBM bytes at HBM's
+    // bandwidth: an even share would hold back the cores that move more
+    // than the others. Write-backs do not hold the engine: the launch pays
+    // for them as HBM traffic.
+    double hbmShare =
+        std::min(device.dmaGBps, device.globalGBps / getHbmSharers());
     if (l2.isEnabled()) {
       double l2Rate = device.getDmaGBps(/*throughL2=*/true, global->writes);
       transfer = std::max(bytes * clock / l2Rate,
@@ -591,6 +594,13 @@ double Interpreter::queueDma(Operation *op, int64_t bytes,
   record(op, pipe, start, done - start,
          global && l2.isEnabled() ? &global->lines : nullptr);
   return done;
+}
+
+unsigned Interpreter::getHbmSharers() const {
+  if (!mixed)
+    return activeCores;
+  bool cube = mixedTask < static_cast<size_t>(mixed->cubeTasks);
+  return cube ? mixed->cubeTasks : mixed->vectorTasks;
 }
 
 /// The report's name for `launch`'s step: its tiling's strategy and step,

@@ -106,6 +106,11 @@ private:
   /// `buffer`; returns whether it was a read that waited for HBM.
   bool touchGlobal(const Buffer &buffer, int64_t byteOffset, int64_t bytes,
                    bool write, GlobalAccess &access);
+  /// How many cores share HBM with the current one: those running its
+  /// program, every core of a launch or the tasks of its kind in a mixed
+  /// launch (attention's cube cores fetch K and V, its vector cores read
+  /// the workspace the L2 holds).
+  unsigned getHbmSharers() const;
   /// Queues `bytes` on the current core's DMA engine, served as `global`
   /// says when one side is global memory (null otherwise), holding the
   /// engine at least `issueCycles`. Returns the completion cycle.

@@ -2,10 +2,10 @@
 //
 // Results against plain C++ references, and the timing model against its
 // own definition (docs/simulator.md): a DMA costs latency + bytes / bandwidth,
-// an asynchronous DMA overlaps vector work and a synchronous one does not,
-// an indexed DMA pays a burst and a request per row, two cores halve a
-// perfectly parallel kernel, and the roofline bounds a kernel by its
-// slowest resource.
+// the cores running one program share HBM, an asynchronous DMA overlaps vector
+// work and a synchronous one does not, an indexed DMA pays a burst and a
+// request per row, two cores halve a perfectly parallel kernel, and the
+// roofline bounds a kernel by its slowest resource.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,6 +118,37 @@ TEST_F(SimulatorTest, DmaCostsLatencyPlusBytesOverBandwidth) {
   EXPECT_EQ(report.globalBytes, 65536 * 4);
   EXPECT_NEAR(report.ioEfficiency,
               65536.0 * 4 / (device.globalGBps * 1e9) / report.seconds, 1e-12);
+}
+
+/// A mixed launch whose cube tasks each copy their own 128 KiB row in while
+/// its vector tasks copy nothing: the cube tasks share HBM among
+/// themselves, each at its engine's rate here, not at a share of it
+/// counting the vector tasks (docs/simulator.md).
+TEST_F(SimulatorTest, HbmIsSharedByTheCoresRunningTheSameProgram) {
+  const char *kernel = R"mlir(
+    !g = memref<24x32768xf32, #npudev.space<global>>
+    module attributes {npudev.device = "ascend910b"} {
+    func.func @f(%x: !g) {
+      npudev.mixed_launch cube(24) {
+        %t = npudev.task_id
+        %a = npudev.alloc : memref<32768xf32, #npudev.space<cube>>
+        %row = memref.subview %x[%t, 0] [1, 32768] [1, 1] : !g to memref<32768xf32, strided<[1], offset: ?>, #npudev.space<global>>
+        npudev.dma %row, %a : memref<32768xf32, strided<[1], offset: ?>, #npudev.space<global>> to memref<32768xf32, #npudev.space<cube>>
+      } vector(48) {
+      }
+      return
+    }
+    })mlir";
+  device = cantFail(DeviceModel::getPreset("ascend910b"));
+  HostArray args[] = {floats(std::vector<float>(24 * 32768), {24, 32768})};
+  double cycles = run(kernel, args).cycles;
+  double rowBytes = 32768.0 * 4;
+  ASSERT_LT(24 * device.dmaGBps, device.globalGBps);
+  // Each cube core at its engine's rate (the few scalar cycles before the
+  // copy aside); a 72nd of HBM would take 2.6 times as long.
+  EXPECT_NEAR(
+      cycles,
+      device.dmaLatencyCycles + rowBytes * device.clockGHz / device.dmaGBps, 8);
 }
 
 TEST_F(SimulatorTest, AsyncDmaOverlapsComputeAndSyncDoesNot) {
