@@ -57,8 +57,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// flight, and the cube's tiles that vary by step a ring from step
   /// t - kLag's to step t + 1's, loading.
   static constexpr int64_t kLag = 3;
-  static constexpr int64_t kWorkspaceSlots = kLag;
   static constexpr int64_t kTileSlots = kLag + 2;
+  /// Launch 0's cube keeps no sums, so it may run further ahead at the
+  /// cost of workspace slots alone. With kLag slots a step's flag and the
+  /// slot it frees made a chain of two steps' latencies (the cube's stores,
+  /// the vector tasks' loads) that set the pace, not either side's work.
+  static constexpr int64_t kStatisticsLag = 4;
 
   /// No query and no key rows: no gradient to write.
   static bool hasNoWork(const AttentionGeometry &g) {
@@ -77,6 +81,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// The launches: the rows' statistics, dK and dV over key blocks, dQ
   /// over query blocks.
   enum class Pass { Statistics, KeysValues, Queries };
+  /// How far the cube runs ahead in `pass`, and the workspace slots of its
+  /// steps in flight.
+  static int64_t getLag(Pass pass) {
+    return pass == Pass::Statistics ? kStatisticsLag : kLag;
+  }
   /// How dpse is formed from dS (see above), and where it is summed (dpse
   /// itself, or an f32 scratch copy when it is a sum in f16 / bf16).
   enum class PseGrad {
@@ -306,10 +315,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                               {Pass::KeysValues, "dk_dv"},
                               {Pass::Queries, "dq"}}) {
       useBlocks(pass == Pass::KeysValues ? keyBlocks : queryBlocks);
-      wsScores = workspace(s2Inner, f32, kWorkspaceSlots);
-      wsDp = workspace(s2Inner, f32, kWorkspaceSlots);
-      wsProbs = workspace(s2Inner, element, kWorkspaceSlots);
-      wsDs = workspace(s2Inner, element, kWorkspaceSlots);
+      int64_t slots = getLag(pass);
+      wsScores = workspace(s2Inner, f32, slots);
+      wsDp = workspace(s2Inner, f32, slots);
+      wsProbs = workspace(s2Inner, element, slots);
+      wsDs = workspace(s2Inner, element, slots);
       dev::MixedLaunchOp launch = k.mixedLaunch(
           groups, groups * vectorsPerGroup,
           [&, pass = pass](Value t) { buildCube(t, pass); },
@@ -366,7 +376,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// One step: query rows [r0, r0 + rows) of head n, keys [c0, c0 + cols).
   struct Step {
     Item it;
-    /// `slot` is the step's workspace slot (t mod kWorkspaceSlots);
+    /// `slot` is the step's workspace slot (t mod getLag(pass));
     /// `tileSlot` its slot in the cube's ring of varying tiles (t mod
     /// kTileSlots).
     Value r0, rows, c0, cols, slot, tileSlot;
@@ -391,7 +401,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           s.r0 = it.r0;
           s.rows = it.rows;
           std::tie(s.c0, s.cols) = keyBlock(it, t);
-          s.slot = k.rem(t, k.index(kWorkspaceSlots));
+          s.slot = k.rem(t, k.index(getLag(pass)));
           s.tileSlot = k.rem(t, k.index(kTileSlots));
           return s;
         };
@@ -415,7 +425,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
         s.c0 = c0;
         s.cols = cols;
-        s.slot = k.rem(t, k.index(kWorkspaceSlots));
+        s.slot = k.rem(t, k.index(getLag(pass)));
         s.tileSlot = k.rem(t, k.index(kTileSlots));
         return s;
       };
@@ -588,20 +598,21 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             if (pass != Pass::Statistics)
               loadProbsAndDs(tiles, group, stepAt(t), k.rem(t, k.index(2)));
           };
-          Value lag = k.index(kLag);
+          Value lag = k.index(getLag(pass));
           auto inSteps = [&](Value u) {
             return k.andI(k.ge(u, zero), k.lt(u, steps));
           };
           // Iteration t starts step t + 1's pair, computes step t's S and
-          // dP, tells the vector tasks, takes step t - kLag into the sums,
-          // then waits for the vector tasks to finish step t - kLag + 1
-          // and starts loading its P' and dS: their steps t - kLag + 2 ..
-          // t - 1 are still free to run. With one set of S and dP the
-          // iteration first waits for everything the previous one started
-          // (its stores and this step's matmuls share the tiles). With two,
+          // dP, tells the vector tasks, takes step t - lag into the sums,
+          // then waits for the vector tasks to finish step t - lag + 1
+          // and starts loading its P' and dS: their steps t - lag + 2 ..
+          // t - 1 are still free to run (lag: getLag(pass)). With one set
+          // of S and dP the iteration first waits for everything the
+          // previous one started (its stores and this step's matmuls share
+          // the tiles). With two,
           // step t is computed into its set while step t - 1's stores, from
           // the other, are in flight; the wait then covers them, step
-          // t + 1's pair and step t - kLag's P' and dS, before step t's
+          // t + 1's pair and step t - lag's P' and dS, before step t's
           // stores start. The vector tasks are told when a step's stores
           // are issued: a flag is set once the copies issued before it are
           // done.
