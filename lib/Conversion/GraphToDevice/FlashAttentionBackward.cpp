@@ -609,13 +609,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           // t - 1 are still free to run (lag: getLag(pass)). With one set
           // of S and dP the iteration first waits for everything the
           // previous one started (its stores and this step's matmuls share
-          // the tiles). With two,
-          // step t is computed into its set while step t - 1's stores, from
-          // the other, are in flight; the wait then covers them, step
-          // t + 1's pair and step t - lag's P' and dS, before step t's
-          // stores start. The vector tasks are told when a step's stores
-          // are issued: a flag is set once the copies issued before it are
-          // done.
+          // the tiles). With two, step t is computed into its set while step
+          // t - 1's stores, from the other, are in flight; the wait then
+          // covers them, step t + 1's pair and step t - lag's P' and dS,
+          // before step t's stores start. The vector tasks are told when a
+          // step's stores are issued: a flag is set once the copies issued
+          // before it are done.
           k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
           if (sets == 2)
             k.waitAll();

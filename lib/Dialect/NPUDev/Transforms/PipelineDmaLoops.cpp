@@ -133,13 +133,14 @@ bool isViewTakenInside(scf::ForOp loop, Value view, Value buffer) {
 /// Whether `view` lies within one of the views in `written`: it is one, or
 /// is taken from one (a window of a tile the iteration loaded).
 bool isWithinWritten(Value view, const llvm::SmallPtrSetImpl<Value> &written) {
-  for (Value v = stripSameElements(view);; v = stripSameElements(v)) {
-    if (written.contains(v))
+  while (true) {
+    view = stripSameElements(view);
+    if (written.contains(view))
       return true;
-    auto viewLike = v.getDefiningOp<ViewLikeOpInterface>();
+    auto viewLike = view.getDefiningOp<ViewLikeOpInterface>();
     if (!viewLike)
       return false;
-    v = viewLike.getViewSource();
+    view = viewLike.getViewSource();
   }
 }
 
