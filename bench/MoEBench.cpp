@@ -142,23 +142,29 @@ enum class Operand {
 
 int64_t rowsOf(const Shape &s) { return s.experts * s.capacity; }
 
-/// An operand's tensor type and its data.
+/// A size in a tensor type: "?" when dynamic.
+std::string dimText(int64_t size) {
+  return ShapedType::isDynamic(size) ? "?" : std::to_string(size);
+}
+
+/// An operand's tensor type (its samples "?" when they are dynamic) and
+/// its data.
 std::string typeOf(const Shape &s, Operand operand) {
   switch (operand) {
   case Operand::Gates:
-    return llvm::formatv("tensor<{0}xf32>", s.samples);
+    return llvm::formatv("tensor<{0}xf32>", dimText(s.samples));
   case Operand::Indices:
   case Operand::Locations:
-    return llvm::formatv("tensor<{0}xi32>", s.samples);
+    return llvm::formatv("tensor<{0}xi32>", dimText(s.samples));
   case Operand::Input:
-    return llvm::formatv("tensor<{0}x{1}xf32>", s.samples, s.hidden);
+    return llvm::formatv("tensor<{0}x{1}xf32>", dimText(s.samples), s.hidden);
   case Operand::Dispatch:
     return llvm::formatv("tensor<{0}x{1}xf32>", rowsOf(s), s.hidden);
   case Operand::TopGates:
-    return llvm::formatv("tensor<2x{0}xf32>", s.samples);
+    return llvm::formatv("tensor<2x{0}xf32>", dimText(s.samples));
   case Operand::TopIndices:
   case Operand::TopLocations:
-    return llvm::formatv("tensor<2x{0}xi32>", s.samples);
+    return llvm::formatv("tensor<2x{0}xi32>", dimText(s.samples));
   }
   llvm_unreachable("unknown operand");
 }
@@ -321,8 +327,12 @@ const OpBench kBackwardGate = {
       return s.samples * s.hidden * 4.0 + s.samples * 12.0 / 2;
     }};
 
-OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
-                              const Shape &s, StringRef device) {
+/// `op` at shape `s` lowered for `device`; with `dynamicSamples` the
+/// module reads its number of samples at run time.
+OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op, Shape s,
+                              StringRef device, bool dynamicSamples = false) {
+  if (dynamicSamples)
+    s.samples = ShapedType::kDynamic;
   std::string args, types;
   for (auto [i, operand] : llvm::enumerate(op.operands)) {
     std::string type = typeOf(s, operand);
@@ -331,7 +341,7 @@ OwningOpRef<ModuleOp> lowered(MLIRContext &ctx, const OpBench &op,
   }
   std::string result = "tensor<";
   for (int64_t size : op.resultShape(s))
-    result += std::to_string(size) + "x";
+    result += dimText(size) + "x";
   result += "f32>";
   std::string text =
       llvm::formatv("func.func @moe({0}) -> {1} {\n"
@@ -431,6 +441,24 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
       << llvm::format("%.1f%%", 100 * report.rooflineRatio) << ", L2 hits "
       << llvm::format("%.1f%%", lines ? 100.0 * report.l2Hits / lines : 0.0)
       << " |\n";
+
+  // The same op compiled once for any number of samples (issue #34).
+  OwningOpRef<ModuleOp> dynamicModule =
+      lowered(ctx, op, s, simDevice, /*dynamicSamples=*/true);
+  sim::SimulationReport dynamicReport;
+  std::vector<HostArray> dynamicArgs = op.arguments(s, data);
+  if (failed(sim::simulate(*dynamicModule->getOps<func::FuncOp>().begin(),
+                           dynamicArgs, device, {}, dynamicReport)))
+    std::exit(1);
+  if (dynamicArgs.back().data != args.back().data) {
+    llvm::errs() << "dynamic and static kernels disagree on " << name << "\n";
+    std::exit(1);
+  }
+  out << "| simulator, " << device.name << " " << name
+      << ", samples read at run time | "
+      << llvm::format("%.1f", dynamicReport.seconds * 1e6) << " us modelled | "
+      << llvm::format("%.3f", dynamicReport.seconds / report.seconds)
+      << "x the static kernel |\n";
 }
 
 } // namespace

@@ -16,10 +16,9 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
   let summary = "Lower graph ops that have device kernels to npudev kernels";
   let description = [{
     Turns every function that uses npu graph ops into a device program: each
-    statically shaped tensor argument becomes a
-    `memref<..., #npudev.space<global>>`, each result an extra argument
-    marked `npudev.output` that the kernels write, intermediate tensors
-    global `memref.alloc`s freed at the end. Each op is replaced by the
+    tensor argument becomes a `memref<..., #npudev.space<global>>`, each
+    result an extra argument marked `npudev.output` that the kernels write,
+    intermediate tensors global `memref.alloc`s freed at the end. Each op is replaced by the
     kernels its family builds for the device: the one the module names in
     `npudev.device`, else `device` (a preset name or the path of a JSON
     description), else mlu590; a `device` that disagrees with the module's
@@ -46,6 +45,14 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     buffer, marked `npudev.channels = C`: npu-run pads its rows and cuts
     them back.
 
+    A dynamic size of an argument is read at run time (`memref.dim`), and
+    so is a result's that its op reifies as an argument's
+    (ReifyRankedShapedTypeOpInterface: the MoE family's number of
+    samples); kernels that take such sizes check them against each other
+    when they run. An output with such sizes gets `npudev.sizes = array<i64:
+    a0, d0, a1, d1, ...>`: its k-th dynamic dimension is dimension dk of
+    argument ak, so that a caller (npu-run) can allocate it.
+
     Ops without a device lowering, other dynamic shapes and non-tensor
     values are reported as errors naming the op.
   }];
@@ -61,7 +68,8 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::npu::dev::NPUDevDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -37,10 +37,21 @@ func.func @softmax_inner_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 
-// expected-error @+1 {{'func.func' op cannot be lowered to the device: value of type 'tensor<?xf32>' is not a statically shaped tensor}}
-func.func @dynamic(%g: tensor<?xf32>, %i: tensor<4xi32>, %l: tensor<4xi32>, %d: tensor<6x8xf32>) -> tensor<4x8xf32> {
-  %c = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<?xf32>, tensor<4xi32>, tensor<4xi32>, tensor<6x8xf32>) -> tensor<4x8xf32>
-  return %c : tensor<4x8xf32>
+// The MoE kernels read the number of samples at run time, not hidden.
+func.func @dynamic_hidden(%g: tensor<?xf32>, %i: tensor<?xi32>, %l: tensor<?xi32>, %d: tensor<6x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'npu.moe_dispatch_backward_data' op cannot be lowered to the device: dispatch has type 'tensor<6x?xf32>'; only the number of samples may be dynamic}}
+  %c = npu.moe_dispatch_backward_data %g, %i, %l, %d {capacity = 3, num_experts = 2} : (tensor<?xf32>, tensor<?xi32>, tensor<?xi32>, tensor<6x?xf32>) -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// A result size its op does not state in terms of its operands' cannot be
+// allocated.
+func.func @unknown_result_size(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'npu.hard_swish' op cannot be lowered to the device: result #0 has a dynamic shape}}
+  %r = npu.hard_swish %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
 }
 
 

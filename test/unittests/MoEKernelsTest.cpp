@@ -161,6 +161,8 @@ protected:
   std::string deviceOption(const MoECase &c) {
     if (c.device.front() != '{')
       return c.device;
+    if (!devicePath.empty())
+      return devicePath;
     SmallString<128> path;
     EXPECT_FALSE(
         llvm::sys::fs::createTemporaryFile("moe-device", "json", path));
@@ -176,8 +178,12 @@ protected:
       llvm::sys::fs::remove(devicePath);
   }
 
-  /// One function with the three ops, lowered for the case's device.
-  OwningOpRef<ModuleOp> buildLowered(const MoECase &c) {
+  /// One function with the four ops, lowered for the case's device; its
+  /// number of samples is `samples` (the case's, or "?": read at run time).
+  OwningOpRef<ModuleOp> buildLowered(const MoECase &c,
+                                     std::string samples = "") {
+    if (samples.empty())
+      samples = std::to_string(c.samples);
     std::string source = llvm::formatv(
         R"(func.func @moe(%g: tensor<{0}x{6}>, %i: tensor<{0}xi32>,
                           %l: tensor<{0}xi32>, %x: tensor<{0}x{1}x{6}>,
@@ -205,7 +211,7 @@ protected:
           return %0, %1, %2, %3 : tensor<{0}x{1}x{6}>, tensor<{2}x{1}x{6}>,
                                   tensor<{0}x{6}>, tensor<{0}x{1}x{6}>
         })",
-        c.samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts,
+        samples, c.hidden, c.experts * c.capacity, c.capacity, c.experts,
         c.topK, c.element);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
     EXPECT_TRUE(module);
@@ -387,6 +393,59 @@ INSTANTIATE_TEST_SUITE_P(
                 ALL_OPS("split_hidden", "gather_rows", "dot_tiles",
                         "combine_chunked"),
                 0, "f16"}),
+    printCase);
+
+/// One module whose number of samples is read at run time serves every
+/// count: lowered and compiled once, run at several counts (0, below, at and
+/// above the core count), each against the reference, in both executors;
+/// the report names the backward_data kernel each count took.
+class MoEDynamicSamplesTest : public MoEKernelsTest {};
+
+TEST_P(MoEDynamicSamplesTest, OneCompileServesEveryCount) {
+  const MoECase &base = GetParam();
+  OwningOpRef<ModuleOp> module = buildLowered(base, "?");
+  ASSERT_TRUE(module);
+  auto func = cast<func::FuncOp>(module->getBody()->front());
+  llvm::Expected<DeviceModel> device =
+      DeviceModel::load(base.device.front() == '{' ? devicePath : base.device);
+  ASSERT_TRUE(!!device) << llvm::toString(device.takeError());
+  int64_t cores = device->getNumCores();
+  OwningOpRef<ModuleOp> compiled = buildLowered(base, "?");
+  auto kernel = jit::CompiledKernel::compile(*compiled, "moe", {});
+  ASSERT_TRUE(succeeded(kernel));
+
+  for (int64_t samples :
+       {int64_t(0), int64_t(1), cores - 1, cores + 1, 6 * cores + 5}) {
+    SCOPED_TRACE("samples=" + std::to_string(samples));
+    MoECase c = base;
+    c.samples = samples;
+    MoEData data(c, kindOf(c));
+    std::vector<HostArray> simArgs = arguments(c, data);
+    sim::SimulationReport report;
+    ASSERT_TRUE(succeeded(sim::simulate(func, simArgs, *device, {}, report)));
+    expectReference(simArgs, data, "sim");
+    std::vector<std::string> steps;
+    for (const sim::SimulationReport::Step &step : report.steps)
+      steps.push_back(step.name);
+    bool splitHidden = samples > 0 && samples <= cores;
+    EXPECT_TRUE(llvm::is_contained(steps, splitHidden ? "split_hidden"
+                                                      : "split_samples"));
+    EXPECT_FALSE(llvm::is_contained(steps, splitHidden ? "split_samples"
+                                                       : "split_hidden"));
+    EXPECT_TRUE(llvm::is_contained(steps, "check_sizes"));
+
+    std::vector<HostArray> jitArgs = arguments(c, data);
+    llvm::Error error = (*kernel)->run(jitArgs);
+    ASSERT_FALSE(error) << llvm::toString(std::move(error));
+    expectReference(jitArgs, data, "jit");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MoEDynamicSamplesTest,
+    ::testing::Values(MoECase{0, 24, 8, 4, "mlu590", "", 3},
+                      MoECase{0, 33, 16, 8, "ascend910b", "", 1, "f16"},
+                      MoECase{0, 8, 6, 8, kTinyDevice, "", 4, "bf16"}),
     printCase);
 
 } // namespace

@@ -14,7 +14,9 @@
 // files, the --weights archive's array named as the argument (a weight
 // argument's npu.onnx_name), then generated data when --random-inputs is
 // given (npu-run says which); the result buffers of a graph-level function
-// start as zeros and need no data. Outputs are the arguments marked
+// start as zeros and need no data, and take their sizes read at run time
+// (`npudev.sizes`) from the inputs; so do such outputs, and row counts, of a
+// function lowered earlier by npu-opt. Outputs are the arguments marked
 // `npudev.output` (all memref arguments when none is), written as DIR/argN.npy;
 // an output marked `npudev.rows = N` (a data-dependent row count) is cut to the
 // rows argument N holds.
@@ -408,6 +410,55 @@ static MemRefType withRowLength(MemRefType type, int64_t length) {
                          MemRefLayoutAttrInterface(), type.getMemorySpace());
 }
 
+/// Output `index`'s type with its dynamic sizes bound from the arguments
+/// gathered before it, as its `npudev.sizes` names them (a graph function's
+/// result whose sizes are read at run time).
+static FailureOr<Type> bindOutputSizes(func::FuncOp func, unsigned index,
+                                       Type type, ArrayRef<HostArray> args) {
+  auto memref = dyn_cast<MemRefType>(type);
+  auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(index, "npudev.sizes");
+  if (!memref || !sizes)
+    return type;
+  SmallVector<int64_t> shape(memref.getShape());
+  ArrayRef<int64_t> pairs = sizes.asArrayRef();
+  size_t next = 0;
+  for (int64_t &size : shape) {
+    if (!ShapedType::isDynamic(size))
+      continue;
+    int64_t arg = next + 1 < pairs.size() ? pairs[next] : -1;
+    int64_t dim = next + 1 < pairs.size() ? pairs[next + 1] : -1;
+    next += 2;
+    if (arg < 0 || arg >= int64_t(args.size()) || dim < 0 ||
+        dim >= int64_t(args[arg].shape.size())) {
+      fail("output #" + llvm::Twine(index) +
+           ": npudev.sizes does not name a dimension of an earlier argument "
+           "for each of its dynamic sizes");
+      return failure();
+    }
+    size = args[arg].shape[dim];
+  }
+  return MemRefType::get(shape, memref.getElementType(), memref.getLayout(),
+                         memref.getMemorySpace());
+}
+
+/// Zeros for output `index` of `type`, its run-time sizes bound from `args`.
+static FailureOr<HostArray> allocateOutput(func::FuncOp func, unsigned index,
+                                           Type type, ArrayRef<HostArray> args,
+                                           const DeviceModel &device) {
+  FailureOr<Type> bound = bindOutputSizes(func, index, type, args);
+  if (failed(bound))
+    return failure();
+  return allocateArgument(*bound, index, device);
+}
+
+/// Whether argument `index` is a result of a function npu-lower-to-device
+/// lowered, which needs no data: its output or its row count.
+static bool isLoweredOutput(func::FuncOp func, unsigned index) {
+  return func.getArgAttr(index, "npudev.row_count") ||
+         (func.getArgAttr(index, "npudev.output") &&
+          func.getArgAttr(index, "npudev.sizes"));
+}
+
 /// The run's arguments in order: the --input files, then zeros for the
 /// results of a graph-level function (arguments past `declaredTypes`),
 /// then random data when --random-inputs is given. Which arguments are
@@ -450,10 +501,12 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
           failed(checkDeclaredType(*arg, i, declaredTypes[i])))
         return failure();
     } else if (i >= numDataArgs) {
-      arg = allocateArgument(type, i, device);
+      arg = allocateOutput(func, i, type, args, device);
     } else if (randomSeed.getNumOccurrences()) {
       arg = randomArgument(type, i, device, weightName.has_value(), rng);
       randomArgs.push_back(i);
+    } else if (isLoweredOutput(func, i)) {
+      arg = allocateOutput(func, i, type, args, device);
     } else {
       fail("argument #" + llvm::Twine(i) + " of '" + func.getSymName() +
            "' has no data: give it with --input, or use --random-inputs");

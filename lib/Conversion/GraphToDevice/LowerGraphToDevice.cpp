@@ -2,8 +2,12 @@
 //
 // Rewrites each function that uses npu graph ops into a device program, in
 // one walk over its body:
-//  1. the signature: static tensor arguments become global memrefs; each
-//     result becomes an extra argument marked `npudev.output`;
+//  1. the signature: tensor arguments become global memrefs; each result
+//     becomes an extra argument marked `npudev.output`. A dynamic size is
+//     read at run time: an argument's from its memref, a result's from the
+//     argument size it equals (ReifyRankedShapedTypeOpInterface, followed
+//     back to the arguments), which an output records in `npudev.sizes` so
+//     that a caller can allocate it;
 //  2. every op gets a destination: the output argument when its result is
 //     returned (first claim wins), else an intermediate buffer in global
 //     memory. Intermediates are placed by liveness: a value's buffer goes
@@ -44,6 +48,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
@@ -121,7 +127,8 @@ public:
     // The graph's ops, before the signature adds views of the arguments.
     auto graphOps = llvm::make_pointer_range(entry.without_terminator());
     SmallVector<Operation *> ops(graphOps.begin(), graphOps.end());
-    if (failed(computeRowBounds(entry)) || failed(convertSignature(entry)))
+    if (failed(computeRowBounds(entry)) || failed(computeSizeSources(entry)) ||
+        failed(convertSignature(entry)))
       return failure();
     claimOutputs(ret);
     findLastUsers(entry);
@@ -140,8 +147,12 @@ public:
   }
 
 private:
-  /// The memref type `value` is stored in: its shape, a dynamic first
-  /// dimension at its upper bound, C padded when it is stored aligned.
+  /// A dynamic size: the function argument and dimension it is read from.
+  using SizeSource = std::pair<unsigned, unsigned>;
+
+  /// The memref type `value` is stored in: its shape, a data-dependent
+  /// row count at its upper bound, a size read at run time dynamic, C
+  /// padded when it is stored aligned.
   FailureOr<MemRefType> getStorageType(Operation *op, Value value) {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape;
@@ -150,9 +161,13 @@ private:
     if (tensor && !shape.empty() && ShapedType::isDynamic(shape[0]) &&
         rowBounds.count(value))
       shape[0] = rowBounds.lookup(value);
-    if (!tensor || ShapedType::isDynamicShape(shape)) {
+    bool unknown = !tensor;
+    for (auto [d, size] : llvm::enumerate(shape))
+      unknown |= ShapedType::isDynamic(size) && !sizeSources.count({value, d});
+    if (unknown) {
       op->emitOpError("cannot be lowered to the device: value of type ")
-          << value.getType() << " is not a statically shaped tensor";
+          << value.getType()
+          << " has a size that is neither static nor read at run time";
       return failure();
     }
     if (std::optional<int64_t> padded = getPaddedRowLength(tensor))
@@ -173,9 +188,11 @@ private:
     unsigned bits =
         element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
     int64_t bytes = llvm::divideCeil(bits, 8);
+    // A size read at run time is checked when the buffer is allocated.
     bool overflow = false;
     for (int64_t size : shape)
-      overflow |= llvm::MulOverflow(bytes, size, bytes);
+      if (!ShapedType::isDynamic(size))
+        overflow |= llvm::MulOverflow(bytes, size, bytes);
     if (!overflow && bytes <= device.globalBytes)
       return success();
     InFlightDiagnostic diag = op->emitOpError("cannot be lowered for device '")
@@ -188,9 +205,12 @@ private:
     return diag << " of global memory, the device has " << device.globalBytes;
   }
 
-  static bool hasDynamicRows(Value value) {
+  /// Whether `value`'s row count depends on the data (rather than being
+  /// read at run time from an argument's size).
+  bool hasDynamicRows(Value value) const {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
-    return tensor && tensor.getRank() > 0 && tensor.isDynamicDim(0);
+    return tensor && tensor.getRank() > 0 && tensor.isDynamicDim(0) &&
+           !sizeSources.count({value, 0});
   }
 
   /// Upper bounds of dynamic row counts and of the index values read from
@@ -215,7 +235,12 @@ private:
           rowBounds[dim.getResult()] = rowBounds.lookup(dim.getSource());
         continue;
       }
+      // An op that states its result sizes in terms of its operands'
+      // (ReifyRankedShapedTypeOpInterface) has sizes read at run time, not
+      // data-dependent rows.
       auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
+      if (isa<ReifyRankedShapedTypeOpInterface>(op))
+        continue;
       for (OpResult result : op.getResults()) {
         if (!hasDynamicRows(result) || !kernels)
           continue;
@@ -227,6 +252,68 @@ private:
       }
     }
     return success();
+  }
+
+  /// Where each dynamic size that is not a data-dependent row count comes
+  /// from: an argument's own, a result's the argument size its op says it
+  /// equals (ReifyRankedShapedTypeOpInterface), in program order.
+  LogicalResult computeSizeSources(Block &entry) {
+    for (BlockArgument arg : entry.getArguments())
+      if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
+        for (unsigned d = 0; d < type.getRank(); ++d)
+          if (type.isDynamicDim(d))
+            sizeSources[{arg, d}] = {arg.getArgNumber(), d};
+    for (Operation &op : entry.without_terminator())
+      for (OpResult result : op.getResults())
+        if (failed(findResultSizeSources(op, result)))
+          return failure();
+    return success();
+  }
+
+  /// The sources of `result`'s dynamic sizes, from the sizes its op reifies
+  /// in terms of its operands' (the tensor.dim ops it builds are erased).
+  LogicalResult findResultSizeSources(Operation &op, OpResult result) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || type.hasStaticShape() || isa<tensor::DimOp>(op))
+      return success();
+    auto reify = dyn_cast<ReifyRankedShapedTypeOpInterface>(op);
+    // The sizes are only read here: the ops built for them go afterwards.
+    Operation *before = op.getPrevNode();
+    auto eraseBuilt = llvm::make_scope_exit([&] {
+      while (op.getPrevNode() != before)
+        op.getPrevNode()->erase();
+    });
+    OpBuilder b(&op);
+    ReifiedRankedShapedTypeDims shapes;
+    if (reify && failed(reify.reifyResultShapes(b, shapes)))
+      return failure();
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d) || (d == 0 && rowBounds.count(result)))
+        continue;
+      std::optional<SizeSource> source;
+      if (reify)
+        source = findSizeSource(shapes[result.getResultNumber()][d]);
+      if (!source)
+        return op.emitOpError("cannot be lowered to the device: dimension ")
+               << d << " of result #" << result.getResultNumber()
+               << " is not the size of an argument";
+      sizeSources[{result, d}] = *source;
+    }
+    return success();
+  }
+
+  /// The source of a reified size: the dimension of a value whose source
+  /// is known.
+  std::optional<SizeSource> findSizeSource(OpFoldResult size) {
+    auto value = llvm::dyn_cast_if_present<Value>(size);
+    auto dim = value ? value.getDefiningOp<tensor::DimOp>() : nullptr;
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    if (!index)
+      return std::nullopt;
+    auto it = sizeSources.find({dim.getSource(), unsigned(*index)});
+    if (it == sizeSources.end())
+      return std::nullopt;
+    return it->second;
   }
 
   /// Replaces the signature: tensors become global memrefs, results become
@@ -247,6 +334,7 @@ private:
       if (failed(type))
         return failure();
       inputs.push_back(*type);
+      outputSizes.push_back(getSizeSources(result, *type));
     }
     for (Value result : returned) {
       dynamicOutputs.push_back(hasDynamicRows(result));
@@ -261,6 +349,11 @@ private:
       if (i < numInputs) {
         mapping.map(entry.getArgument(i),
                     viewArgument(b, entry.getArgument(i), arg, storedArgs));
+        auto memref = cast<MemRefType>(type);
+        for (unsigned d = 0; d < memref.getRank(); ++d)
+          if (memref.isDynamicDim(d))
+            argumentSizes[{unsigned(i), d}] =
+                b.create<memref::DimOp>(func.getLoc(), arg, d);
       } else if (i < numInputs + returned.size()) {
         outputs.push_back(arg);
         outputViews.push_back(
@@ -271,6 +364,25 @@ private:
     }
     func.setType(FunctionType::get(func.getContext(), inputs, {}));
     return success();
+  }
+
+  /// Per dynamic dimension of `type`, the storage of `value`, the argument
+  /// and dimension its size is read from.
+  SmallVector<SizeSource> getSizeSources(Value value, MemRefType type) {
+    SmallVector<SizeSource> sources;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sources.push_back(sizeSources.lookup({value, d}));
+    return sources;
+  }
+
+  /// The run-time sizes of the dynamic dimensions of `type`, the storage
+  /// of `value`.
+  SmallVector<Value> getDynamicSizes(Value value, MemRefType type) {
+    SmallVector<Value> sizes;
+    for (SizeSource source : getSizeSources(value, type))
+      sizes.push_back(argumentSizes.lookup(source));
+    return sizes;
   }
 
   /// The view kernels read for argument `arg`, which stores `value`: its
@@ -339,6 +451,8 @@ private:
   /// Rank 0 and empty values get buffers of their own.
   Value allocateIntermediate(OpBuilder &b, Location loc, Value value,
                              MemRefType type) {
+    if (!type.hasStaticShape())
+      return allocate(b, loc, type, getDynamicSizes(value, type));
     if (type.getRank() == 0 || type.getNumElements() == 0)
       return allocate(b, loc, type);
     Value flat = takeFromPool(b, loc, type);
@@ -368,9 +482,11 @@ private:
                                            ArrayRef<ReassociationIndices>{all});
   }
 
-  /// A global buffer freed at the end of the function.
-  Value allocate(OpBuilder &b, Location loc, MemRefType type) {
-    Value buffer = b.create<memref::AllocOp>(loc, type);
+  /// A global buffer freed at the end of the function; `sizes` are those
+  /// of its dynamic dimensions.
+  Value allocate(OpBuilder &b, Location loc, MemRefType type,
+                 ValueRange sizes = {}) {
+    Value buffer = b.create<memref::AllocOp>(loc, type, sizes);
     allocations.push_back(buffer);
     return buffer;
   }
@@ -489,6 +605,13 @@ private:
       return nullptr;
     auto dense = getGlobalMemRefType(b.getContext(), type.getShape(),
                                      type.getElementType());
+    if (!dense.hasStaticShape()) {
+      SmallVector<Value> sizes;
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(b.create<memref::DimOp>(loc, view, d));
+      return allocate(b, loc, dense, sizes);
+    }
     if (dense.getNumElements() == 0)
       return allocate(b, loc, dense);
     Value flat = takeFromPool(b, loc, dense);
@@ -542,16 +665,25 @@ private:
     ret.erase();
   }
 
-  /// Marks the outputs `npudev.output`, a dynamic one with `npudev.rows`
+  /// Marks the outputs `npudev.output`, one with sizes read at run time
+  /// with `npudev.sizes` (per dynamic dimension, the argument and
+  /// dimension it equals), a dynamic one with `npudev.rows`
   /// naming the argument that holds its row count, and that argument with
   /// `npudev.row_count`; every argument stored with padded rows gets
   /// `npudev.channels`, its logical C.
   void markOutputs() {
     MLIRContext *ctx = func.getContext();
     unsigned count = 0;
-    for (auto [output, dynamic] : llvm::zip(outputs, dynamicOutputs)) {
+    for (auto [output, dynamic, sources] :
+         llvm::zip(outputs, dynamicOutputs, outputSizes)) {
       unsigned arg = cast<BlockArgument>(output).getArgNumber();
       func.setArgAttr(arg, "npudev.output", UnitAttr::get(ctx));
+      SmallVector<int64_t> pairs;
+      for (auto [from, dim] : sources)
+        pairs.append({from, dim});
+      if (!pairs.empty())
+        func.setArgAttr(arg, "npudev.sizes",
+                        DenseI64ArrayAttr::get(ctx, pairs));
       if (!dynamic)
         continue;
       unsigned rows = cast<BlockArgument>(outputCounts[count++]).getArgNumber();
@@ -575,6 +707,11 @@ private:
   SmallVector<std::pair<Value, int64_t>> storedArgs, storedResults;
   SmallVector<bool> dynamicOutputs;
   llvm::DenseMap<Value, int64_t> rowBounds;
+  /// The source of each (value, dimension) whose size is read at run time,
+  /// its value in the lowered body, and each output's sources.
+  llvm::DenseMap<std::pair<Value, unsigned>, SizeSource> sizeSources;
+  llvm::DenseMap<SizeSource, Value> argumentSizes;
+  SmallVector<SmallVector<SizeSource>> outputSizes;
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
   SmallVector<Operation *> lowered;

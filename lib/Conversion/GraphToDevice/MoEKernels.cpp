@@ -43,6 +43,9 @@
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
 #include <tuple>
 
 using namespace mlir;
@@ -54,11 +57,13 @@ using dev::ComparePredicate;
 namespace {
 
 struct MoEShape {
-  /// topK: slots per sample (moe_combine's k), else 1.
+  /// topK: slots per sample (moe_combine's k), else 1. `samples` may be
+  /// dynamic (read at run time from indices); the others are static.
   int64_t samples, hidden, capacity, experts, topK;
+  Value indices;
 
   /// The sizes of `in`, whose values are memrefs.
-  explicit MoEShape(const MoEOperands &in) {
+  explicit MoEShape(const MoEOperands &in) : indices(in.indices) {
     auto shapeOf = [](Value v) {
       return cast<MemRefType>(v.getType()).getShape();
     };
@@ -67,6 +72,24 @@ struct MoEShape {
     hidden = shapeOf(in.dispatch ? in.dispatch : in.input)[1];
     capacity = in.capacity;
     experts = in.numExperts;
+  }
+
+  bool isDynamicSamples() const { return ShapedType::isDynamic(samples); }
+  /// The number of samples as an index value (a dynamic one read where
+  /// it is used: kernels take no values from the host code around them).
+  Value getSamples(KernelBuilder &k) const {
+    return isDynamicSamples() ? k.dim(indices, getSamplesDim())
+                              : k.index(samples);
+  }
+  /// The dimension of indices (and gates, locations) that counts samples.
+  int64_t getSamplesDim() const {
+    return cast<MemRefType>(indices.getType()).getRank() - 1;
+  }
+  /// The most samples a task takes: its share when the count is static,
+  /// else unbounded.
+  int64_t getMaxSamplesPerTask(int64_t tasks) const {
+    return isDynamicSamples() ? std::numeric_limits<int64_t>::max()
+                              : (samples + tasks - 1) / tasks;
   }
 };
 
@@ -93,6 +116,18 @@ std::pair<Value, Value> taskRange(KernelBuilder &k, Value tid, int64_t total,
   Value count =
       k.select(k.lt(tid, k.index(extra)), k.index(per + 1), k.index(per));
   Value start = k.add(k.mul(tid, k.index(per)), k.min(tid, k.index(extra)));
+  return {start, count};
+}
+
+/// taskRange over the samples, a count read at run time or static.
+std::pair<Value, Value> sampleRange(KernelBuilder &k, Value tid,
+                                    const MoEShape &shape, int64_t tasks) {
+  if (!shape.isDynamicSamples())
+    return taskRange(k, tid, shape.samples, tasks);
+  Value total = shape.getSamples(k), many = k.index(tasks);
+  Value per = k.div(total, many), extra = k.rem(total, many);
+  Value count = k.add(per, k.select(k.lt(tid, extra), k.index(1), k.index(0)));
+  Value start = k.add(k.mul(tid, per), k.min(tid, extra));
   return {start, count};
 }
 
@@ -493,8 +528,8 @@ int64_t fitTileRows(KernelBuilder &k,
 bool buildFittedSampleTiles(
     KernelBuilder &k, const MoEShape &shape, int64_t tasks, int64_t capacity,
     function_ref<void(KernelBuilder &, int64_t)> build) {
-  int64_t perTask = (shape.samples + tasks - 1) / tasks;
-  int64_t deal = std::min(fitTileRows(k, build, capacity), perTask);
+  int64_t deal = std::min(fitTileRows(k, build, capacity),
+                          shape.getMaxSamplesPerTask(tasks));
   if (deal < 1)
     return false;
   build(k, deal);
@@ -548,21 +583,40 @@ int64_t wideBytes(Type element) { return element.isF32() ? 0 : kWord; }
 // moe_dispatch_backward_data
 //===----------------------------------------------------------------------===//
 
+/// How split_hidden deals tasks to samples: n per sample, n + 1 for the
+/// first `extra`, which take tasks [0, firstTasks).
+struct TasksPerSample {
+  Value n, nPlusOne, extra, firstTasks;
+
+  TasksPerSample(KernelBuilder &k, const MoEShape &shape, int64_t tasks) {
+    if (shape.isDynamicSamples()) {
+      Value all = k.index(tasks), samples = shape.getSamples(k);
+      n = k.div(all, samples);
+      extra = k.rem(all, samples);
+      nPlusOne = k.add(n, k.index(1));
+      firstTasks = k.mul(nPlusOne, extra);
+      return;
+    }
+    int64_t per = tasks / shape.samples, more = tasks % shape.samples;
+    n = k.index(per);
+    extra = k.index(more);
+    nPlusOne = k.index(per + 1);
+    firstTasks = k.index((per + 1) * more);
+  }
+};
+
 /// Kernel 1: samples <= tasks; tasks split each sample's hidden dimension.
 void buildSplitHidden(KernelBuilder &k, const MoEOperands &in, Value grad,
                       const MoEShape &shape, int64_t tasks, int64_t dealH) {
-  int64_t n = tasks / shape.samples, extra = tasks % shape.samples;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
-    // Tasks [0, (n+1) * extra) serve the first `extra` samples, n + 1 each;
-    // the rest serve the others, n each.
-    Value inFirst = k.lt(tid, k.index((n + 1) * extra));
-    Value sample = k.select(inFirst, k.div(tid, k.index(n + 1)),
-                            k.div(k.sub(tid, k.index(extra)), k.index(n)));
-    Value perSample = k.select(inFirst, k.index(n + 1), k.index(n));
-    Value firstTask =
-        k.select(inFirst, k.mul(sample, k.index(n + 1)),
-                 k.add(k.index((n + 1) * extra),
-                       k.mul(k.sub(sample, k.index(extra)), k.index(n))));
+    TasksPerSample deal(k, shape, tasks);
+    Value inFirst = k.lt(tid, deal.firstTasks);
+    Value sample = k.select(inFirst, k.div(tid, deal.nPlusOne),
+                            k.div(k.sub(tid, deal.extra), deal.n));
+    Value perSample = k.select(inFirst, deal.nPlusOne, deal.n);
+    Value firstTask = k.select(
+        inFirst, k.mul(sample, deal.nPlusOne),
+        k.add(deal.firstTasks, k.mul(k.sub(sample, deal.extra), deal.n)));
     Value logical = k.sub(tid, firstTask);
     // This task's share of the hidden dimension.
     Value hidden = k.index(shape.hidden);
@@ -586,7 +640,7 @@ void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
   int64_t tasks = device.getNumCores();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
+    std::tie(start, count) = sampleRange(k, tid, shape, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
@@ -620,7 +674,7 @@ void buildSplitSamplesChunked(KernelBuilder &k, const MoEOperands &in,
                               int64_t dealH) {
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
+    std::tie(start, count) = sampleRange(k, tid, shape, tasks);
     Value buffer = k.alloc({dealH}, elementOf(grad));
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
       writeGradSlice(k, in, grad, buffer, s, k.index(0), k.index(shape.hidden),
@@ -638,25 +692,40 @@ LogicalResult buildBackwardData(KernelBuilder &k, Operation *op,
     return success(); // Nothing to write.
   int64_t tasks = device.getNumCores();
   int64_t bytes = elementBytes(grad);
-  if (shape.samples <= tasks) {
-    // As mlu-ops' Kernel 1: a quarter of vector memory per chunk (room
-    // for ping-pong).
-    if (failed(requireVectorBytes(op, device, 4 * bytes)))
-      return failure();
+  // As mlu-ops' Kernel 1: a quarter of vector memory per chunk (room
+  // for ping-pong).
+  auto splitHidden = [&] {
     buildSplitHidden(
         k, in, grad, shape, tasks,
         std::min<int64_t>(device.vectorBytes / bytes / 4, shape.hidden));
+  };
+  // Chunks as mlu-ops' Kernel 2: two buffers of deal_h.
+  auto splitSamples = [&] {
+    return buildTilesOrChunks(
+        k, op, shape, device, /*tryTiles=*/true, 2 * bytes, /*fixed=*/0,
+        [&](KernelBuilder &b, int64_t deal) {
+          buildSplitSamples(b, in, grad, shape, device, deal);
+        },
+        [&](int64_t dealH) {
+          buildSplitSamplesChunked(k, in, grad, shape, tasks, dealH);
+        });
+  };
+  if (!shape.isDynamicSamples() && shape.samples > tasks)
+    return splitSamples();
+  if (failed(requireVectorBytes(op, device, 4 * bytes)))
+    return failure();
+  if (!shape.isDynamicSamples()) {
+    splitHidden();
     return success();
   }
-  // Chunks as mlu-ops' Kernel 2: two buffers of deal_h.
-  return buildTilesOrChunks(
-      k, op, shape, device, /*tryTiles=*/true, 2 * bytes, /*fixed=*/0,
-      [&](KernelBuilder &b, int64_t deal) {
-        buildSplitSamples(b, in, grad, shape, device, deal);
-      },
-      [&](int64_t dealH) {
-        buildSplitSamplesChunked(k, in, grad, shape, tasks, dealH);
-      });
+  // The count is known at run time: both kernels, one taken (split_hidden
+  // needs a sample to divide the tasks among).
+  Value samples = shape.getSamples(k);
+  Value fewSamples =
+      k.andI(k.lt(k.index(0), samples), k.lt(samples, k.index(tasks + 1)));
+  LogicalResult built = success();
+  k.ifThenElse(fewSamples, splitHidden, [&] { built = splitSamples(); });
+  return built;
 }
 
 //===----------------------------------------------------------------------===//
@@ -703,7 +772,7 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
     auto scanSlot = [&](Value buffer, Value slot, Value n) {
       return k.window(buffer, {slot, k.index(0)}, {one, n}, /*drop=*/{0});
     };
-    Value samples = k.index(shape.samples);
+    Value samples = shape.getSamples(k);
     auto scanRows = [&](Value m) {
       return k.min(k.index(deal.dealM), k.sub(samples, m));
     };
@@ -811,7 +880,10 @@ LogicalResult buildForward(KernelBuilder &k, Operation *op,
   deal.dealW = std::max<int64_t>(
       1, std::min((totalRows + tasks - 1) / tasks, words / 16 - 1));
   deal.dealM = std::max<int64_t>(
-      1, std::min<int64_t>(std::max<int64_t>(shape.samples, 1), words / 88));
+      1, std::min<int64_t>(shape.isDynamicSamples()
+                               ? words
+                               : std::max<int64_t>(shape.samples, 1),
+                           words / 88));
   deal.dealH = 0;
   auto build = [&](KernelBuilder &probe, int64_t rows) {
     buildGatherRows(probe, in, result, shape, device,
@@ -840,7 +912,7 @@ void buildDotTiles(KernelBuilder &k, const MoEOperands &in, Value gradGates,
   int64_t tasks = device.getNumCores();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
+    std::tie(start, count) = sampleRange(k, tid, shape, tasks);
     RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value inputs = k.alloc({2, dealS, shape.hidden}, elementOf(in.input));
@@ -891,7 +963,7 @@ void buildDotPerSample(KernelBuilder &k, const MoEOperands &in, Value gradGates,
   Value hidden = k.index(shape.hidden);
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
+    std::tie(start, count) = sampleRange(k, tid, shape, tasks);
     Value rowBuffer = k.alloc({dealH}, element),
           inputBuffer = k.alloc({dealH}, element);
     F32Scratch wideRow(k, element, {dealH}), wideInput(k, element, {dealH});
@@ -962,6 +1034,43 @@ Value slotWindow(KernelBuilder &k, Value perSlot, Value j, Value base,
                   /*drop=*/{0});
 }
 
+/// combine_tiles' tiles: as many per task as tiles of dealS samples would
+/// need, shrunk to the same size, computed when the samples are known.
+struct CombineTiling {
+  int64_t tile = 0, numTiles = 0;
+  Value dynamicTile, dynamicNumTiles;
+
+  CombineTiling(KernelBuilder &k, const MoEShape &shape, int64_t tasks,
+                int64_t dealS)
+      : tile(dealS) {
+    if (!shape.isDynamicSamples()) {
+      int64_t perTask = llvm::divideCeil(shape.samples, tasks);
+      tile = llvm::divideCeil(perTask, llvm::divideCeil(perTask, dealS));
+      numTiles = llvm::divideCeil(shape.samples, tile);
+      return;
+    }
+    // ceil(a / b) for a >= 0, b > 0; at least one sample per tile.
+    auto ceilDiv = [&](Value a, Value b) {
+      return k.div(k.add(a, k.sub(b, k.index(1))), b);
+    };
+    Value samples = shape.getSamples(k);
+    Value perTask = k.max(k.index(1), ceilDiv(samples, k.index(tasks)));
+    dynamicTile = ceilDiv(perTask, ceilDiv(perTask, k.index(dealS)));
+    dynamicNumTiles = ceilDiv(samples, dynamicTile);
+  }
+
+  Value getTile(KernelBuilder &k) const {
+    return dynamicTile ? dynamicTile : k.index(tile);
+  }
+  /// The number of tiles plus `more`.
+  Value getNumTilesPlus(KernelBuilder &k, int64_t more) const {
+    return dynamicNumTiles ? k.add(dynamicNumTiles, k.index(more))
+                           : k.index(numTiles + more);
+  }
+  /// The most samples a tile holds.
+  int64_t getMaxTile() const { return tile; }
+};
+
 /// Tiles of dealS samples, k pipeline tiles each (one per slot j): slot j's
 /// rows are gathered and gated as in backward_data (in f32), then added
 /// into the tile's f32 sum, which starts at +0 and is written back after
@@ -981,13 +1090,14 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
   int64_t topK = shape.topK;
   // Buffers hold dealS samples (what fitTileRows measures); tiles hold
   // `tile` <= dealS, as many per task as dealS would need.
-  int64_t perTask = llvm::divideCeil(shape.samples, tasks);
-  int64_t tile = llvm::divideCeil(perTask, llvm::divideCeil(perTask, dealS));
-  int64_t numTiles = llvm::divideCeil(shape.samples, tile);
+  int64_t maxTile = 0;
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
+    CombineTiling tiling(k, shape, tasks, dealS);
+    maxTile = tiling.getMaxTile();
+    Value tile = tiling.getTile(k);
     // Tiles tid + T i for i < ceil((N - tid) / T) (none when tid >= N).
     Value count =
-        k.div(k.sub(k.index(numTiles + tasks - 1), tid), k.index(tasks));
+        k.div(k.sub(tiling.getNumTilesPlus(k, tasks - 1), tid), k.index(tasks));
     RowTilePipeline tiles(k, in.dispatch, dealS, device);
     SampleRowTiles rows(k, dealS, element);
     Value gates = k.alloc({2, dealS}, element);
@@ -999,10 +1109,10 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
     // Pipeline tile u is slot u % k of the task's sample tile u / k.
     auto baseOf = [&](Value u) {
       Value number = k.add(tid, k.mul(k.div(u, slots), k.index(tasks)));
-      return k.mul(number, k.index(tile));
+      return k.mul(number, tile);
     };
     auto tileRows = [&](Value u) {
-      return k.min(k.index(tile), k.sub(k.index(shape.samples), baseOf(u)));
+      return k.min(tile, k.sub(shape.getSamples(k), baseOf(u)));
     };
     tiles.runTiles(
         k.mul(count, slots), tileRows,
@@ -1029,7 +1139,7 @@ void buildCombineTiles(KernelBuilder &k, const MoEOperands &in, Value output,
           });
         });
   });
-  recordTiling(launch, "combine_tiles", tile, shape.hidden);
+  recordTiling(launch, "combine_tiles", maxTile, shape.hidden);
 }
 
 /// One sample at a time when a tile of one row does not fit (or k = 0):
@@ -1039,7 +1149,7 @@ void buildCombineChunked(KernelBuilder &k, const MoEOperands &in, Value output,
   Type element = elementOf(output), f32 = k.builder().getF32Type();
   dev::LaunchOp launch = k.launch(tasks, [&](Value tid) {
     Value start, count;
-    std::tie(start, count) = taskRange(k, tid, shape.samples, tasks);
+    std::tie(start, count) = sampleRange(k, tid, shape, tasks);
     Value row = k.alloc({dealH}, element), sum = k.alloc({dealH}, f32);
     F32Scratch wideRow(k, element, {dealH});
     k.forLoop(start, k.add(start, count), k.index(1), [&](Value s) {
@@ -1086,12 +1196,57 @@ LogicalResult buildCombine(KernelBuilder &k, Operation *op,
       });
 }
 
+/// Only the number of samples may be read at run time: the kernels size
+/// their buffers from hidden and k, and dispatch's rows are the
+/// attributes'. (Checked on the op's own tensors, the types the user wrote.)
+LogicalResult requireStaticSizes(Operation *op) {
+  MoEOperands in =
+      cast<MoEDispatchOpInterface>(op).getMoEOperands(op->getOperands());
+  auto type = [](Value v) { return cast<ShapedType>(v.getType()); };
+  auto fail = [&](StringRef what, Value value) {
+    return op->emitOpError("cannot be lowered to the device: ")
+           << what << " has type " << value.getType()
+           << "; only the number of samples may be dynamic";
+  };
+  if (in.topK && type(in.indices).isDynamicDim(0))
+    return fail("indices", in.indices);
+  if (in.dispatch && !type(in.dispatch).hasStaticShape())
+    return fail("dispatch", in.dispatch);
+  if (in.input && type(in.input).isDynamicDim(1))
+    return fail("input", in.input);
+  return success();
+}
+
+/// A launch that fails the kernel unless every per-sample operand has as
+/// many samples as indices, where either count is read at run time.
+void checkSampleCounts(KernelBuilder &k, Operation *op, const MoEOperands &in,
+                       const MoEShape &shape) {
+  int64_t last = shape.getSamplesDim();
+  std::tuple<StringRef, Value, int64_t> perSample[] = {
+      {"gates", in.gates, last},
+      {"locations", in.locations, last},
+      {"input", in.input, 0}};
+  SmallVector<KernelBuilder::SizeCheck> checks;
+  for (auto [what, value, dim] : perSample)
+    if (value && (shape.isDynamicSamples() ||
+                  cast<MemRefType>(value.getType()).isDynamicDim(dim)))
+      checks.push_back({value, dim, in.indices, last,
+                        ("'" + op->getName().getStringRef() + "' " + what +
+                         " has {row} samples, indices has a different number")
+                            .str()});
+  if (!checks.empty())
+    k.checkSizes(checks);
+}
+
 /// Builds the kernel of the MoE op `op`, whose operands by role are `in`.
 LogicalResult buildMoEKernels(OpBuilder &b, Operation *op,
                               const MoEOperands &in, Value result,
                               const DeviceModel &device) {
+  if (failed(requireStaticSizes(op)))
+    return failure();
   KernelBuilder k(b, op->getLoc());
   MoEShape shape(in);
+  checkSampleCounts(k, op, in, shape);
   switch (in.result) {
   case MoEOperands::Result::SamplesByHidden:
     if (in.topK)
@@ -1120,16 +1275,49 @@ struct MoEKernelModel
   }
 };
 
+/// The result's sizes in terms of the operands' (tensor.dim, folded when
+/// static), so that a number of samples read at run time reaches the
+/// result: samples from indices, hidden from dispatch or input, and
+/// dispatch's rows from the attributes.
+template <typename OpT>
+struct MoEResultShapes
+    : ReifyRankedShapedTypeOpInterface::ExternalModel<MoEResultShapes<OpT>,
+                                                      OpT> {
+  LogicalResult reifyResultShapes(Operation *op, OpBuilder &b,
+                                  ReifiedRankedShapedTypeDims &shapes) const {
+    MoEOperands in =
+        cast<MoEDispatchOpInterface>(op).getMoEOperands(op->getOperands());
+    Location loc = op->getLoc();
+    OpFoldResult samples =
+        tensor::getMixedSize(b, loc, in.indices, in.topK ? 1 : 0);
+    OpFoldResult hidden =
+        tensor::getMixedSize(b, loc, in.dispatch ? in.dispatch : in.input, 1);
+    switch (in.result) {
+    case MoEOperands::Result::SamplesByHidden:
+      shapes.push_back({samples, hidden});
+      break;
+    case MoEOperands::Result::RowsByHidden:
+      shapes.push_back({b.getIndexAttr(in.capacity * in.numExperts), hidden});
+      break;
+    case MoEOperands::Result::Samples:
+      shapes.push_back({samples});
+      break;
+    }
+    return success();
+  }
+};
+
+template <typename... Ops> void attachMoEModels(MLIRContext *ctx) {
+  (Ops::template attachInterface<MoEKernelModel<Ops>, MoEResultShapes<Ops>>(
+       *ctx),
+   ...);
+}
+
 } // namespace
 
 void npu::registerMoEKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    MoEDispatchBackwardDataOp::attachInterface<
-        MoEKernelModel<MoEDispatchBackwardDataOp>>(*ctx);
-    MoEDispatchForwardOp::attachInterface<MoEKernelModel<MoEDispatchForwardOp>>(
-        *ctx);
-    MoEDispatchBackwardGateOp::attachInterface<
-        MoEKernelModel<MoEDispatchBackwardGateOp>>(*ctx);
-    MoECombineOp::attachInterface<MoEKernelModel<MoECombineOp>>(*ctx);
+    attachMoEModels<MoEDispatchBackwardDataOp, MoEDispatchForwardOp,
+                    MoEDispatchBackwardGateOp, MoECombineOp>(ctx);
   });
 }

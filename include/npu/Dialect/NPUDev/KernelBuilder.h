@@ -130,6 +130,21 @@ public:
   /// Fails the kernel naming the smallest non-negative entry of `rows`
   /// (npudev.report_rows); `message` says where with "{row}".
   void reportRows(mlir::Value rows, llvm::StringRef message);
+  /// Sizes read at run time that must agree: dimension `dim` of `memref`
+  /// and dimension `expectedDim` of `expected`. `message` is the error, with
+  /// "{row}" standing for the first.
+  struct SizeCheck {
+    mlir::Value memref;
+    int64_t dim;
+    mlir::Value expected;
+    int64_t expectedDim;
+    std::string message;
+  };
+  /// A one-task launch that fails the kernel at the first of `checks` that
+  /// does not hold (recorded as strategy "check_sizes"). The verifier
+  /// cannot compare sizes it does not know, and a kernel that trusted them
+  /// would read past the shorter operand.
+  dev::LaunchOp checkSizes(llvm::ArrayRef<SizeCheck> checks);
 
   //===--- Control flow ---------------------------------------------------===//
   /// for (iv = lb; iv < ub; iv += step) body(iv).

@@ -299,6 +299,25 @@ void KernelBuilder::reportRows(Value rows, StringRef message) {
   b.create<dev::ReportRowsOp>(loc, rows, b.getStringAttr(message));
 }
 
+dev::LaunchOp KernelBuilder::checkSizes(ArrayRef<SizeCheck> checks) {
+  dev::LaunchOp check = launch(1, [&](Value) {
+    Type i64 = b.getI64Type();
+    Value found = alloc({1}, i64);
+    for (const SizeCheck &c : checks) {
+      // -1 (no row) when the sizes agree, else the size found.
+      Value size = dim(c.memref, c.dim);
+      Value reported =
+          select(eq(size, dim(c.expected, c.expectedDim)), constant(i64, -1),
+                 b.create<arith::IndexCastOp>(loc, i64, size));
+      vfill(found, reported);
+      reportRows(found, c.message);
+    }
+  });
+  recordTiling(check,
+               {b.getNamedAttr("strategy", b.getStringAttr("check_sizes"))});
+  return check;
+}
+
 void KernelBuilder::forLoop(Value lb, Value ub, Value step,
                             function_ref<void(Value)> body) {
   b.create<scf::ForOp>(loc, lb, ub, step, ValueRange{},
