@@ -101,11 +101,14 @@ std::string dims(const std::array<int64_t, 3> &d) {
   return llvm::formatv("array<i64: {0}, {1}, {2}>", d[0], d[1], d[2]).str();
 }
 
-/// get_indice_pairs alone, lowered for `device` with `strategy`.
+/// get_indice_pairs alone, lowered for `device` with `strategy`; with
+/// `dynamicSites` the number of sites is read at run time.
 OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
                                  StringRef strategy,
-                                 StringRef device = "mlu590") {
-  std::string rows = s.subm ? std::to_string(s.sites) : "?";
+                                 StringRef device = "mlu590",
+                                 bool dynamicSites = false) {
+  std::string sites = dynamicSites ? "?" : std::to_string(s.sites);
+  std::string rows = s.subm ? sites : "?";
   std::string text = llvm::formatv(
       R"(func.func @pairs(%idx: tensor<{0}x4xi32>)
              -> (tensor<{1}x4xi32>, tensor<27x2x{0}xi32>, tensor<27xi32>) {
@@ -117,7 +120,7 @@ OwningOpRef<ModuleOp> lowerPairs(MLIRContext &ctx, const Shape &s,
            return %o, %p, %n : tensor<{1}x4xi32>, tensor<27x2x{0}xi32>,
                                tensor<27xi32>
          })",
-      s.sites, rows, s.batch, dims(s.spatial), dims(s.stride), dims(s.padding),
+      sites, rows, s.batch, dims(s.spatial), dims(s.stride), dims(s.padding),
       s.subm ? ", subm" : "");
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
@@ -149,12 +152,20 @@ std::vector<HostArray> pairsArguments(func::FuncOp func,
     flat.insert(flat.end(), s.begin(), s.end());
   std::vector<HostArray> args = {HostArray::fromValues(
       ElementKind::I32, flat, {int64_t(sites.size()), 4})};
-  for (Type type : func.getArgumentTypes().drop_front()) {
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    if (i == 0)
+      continue;
     auto memref = cast<MemRefType>(type);
     HostArray a;
     a.kind = *getElementKind(memref.getElementType());
     a.shape.assign(memref.getShape().begin(), memref.getShape().end());
-    a.data.assign(memref.getNumElements() * getElementBytes(a.kind), 0);
+    // Sizes read at run time (npudev.sizes): a multiple of the sites.
+    auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "npudev.sizes");
+    unsigned next = 0;
+    for (int64_t &size : a.shape)
+      if (ShapedType::isDynamic(size))
+        size = int64_t(sites.size()) * sizes.asArrayRef()[3 * next++ + 2];
+    a.data.assign(a.getNumElements() * getElementBytes(a.kind), 0);
     args.push_back(std::move(a));
   }
   return args;
@@ -303,17 +314,30 @@ void check(const PeerResult &got, const PeerResult &want, const char *what) {
   }
 }
 
-void simulateStrategy(MLIRContext &ctx, const Shape &s,
-                      const std::vector<Site> &sites, StringRef strategy,
-                      const PeerResult &want) {
-  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy, simDevice);
+/// The simulator's report of get_indice_pairs at `s` on `sites`, its
+/// number of sites static or (`dynamicSites`) read at run time.
+sim::SimulationReport simulatePairs(MLIRContext &ctx, const Shape &s,
+                                    const std::vector<Site> &sites,
+                                    StringRef strategy, const PeerResult &want,
+                                    const DeviceModel &device,
+                                    bool dynamicSites) {
+  OwningOpRef<ModuleOp> module =
+      lowerPairs(ctx, s, strategy, simDevice, dynamicSites);
   auto func = *module->getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = pairsArguments(func, sites);
-  DeviceModel device = llvm::cantFail(DeviceModel::load(simDevice));
   sim::SimulationReport report;
   if (failed(sim::simulate(func, args, device, {}, report)))
     std::exit(1);
   check(resultOf(args, s), want, "the simulator");
+  return report;
+}
+
+void simulateStrategy(MLIRContext &ctx, const Shape &s,
+                      const std::vector<Site> &sites, StringRef strategy,
+                      const PeerResult &want) {
+  DeviceModel device = llvm::cantFail(DeviceModel::load(simDevice));
+  sim::SimulationReport report =
+      simulatePairs(ctx, s, sites, strategy, want, device, false);
   out() << "| simulator, " << device.name << ", " << s.name << ", " << strategy
         << " | " << llvm::format("%.1f", report.seconds * 1e6)
         << " us modelled | IO "
@@ -327,6 +351,14 @@ void simulateStrategy(MLIRContext &ctx, const Shape &s,
           << ", roofline "
           << llvm::format("%.1f%%", 100 * step.boundCycles / step.cycles) << " "
           << step.getLimit() << " |\n";
+  // The same compiled for any number of sites (issue #34).
+  sim::SimulationReport dynamic =
+      simulatePairs(ctx, s, sites, strategy, want, device, true);
+  out() << "| simulator, " << device.name << ", " << s.name << ", " << strategy
+        << ", sites read at run time | "
+        << llvm::format("%.1f", dynamic.seconds * 1e6) << " us modelled | "
+        << llvm::format("%.3f", dynamic.seconds / report.seconds)
+        << "x the static kernel |\n";
 }
 
 double jitStrategy(MLIRContext &ctx, const Shape &s,

@@ -45,15 +45,34 @@ def DeviceKernelOpInterface : OpInterface<"DeviceKernelOpInterface"> {
            "const ::npu::KernelOptions &":$options)>,
     InterfaceMethod<[{
         Returns an upper bound of the rows of result `result`, whose first
-        dimension is dynamic; `indexBound` gives the bound of an index
-        operand when one is known. Fails with a diagnostic naming the op
-        when there is none (the default: no dynamic results).
-      }], "::mlir::FailureOr<int64_t>", "getResultRowBound",
+        dimension is dynamic and depends on the data: a constant, or a
+        multiple of a size read at run time. `indexBound` gives the bound
+        of an index operand and `sizeOf` the size of an operand's
+        dimension, when they are known. Fails with a diagnostic naming the
+        op when there is none (the default: no data-dependent rows).
+      }], "::mlir::FailureOr<::npu::SizeBound>", "getResultRowBound",
       (ins "unsigned":$result,
-           "::llvm::function_ref<std::optional<int64_t>(::mlir::Value)>":
-               $indexBound), [{}], [{
+           "::llvm::function_ref<std::optional<::npu::SizeBound>(::mlir::Value)>":
+               $indexBound,
+           "::llvm::function_ref<std::optional<::npu::SizeBound>(::mlir::Value, unsigned)>":
+               $sizeOf), [{}], [{
         return $_op->emitOpError("cannot be lowered to the device: result #")
                << result << " has a dynamic shape";
+      }]>,
+    InterfaceMethod<[{
+        Whether the first dimension of result `result` depends on the data
+        (getResultRowBound bounds it) rather than on the operands' sizes.
+      }], "bool", "hasDataDependentRows", (ins "unsigned":$result), [{}], [{
+        return false;
+      }]>,
+    InterfaceMethod<[{
+        For an op with data-dependent rows, which cannot state all its
+        result sizes through ReifyRankedShapedTypeOpInterface: the operand
+        and dimension whose size dimension `dim` of result `result` is,
+        when it is one.
+      }], "std::optional<std::pair<unsigned, unsigned>>", "getResultSizeOperand",
+      (ins "unsigned":$result, "unsigned":$dim), [{}], [{
+        return std::nullopt;
       }]>
   ];
 }

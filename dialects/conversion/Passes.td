@@ -49,9 +49,11 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     so is a result's that its op reifies as an argument's
     (ReifyRankedShapedTypeOpInterface: the MoE family's number of
     samples); kernels that take such sizes check them against each other
-    when they run. An output with such sizes gets `npudev.sizes = array<i64:
-    a0, d0, a1, d1, ...>`: its k-th dynamic dimension is dimension dk of
-    argument ak, so that a caller (npu-run) can allocate it.
+    when they run. A data-dependent row count may be bounded by a multiple
+    of such a size (get_indice_pairs' out_indices: K times the sites).
+    An output with such sizes gets `npudev.sizes = array<i64: a0, d0, f0,
+    a1, d1, f1, ...>`: its k-th dynamic dimension is fk times dimension dk
+    of argument ak, so that a caller (npu-run) can allocate it.
 
     Ops without a device lowering, other dynamic shapes and non-tensor
     values are reported as errors naming the op.

@@ -49,7 +49,7 @@ func.func @dynamic_hidden(%g: tensor<?xf32>, %i: tensor<?xi32>, %l: tensor<?xi32
 // A result size its op does not state in terms of its operands' cannot be
 // allocated.
 func.func @unknown_result_size(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{'npu.hard_swish' op cannot be lowered to the device: result #0 has a dynamic shape}}
+  // expected-error @+1 {{'npu.hard_swish' op cannot be lowered to the device: dimension 0 of result #0 is neither static nor the size of an argument}}
   %r = npu.hard_swish %x : tensor<?x8xf32> -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }

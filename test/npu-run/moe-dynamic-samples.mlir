@@ -12,10 +12,10 @@
 // RUN: not npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-64.npy,%S/Inputs/i32-64.npy,%S/Inputs/f32-2x3.npy 2>&1 | FileCheck %s --check-prefix=MISMATCH
 // RUN: not npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-64.npy,%S/Inputs/i32-64.npy,%S/Inputs/f32-2x3.npy --mode=jit 2>&1 | FileCheck %s --check-prefix=MISMATCH
 
-// The output's rows are those of argument 1 (indices), dimension 0.
+// The output's rows are those of argument 1 (indices), dimension 0, times 1.
 // IR-LABEL: func.func @moe(
 // IR-SAME: memref<?xf32, #npudev.space<global>>
-// IR-SAME: memref<?x3xf32, #npudev.space<global>> {npudev.output, npudev.sizes = array<i64: 1, 0>}
+// IR-SAME: memref<?x3xf32, #npudev.space<global>> {npudev.output, npudev.sizes = array<i64: 1, 0, 1>}
 // IR: strategy = "check_sizes"
 // IR: scf.if
 // IR: strategy = "split_hidden"

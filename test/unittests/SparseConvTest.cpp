@@ -243,11 +243,17 @@ std::string dims(const SparseConvGeometry::Dims &d) {
   return llvm::formatv("array<i64: {0}, {1}, {2}>", d[0], d[1], d[2]).str();
 }
 
-/// get_indice_pairs feeding sparse_conv3d, as a user writes it.
-std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
+/// get_indice_pairs feeding sparse_conv3d, as a user writes it; `sites`
+/// is the number of sites, or "?" for a number read at run time.
+std::string pairsAndConvSource(const SparseConvGeometry &g, std::string sites,
                                int64_t cin, int64_t cout, StringRef element) {
   int64_t k = g.getKernelVolume();
-  std::string outRows = g.subm ? std::to_string(sites) : "?";
+  std::string outRows = g.subm ? sites : "?";
+  // The inverse convolution writes one row per input site.
+  std::string inputRows =
+      sites == "?" ? "%c0i = arith.constant 0 : index\n  %l = tensor.dim "
+                     "%idx, %c0i : tensor<?x4xi32>"
+                   : "%l = arith.constant " + sites + " : index";
   return llvm::formatv(
              R"(func.func @sc(%idx: tensor<{0}x4xi32>, %f: tensor<{0}x{2}x{14}>,
                  %w: tensor<{1}x{2}x{3}x{14}>, %w2: tensor<{1}x{3}x{2}x{14}>)
@@ -263,7 +269,7 @@ std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
   %y = npu.sparse_conv3d %f, %w, %p, %n, %m {13}
       : (tensor<{0}x{2}x{14}>, tensor<{1}x{2}x{3}x{14}>, tensor<{1}x2x{0}xi32>,
          tensor<{1}xi32>, index) -> tensor<?x{3}x{14}>
-  %l = arith.constant {0} : index
+  {15}
   %z = npu.sparse_conv3d %y, %w2, %p, %n, %l {{inverse}
       : (tensor<?x{3}x{14}>, tensor<{1}x{3}x{2}x{14}>, tensor<{1}x2x{0}xi32>,
          tensor<{1}xi32>, index) -> tensor<{0}x{2}x{14}>
@@ -275,7 +281,7 @@ std::string pairsAndConvSource(const SparseConvGeometry &g, int64_t sites,
              dims(g.stride), dims(g.padding), dims(g.dilation),
              dims(g.outPadding),
              g.subm ? ", subm" : (g.transpose ? ", transpose" : ""),
-             g.subm ? "{subm}" : "", element)
+             g.subm ? "{subm}" : "", element, inputRows)
       .str();
 }
 
@@ -346,6 +352,8 @@ protected:
 struct KernelRun {
   std::vector<HostArray> outputs;
   std::string error;
+  /// The simulator's report: its steps by name.
+  std::vector<std::string> steps;
 };
 
 /// Runs the lowered function on `inputs` in one executor. Outputs start
@@ -354,12 +362,22 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
                      const std::string &deviceOption, bool jit) {
   func::FuncOp func = *module.getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = inputs;
-  for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
+  for (auto [i, type] :
+       llvm::enumerate(func.getArgumentTypes().drop_front(inputs.size()))) {
     auto memref = cast<MemRefType>(type);
     HostArray a;
     a.kind = *getElementKind(memref.getElementType());
     a.shape.assign(memref.getShape().begin(), memref.getShape().end());
-    a.data.resize(memref.getNumElements() * getElementBytes(a.kind));
+    // A size read at run time: factor times an input's dimension.
+    auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(inputs.size() + i,
+                                                          "npudev.sizes");
+    unsigned next = 0;
+    for (int64_t &size : a.shape)
+      if (ShapedType::isDynamic(size)) {
+        ArrayRef<int64_t> t = sizes.asArrayRef().slice(3 * next++, 3);
+        size = inputs[t[0]].shape[t[1]] * t[2];
+      }
+    a.data.resize(a.getNumElements() * getElementBytes(a.kind));
     for (int64_t e = 0; e < a.getNumElements(); ++e) {
       uint8_t *p = a.data.data() + e * getElementBytes(a.kind);
       if (isFloat(a.kind))
@@ -369,7 +387,6 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
     }
     args.push_back(std::move(a));
   }
-  // The JIT lowers the module in place: read the signature first.
   std::vector<std::pair<unsigned, int64_t>> outputArgs; // (arg, rows arg)
   for (unsigned i = inputs.size(); i < args.size(); ++i) {
     if (!func.getArgAttr(i, "npudev.output"))
@@ -384,12 +401,16 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
   });
   LogicalResult ran = failure();
   if (jit) {
-    ran = jit::runJit(module, "sc", args);
+    // runJit lowers the module in place: run a copy.
+    OwningOpRef<ModuleOp> copy = module.clone();
+    ran = jit::runJit(*copy, "sc", args);
   } else {
     llvm::Expected<DeviceModel> device = DeviceModel::load(deviceOption);
     EXPECT_TRUE(!!device);
     sim::SimulationReport report;
     ran = sim::simulate(func, args, *device, {}, report);
+    for (const sim::SimulationReport::Step &step : report.steps)
+      run.steps.push_back(step.name);
   }
   if (failed(ran)) {
     EXPECT_FALSE(run.error.empty());
@@ -421,13 +442,16 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
 }
 
 /// pairsAndConvSource parsed and lowered for the case's device and
-/// strategy, then canonicalized and CSE'd; null if a step failed.
+/// strategy (`sites` negative: read at run time), then canonicalized and
+/// CSE'd; null if a step failed.
 OwningOpRef<ModuleOp> lowerPairsAndConv(MLIRContext &ctx,
                                         const SparseConvGeometry &g,
                                         int64_t sites, int64_t cin,
                                         int64_t cout, const KernelCase &c) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      pairsAndConvSource(g, sites, cin, cout, c.element), &ctx);
+      pairsAndConvSource(g, sites < 0 ? "?" : std::to_string(sites), cin, cout,
+                         c.element),
+      &ctx);
   if (!module)
     return nullptr;
   PassManager pm(&ctx);
@@ -461,47 +485,95 @@ std::vector<HostArray> pairsAndConvInputs(const std::vector<Site> &sites,
           floatArray(kind, w2, {k, cout, cin})};
 }
 
-TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
-  const GeometryCase &c = GetParam().geometry;
-  SparseConvGeometry g = makeGeometry(c);
-  std::vector<Site> sites = GetParam().clustered ? clusteredSites(g, c.sites, 5)
-                                                 : randomSites(g, c.sites, 5);
+/// Runs `module` (pairsAndConvSource lowered for `device`, cin 4, cout 3)
+/// on `sites` in both executors and compares every output with the
+/// reference.
+/// Returns the simulator's steps.
+std::vector<std::string> expectReferenceOutputs(MLIRContext &ctx,
+                                                ModuleOp module,
+                                                const SparseConvGeometry &g,
+                                                const std::vector<Site> &sites,
+                                                ElementKind kind,
+                                                const std::string &device) {
   IndicePairs ref = referenceIndicePairs(g, sites);
-  ASSERT_EQ(ref.error, "");
-  EXPECT_EQ(g.needsWideKeys(), GetParam().wideKeys);
+  EXPECT_EQ(ref.error, "");
   const int64_t cin = 4, cout = 3, k = g.getKernelVolume();
-  int64_t outRows = ref.outIndices.size();
+  int64_t rows = sites.size(), outRows = ref.outIndices.size();
   // f16 and bf16: the inputs as stored, the f32 sums rounded once.
-  ElementKind kind = *getElementKind(parseType(GetParam().element, &ctx));
-  std::vector<float> f = roundTo(kind, randomFloats(c.sites * cin, 9)),
+  std::vector<float> f = roundTo(kind, randomFloats(rows * cin, 9)),
                      w = roundTo(kind, randomFloats(k * cin * cout, 10)),
                      w2 = roundTo(kind, randomFloats(k * cout * cin, 11));
   std::vector<float> conv = roundTo(
       kind, referenceSparseConv(f, w, ref, cin, cout, outRows, false, g.subm));
   // The inverse convolution maps the result back onto the input sites.
-  std::vector<float> inverse =
-      roundTo(kind, referenceSparseConv(conv, w2, ref, cout, cin, c.sites, true,
-                                        false));
-
-  OwningOpRef<ModuleOp> module =
-      lowerPairsAndConv(ctx, g, c.sites, cin, cout, GetParam());
-  ASSERT_TRUE(module);
+  std::vector<float> inverse = roundTo(
+      kind, referenceSparseConv(conv, w2, ref, cout, cin, rows, true, false));
   std::vector<int32_t> refSites;
   for (const Site &s : ref.outIndices)
     refSites.insert(refSites.end(), s.begin(), s.end());
   std::vector<HostArray> inputs =
       pairsAndConvInputs(sites, f, w, w2, k, cin, kind);
+  std::vector<std::string> steps;
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
-    KernelRun run = runKernels(*module, inputs, GetParam().device, jit);
-    ASSERT_EQ(run.error, "");
+    KernelRun run = runKernels(module, inputs, device, jit);
+    EXPECT_EQ(run.error, "");
     const std::vector<HostArray> &out = run.outputs;
-    ASSERT_EQ(out.size(), 5u);
+    if (out.size() != 5u) {
+      ADD_FAILURE() << "expected 5 outputs, got " << out.size();
+      continue;
+    }
     EXPECT_EQ(out[0].getValues<int32_t>(), refSites);
     EXPECT_EQ(out[1].getValues<int32_t>(), ref.pairs);
     EXPECT_EQ(out[2].getValues<int32_t>(), ref.num);
     expectSameBits(out[3], conv, "sparse_conv3d");
     expectSameBits(out[4], inverse, "inverse");
+    if (!jit)
+      steps = run.steps;
+  }
+  return steps;
+}
+
+TEST_P(SparseConvKernelsTest, BothExecutorsMatchTheReference) {
+  const GeometryCase &c = GetParam().geometry;
+  SparseConvGeometry g = makeGeometry(c);
+  std::vector<Site> sites = GetParam().clustered ? clusteredSites(g, c.sites, 5)
+                                                 : randomSites(g, c.sites, 5);
+  EXPECT_EQ(g.needsWideKeys(), GetParam().wideKeys);
+  ElementKind kind = *getElementKind(parseType(GetParam().element, &ctx));
+  OwningOpRef<ModuleOp> module =
+      lowerPairsAndConv(ctx, g, c.sites, 4, 3, GetParam());
+  ASSERT_TRUE(module);
+  expectReferenceOutputs(ctx, *module, g, sites, kind, GetParam().device);
+}
+
+/// One module whose number of sites is read at run time serves every
+/// count (a LiDAR frame's): lowered once, run at 0, 1, a few and several
+/// row tiles' worth of sites in both executors against the reference, on
+/// the 2-core device (where every count spans several tiles and tasks).
+/// Under `auto` the kernel picks the grid when there are at least as many
+/// candidates (K L) as output cells, else the sort, and the report names
+/// the one it took.
+class SparseConvDynamicSitesTest : public SparseConvKernelsTest {};
+
+TEST_P(SparseConvDynamicSitesTest, OneCompileServesEveryNumberOfSites) {
+  const GeometryCase &c = GetParam().geometry;
+  SparseConvGeometry g = makeGeometry(c);
+  OwningOpRef<ModuleOp> module =
+      lowerPairsAndConv(ctx, g, /*sites=*/-1, 4, 3, GetParam());
+  ASSERT_TRUE(module);
+  int64_t cells = g.batch * g.in[0] * g.in[1] * g.in[2];
+  int64_t outCells = g.batch * g.getOutVolume();
+  for (int64_t count : {int64_t(0), int64_t(1), int64_t(7), c.sites,
+                        std::min<int64_t>(cells, 3 * c.sites + 1)}) {
+    SCOPED_TRACE("sites=" + std::to_string(count));
+    std::vector<Site> sites = randomSites(g, count, 5 + count);
+    std::vector<std::string> steps = expectReferenceOutputs(
+        ctx, *module, g, sites, ElementKind::F32, GetParam().device);
+    std::string strategy = GetParam().strategy;
+    if (strategy == "auto")
+      strategy = outCells <= count * g.getKernelVolume() ? "grid" : "sort";
+    EXPECT_TRUE(llvm::is_contained(steps, strategy + ".site_keys"));
   }
 }
 
@@ -538,6 +610,25 @@ INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvKernelsTest,
                                   info.param.deviceName + "_" +
                                   info.param.strategy + "_" +
                                   info.param.element;
+                         });
+
+/// Subm, default, transposed and an even subm kernel, on the 2-core device,
+/// with each strategy and with `auto`, which decides when the kernel runs:
+/// the sort for few sites, the grid for many (candidates K L at least the
+/// output cells).
+std::vector<KernelCase> dynamicSitesCases() {
+  std::vector<KernelCase> cases;
+  for (const GeometryCase &c : {kCases[0], kCases[2], kCases[5], kCases[8]})
+    for (const char *strategy : {"sort", "grid", "auto"})
+      cases.push_back({c, tinyDevicePath(), "tiny", strategy});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvDynamicSitesTest,
+                         ::testing::ValuesIn(dynamicSitesCases()),
+                         [](const auto &info) {
+                           return std::string(info.param.geometry.name) + "_" +
+                                  info.param.strategy;
                          });
 
 /// One way to break valid input: rows overwritten with bad sites.

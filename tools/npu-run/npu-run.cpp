@@ -46,6 +46,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -420,22 +421,23 @@ static FailureOr<Type> bindOutputSizes(func::FuncOp func, unsigned index,
   if (!memref || !sizes)
     return type;
   SmallVector<int64_t> shape(memref.getShape());
-  ArrayRef<int64_t> pairs = sizes.asArrayRef();
+  ArrayRef<int64_t> pairs = sizes.asArrayRef(); // (arg, dim, factor)
   size_t next = 0;
   for (int64_t &size : shape) {
     if (!ShapedType::isDynamic(size))
       continue;
-    int64_t arg = next + 1 < pairs.size() ? pairs[next] : -1;
-    int64_t dim = next + 1 < pairs.size() ? pairs[next + 1] : -1;
-    next += 2;
+    bool named = next + 2 < pairs.size();
+    int64_t arg = named ? pairs[next] : -1, dim = named ? pairs[next + 1] : -1;
+    int64_t factor = named ? pairs[next + 2] : -1;
+    next += 3;
     if (arg < 0 || arg >= int64_t(args.size()) || dim < 0 ||
-        dim >= int64_t(args[arg].shape.size())) {
+        dim >= int64_t(args[arg].shape.size()) || factor < 0 ||
+        llvm::MulOverflow(args[arg].shape[dim], factor, size)) {
       fail("output #" + llvm::Twine(index) +
            ": npudev.sizes does not name a dimension of an earlier argument "
-           "for each of its dynamic sizes");
+           "and a factor for each of its dynamic sizes");
       return failure();
     }
-    size = args[arg].shape[dim];
   }
   return MemRefType::get(shape, memref.getElementType(), memref.getLayout(),
                          memref.getMemorySpace());

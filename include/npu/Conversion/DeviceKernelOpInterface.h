@@ -14,6 +14,10 @@
 #define NPU_CONVERSION_DEVICEKERNELOPINTERFACE_H
 
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+#include <optional>
 
 namespace mlir {
 class DialectRegistry;
@@ -27,6 +31,25 @@ struct DeviceModel;
 struct KernelOptions {
   /// get_indice_pairs strategy: "auto", "grid" or "sort".
   std::string sparseConvStrategy = "auto";
+};
+
+/// A size known when the kernels are built (`arg` negative: `factor`
+/// itself) or `factor` times dimension `dim` of the function's argument
+/// `arg`, read at run time.
+struct SizeBound {
+  int64_t factor = 0;
+  int64_t arg = -1;
+  unsigned dim = 0;
+
+  static SizeBound get(int64_t size) { return {size, -1, 0}; }
+  bool isStatic() const { return arg < 0; }
+  /// This bound times `scale` (saturating, as a bound may).
+  SizeBound times(int64_t scale) const {
+    int64_t product;
+    if (llvm::MulOverflow(factor, scale, product))
+      product = std::numeric_limits<int64_t>::max();
+    return {product, arg, dim};
+  }
 };
 
 /// What an op's kernels read and write.

@@ -11,7 +11,9 @@
 //     take the first run first, so the sort is stable and the result does
 //     not depend on how tiles are spread over tasks.
 // Work O(n log n), every element crossing DMA twice per pass; O(T) on
-// chip. The scan helper computes exclusive prefix sums chunk by chunk.
+// chip. For an n known only at run time the merge passes are a host loop
+// (scf.while) that swaps the two arrays, and every launch has all the
+// tasks. The scan helper computes exclusive prefix sums chunk by chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,15 +34,17 @@ Value span(KernelBuilder &k, Value memref, Value offset, OpFoldResult size) {
 }
 
 /// Sorts each tile in place.
-void buildTileSorts(KernelBuilder &k, KeyValueArrays data, int64_t n,
+void buildTileSorts(KernelBuilder &k, KeyValueArrays data, Extent n,
                     SortTiling tiling) {
-  int64_t tile = tiling.tile, tiles = n / tile;
+  int64_t tile = tiling.tile;
+  Extent tiles = n.ceilDiv(k, tile);
+  int64_t tasks = tiles.getTasks(tiling.tasks);
   Type key = elementOf(data.keys), value = elementOf(data.values);
-  auto launch = k.launch(std::min(tiling.tasks, tiles), [&](Value tid) {
+  auto launch = k.launch(tasks, [&](Value tid) {
     Value keysIn = k.alloc({tile}, key), keysOut = k.alloc({tile}, key);
     Value valuesIn = k.alloc({tile}, value), valuesOut = k.alloc({tile}, value);
     OpFoldResult size = k.builder().getIndexAttr(tile);
-    k.forEachItem(tid, std::min(tiling.tasks, tiles), tiles, [&](Value t) {
+    k.forEachItem(tid, tasks, tiles.get(k), [&](Value t) {
       Value offset = k.mul(t, k.index(tile));
       k.dma(span(k, data.keys, offset, size), keysIn);
       k.dma(span(k, data.values, offset, size), valuesIn);
@@ -84,23 +88,25 @@ Value coRank(KernelBuilder &k, Value keys, const RunPair &runs, Value d) {
 /// One merge pass: runs of `run` elements in `from` merged pairwise into
 /// `to`.
 void buildMergePass(KernelBuilder &k, KeyValueArrays from, KeyValueArrays to,
-                    int64_t n, int64_t run, SortTiling tiling) {
-  int64_t tile = tiling.tile, tiles = n / tile;
-  int64_t tasks = std::min(tiling.tasks, tiles);
+                    Extent n, Extent run, SortTiling tiling) {
+  int64_t tile = tiling.tile;
+  Extent tiles = n.ceilDiv(k, tile);
+  int64_t tasks = tiles.getTasks(tiling.tasks);
   Type key = elementOf(from.keys), value = elementOf(from.values);
   auto launch = k.launch(tasks, [&](Value tid) {
     Value keysA = k.alloc({tile}, key), keysB = k.alloc({tile}, key),
           keysOut = k.alloc({tile}, key);
     Value valuesA = k.alloc({tile}, value), valuesB = k.alloc({tile}, value),
           valuesOut = k.alloc({tile}, value);
-    k.forEachItem(tid, tasks, tiles, [&](Value t) {
+    k.forEachItem(tid, tasks, tiles.get(k), [&](Value t) {
       Value g = k.mul(t, k.index(tile));
-      Value pairStart = k.mul(k.div(g, k.index(2 * run)), k.index(2 * run));
+      Value pair = run.times(k, 2).get(k);
+      Value pairStart = k.mul(k.div(g, pair), pair);
       RunPair runs;
       runs.aStart = pairStart;
-      runs.aLen = k.min(k.index(run), k.sub(k.index(n), pairStart));
+      runs.aLen = k.min(run.get(k), k.sub(n.get(k), pairStart));
       runs.bStart = k.add(pairStart, runs.aLen);
-      runs.bLen = k.min(k.index(run), k.sub(k.index(n), runs.bStart));
+      runs.bLen = k.min(run.get(k), k.sub(n.get(k), runs.bStart));
       Value d = k.sub(g, pairStart);
       Value i0 = coRank(k, from.keys, runs, d);
       Value i1 = coRank(k, from.keys, runs, k.add(d, k.index(tile)));
@@ -124,36 +130,68 @@ void buildMergePass(KernelBuilder &k, KeyValueArrays from, KeyValueArrays to,
       k.dma(valuesOut, span(k, to.values, g, size));
     });
   });
+  // A pass of a host loop records run 0: its run is known when it runs.
   Builder b(launch.getContext());
   KernelBuilder::recordTiling(
       launch, {b.getNamedAttr("strategy", b.getStringAttr("merge_path")),
                b.getNamedAttr("tile", b.getI64IntegerAttr(tile)),
-               b.getNamedAttr("run", b.getI64IntegerAttr(run))});
+               b.getNamedAttr("run", b.getI64IntegerAttr(run.size))});
+}
+
+/// The merge passes for an n known at run time: a host loop over the run
+/// length, each pass from one array into the other.
+KeyValueArrays buildMergeLoop(KernelBuilder &k, KeyValueArrays data,
+                              KeyValueArrays scratch, Value n,
+                              SortTiling tiling) {
+  SmallVector<Value> state = k.whileLoop(
+      {k.index(tiling.tile), data.keys, data.values, scratch.keys,
+       scratch.values},
+      [&](ValueRange s) { return k.lt(s[0], n); },
+      [&](ValueRange s) -> SmallVector<Value> {
+        buildMergePass(k, {s[1], s[2]}, {s[3], s[4]}, {0, n}, {0, s[0]},
+                       tiling);
+        return {k.mul(s[0], k.index(2)), s[3], s[4], s[1], s[2]};
+      });
+  return {state[1], state[2]};
 }
 
 } // namespace
 
+Extent Extent::times(KernelBuilder &k, int64_t factor) const {
+  if (isStatic())
+    return get(size * factor);
+  return {0, factor == 1 ? value : k.mul(value, k.index(factor))};
+}
+
+Extent Extent::ceilDiv(KernelBuilder &k, int64_t divisor) const {
+  if (isStatic())
+    return get(llvm::divideCeil(size, divisor));
+  return {0, k.div(k.add(value, k.index(divisor - 1)), k.index(divisor))};
+}
+
 KeyValueArrays npu::buildDeviceSort(KernelBuilder &k, KeyValueArrays data,
-                                    KeyValueArrays scratch, int64_t n,
+                                    KeyValueArrays scratch, Extent n,
                                     SortTiling tiling) {
-  if (n == 0)
+  if (n.isStatic() && n.size == 0)
     return data;
   buildTileSorts(k, data, n, tiling);
-  for (int64_t run = tiling.tile; run < n; run *= 2) {
-    buildMergePass(k, data, scratch, n, run, tiling);
+  if (!n.isStatic())
+    return buildMergeLoop(k, data, scratch, n.value, tiling);
+  for (int64_t run = tiling.tile; run < n.size; run *= 2) {
+    buildMergePass(k, data, scratch, n, Extent::get(run), tiling);
     std::swap(data, scratch);
   }
   return data;
 }
 
 Value npu::buildExclusiveScan(KernelBuilder &k, Value counts, Value bases,
-                              int64_t n, int64_t chunk) {
+                              Extent extent, int64_t chunk) {
   Type word = elementOf(counts);
   Value in = k.alloc({chunk}, word), sums = k.alloc({chunk}, word);
+  Value n = extent.get(k);
   Value total = k.forLoop(
-      k.index(0), k.index(n), k.index(chunk), k.index(0),
-      [&](Value j, Value carry) {
-        Value size = k.min(k.index(chunk), k.sub(k.index(n), j));
+      k.index(0), n, k.index(chunk), k.index(0), [&](Value j, Value carry) {
+        Value size = k.min(k.index(chunk), k.sub(n, j));
         Value zero = k.index(0);
         Value inPart = span(k, in, zero, size),
               sumPart = span(k, sums, zero, size);

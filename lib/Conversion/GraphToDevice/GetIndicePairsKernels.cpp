@@ -96,8 +96,10 @@ StringRef selectPairsStrategy(const SparseConvGeometry &g, int64_t rows,
 struct PairsLowering {
   KernelBuilder &k;
   SparseConvGeometry geometry;
-  int64_t rows, offsets; // L and K
-  int64_t tile, paddedRows, rowTiles, tasks;
+  /// L (static, or read at run time), Lp and Lp / T.
+  Extent rows, paddedRows, rowTiles;
+  int64_t offsets; // K
+  int64_t tile, tasks;
   /// The grid strategy: output rows found in a dense grid of the output
   /// sites instead of by search in sorted keys.
   bool useGrid;
@@ -120,11 +122,11 @@ struct PairsLowering {
     pairs = io.results[1];
     pairCounts = io.results[2];
     rowCount = io.rowCounts[0];
-    rows = cast<MemRefType>(indices.getType()).getDimSize(0);
+    int64_t sites = cast<MemRefType>(indices.getType()).getDimSize(0);
     offsets = geometry.getKernelVolume();
     // The largest power of two that fits, but no larger than the input
     // needs (padding a small input to a big tile would sort mostly
-    // sentinels).
+    // sentinels) when L is known.
     const auto &kernel = geometry.kernel;
     bool wide = geometry.needsWideKeys();
     int64_t rowBytes = kFixedBytesPerTileRow +
@@ -132,10 +134,19 @@ struct PairsLowering {
                        6 * (wide ? 8 : 4);
     int64_t fits = int64_t(1) << llvm::Log2_64(
                        std::max<int64_t>(1, device.vectorBytes / rowBytes));
-    tile = std::min<int64_t>(
-        fits, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(rows + 1)));
-    paddedRows = llvm::alignTo(rows + 1, tile);
-    rowTiles = paddedRows / tile;
+    if (ShapedType::isDynamic(sites)) {
+      tile = fits;
+      // Lp = roundUp(L + 1, T) = (L + T) / T * T.
+      rows = {0, k.dim(indices, 0)};
+      rowTiles = {0, k.div(k.add(rows.value, k.index(tile)), k.index(tile))};
+      paddedRows = rowTiles.times(k, tile);
+    } else {
+      tile = std::min<int64_t>(
+          fits, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(sites + 1)));
+      rows = Extent::get(sites);
+      paddedRows = Extent::get(llvm::alignTo(sites + 1, tile));
+      rowTiles = Extent::get(paddedRows.size / tile);
+    }
     tasks = device.getNumCores();
     MLIRContext *ctx = op.getContext();
     i32 = IntegerType::get(ctx, 32);
@@ -144,14 +155,22 @@ struct PairsLowering {
                     : std::numeric_limits<int32_t>::max();
   }
 
-  Value globalBuffer(int64_t size, Type element) {
+  Value globalBuffer(Extent size, Type element) {
     auto type =
-        MemRefType::get({size}, element, MemRefLayoutAttrInterface(),
+        MemRefType::get({size.isStatic() ? size.size : ShapedType::kDynamic},
+                        element, MemRefLayoutAttrInterface(),
                         dev::MemorySpaceAttr::get(element.getContext(),
                                                   dev::MemorySpace::global));
-    Value buffer = k.builder().create<memref::AllocOp>(k.location(), type);
+    SmallVector<Value> dynamic;
+    if (!size.isStatic())
+      dynamic.push_back(size.value);
+    Value buffer =
+        k.builder().create<memref::AllocOp>(k.location(), type, dynamic);
     workspace.push_back(buffer);
     return buffer;
+  }
+  Value globalBuffer(int64_t size, Type element) {
+    return globalBuffer(Extent::get(size), element);
   }
   Value span(Value memref, Value offset, int64_t size) {
     return k.window(memref, {offset}, {k.builder().getIndexAttr(size)});
@@ -159,9 +178,13 @@ struct PairsLowering {
   Value span(Value memref, Value offset, Value size) {
     return k.window(memref, {offset}, {size});
   }
+  Value span(Value memref, Value offset, Extent size) {
+    return k.window(memref, {offset}, {size.getFoldResult(k)});
+  }
   int64_t tasksFor(int64_t items) const {
     return std::max<int64_t>(1, std::min(tasks, items));
   }
+  int64_t tasksFor(Extent items) const { return items.getTasks(tasks); }
   void record(dev::LaunchOp launch, StringRef step) {
     KernelBuilder::recordStep(launch, useGrid ? "grid" : "sort", step, "tile",
                               tile);
@@ -222,7 +245,7 @@ struct PairsLowering {
   void loadSites(const SiteBuffers &s, Value i0) {
     k.vfill(s.columns, -1);
     Value count =
-        k.max(k.index(0), k.min(k.index(tile), k.sub(k.index(rows), i0)));
+        k.max(k.index(0), k.min(k.index(tile), k.sub(rows.get(k), i0)));
     OpBuilder &b = k.builder();
     for (int64_t c = 0; c < 4; ++c) {
       Value from =
@@ -259,8 +282,7 @@ struct PairsLowering {
   /// Reports the input rows (not the padding) where `ok` is 0.
   void reportBroken(const SiteBuffers &s, Value ok, const Twine &rule) {
     k.vcmpScalar(ComparePredicate::eq, ok, k.index(0), s.mask);
-    andCompare(s.mask, s.scratch, ComparePredicate::lt, s.rowIds,
-               k.index(rows));
+    andCompare(s.mask, s.scratch, ComparePredicate::lt, s.rowIds, rows.get(k));
     k.vselect(s.mask, s.rowIds, s.none, s.mask);
     k.reportRows(s.mask,
                  ("'npu.get_indice_pairs' indices row {row} " + rule).str());
@@ -388,7 +410,7 @@ struct PairsLowering {
   /// counts[kk * rowTiles + t] = sum(mask).
   void storeTileCount(Value mask, Value sum, Value kk, Value t) {
     k.vreduce(dev::ReduceKind::sum, mask, sum);
-    k.dma(sum, span(tileCounts, k.add(k.mul(kk, k.index(rowTiles)), t), 1));
+    k.dma(sum, span(tileCounts, k.add(k.mul(kk, rowTiles.get(k)), t), 1));
   }
 
   /// In a task: for each of its row tiles t and each offset kk, the
@@ -397,7 +419,7 @@ struct PairsLowering {
   void
   forEachCandidateTile(Value tid, const SiteBuffers &s, bool compute,
                        function_ref<void(Value t, Value kk, Value slot)> body) {
-    k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+    k.forEachItem(tid, tasksFor(rowTiles), rowTiles.get(k), [&](Value t) {
       Value i0 = k.mul(t, k.index(tile));
       if (compute) {
         loadSites(s, i0);
@@ -406,7 +428,7 @@ struct PairsLowering {
       k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
         if (compute)
           computeCandidates(s, offsetOf(kk));
-        body(t, kk, k.add(k.mul(kk, k.index(paddedRows)), i0));
+        body(t, kk, k.add(k.mul(kk, paddedRows.get(k)), i0));
       });
     });
   }
@@ -451,7 +473,7 @@ struct PairsLowering {
 
   /// Step 3: number the runs of the sorted candidates.
   void buildNumbering(KeyValueArrays sorted) {
-    int64_t sortedTiles = offsets * paddedRows / tile;
+    Extent sortedTiles = rowTiles.times(k, offsets);
     Value headCounts = globalBuffer(sortedTiles, i32);
     Value headBases = globalBuffer(sortedTiles, i32);
     buildCountAndScan(sortedTiles, headCounts, headBases, "runs", [&] {
@@ -470,17 +492,19 @@ struct PairsLowering {
       Value part = k.alloc({tile}, keyType), rest = k.alloc({tile}, keyType);
       Value site = k.alloc({4, tile}, i32), siteRows = k.alloc({tile, 4}, i32);
       k.vfill(none, -1);
-      k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles, [&](Value t) {
-        markRunHeads(sorted.keys, t, key, prev, heads, scratch);
-        Value g = k.mul(t, k.index(tile));
-        k.dma(span(sorted.values, g, tile), payload);
-        numberMarks(heads, headBases, t, run);
-        // Each candidate's row straight to its slot, by its payload.
-        k.vselect(scratch, run, none, target);
-        k.dmaScatter(target, candidateRows, payload);
-        k.vselect(heads, run, none, target);
-        writeOutIndices(key, target, part, rest, site, siteRows);
-      });
+      k.forEachItem(tid, tasksFor(sortedTiles), sortedTiles.get(k),
+                    [&](Value t) {
+                      markRunHeads(sorted.keys, t, key, prev, heads, scratch);
+                      Value g = k.mul(t, k.index(tile));
+                      k.dma(span(sorted.values, g, tile), payload);
+                      numberMarks(heads, headBases, t, run);
+                      // Each candidate's row straight to its slot, by its
+                      // payload.
+                      k.vselect(scratch, run, none, target);
+                      k.dmaScatter(target, candidateRows, payload);
+                      k.vselect(heads, run, none, target);
+                      writeOutIndices(key, target, part, rest, site, siteRows);
+                    });
     });
     record(number, "number_runs");
   }
@@ -493,13 +517,13 @@ struct PairsLowering {
   /// (`makeLoader` runs once per task, allocating what the loader needs);
   /// scan_<what>: one task scans them into `bases`, and the total, the
   /// number of output rows, goes to the row count.
-  void buildCountAndScan(int64_t items, Value counts, Value bases,
+  void buildCountAndScan(Extent items, Value counts, Value bases,
                          StringRef what,
                          function_ref<MarkLoader()> makeLoader) {
     auto count = k.launch(tasksFor(items), [&](Value tid) {
       MarkLoader load = makeLoader();
       Value sum = k.alloc({1}, i32);
-      k.forEachItem(tid, tasksFor(items), items, [&](Value item) {
+      k.forEachItem(tid, tasksFor(items), items.get(k), [&](Value item) {
         k.vreduce(dev::ReduceKind::sum, load(item), sum);
         k.dma(sum, span(counts, item, 1));
       });
@@ -556,7 +580,7 @@ struct PairsLowering {
     auto launch = k.launch(tasksFor(rowTiles), [&](Value tid) {
       SiteBuffers s = allocSiteBuffers();
       Value payload = k.alloc({tile}, i32);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles.get(k), [&](Value t) {
         Value i0 = k.mul(t, k.index(tile));
         loadSites(s, i0);
         checkSites(s);
@@ -577,7 +601,7 @@ struct PairsLowering {
       Value heads = k.alloc({tile}, i32), sites = k.alloc({tile}, i32);
       Value row = k.alloc({tile}, i32), none = k.alloc({tile}, i32);
       k.vfill(none, -1);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles.get(k), [&](Value t) {
         markRunHeads(sorted.keys, t, key, prev, heads, sites);
         k.vbinary(BinaryKind::sub, sites, heads, sites);
         k.dma(span(sorted.values, k.mul(t, k.index(tile)), tile), row);
@@ -642,7 +666,7 @@ struct PairsLowering {
       k.vcmpScalar(ComparePredicate::ge, cell, k.index(0), used);
       return std::make_pair(j, size);
     };
-    buildCountAndScan(chunks, counts, bases, "cells", [&] {
+    buildCountAndScan(Extent::get(chunks), counts, bases, "cells", [&] {
       Value cell = k.alloc({tile}, i32), used = k.alloc({tile}, i32);
       return MarkLoader([=](Value c) {
         loadCells(c, cell, used);
@@ -675,7 +699,7 @@ struct PairsLowering {
       Value key = k.alloc({tile}, keyType), noKey = k.alloc({tile}, keyType);
       Value valid = k.alloc({tile}, i32), row = k.alloc({tile}, i32);
       k.vfill(noKey, -1);
-      k.forEachItem(tid, tasksFor(rowTiles), rowTiles, [&](Value t) {
+      k.forEachItem(tid, tasksFor(rowTiles), rowTiles.get(k), [&](Value t) {
         Value g = k.mul(t, k.index(tile));
         k.dma(span(sorted.keys, g, tile), key);
         k.dma(span(sorted.values, g, tile), row);
@@ -732,17 +756,30 @@ struct PairsLowering {
 
   /// base = lower_bound(keys, key) per lane, by halving: while n > 1,
   /// base += (keys[base + n/2] < key) * (n/2); n -= n/2; then one more
-  /// step. Every probe stays inside the Lp sorted keys.
+  /// step. Every probe stays inside the Lp sorted keys. The rounds are
+  /// unrolled when Lp is known, else a loop.
   void lowerBound(Value keys, Value key, Value base, Value probe, Value found,
                   Value less) {
     k.vfill(base, 0);
-    for (int64_t n = paddedRows; n > 1; n -= n / 2) {
-      int64_t half = n / 2;
-      k.vbinaryScalar(BinaryKind::add, base, k.index(half), probe);
+    auto halve = [&](Value half) {
+      k.vbinaryScalar(BinaryKind::add, base, half, probe);
       k.dmaGather(keys, probe, found);
       k.vcmp(ComparePredicate::lt, found, key, less);
-      k.vbinaryScalar(BinaryKind::mul, less, k.index(half), less);
+      k.vbinaryScalar(BinaryKind::mul, less, half, less);
       k.vbinary(BinaryKind::add, base, less, base);
+    };
+    if (paddedRows.isStatic()) {
+      for (int64_t n = paddedRows.size; n > 1; n -= n / 2)
+        halve(k.index(n / 2));
+    } else {
+      k.whileLoop(
+          {paddedRows.value},
+          [&](ValueRange n) { return k.lt(k.index(1), n[0]); },
+          [&](ValueRange n) -> SmallVector<Value> {
+            Value half = k.div(n[0], k.index(2));
+            halve(half);
+            return {k.sub(n[0], half)};
+          });
     }
     k.dmaGather(keys, base, found);
     k.vcmp(ComparePredicate::lt, found, key, less);
@@ -754,44 +791,47 @@ struct PairsLowering {
   /// Fills indice_pairs with -1, scans the tile counts per offset (the
   /// totals are indice_num) and writes each pair into its slot.
   void buildPairs() {
-    int64_t pairRows = 2 * offsets, chunks = llvm::divideCeil(rows, tile);
-    auto fill = k.launch(tasksFor(pairRows * chunks), [&](Value tid) {
+    int64_t pairRows = 2 * offsets;
+    Extent chunks = rows.ceilDiv(k, tile);
+    Extent fills = chunks.times(k, pairRows);
+    auto fill = k.launch(tasksFor(fills), [&](Value tid) {
       Value none = k.alloc({tile}, i32);
       k.vfill(none, -1);
-      k.forEachItem(
-          tid, tasksFor(pairRows * chunks), pairRows * chunks, [&](Value item) {
-            Value r = k.div(item, k.index(chunks));
-            Value j = k.mul(k.rem(item, k.index(chunks)), k.index(tile));
-            Value size = k.min(k.index(tile), k.sub(k.index(rows), j));
-            k.dma(span(none, k.index(0), size),
-                  span(pairRow(k.div(r, k.index(2)), k.rem(r, k.index(2))), j,
-                       size));
-          });
+      k.forEachItem(tid, tasksFor(fills), fills.get(k), [&](Value item) {
+        Value r = k.div(item, chunks.get(k));
+        Value j = k.mul(k.rem(item, chunks.get(k)), k.index(tile));
+        Value size = k.min(k.index(tile), k.sub(rows.get(k), j));
+        k.dma(
+            span(none, k.index(0), size),
+            span(pairRow(k.div(r, k.index(2)), k.rem(r, k.index(2))), j, size));
+      });
     });
     record(fill, "fill_pairs");
     auto scan = k.launch(1, [&](Value) {
       k.forLoop(k.index(0), k.index(offsets), k.index(1), [&](Value kk) {
-        Value first = k.mul(kk, k.index(rowTiles));
+        Value first = k.mul(kk, rowTiles.get(k));
+        int64_t chunk =
+            rowTiles.isStatic() ? std::min(rowTiles.size, tile) : tile;
         Value total = buildExclusiveScan(k, span(tileCounts, first, rowTiles),
                                          span(tileBases, first, rowTiles),
-                                         rowTiles, std::min(rowTiles, tile));
+                                         rowTiles, chunk);
         k.store(k.convert(total, i32), pairCounts, {kk});
       });
     });
     record(scan, "scan_pairs");
-    int64_t items = offsets * rowTiles;
+    Extent items = rowTiles.times(k, offsets);
     auto write = k.launch(tasksFor(items), [&](Value tid) {
       Value outRow = k.alloc({tile}, i32), mask = k.alloc({tile}, i32);
       Value slot = k.alloc({tile}, i32), inRow = k.alloc({tile}, i32);
       Value none = k.alloc({tile}, i32);
       k.vfill(none, -1);
-      k.forEachItem(tid, tasksFor(items), items, [&](Value item) {
-        Value kk = k.div(item, k.index(rowTiles));
-        Value t = k.rem(item, k.index(rowTiles));
+      k.forEachItem(tid, tasksFor(items), items.get(k), [&](Value item) {
+        Value kk = k.div(item, rowTiles.get(k));
+        Value t = k.rem(item, rowTiles.get(k));
         Value i0 = k.mul(t, k.index(tile));
-        k.dma(span(candidateRows, k.add(k.mul(kk, k.index(paddedRows)), i0),
-                   tile),
-              outRow);
+        k.dma(
+            span(candidateRows, k.add(k.mul(kk, paddedRows.get(k)), i0), tile),
+            outRow);
         k.vcmpScalar(ComparePredicate::ge, outRow, k.index(0), mask);
         k.vcumsum(mask, slot);
         Value base = k.toIndex(k.load(tileBases, item));
@@ -810,24 +850,24 @@ struct PairsLowering {
     OpBuilder &b = k.builder();
     return k.window(
         pairs, {kk, side, k.index(0)},
-        {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(rows)}, {0, 1});
+        {b.getIndexAttr(1), b.getIndexAttr(1), rows.getFoldResult(k)}, {0, 1});
   }
 
   //===--- Entry ----------------------------------------------------------===//
 
   void build() {
-    if (rows == 0)
+    if (rows.isStatic() && rows.size == 0)
       return buildEmpty();
     // Only the sort strategy's default mode sorts the K Lp candidates.
-    int64_t candidates =
-        geometry.subm || useGrid ? paddedRows : offsets * paddedRows;
+    Extent candidates =
+        geometry.subm || useGrid ? paddedRows : paddedRows.times(k, offsets);
     KeyValueArrays data{globalBuffer(candidates, keyType),
                         globalBuffer(candidates, i32)};
     KeyValueArrays scratch{globalBuffer(candidates, keyType),
                            globalBuffer(candidates, i32)};
-    candidateRows = globalBuffer(offsets * paddedRows, i32);
-    tileCounts = globalBuffer(offsets * rowTiles, i32);
-    tileBases = globalBuffer(offsets * rowTiles, i32);
+    candidateRows = globalBuffer(paddedRows.times(k, offsets), i32);
+    tileCounts = globalBuffer(rowTiles.times(k, offsets), i32);
+    tileBases = globalBuffer(rowTiles.times(k, offsets), i32);
     SortTiling tiling{tile, tasks};
     buildSiteKeys(data);
     KeyValueArrays sites =
@@ -843,7 +883,7 @@ struct PairsLowering {
       buildLookup(sites);
       k.builder().create<memref::CopyOp>(k.location(), indices, outIndices);
     } else if (useGrid) {
-      candidateKeys = globalBuffer(offsets * paddedRows, keyType);
+      candidateKeys = globalBuffer(paddedRows.times(k, offsets), keyType);
       buildGridMarks();
       buildCellNumbering();
       buildLookup(sites);
@@ -875,18 +915,59 @@ struct PairsLowering {
 
 namespace {
 
+/// The verifier's i32 rule for sites read at run time: indice_pairs' 2 K L
+/// elements and out_indices' 4 min(K L, cells) below 2^31.
+void checkSitesFitI32(KernelBuilder &k, GetIndicePairsOp op, Value indices) {
+  SparseConvGeometry g = op.getGeometry();
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  int64_t volume = g.getKernelVolume();
+  std::optional<int64_t> cells = llvm::checkedMul(g.batch, g.getOutVolume());
+  bool fewCells = cells && *cells < kLimit / 4;
+  int64_t maxSites = (kLimit - 1) / ((fewCells ? 2 : 4) * volume);
+  k.checkSizes({{indices, 0, nullptr, 0,
+                 ("'npu.get_indice_pairs' indices has {row} sites: with "
+                  "kernel volume " +
+                  Twine(volume) +
+                  " the results would have 2^31 or more elements (i32 "
+                  "indices)")
+                     .str(),
+                 maxSites}});
+}
+
 struct GetIndicePairsKernelModel
     : DeviceKernelOpInterface::ExternalModel<GetIndicePairsKernelModel,
                                              GetIndicePairsOp> {
+  /// out_indices' rows are the output sites found (subm: the input's).
+  bool hasDataDependentRows(Operation *op, unsigned result) const {
+    return result == 0 && !cast<GetIndicePairsOp>(op).getGeometry().subm;
+  }
+
   /// out_indices has at most one row per (site, offset) and per output
-  /// cell.
-  FailureOr<int64_t>
-  getResultRowBound(Operation *op, unsigned,
-                    function_ref<std::optional<int64_t>(Value)>) const {
+  /// cell (the second bound only when the sites are known).
+  FailureOr<SizeBound> getResultRowBound(
+      Operation *op, unsigned, function_ref<std::optional<SizeBound>(Value)>,
+      function_ref<std::optional<SizeBound>(Value, unsigned)> sizeOf) const {
     auto pairs = cast<GetIndicePairsOp>(op);
     SparseConvGeometry g = pairs.getGeometry();
-    int64_t rows = pairs.getIndices().getType().getDimSize(0);
-    return std::min(rows * g.getKernelVolume(), g.batch * g.getOutVolume());
+    std::optional<SizeBound> sites = sizeOf(pairs.getIndices(), 0);
+    if (!sites)
+      return op->emitOpError("cannot be lowered to the device: the number "
+                             "of sites is neither static nor read at run "
+                             "time");
+    SizeBound reached = sites->times(g.getKernelVolume());
+    if (!reached.isStatic())
+      return reached;
+    return SizeBound::get(std::min(reached.factor, g.batch * g.getOutVolume()));
+  }
+
+  /// indice_pairs' last dimension is the number of sites, and so are
+  /// out_indices' rows in subm.
+  std::optional<std::pair<unsigned, unsigned>>
+  getResultSizeOperand(Operation *op, unsigned result, unsigned dim) const {
+    bool subm = cast<GetIndicePairsOp>(op).getGeometry().subm;
+    if ((result == 1 && dim == 2) || (result == 0 && dim == 0 && subm))
+      return std::make_pair(0u, 0u);
+    return std::nullopt;
   }
 
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
@@ -896,16 +977,37 @@ struct GetIndicePairsKernelModel
     auto pairs = cast<GetIndicePairsOp>(op);
     SparseConvGeometry geometry = pairs.getGeometry();
     std::optional<int64_t> gridBytes = getGridBytes(geometry);
-    StringRef strategy = selectPairsStrategy(
-        geometry, pairs.getIndices().getType().getDimSize(0), gridBytes, device,
-        options.sparseConvStrategy);
-    if (strategy == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
+    int64_t sites = pairs.getIndices().getType().getDimSize(0);
+    StringRef requested = options.sparseConvStrategy;
+    if (requested == "grid" && (!gridBytes || *gridBytes > device.globalBytes))
       return op->emitOpError("the grid strategy needs ")
              << (gridBytes ? std::to_string(*gridBytes) : "more than 2^63")
              << " bytes of global memory for its grid, more than the "
              << device.globalBytes << " of device '" << device.name << "'";
     KernelBuilder k(b, op->getLoc());
-    PairsLowering(k, pairs, io, device, strategy).build();
+    auto buildWith = [&](StringRef strategy) {
+      PairsLowering(k, pairs, io, device, strategy).build();
+    };
+    if (ShapedType::isDynamic(sites))
+      checkSitesFitI32(k, pairs, io.operands[0]);
+    if (!ShapedType::isDynamic(sites) || requested != "auto") {
+      buildWith(
+          selectPairsStrategy(geometry, sites, gridBytes, device, requested));
+      return success();
+    }
+    // L is known at run time: the grid when it has no more cells than
+    // there are candidates (K L) and fits the budget, decided then.
+    if (selectPairsStrategy(geometry, std::numeric_limits<int32_t>::max(),
+                            gridBytes, device, "auto") != "grid") {
+      buildWith("sort");
+      return success();
+    }
+    Value candidates =
+        k.mul(k.dim(io.operands[0], 0), k.index(geometry.getKernelVolume()));
+    Value cells = k.index(*gridBytes / 4);
+    k.ifThenElse(
+        k.lt(candidates, cells), [&] { buildWith("sort"); },
+        [&] { buildWith("grid"); });
     return success();
   }
 };

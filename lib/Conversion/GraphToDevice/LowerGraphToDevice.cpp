@@ -127,8 +127,7 @@ public:
     // The graph's ops, before the signature adds views of the arguments.
     auto graphOps = llvm::make_pointer_range(entry.without_terminator());
     SmallVector<Operation *> ops(graphOps.begin(), graphOps.end());
-    if (failed(computeRowBounds(entry)) || failed(computeSizeSources(entry)) ||
-        failed(convertSignature(entry)))
+    if (failed(computeSizes(entry)) || failed(convertSignature(entry)))
       return failure();
     claimOutputs(ret);
     findLastUsers(entry);
@@ -147,9 +146,6 @@ public:
   }
 
 private:
-  /// A dynamic size: the function argument and dimension it is read from.
-  using SizeSource = std::pair<unsigned, unsigned>;
-
   /// The memref type `value` is stored in: its shape, a data-dependent
   /// row count at its upper bound, a size read at run time dynamic, C
   /// padded when it is stored aligned.
@@ -158,12 +154,15 @@ private:
     SmallVector<int64_t> shape;
     if (tensor)
       shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-    if (tensor && !shape.empty() && ShapedType::isDynamic(shape[0]) &&
-        rowBounds.count(value))
-      shape[0] = rowBounds.lookup(value);
     bool unknown = !tensor;
-    for (auto [d, size] : llvm::enumerate(shape))
-      unknown |= ShapedType::isDynamic(size) && !sizeSources.count({value, d});
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      std::optional<SizeBound> bound = getStorageSize(value, d);
+      unknown |= !bound;
+      if (bound && bound->isStatic())
+        size = bound->factor;
+    }
     if (unknown) {
       op->emitOpError("cannot be lowered to the device: value of type ")
           << value.getType()
@@ -205,115 +204,143 @@ private:
     return diag << " of global memory, the device has " << device.globalBytes;
   }
 
-  /// Whether `value`'s row count depends on the data (rather than being
-  /// read at run time from an argument's size).
+  /// Whether `value`'s row count depends on the data: it is stored at
+  /// an upper bound of its rows with its count beside it.
   bool hasDynamicRows(Value value) const {
-    auto tensor = dyn_cast<RankedTensorType>(value.getType());
-    return tensor && tensor.getRank() > 0 && tensor.isDynamicDim(0) &&
-           !sizeSources.count({value, 0});
+    return isa<TensorType>(value.getType()) && rowBounds.count(value);
   }
 
-  /// Upper bounds of dynamic row counts and of the index values read from
-  /// them, in program order.
-  LogicalResult computeRowBounds(Block &entry) {
-    auto indexBound = [&](Value v) -> std::optional<int64_t> {
-      auto it = rowBounds.find(v);
-      if (it != rowBounds.end())
-        return it->second;
-      APInt constant;
-      if (matchPattern(v, m_ConstantInt(&constant)))
-        return constant.getSExtValue();
+  /// The size dimension `dim` of `value` is stored at: its row bound for
+  /// data-dependent rows, else its size read at run time.
+  std::optional<SizeBound> getStorageSize(Value value, unsigned dim) const {
+    if (dim == 0 && hasDynamicRows(value))
+      return rowBounds.lookup(value);
+    auto it = sizes.find({value, dim});
+    if (it == sizes.end())
       return std::nullopt;
-    };
-    for (Operation &op : entry.without_terminator()) {
-      if (auto dim = dyn_cast<tensor::DimOp>(op)) {
-        std::optional<int64_t> index = dim.getConstantIndex();
-        auto type = cast<RankedTensorType>(dim.getSource().getType());
-        if (index && *index < type.getRank() && !type.isDynamicDim(*index))
-          rowBounds[dim.getResult()] = type.getDimSize(*index);
-        else if (index == 0 && rowBounds.count(dim.getSource()))
-          rowBounds[dim.getResult()] = rowBounds.lookup(dim.getSource());
-        continue;
-      }
-      // An op that states its result sizes in terms of its operands'
-      // (ReifyRankedShapedTypeOpInterface) has sizes read at run time, not
-      // data-dependent rows.
-      auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
-      if (isa<ReifyRankedShapedTypeOpInterface>(op))
-        continue;
-      for (OpResult result : op.getResults()) {
-        if (!hasDynamicRows(result) || !kernels)
-          continue;
-        FailureOr<int64_t> bound =
-            kernels.getResultRowBound(result.getResultNumber(), indexBound);
-        if (failed(bound))
-          return failure();
-        rowBounds[result] = *bound;
-      }
-    }
-    return success();
+    return it->second;
   }
 
-  /// Where each dynamic size that is not a data-dependent row count comes
-  /// from: an argument's own, a result's the argument size its op says it
-  /// equals (ReifyRankedShapedTypeOpInterface), in program order.
-  LogicalResult computeSizeSources(Block &entry) {
+  /// The size of dimension `dim` of `value`, when it is static or read at
+  /// run time (not when it depends on the data).
+  std::optional<SizeBound> getSize(Value value, unsigned dim) const {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || dim >= type.getRank())
+      return std::nullopt;
+    if (!type.isDynamicDim(dim))
+      return SizeBound::get(type.getDimSize(dim));
+    auto it = sizes.find({value, dim});
+    if (it == sizes.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  /// An upper bound of the index value `v`: a constant, or a tensor.dim
+  /// whose bound is known.
+  std::optional<SizeBound> getIndexBound(Value v) const {
+    auto it = rowBounds.find(v);
+    if (it != rowBounds.end())
+      return it->second;
+    APInt constant;
+    if (matchPattern(v, m_ConstantInt(&constant)))
+      return SizeBound::get(constant.getSExtValue());
+    return std::nullopt;
+  }
+
+  /// The sizes of every value's dynamic dimensions, in program order. An
+  /// argument's are read at run time. A result's either depend on the
+  /// data (DeviceKernelOpInterface::hasDataDependentRows: it is stored at
+  /// getResultRowBound's bound with its count beside it) or are an
+  /// operand's (ReifyRankedShapedTypeOpInterface, else
+  /// getResultSizeOperand). tensor.dim of such a size is bounded by it.
+  LogicalResult computeSizes(Block &entry) {
     for (BlockArgument arg : entry.getArguments())
       if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
         for (unsigned d = 0; d < type.getRank(); ++d)
           if (type.isDynamicDim(d))
-            sizeSources[{arg, d}] = {arg.getArgNumber(), d};
-    for (Operation &op : entry.without_terminator())
+            sizes[{arg, d}] = {1, arg.getArgNumber(), d};
+    for (Operation &op : entry.without_terminator()) {
+      if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+        boundDim(dim);
+        continue;
+      }
       for (OpResult result : op.getResults())
-        if (failed(findResultSizeSources(op, result)))
+        if (failed(computeResultSizes(op, result)))
           return failure();
+    }
     return success();
   }
 
-  /// The sources of `result`'s dynamic sizes, from the sizes its op reifies
-  /// in terms of its operands' (the tensor.dim ops it builds are erased).
-  LogicalResult findResultSizeSources(Operation &op, OpResult result) {
+  /// The bound of a tensor.dim: the size it reads, or the row bound.
+  void boundDim(tensor::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index)
+      return;
+    std::optional<SizeBound> bound = getSize(dim.getSource(), *index);
+    if (!bound && *index == 0 && hasDynamicRows(dim.getSource()))
+      bound = rowBounds.lookup(dim.getSource());
+    if (bound)
+      rowBounds[dim.getResult()] = *bound;
+  }
+
+  /// The sizes of `result`'s dynamic dimensions (see computeSizes).
+  LogicalResult computeResultSizes(Operation &op, OpResult result) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
-    if (!type || type.hasStaticShape() || isa<tensor::DimOp>(op))
+    if (!type || type.hasStaticShape())
       return success();
-    auto reify = dyn_cast<ReifyRankedShapedTypeOpInterface>(op);
-    // The sizes are only read here: the ops built for them go afterwards.
+    unsigned number = result.getResultNumber();
+    auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
+    // Reified sizes are only read here: the ops built for them go after.
     Operation *before = op.getPrevNode();
     auto eraseBuilt = llvm::make_scope_exit([&] {
       while (op.getPrevNode() != before)
         op.getPrevNode()->erase();
     });
-    OpBuilder b(&op);
-    ReifiedRankedShapedTypeDims shapes;
-    if (reify && failed(reify.reifyResultShapes(b, shapes)))
-      return failure();
+    std::optional<ReifiedRankedShapedTypeDims> reified;
     for (unsigned d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d) || (d == 0 && rowBounds.count(result)))
+      if (!type.isDynamicDim(d))
         continue;
-      std::optional<SizeSource> source;
-      if (reify)
-        source = findSizeSource(shapes[result.getResultNumber()][d]);
-      if (!source)
+      if (d == 0 && kernels && kernels.hasDataDependentRows(number)) {
+        FailureOr<SizeBound> bound = kernels.getResultRowBound(
+            number, [&](Value v) { return getIndexBound(v); },
+            [&](Value v, unsigned dim) { return getSize(v, dim); });
+        if (failed(bound))
+          return failure();
+        rowBounds[result] = *bound;
+        continue;
+      }
+      std::optional<SizeBound> size;
+      if (auto reify = dyn_cast<ReifyRankedShapedTypeOpInterface>(op)) {
+        if (!reified) {
+          OpBuilder b(&op);
+          reified.emplace();
+          if (failed(reify.reifyResultShapes(b, *reified)))
+            return failure();
+        }
+        size = getReifiedSize((*reified)[number][d]);
+      } else if (kernels) {
+        if (auto operand = kernels.getResultSizeOperand(number, d))
+          size = getSize(op.getOperand(operand->first), operand->second);
+      }
+      if (!size)
         return op.emitOpError("cannot be lowered to the device: dimension ")
-               << d << " of result #" << result.getResultNumber()
-               << " is not the size of an argument";
-      sizeSources[{result, d}] = *source;
+               << d << " of result #" << number
+               << " is neither static nor the size of an argument";
+      sizes[{result, d}] = *size;
     }
     return success();
   }
 
-  /// The source of a reified size: the dimension of a value whose source
-  /// is known.
-  std::optional<SizeSource> findSizeSource(OpFoldResult size) {
+  /// A reified size: a constant, or a tensor.dim of a size that is known.
+  std::optional<SizeBound> getReifiedSize(OpFoldResult size) const {
+    if (std::optional<int64_t> constant = getConstantIntValue(size))
+      return SizeBound::get(*constant);
     auto value = llvm::dyn_cast_if_present<Value>(size);
     auto dim = value ? value.getDefiningOp<tensor::DimOp>() : nullptr;
     std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
     if (!index)
       return std::nullopt;
-    auto it = sizeSources.find({dim.getSource(), unsigned(*index)});
-    if (it == sizeSources.end())
-      return std::nullopt;
-    return it->second;
+    return getSize(dim.getSource(), *index);
   }
 
   /// Replaces the signature: tensors become global memrefs, results become
@@ -334,7 +361,7 @@ private:
       if (failed(type))
         return failure();
       inputs.push_back(*type);
-      outputSizes.push_back(getSizeSources(result, *type));
+      outputSizes.push_back(getRunTimeSizes(result, *type));
     }
     for (Value result : returned) {
       dynamicOutputs.push_back(hasDynamicRows(result));
@@ -366,23 +393,29 @@ private:
     return success();
   }
 
-  /// Per dynamic dimension of `type`, the storage of `value`, the argument
-  /// and dimension its size is read from.
-  SmallVector<SizeSource> getSizeSources(Value value, MemRefType type) {
-    SmallVector<SizeSource> sources;
+  /// Per dynamic dimension of `type`, the storage of `value`, the size
+  /// read at run time it has.
+  SmallVector<SizeBound> getRunTimeSizes(Value value, MemRefType type) const {
+    SmallVector<SizeBound> bounds;
     for (unsigned d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
-        sources.push_back(sizeSources.lookup({value, d}));
-    return sources;
+        bounds.push_back(*getStorageSize(value, d));
+    return bounds;
   }
 
-  /// The run-time sizes of the dynamic dimensions of `type`, the storage
-  /// of `value`.
-  SmallVector<Value> getDynamicSizes(Value value, MemRefType type) {
-    SmallVector<Value> sizes;
-    for (SizeSource source : getSizeSources(value, type))
-      sizes.push_back(argumentSizes.lookup(source));
-    return sizes;
+  /// The values of the dynamic sizes of `type`, the storage of `value`, at
+  /// `b`'s insertion point.
+  SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc, Value value,
+                                     MemRefType type) {
+    SmallVector<Value> values;
+    for (SizeBound bound : getRunTimeSizes(value, type)) {
+      Value size = argumentSizes.lookup({unsigned(bound.arg), bound.dim});
+      if (bound.factor != 1)
+        size = b.create<arith::MulIOp>(
+            loc, size, b.create<arith::ConstantIndexOp>(loc, bound.factor));
+      values.push_back(size);
+    }
+    return values;
   }
 
   /// The view kernels read for argument `arg`, which stores `value`: its
@@ -452,7 +485,7 @@ private:
   Value allocateIntermediate(OpBuilder &b, Location loc, Value value,
                              MemRefType type) {
     if (!type.hasStaticShape())
-      return allocate(b, loc, type, getDynamicSizes(value, type));
+      return allocate(b, loc, type, getDynamicSizes(b, loc, value, type));
     if (type.getRank() == 0 || type.getNumElements() == 0)
       return allocate(b, loc, type);
     Value flat = takeFromPool(b, loc, type);
@@ -666,8 +699,8 @@ private:
   }
 
   /// Marks the outputs `npudev.output`, one with sizes read at run time
-  /// with `npudev.sizes` (per dynamic dimension, the argument and
-  /// dimension it equals), a dynamic one with `npudev.rows`
+  /// with `npudev.sizes` (per dynamic dimension, the argument, dimension
+  /// and factor whose product it is), a dynamic one with `npudev.rows`
   /// naming the argument that holds its row count, and that argument with
   /// `npudev.row_count`; every argument stored with padded rows gets
   /// `npudev.channels`, its logical C.
@@ -678,12 +711,12 @@ private:
          llvm::zip(outputs, dynamicOutputs, outputSizes)) {
       unsigned arg = cast<BlockArgument>(output).getArgNumber();
       func.setArgAttr(arg, "npudev.output", UnitAttr::get(ctx));
-      SmallVector<int64_t> pairs;
-      for (auto [from, dim] : sources)
-        pairs.append({from, dim});
-      if (!pairs.empty())
+      SmallVector<int64_t> triples;
+      for (SizeBound bound : sources)
+        triples.append({bound.arg, int64_t(bound.dim), bound.factor});
+      if (!triples.empty())
         func.setArgAttr(arg, "npudev.sizes",
-                        DenseI64ArrayAttr::get(ctx, pairs));
+                        DenseI64ArrayAttr::get(ctx, triples));
       if (!dynamic)
         continue;
       unsigned rows = cast<BlockArgument>(outputCounts[count++]).getArgNumber();
@@ -706,12 +739,15 @@ private:
   /// The arguments stored with padded rows, with their logical C.
   SmallVector<std::pair<Value, int64_t>> storedArgs, storedResults;
   SmallVector<bool> dynamicOutputs;
-  llvm::DenseMap<Value, int64_t> rowBounds;
-  /// The source of each (value, dimension) whose size is read at run time,
-  /// its value in the lowered body, and each output's sources.
-  llvm::DenseMap<std::pair<Value, unsigned>, SizeSource> sizeSources;
-  llvm::DenseMap<SizeSource, Value> argumentSizes;
-  SmallVector<SmallVector<SizeSource>> outputSizes;
+  /// Bounds of data-dependent row counts and of the index values read
+  /// from them or from sizes.
+  llvm::DenseMap<Value, SizeBound> rowBounds;
+  /// The size of each (value, dimension) read at run time, the values of
+  /// the arguments' sizes in the lowered body, and each output's sizes.
+  llvm::DenseMap<std::pair<Value, unsigned>, SizeBound> sizes;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, Value> argumentSizes;
+  SmallVector<SmallVector<SizeBound>> outputSizes;
+
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
   SmallVector<Operation *> lowered;

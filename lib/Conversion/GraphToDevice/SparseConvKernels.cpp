@@ -81,8 +81,13 @@ struct SparseConvLowering {
     // must not allocate them for four sites).
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     int64_t weightBytes = elementBytes * cin * cout;
-    int64_t tableRows = std::max<int64_t>(1, shape(pairs)[2]);
-    int64_t outputRows = std::max<int64_t>(1, shape(output)[0]);
+    // A size read at run time bounds nothing here.
+    auto rowsOrAny = [](int64_t rows) {
+      return ShapedType::isDynamic(rows) ? std::numeric_limits<int64_t>::max()
+                                         : std::max<int64_t>(1, rows);
+    };
+    int64_t tableRows = rowsOrAny(shape(pairs)[2]);
+    int64_t outputRows = rowsOrAny(shape(output)[0]);
     cubeChunk = std::clamp<int64_t>((device.cubeBytes - weightBytes) /
                                         (elementBytes * cin + 4 * cout + 8),
                                     1, tableRows);
@@ -204,13 +209,20 @@ struct SparseConvLowering {
     sums = output;
     if (element != f32) {
       auto type = cast<MemRefType>(output.getType());
+      SmallVector<Value> sizes;
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(k.dim(output, d));
       sums = k.builder().create<memref::AllocOp>(
           k.location(),
           MemRefType::get(type.getShape(), f32, MemRefLayoutAttrInterface(),
-                          type.getMemorySpace()));
+                          type.getMemorySpace()),
+          sizes);
     }
     if (!getTableProducer())
       buildTableChecks();
+    else if (!op.getInverse())
+      checkFeatureRows();
     buildZeroFill();
     buildOffsets();
     if (sums != output) {
@@ -228,14 +240,28 @@ struct SparseConvLowering {
     return producer;
   }
 
+  /// A table from get_indice_pairs lists rows below its L: the features
+  /// must have those rows, which the verifier checks unless a size is read
+  /// at run time.
+  void checkFeatureRows() {
+    auto type = [](Value v) { return cast<MemRefType>(v.getType()); };
+    if (!type(features).isDynamicDim(0) && !type(pairs).isDynamicDim(2))
+      return;
+    k.checkSizes({{features, 0, pairs, 2,
+                   "'npu.sparse_conv3d' features has {row} rows, the pair "
+                   "table's get_indice_pairs a different number of sites"}});
+  }
+
   /// Fails the kernel, naming the offset, where indice_num[k] is outside
   /// [0, L] or one of the first indice_num[k] pairs of offset k lists a
   /// gathered row outside the features or a scattered row outside the
   /// output. One task per offset in turn; O(sum(indice_num)) work.
   void buildTableChecks() {
-    int64_t tableRows = cast<MemRefType>(pairs.getType()).getShape()[2];
-    Value featureRows =
-        k.builder().create<memref::DimOp>(k.location(), features, 0);
+    int64_t staticRows = cast<MemRefType>(pairs.getType()).getShape()[2];
+    std::string tableRows =
+        ShapedType::isDynamic(staticRows) ? "L" : std::to_string(staticRows);
+    Value featureRows = k.dim(features, 0);
+    Value rowsInTable = k.dim(pairs, 2);
     int64_t from = op.getInverse() ? 1 : 0;
     auto launch = k.launch(vectorTasks, [&](Value tid) {
       int64_t chunk = tableChunk;
@@ -264,10 +290,10 @@ struct SparseConvLowering {
         Value one = k.index(1);
         Value first = k.window(entries, {k.index(0)}, {one});
         k.vfill(first, k.convert(count, i32));
-        markOutside(first, k.index(tableRows + 1), one);
+        markOutside(first, k.add(rowsInTable, one), one);
         report(one,
                "indice_num[{row}] is outside [0, " + Twine(tableRows) + "]");
-        Value listed = k.min(k.max(count, k.index(0)), k.index(tableRows));
+        Value listed = k.min(k.max(count, k.index(0)), rowsInTable);
         auto checkSide = [&](int64_t side, Value bound, StringRef rule) {
           k.forLoop(k.index(0), listed, k.index(chunk), [&](Value j) {
             Value size = k.min(k.index(chunk), k.sub(listed, j));
@@ -327,11 +353,15 @@ namespace {
 struct SparseConvKernelModel
     : DeviceKernelOpInterface::ExternalModel<SparseConvKernelModel,
                                              SparseConv3DOp> {
-  /// One row per output site: num_act_out's bound.
-  FailureOr<int64_t> getResultRowBound(
+  /// One row per output site: as many as num_act_out says.
+  bool hasDataDependentRows(Operation *, unsigned) const { return true; }
+
+  /// num_act_out's bound.
+  FailureOr<SizeBound> getResultRowBound(
       Operation *op, unsigned,
-      function_ref<std::optional<int64_t>(Value)> indexBound) const {
-    if (std::optional<int64_t> bound =
+      function_ref<std::optional<SizeBound>(Value)> indexBound,
+      function_ref<std::optional<SizeBound>(Value, unsigned)>) const {
+    if (std::optional<SizeBound> bound =
             indexBound(cast<SparseConv3DOp>(op).getNumActOut()))
       return *bound;
     return op->emitOpError("cannot be lowered to the device: num_act_out has "

@@ -130,15 +130,17 @@ public:
   /// Fails the kernel naming the smallest non-negative entry of `rows`
   /// (npudev.report_rows); `message` says where with "{row}".
   void reportRows(mlir::Value rows, llvm::StringRef message);
-  /// Sizes read at run time that must agree: dimension `dim` of `memref`
-  /// and dimension `expectedDim` of `expected`. `message` is the error, with
-  /// "{row}" standing for the first.
+  /// A size read at run time, dimension `dim` of `memref`, that must equal
+  /// dimension `expectedDim` of `expected` or, when `expected` is null, be
+  /// at most `limit`. `message` is the error, with "{row}" standing for the
+  /// size.
   struct SizeCheck {
     mlir::Value memref;
     int64_t dim;
     mlir::Value expected;
     int64_t expectedDim;
     std::string message;
+    int64_t limit = 0;
   };
   /// A one-task launch that fails the kernel at the first of `checks` that
   /// does not hold (recorded as strategy "check_sizes"). The verifier
@@ -191,6 +193,9 @@ public:
                                              llvm::ArrayRef<int64_t> sizes);
   /// Work item loop of a task: for (t = taskId; t < items; t += tasks).
   void forEachItem(mlir::Value taskId, int64_t tasks, int64_t items,
+                   llvm::function_ref<void(mlir::Value)> body);
+  /// The same over a number of items known at run time.
+  void forEachItem(mlir::Value taskId, int64_t tasks, mlir::Value items,
                    llvm::function_ref<void(mlir::Value)> body);
 
   /// Records a lowering's choices on `launch` as `npudev.tiling`.

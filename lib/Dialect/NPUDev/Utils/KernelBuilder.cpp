@@ -304,11 +304,12 @@ dev::LaunchOp KernelBuilder::checkSizes(ArrayRef<SizeCheck> checks) {
     Type i64 = b.getI64Type();
     Value found = alloc({1}, i64);
     for (const SizeCheck &c : checks) {
-      // -1 (no row) when the sizes agree, else the size found.
+      // -1 (no row) when the size is right, else the size.
       Value size = dim(c.memref, c.dim);
-      Value reported =
-          select(eq(size, dim(c.expected, c.expectedDim)), constant(i64, -1),
-                 b.create<arith::IndexCastOp>(loc, i64, size));
+      Value holds = c.expected ? eq(size, dim(c.expected, c.expectedDim))
+                               : lt(size, index(c.limit + 1));
+      Value reported = select(holds, constant(i64, -1),
+                              b.create<arith::IndexCastOp>(loc, i64, size));
       vfill(found, reported);
       reportRows(found, c.message);
     }
@@ -447,6 +448,11 @@ SmallVector<Value> KernelBuilder::delinearize(Value linear,
 void KernelBuilder::forEachItem(Value taskId, int64_t tasks, int64_t items,
                                 function_ref<void(Value)> body) {
   forLoop(taskId, index(items), index(tasks), body);
+}
+
+void KernelBuilder::forEachItem(Value taskId, int64_t tasks, Value items,
+                                function_ref<void(Value)> body) {
+  forLoop(taskId, items, index(tasks), body);
 }
 
 void KernelBuilder::recordTiling(dev::LaunchOp launch,
