@@ -53,7 +53,10 @@ def LowerGraphToDevice : Pass<"npu-lower-to-device", "mlir::ModuleOp"> {
     of such a size (get_indice_pairs' out_indices: K times the sites).
     An output with such sizes gets `npudev.sizes = array<i64: a0, d0, f0,
     a1, d1, f1, ...>`: its k-th dynamic dimension is fk times dimension dk
-    of argument ak, so that a caller (npu-run) can allocate it.
+    of argument ak, so that a caller (npu-run) can allocate it. A launch at
+    the function's start fails, naming the argument and the size, when a
+    buffer sized from a size read at run time would not fit the device's
+    global memory (the rule the lowering applies to static sizes).
 
     Ops without a device lowering, other dynamic shapes and non-tensor
     values are reported as errors naming the op.

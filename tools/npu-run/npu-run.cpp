@@ -504,11 +504,11 @@ gatherArguments(func::FuncOp func, ArrayRef<Type> declaredTypes,
         return failure();
     } else if (i >= numDataArgs) {
       arg = allocateOutput(func, i, type, args, device);
+    } else if (isLoweredOutput(func, i)) {
+      arg = allocateOutput(func, i, type, args, device);
     } else if (randomSeed.getNumOccurrences()) {
       arg = randomArgument(type, i, device, weightName.has_value(), rng);
       randomArgs.push_back(i);
-    } else if (isLoweredOutput(func, i)) {
-      arg = allocateOutput(func, i, type, args, device);
     } else {
       fail("argument #" + llvm::Twine(i) + " of '" + func.getSymName() +
            "' has no data: give it with --input, or use --random-inputs");

@@ -49,7 +49,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
@@ -122,7 +124,7 @@ public:
 
   LogicalResult run() {
     Block &entry = func.getBody().front();
-    unsigned numOldArgs = entry.getNumArguments();
+    numOldArgs = entry.getNumArguments();
     auto ret = cast<func::ReturnOp>(entry.getTerminator());
     // The graph's ops, before the signature adds views of the arguments.
     auto graphOps = llvm::make_pointer_range(entry.without_terminator());
@@ -137,6 +139,7 @@ public:
       releaseDeadValues(*op);
     }
     finish(ret);
+    checkRunTimeSizes(entry);
     // Users first, so that no erased op leaves a dangling use.
     for (Operation *op : llvm::reverse(lowered))
       op->erase();
@@ -174,8 +177,59 @@ private:
     if (failed(checkGlobalMemory(op, value.getType(), shape,
                                  tensor.getElementType())))
       return failure();
+    limitRunTimeSize(value, shape, tensor.getElementType());
     return getGlobalMemRefType(op->getContext(), shape,
                                tensor.getElementType());
+  }
+
+  /// Records how large the size read at run time that a buffer of `shape`
+  /// (storing `value`) has may be, for the buffer to fit the device's
+  /// global memory as a static one must (checkGlobalMemory). A buffer with
+  /// two such sizes is not limited.
+  void limitRunTimeSize(Value value, ArrayRef<int64_t> shape, Type element) {
+    if (llvm::count(shape, ShapedType::kDynamic) != 1)
+      return;
+    unsigned dim = llvm::find(shape, ShapedType::kDynamic) - shape.begin();
+    SizeBound size = *getStorageSize(value, dim);
+    unsigned bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+    int64_t unit = llvm::divideCeil(bits, 8);
+    bool overflow = llvm::MulOverflow(unit, size.factor, unit);
+    for (int64_t extent : shape)
+      if (!ShapedType::isDynamic(extent))
+        overflow |= llvm::MulOverflow(unit, extent, unit);
+    // Zero bytes per unit: any size fits.
+    if (!overflow && unit == 0)
+      return;
+    int64_t limit = overflow ? 0 : device.globalBytes / unit;
+    auto [it, inserted] =
+        sizeLimits.insert({{unsigned(size.arg), size.dim}, limit});
+    if (!inserted)
+      it->second = std::min(it->second, limit);
+  }
+
+  /// A launch before every kernel that fails when a size read at run time
+  /// is past its limit (limitRunTimeSize): an error naming the argument and
+  /// the size in both executors, rather than an allocation that fails.
+  void checkRunTimeSizes(Block &entry) {
+    if (sizeLimits.empty())
+      return;
+    auto b = OpBuilder::atBlockBegin(&entry);
+    KernelBuilder k(b, func.getLoc());
+    SmallVector<KernelBuilder::SizeCheck> checks;
+    for (auto [source, limit] : sizeLimits) {
+      Value arg = entry.getArgument(numOldArgs + source.first);
+      checks.push_back(
+          {arg, source.second, nullptr, 0,
+           llvm::formatv("'{0}' argument #{1} has size {{row} in dimension "
+                         "{2}: a buffer sized from it would not fit the {3} "
+                         "bytes of global memory of device '{4}'",
+                         func.getSymName(), source.first, source.second,
+                         device.globalBytes, device.name)
+               .str(),
+           limit});
+    }
+    k.checkSizes(checks);
   }
 
   /// Every tensor lives in global memory: one larger than the device's
@@ -747,7 +801,9 @@ private:
   llvm::DenseMap<std::pair<Value, unsigned>, SizeBound> sizes;
   llvm::DenseMap<std::pair<unsigned, unsigned>, Value> argumentSizes;
   SmallVector<SmallVector<SizeBound>> outputSizes;
-
+  /// The most each size read at run time may be.
+  llvm::MapVector<std::pair<unsigned, unsigned>, int64_t> sizeLimits;
+  unsigned numOldArgs = 0;
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
   SmallVector<Operation *> lowered;
