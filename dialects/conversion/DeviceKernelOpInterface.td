@@ -60,6 +60,14 @@ def DeviceKernelOpInterface : OpInterface<"DeviceKernelOpInterface"> {
                << result << " has a dynamic shape";
       }]>,
     InterfaceMethod<[{
+        Whether the kernels take operands and results whose storage has
+        sizes read at run time (dynamic memref dimensions). When false (the
+        default) such an op is a lowering error: its kernels size loops and
+        buffers from static shapes.
+      }], "bool", "takesRunTimeSizes", (ins), [{}], [{
+        return false;
+      }]>,
+    InterfaceMethod<[{
         Whether the first dimension of result `result` depends on the data
         (getResultRowBound bounds it) rather than on the operands' sizes.
       }], "bool", "hasDataDependentRows", (ins "unsigned":$result), [{}], [{

@@ -46,6 +46,25 @@ func.func @dynamic_hidden(%g: tensor<?xf32>, %i: tensor<?xi32>, %l: tensor<?xi32
 
 // -----
 
+// An op whose kernels take static shapes gets no size read at run time.
+func.func @dynamic_reduce(%x: tensor<?x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'npu.reduce' op cannot be lowered to the device: operand #0 ('tensor<?x8xf32>') has a size read at run time, and its kernels take static shapes}}
+  %r = npu.reduce <sum> %x {axes = array<i64: 0>} : tensor<?x8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Only the number of sites of a sparse convolution may be dynamic.
+func.func @dynamic_weights(%f: tensor<4x2xf32>, %w: tensor<?x2x3xf32>, %p: tensor<1x2x4xi32>, %n: tensor<1xi32>) -> tensor<4x3xf32> {
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'npu.sparse_conv3d' op cannot be lowered to the device: 'tensor<?x2x3xf32>' has a dynamic size; only the number of sites may be dynamic}}
+  %y = npu.sparse_conv3d %f, %w, %p, %n, %c4 : (tensor<4x2xf32>, tensor<?x2x3xf32>, tensor<1x2x4xi32>, tensor<1xi32>, index) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
 // A result size its op does not state in terms of its operands' cannot be
 // allocated.
 func.func @unknown_result_size(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {

@@ -937,6 +937,9 @@ void checkSitesFitI32(KernelBuilder &k, GetIndicePairsOp op, Value indices) {
 struct GetIndicePairsKernelModel
     : DeviceKernelOpInterface::ExternalModel<GetIndicePairsKernelModel,
                                              GetIndicePairsOp> {
+  /// The number of sites may be read at run time.
+  bool takesRunTimeSizes(Operation *) const { return true; }
+
   /// out_indices' rows are the output sites found (subm: the input's).
   bool hasDataDependentRows(Operation *op, unsigned result) const {
     return result == 0 && !cast<GetIndicePairsOp>(op).getGeometry().subm;

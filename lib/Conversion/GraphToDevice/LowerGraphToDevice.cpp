@@ -633,6 +633,8 @@ private:
       operands.push_back(isa<TensorType>(operand.getType())
                              ? mapping.lookup(operand)
                              : operand);
+    if (failed(requireStaticStorage(kernels, operands, results)))
+      return failure();
     Operation *before = op.getPrevNode();
     SmallVector<Value> kernelOperands(operands), kernelResults(results);
     repackOperands(b, op.getLoc(), kernels, kernelOperands, kernelResults);
@@ -644,6 +646,34 @@ private:
     for (auto [result, target] : llvm::zip(op.getResults(), results))
       mapping.map(result, target);
     lowered.push_back(&op);
+    return success();
+  }
+
+  /// An op whose kernels take static shapes only (takesRunTimeSizes) gets
+  /// no value stored with a size read at run time: a diagnostic naming the
+  /// value instead.
+  LogicalResult requireStaticStorage(DeviceKernelOpInterface kernels,
+                                     ArrayRef<Value> operands,
+                                     ArrayRef<Value> results) {
+    if (kernels.takesRunTimeSizes())
+      return success();
+    Operation *op = kernels.getOperation();
+    auto isDynamic = [](Value v) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      return type && !type.hasStaticShape();
+    };
+    for (auto [i, stored] : llvm::enumerate(operands))
+      if (isDynamic(stored))
+        return op->emitOpError("cannot be lowered to the device: operand #")
+               << i << " (" << op->getOperand(i).getType()
+               << ") has a size read at run time, and its kernels take "
+                  "static shapes";
+    for (auto [i, stored] : llvm::enumerate(results))
+      if (isDynamic(stored))
+        return op->emitOpError("cannot be lowered to the device: result #")
+               << i << " (" << op->getResult(i).getType()
+               << ") has a size read at run time, and its kernels take "
+                  "static shapes";
     return success();
   }
 

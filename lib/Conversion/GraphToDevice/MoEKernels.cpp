@@ -1265,6 +1265,9 @@ LogicalResult buildMoEKernels(OpBuilder &b, Operation *op,
 template <typename OpT>
 struct MoEKernelModel
     : DeviceKernelOpInterface::ExternalModel<MoEKernelModel<OpT>, OpT> {
+  /// The number of samples may be read at run time (requireStaticSizes).
+  bool takesRunTimeSizes(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,

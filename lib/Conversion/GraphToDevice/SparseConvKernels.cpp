@@ -369,13 +369,23 @@ struct SparseConvKernelModel
                            "get_indice_pairs' out_indices or a constant)");
   }
 
+  /// The rows of the features, the pair table and the output may be read
+  /// at run time; the weights and the table's other sizes may not.
+  bool takesRunTimeSizes(Operation *) const { return true; }
+
   LogicalResult buildDeviceKernels(Operation *op, OpBuilder &b,
                                    const KernelOperands &io,
                                    const DeviceModel &device,
                                    const KernelOptions &) const {
+    auto conv = cast<SparseConv3DOp>(op);
+    for (Value value : {conv.getWeights(), conv.getIndiceNum()})
+      if (!cast<ShapedType>(value.getType()).hasStaticShape())
+        return op->emitOpError("cannot be lowered to the device: ")
+               << value.getType()
+               << " has a dynamic size; only the number of sites may be "
+                  "dynamic";
     KernelBuilder k(b, op->getLoc());
-    SparseConvLowering(k, cast<SparseConv3DOp>(op), io, device)
-        .build(io.rowCounts[0]);
+    SparseConvLowering(k, conv, io, device).build(io.rowCounts[0]);
     return success();
   }
 };
