@@ -658,23 +658,20 @@ private:
     if (kernels.takesRunTimeSizes())
       return success();
     Operation *op = kernels.getOperation();
-    auto isDynamic = [](Value v) {
-      auto type = dyn_cast<MemRefType>(v.getType());
-      return type && !type.hasStaticShape();
+    auto check = [&](ArrayRef<Value> stored, ValueRange values,
+                     StringRef what) -> LogicalResult {
+      for (auto [i, memref, value] : llvm::enumerate(stored, values))
+        if (auto type = dyn_cast<MemRefType>(memref.getType());
+            type && !type.hasStaticShape())
+          return op->emitOpError("cannot be lowered to the device: ")
+                 << what << " #" << i << " (" << value.getType()
+                 << ") has a size read at run time, and its kernels take "
+                    "static shapes";
+      return success();
     };
-    for (auto [i, stored] : llvm::enumerate(operands))
-      if (isDynamic(stored))
-        return op->emitOpError("cannot be lowered to the device: operand #")
-               << i << " (" << op->getOperand(i).getType()
-               << ") has a size read at run time, and its kernels take "
-                  "static shapes";
-    for (auto [i, stored] : llvm::enumerate(results))
-      if (isDynamic(stored))
-        return op->emitOpError("cannot be lowered to the device: result #")
-               << i << " (" << op->getResult(i).getType()
-               << ") has a size read at run time, and its kernels take "
-                  "static shapes";
-    return success();
+    if (failed(check(operands, op->getOperands(), "operand")))
+      return failure();
+    return check(results, op->getResults(), "result");
   }
 
   /// Replaces each strided view among `operands` and `results` (a value
