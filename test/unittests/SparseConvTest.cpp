@@ -358,8 +358,11 @@ struct KernelRun {
 
 /// Runs the lowered function on `inputs` in one executor. Outputs start
 /// poisoned (-7, NaN) so that an element left unwritten shows.
+/// With `compiled`, the JIT runs that kernel (`module` compiled once)
+/// instead of compiling a copy of `module`.
 KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
-                     const std::string &deviceOption, bool jit) {
+                     const std::string &deviceOption, bool jit,
+                     jit::CompiledKernel *compiled = nullptr) {
   func::FuncOp func = *module.getOps<func::FuncOp>().begin();
   std::vector<HostArray> args = inputs;
   for (auto [i, type] :
@@ -400,7 +403,12 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
     return success();
   });
   LogicalResult ran = failure();
-  if (jit) {
+  if (jit && compiled) {
+    if (llvm::Error error = compiled->run(args))
+      run.error = llvm::toString(std::move(error));
+    else
+      ran = success();
+  } else if (jit) {
     // runJit lowers the module in place: run a copy.
     OwningOpRef<ModuleOp> copy = module.clone();
     ran = jit::runJit(*copy, "sc", args);
@@ -488,13 +496,11 @@ std::vector<HostArray> pairsAndConvInputs(const std::vector<Site> &sites,
 /// Runs `module` (pairsAndConvSource lowered for `device`, cin 4, cout 3)
 /// on `sites` in both executors and compares every output with the
 /// reference.
-/// Returns the simulator's steps.
-std::vector<std::string> expectReferenceOutputs(MLIRContext &ctx,
-                                                ModuleOp module,
-                                                const SparseConvGeometry &g,
-                                                const std::vector<Site> &sites,
-                                                ElementKind kind,
-                                                const std::string &device) {
+/// Returns the simulator's steps. `compiled`: see runKernels.
+std::vector<std::string> expectReferenceOutputs(
+    MLIRContext &ctx, ModuleOp module, const SparseConvGeometry &g,
+    const std::vector<Site> &sites, ElementKind kind, const std::string &device,
+    jit::CompiledKernel *compiled = nullptr) {
   IndicePairs ref = referenceIndicePairs(g, sites);
   EXPECT_EQ(ref.error, "");
   const int64_t cin = 4, cout = 3, k = g.getKernelVolume();
@@ -516,7 +522,7 @@ std::vector<std::string> expectReferenceOutputs(MLIRContext &ctx,
   std::vector<std::string> steps;
   for (bool jit : {false, true}) {
     SCOPED_TRACE(jit ? "jit" : "simulator");
-    KernelRun run = runKernels(module, inputs, device, jit);
+    KernelRun run = runKernels(module, inputs, device, jit, compiled);
     EXPECT_EQ(run.error, "");
     const std::vector<HostArray> &out = run.outputs;
     if (out.size() != 5u) {
@@ -562,14 +568,19 @@ TEST_P(SparseConvDynamicSitesTest, OneCompileServesEveryNumberOfSites) {
   OwningOpRef<ModuleOp> module =
       lowerPairsAndConv(ctx, g, /*sites=*/-1, 4, 3, GetParam());
   ASSERT_TRUE(module);
+  // One native compile too (compile lowers its module in place).
+  OwningOpRef<ModuleOp> copy = module->clone();
+  auto compiled = jit::CompiledKernel::compile(*copy, "sc", {});
+  ASSERT_TRUE(succeeded(compiled));
   int64_t cells = g.batch * g.in[0] * g.in[1] * g.in[2];
   int64_t outCells = g.batch * g.getOutVolume();
   for (int64_t count : {int64_t(0), int64_t(1), int64_t(7), c.sites,
                         std::min<int64_t>(cells, 3 * c.sites + 1)}) {
     SCOPED_TRACE("sites=" + std::to_string(count));
     std::vector<Site> sites = randomSites(g, count, 5 + count);
-    std::vector<std::string> steps = expectReferenceOutputs(
-        ctx, *module, g, sites, ElementKind::F32, GetParam().device);
+    std::vector<std::string> steps =
+        expectReferenceOutputs(ctx, *module, g, sites, ElementKind::F32,
+                               GetParam().device, compiled->get());
     std::string strategy = GetParam().strategy;
     if (strategy == "auto")
       strategy = outCells <= count * g.getKernelVolume() ? "grid" : "sort";
