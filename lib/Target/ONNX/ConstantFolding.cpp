@@ -414,6 +414,11 @@ static LogicalResult foldConcat(NodeImporter &n) {
   shape[*axis] = 0;
   for (size_t i = 0; i < n.numInputs(); ++i) {
     const HostTensor &t = in(n, i);
+    // The result has the first input's type: another type's elements
+    // would be read from the wrong storage.
+    if (t.dtype != first.dtype)
+      return n.emitError() << "input " << i
+                           << " has another element type than input 0";
     for (int64_t d = 0; d < rank; ++d)
       if (d != *axis && (static_cast<int64_t>(t.shape.size()) != rank ||
                          t.shape[d] != first.shape[d]))
