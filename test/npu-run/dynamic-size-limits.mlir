@@ -4,7 +4,7 @@
 // grad_input holds 4096 f32 per sample, 16 KiB: on a device with 128 KiB of
 // global memory at most 8 samples fit it. Four run; 64 do not, though the
 // output (one f32 per sample) would fit.
-// RUN: npu-opt %s --npu-graph-to-device="device=%S/Inputs/small-global-device.json" -o %t.mlir
+// RUN: npu-opt %s --npu-graph-to-device="device=%S/Inputs/small-global-device.json" --canonicalize --cse -o %t.mlir
 // RUN: npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-0123.npy,%S/Inputs/i32-0123.npy --random-inputs=1 | FileCheck %s --check-prefix=FOUR --allow-empty
 // RUN: npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-0123.npy,%S/Inputs/i32-0123.npy --random-inputs=1 --mode=jit | FileCheck %s --check-prefix=FOUR --allow-empty
 // RUN: not npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-64.npy,%S/Inputs/i32-64.npy --random-inputs=1 2>&1 | FileCheck %s --check-prefix=MANY

@@ -3,7 +3,7 @@
 // give the same values at 4 samples and an empty result at 0, and operands
 // that disagree on the count are an error naming the op and the operand,
 // in both executors, before any kernel reads past the shorter one.
-// RUN: npu-opt %s --npu-graph-to-device -o %t.mlir
+// RUN: npu-opt %s --npu-graph-to-device --canonicalize --cse -o %t.mlir
 // RUN: FileCheck %s --check-prefix=IR < %t.mlir
 // RUN: npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-0123.npy,%S/Inputs/i32-0123.npy,%S/Inputs/f32-2x3.npy --print-outputs --report | FileCheck %s --check-prefixes=FOUR,FOUR-SIM
 // RUN: npu-run %t.mlir --input=%S/Inputs/f32-4.npy,%S/Inputs/i32-0123.npy,%S/Inputs/i32-0123.npy,%S/Inputs/f32-2x3.npy --print-outputs --mode=jit | FileCheck %s --check-prefix=FOUR

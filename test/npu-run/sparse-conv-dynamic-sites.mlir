@@ -3,7 +3,7 @@
 // two sites (the values of sparse-conv-subm-even.mlir, from the
 // definition: [[30], [2]]) and on none, in both executors; features with
 // another number of rows than the sites are an error naming the op.
-// RUN: npu-opt %s --npu-graph-to-device -o %t.mlir
+// RUN: npu-opt %s --npu-graph-to-device --canonicalize --cse -o %t.mlir
 // RUN: FileCheck %s --check-prefix=IR < %t.mlir
 // RUN: npu-run %t.mlir --input=%S/Inputs/subm-even-indices.npy,%S/Inputs/subm-even-features.npy,%S/Inputs/subm-even-weights.npy --print-outputs | FileCheck %s --check-prefix=TWO
 // RUN: npu-run %t.mlir --input=%S/Inputs/subm-even-indices.npy,%S/Inputs/subm-even-features.npy,%S/Inputs/subm-even-weights.npy --print-outputs --mode=jit | FileCheck %s --check-prefix=TWO
