@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/InitAll.h"
@@ -108,7 +109,7 @@ std::vector<HostArray> arguments(ModuleOp module) {
     a.data.resize(memref.getNumElements() * bytes);
     // Inputs (the three of the forward, the seven of the backward, whose
     // statistics are then plausible: max near 0, sum near S).
-    bool output = func.getArgAttr(i, "npudev.output") != nullptr;
+    bool output = func.getArgAttr(i, signature::kOutput) != nullptr;
     if (!output)
       for (int64_t e = 0; e < memref.getNumElements(); ++e)
         storeFloat(a.data.data() + e * bytes, a.kind,

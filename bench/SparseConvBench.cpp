@@ -23,6 +23,7 @@
 
 #include "BenchSupport.h"
 #include "LidarSites.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPUDev/NPUDevDialect.h"
@@ -158,13 +159,9 @@ std::vector<HostArray> pairsArguments(func::FuncOp func,
     auto memref = cast<MemRefType>(type);
     HostArray a;
     a.kind = *getElementKind(memref.getElementType());
-    a.shape.assign(memref.getShape().begin(), memref.getShape().end());
-    // Sizes read at run time (npudev.sizes): a multiple of the sites.
-    auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "npudev.sizes");
-    unsigned next = 0;
-    for (int64_t &size : a.shape)
-      if (ShapedType::isDynamic(size))
-        size = int64_t(sites.size()) * sizes.asArrayRef()[3 * next++ + 2];
+    a.shape = cantFail(signature::bindOutputShape(
+        func, i, memref.getShape(), 1,
+        [&](unsigned) { return ArrayRef<int64_t>(args[0].shape); }));
     a.data.assign(a.getNumElements() * getElementBytes(a.kind), 0);
     args.push_back(std::move(a));
   }

@@ -17,6 +17,7 @@
 #include "FloatArrays.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
@@ -244,7 +245,8 @@ protected:
       // Arguments stored aligned take padded rows.
       std::vector<int64_t> channels(args.size(), -1);
       for (auto [i, arg] : llvm::enumerate(args))
-        if (auto c = func.getArgAttrOfType<IntegerAttr>(i, "npudev.channels")) {
+        if (auto c =
+                func.getArgAttrOfType<IntegerAttr>(i, signature::kChannels)) {
           channels[i] = c.getInt();
           if (i + 1 < args.size())
             arg = padRows(

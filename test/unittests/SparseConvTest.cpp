@@ -11,6 +11,7 @@
 
 #include "FloatArrays.h"
 #include "SparseConvReference.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
@@ -145,8 +146,9 @@ TEST_P(ReferenceTest, PairsMatchTheOutputCentricEnumeration) {
   }
   // Every site reaches some output here (subm: itself through the
   // identity offset, where the geometry has one).
-  if (!g.subm || g.getIdentityOffset())
+  if (!g.subm || g.getIdentityOffset()) {
     EXPECT_GE(total, l);
+  }
   if (g.subm) {
     EXPECT_EQ(ref.outIndices, sites);
   } else {
@@ -370,16 +372,9 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
     auto memref = cast<MemRefType>(type);
     HostArray a;
     a.kind = *getElementKind(memref.getElementType());
-    a.shape.assign(memref.getShape().begin(), memref.getShape().end());
-    // A size read at run time: factor times an input's dimension.
-    auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(inputs.size() + i,
-                                                          "npudev.sizes");
-    unsigned next = 0;
-    for (int64_t &size : a.shape)
-      if (ShapedType::isDynamic(size)) {
-        ArrayRef<int64_t> t = sizes.asArrayRef().slice(3 * next++, 3);
-        size = inputs[t[0]].shape[t[1]] * t[2];
-      }
+    a.shape = cantFail(signature::bindOutputShape(
+        func, inputs.size() + i, memref.getShape(), inputs.size(),
+        [&](unsigned arg) { return ArrayRef<int64_t>(inputs[arg].shape); }));
     a.data.resize(a.getNumElements() * getElementBytes(a.kind));
     for (int64_t e = 0; e < a.getNumElements(); ++e) {
       uint8_t *p = a.data.data() + e * getElementBytes(a.kind);
@@ -392,9 +387,9 @@ KernelRun runKernels(ModuleOp module, const std::vector<HostArray> &inputs,
   }
   std::vector<std::pair<unsigned, int64_t>> outputArgs; // (arg, rows arg)
   for (unsigned i = inputs.size(); i < args.size(); ++i) {
-    if (!func.getArgAttr(i, "npudev.output"))
+    if (!func.getArgAttr(i, signature::kOutput))
       continue;
-    auto rows = func.getArgAttrOfType<IntegerAttr>(i, "npudev.rows");
+    auto rows = func.getArgAttrOfType<IntegerAttr>(i, signature::kRows);
     outputArgs.emplace_back(i, rows ? rows.getInt() : -1);
   }
   KernelRun run;

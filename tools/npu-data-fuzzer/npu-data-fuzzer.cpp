@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/InitAll.h"
@@ -249,8 +250,8 @@ private:
       blank.data.assign(blank.getNumElements() * getElementBytes(blank.kind),
                         0);
       k.blanks.push_back(std::move(blank));
-      k.outputs.push_back(func.getArgAttr(i, "npudev.output") ||
-                          func.getArgAttr(i, "npudev.row_count"));
+      k.outputs.push_back(func.getArgAttr(i, signature::kOutput) ||
+                          func.getArgAttr(i, signature::kRowCount));
     }
     kernels.push_back(std::move(k));
   }

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
@@ -337,7 +338,7 @@ static void printArray(llvm::raw_ostream &os, unsigned index,
 static SmallVector<bool> selectOutputs(func::FuncOp func) {
   SmallVector<bool> marked, memrefs;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    marked.push_back(!!func.getArgAttr(i, "npudev.output"));
+    marked.push_back(!!func.getArgAttr(i, signature::kOutput));
     memrefs.push_back(isa<MemRefType>(type));
   }
   return llvm::is_contained(marked, true) ? marked : memrefs;
@@ -347,7 +348,7 @@ static SmallVector<bool> selectOutputs(func::FuncOp func) {
 static SmallVector<int64_t> findRowCountArgs(func::FuncOp func) {
   SmallVector<int64_t> counts;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-    auto rows = func.getArgAttrOfType<IntegerAttr>(i, "npudev.rows");
+    auto rows = func.getArgAttrOfType<IntegerAttr>(i, signature::kRows);
     counts.push_back(rows ? rows.getInt() : -1);
   }
   return counts;
@@ -398,7 +399,8 @@ static LogicalResult checkDeclaredType(const HostArray &array, unsigned index,
 /// The rows an argument stored channel-aligned holds (`npudev.channels`),
 /// std::nullopt for a dense argument.
 static std::optional<int64_t> getStoredChannels(func::FuncOp func, unsigned i) {
-  if (auto channels = func.getArgAttrOfType<IntegerAttr>(i, "npudev.channels"))
+  if (auto channels =
+          func.getArgAttrOfType<IntegerAttr>(i, signature::kChannels))
     return channels.getInt();
   return std::nullopt;
 }
@@ -412,34 +414,21 @@ static MemRefType withRowLength(MemRefType type, int64_t length) {
 }
 
 /// Output `index`'s type with its dynamic sizes bound from the arguments
-/// gathered before it, as its `npudev.sizes` names them (a graph function's
-/// result whose sizes are read at run time).
+/// gathered before it (a graph function's result whose sizes are read at
+/// run time).
 static FailureOr<Type> bindOutputSizes(func::FuncOp func, unsigned index,
                                        Type type, ArrayRef<HostArray> args) {
   auto memref = dyn_cast<MemRefType>(type);
-  auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(index, "npudev.sizes");
-  if (!memref || !sizes)
+  if (!memref || memref.hasStaticShape())
     return type;
-  SmallVector<int64_t> shape(memref.getShape());
-  ArrayRef<int64_t> pairs = sizes.asArrayRef(); // (arg, dim, factor)
-  size_t next = 0;
-  for (int64_t &size : shape) {
-    if (!ShapedType::isDynamic(size))
-      continue;
-    bool named = next + 2 < pairs.size();
-    int64_t arg = named ? pairs[next] : -1, dim = named ? pairs[next + 1] : -1;
-    int64_t factor = named ? pairs[next + 2] : -1;
-    next += 3;
-    if (arg < 0 || arg >= int64_t(args.size()) || dim < 0 ||
-        dim >= int64_t(args[arg].shape.size()) || factor < 0 ||
-        llvm::MulOverflow(args[arg].shape[dim], factor, size)) {
-      fail("output #" + llvm::Twine(index) +
-           ": npudev.sizes does not name a dimension of an earlier argument "
-           "and a factor for each of its dynamic sizes");
-      return failure();
-    }
+  llvm::Expected<SmallVector<int64_t>> shape = signature::bindOutputShape(
+      func, index, memref.getShape(), args.size(),
+      [&](unsigned arg) { return ArrayRef<int64_t>(args[arg].shape); });
+  if (!shape) {
+    fail(llvm::toString(shape.takeError()));
+    return failure();
   }
-  return MemRefType::get(shape, memref.getElementType(), memref.getLayout(),
+  return MemRefType::get(*shape, memref.getElementType(), memref.getLayout(),
                          memref.getMemorySpace());
 }
 
@@ -456,9 +445,9 @@ static FailureOr<HostArray> allocateOutput(func::FuncOp func, unsigned index,
 /// Whether argument `index` is a result of a function npu-lower-to-device
 /// lowered, which needs no data: its output or its row count.
 static bool isLoweredOutput(func::FuncOp func, unsigned index) {
-  return func.getArgAttr(index, "npudev.row_count") ||
-         (func.getArgAttr(index, "npudev.output") &&
-          func.getArgAttr(index, "npudev.sizes"));
+  return func.getArgAttr(index, signature::kRowCount) ||
+         (func.getArgAttr(index, signature::kOutput) &&
+          func.getArgAttr(index, signature::kSizes));
 }
 
 /// The run's arguments in order: the --input files, then zeros for the

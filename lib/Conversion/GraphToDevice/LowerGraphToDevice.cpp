@@ -33,6 +33,7 @@
 #include "CopyKernels.h"
 
 #include "npu/Conversion/DeviceKernelOpInterface.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
@@ -791,25 +792,25 @@ private:
     for (auto [output, dynamic, sources] :
          llvm::zip(outputs, dynamicOutputs, outputSizes)) {
       unsigned arg = cast<BlockArgument>(output).getArgNumber();
-      func.setArgAttr(arg, "npudev.output", UnitAttr::get(ctx));
+      func.setArgAttr(arg, signature::kOutput, UnitAttr::get(ctx));
       SmallVector<int64_t> triples;
       for (SizeBound bound : sources)
         triples.append({bound.arg, int64_t(bound.dim), bound.factor});
       if (!triples.empty())
-        func.setArgAttr(arg, "npudev.sizes",
+        func.setArgAttr(arg, signature::kSizes,
                         DenseI64ArrayAttr::get(ctx, triples));
       if (!dynamic)
         continue;
       unsigned rows = cast<BlockArgument>(outputCounts[count++]).getArgNumber();
-      func.setArgAttr(arg, "npudev.rows",
+      func.setArgAttr(arg, signature::kRows,
                       IntegerAttr::get(IntegerType::get(ctx, 64), rows));
-      func.setArgAttr(rows, "npudev.row_count", UnitAttr::get(ctx));
+      func.setArgAttr(rows, signature::kRowCount, UnitAttr::get(ctx));
     }
     Type i64 = IntegerType::get(ctx, 64);
     for (auto [arg, channels] :
          llvm::concat<std::pair<Value, int64_t>>(storedArgs, storedResults))
       func.setArgAttr(cast<BlockArgument>(arg).getArgNumber(),
-                      "npudev.channels", IntegerAttr::get(i64, channels));
+                      signature::kChannels, IntegerAttr::get(i64, channels));
   }
 
   func::FuncOp func;
