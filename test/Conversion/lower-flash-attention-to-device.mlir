@@ -62,8 +62,8 @@
 // CHECK: npudev.dma_start %[[L]]
 // CHECK-NEXT: }
 // CHECK-NEXT: npudev.wait_all
-// ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
-// MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
+// ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
+// MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
 func.func @s1s2_f16_bnsd(%q: tensor<1x8x4096x128xf16>) -> tensor<1x8x4096x128xf16> {
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088} : (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) -> (tensor<1x8x4096x8xf32>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x128xf16>)
   return %o : tensor<1x8x4096x128xf16>
@@ -234,4 +234,42 @@ func.func @grad_bf16_pse_one_batch(%q: tensor<2x2x40x64xbf16>, %st: tensor<2x2x4
 func.func @many_batches(%q: tensor<16777216x1x1x8xf16>) -> tensor<16777216x1x1x8xf16> {
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 1, scale = 0.5} : (tensor<16777216x1x1x8xf16>, tensor<16777216x1x1x8xf16>, tensor<16777216x1x1x8xf16>) -> (tensor<16777216x1x1x8xf32>, tensor<16777216x1x1x8xf32>, tensor<16777216x1x1x8xf16>)
   return %o : tensor<16777216x1x1x8xf16>
+}
+
+// -----
+
+// S1 and S2 read at run time (the sequence axis of query and key): a check
+// launch (each length within i32, value's keys as many as key's), then the
+// template rule on the lengths, in the order docs/flash-attention.md gives
+// it, choosing among four kernels: b, s1, and s1s2 with 64 and with 128
+// query rows per item (8 heads' items against the 48 vector cores).
+// CHECK-LABEL: func.func @run_time_lengths
+// CHECK: strategy = "check_sizes"
+// CHECK: "'npu.flash_attention' query has sequence length {row}, past 2^31 - 1 (positions are i32)"
+// CHECK: "'npu.flash_attention' key has sequence length {row}, past 2^31 - 1 (positions are i32)"
+// CHECK: "'npu.flash_attention' value has {row} keys, key has a different number"
+// CHECK: %[[S1:.*]] = memref.dim %arg0, %c2
+// CHECK: %[[S2:.*]] = memref.dim %arg1, %c2
+// ASC: %[[FITS_BLOCK:.*]] = arith.cmpi slt, %[[S2]], %c1025
+// MLU: %[[FITS_BLOCK:.*]] = arith.cmpi slt, %[[S2]], %c2049
+// CHECK: scf.if %[[FITS_BLOCK]]
+// CHECK: %[[NARROW:.*]] = arith.cmpi slt, %[[S2]], %c129
+// CHECK: %[[B:.*]] = arith.andi %[[NARROW]]
+// CHECK: scf.if %[[B]]
+// CHECK: npudev.mixed_launch
+// CHECK: step = "b", strategy = "flash_attention", template = "b"
+// CHECK: } else {
+// CHECK: npudev.mixed_launch
+// CHECK: step = "s1", strategy = "flash_attention", template = "s1"
+// CHECK: } else {
+// CHECK: %[[ITEMS:.*]] = arith.muli %c8, %{{.*}}
+// CHECK: arith.cmpi slt, %[[ITEMS]], %c49
+// CHECK: npudev.mixed_launch
+// CHECK: s1_inner = 64 : i64, {{.*}}step = "s1s2"
+// CHECK: } else {
+// CHECK: npudev.mixed_launch
+// CHECK: s1_inner = 128 : i64, {{.*}}step = "s1s2"
+func.func @run_time_lengths(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>, %v: tensor<1x2x?x128xf16>) -> tensor<1x8x?x128xf16> {
+  %m, %s, %o = npu.flash_attention %q, %k, %v {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088, sparse_mode = 3} : (tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16>) -> (tensor<1x8x?x8xf32>, tensor<1x8x?x8xf32>, tensor<1x8x?x128xf16>)
+  return %o : tensor<1x8x?x128xf16>
 }

@@ -120,3 +120,30 @@ func.func @grid_sample_f64(%x: tensor<1x4x4x1xf64>, %g: tensor<1x2x2x2xf64>) -> 
   %r = npu.grid_sample %x, %g : (tensor<1x4x4x1xf64>, tensor<1x2x2x2xf64>) -> tensor<1x2x2x1xf64>
   return %r : tensor<1x2x2x1xf64>
 }
+
+// -----
+
+// FlashAttention with sequence lengths read at run time takes no operand
+// shaped by them besides query, key and value.
+func.func @dynamic_attention_pse(%q: tensor<1x?x2x8xf32>, %pse: tensor<1x2x1x?xf32>) -> tensor<1x?x2x8xf32> {
+  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: pse needs them known when the kernel is built}}
+  %m, %s, %o = npu.flash_attention %q, %q, %q pse %pse {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x1x?xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
+  return %o : tensor<1x?x2x8xf32>
+}
+
+// -----
+
+func.func @dynamic_attention_prefix(%q: tensor<1x?x2x8xf32>) -> tensor<1x?x2x8xf32> {
+  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: sparse_mode 5 needs them known when the kernel is built}}
+  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5, sparse_mode = 5, prefix = array<i64: 3>} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
+  return %o : tensor<1x?x2x8xf32>
+}
+
+// -----
+
+// The backward takes static lengths so far.
+func.func @dynamic_attention_grad(%q: tensor<1x?x2x8xf32>, %st: tensor<1x2x?x8xf32>) -> tensor<1x?x2x8xf32> {
+  // expected-error @+1 {{'npu.flash_attention_grad' op cannot be lowered to the device: operand #0 ('tensor<1x?x2x8xf32>') has a size read at run time, and its kernels take static shapes}}
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>)
+  return %dq : tensor<1x?x2x8xf32>
+}

@@ -13,7 +13,10 @@
 #include "AttentionReference.h"
 #include "FloatArrays.h"
 
+#include "npu/Conversion/FlashAttentionTiling.h"
+#include "npu/Conversion/LoweredSignature.h"
 #include "npu/Conversion/Pipelines.h"
+#include "npu/Device/DeviceModel.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
 #include "npu/Runtime/ElementKind.h"
@@ -23,12 +26,15 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace npu;
@@ -63,6 +69,9 @@ struct Case {
   std::vector<int64_t> cumQ, cumKV, prefix;
   /// Check npu.flash_attention_grad instead of the forward.
   bool grad = false;
+  /// Types with S1 and S2 read at run time ('?'): one module serves every
+  /// case that differs only in the lengths.
+  bool runTimeLengths = false;
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -74,7 +83,7 @@ std::string shapeOf(const std::vector<int64_t> &shape,
                     const char *element = "f32") {
   std::string s = "tensor<";
   for (int64_t d : shape)
-    s += std::to_string(d) + "x";
+    s += (ShapedType::isDynamic(d) ? "?" : std::to_string(d)) + "x";
   return s + element + ">";
 }
 
@@ -93,6 +102,17 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
   default:
     return {b, n, s, d};
   }
+}
+
+/// The shape the op's type gives query (key): the data's, with the
+/// sequence length '?' when it is read at run time.
+std::vector<int64_t> typeShape(const Case &c, bool query) {
+  std::vector<int64_t> shape = tensorShape(c, query);
+  if (c.runTimeLengths)
+    shape[c.layout == ref::Layout::SBH    ? 0
+          : c.layout == ref::Layout::BNSD ? 2
+                                          : 1] = ShapedType::kDynamic;
+  return shape;
 }
 
 std::vector<int64_t> maskShape(const Case &c) {
@@ -131,11 +151,12 @@ std::string buildSource(const Case &c, double scale) {
   std::snprintf(scaleText, sizeof(scaleText), "%.17e", scale);
   std::snprintf(keepText, sizeof(keepText), "%.17e", c.keepProb);
   const char *element = getElementKindName(c.element);
-  std::string q = shapeOf(tensorShape(c, true), element),
-              kv = shapeOf(tensorShape(c, false), element),
+  int64_t seqQ = c.runTimeLengths ? ShapedType::kDynamic : c.seqQ;
+  std::string q = shapeOf(typeShape(c, true), element),
+              kv = shapeOf(typeShape(c, false), element),
               stats = c.layout == ref::Layout::TND
                           ? shapeOf({c.cumQ.back(), c.headsQ, 8})
-                          : shapeOf({c.batch, c.headsQ, c.seqQ, 8});
+                          : shapeOf({c.batch, c.headsQ, seqQ, 8});
   auto array = [](const char *name, const std::vector<int64_t> &values) {
     if (values.empty())
       return std::string();
@@ -222,19 +243,55 @@ protected:
     return module;
   }
 
-  /// Runs the lowered @fa on `inputs`; returns the arguments after.
+  /// A source lowered for each executor, the JIT's compiled once.
+  struct Lowered {
+    OwningOpRef<ModuleOp> sim, jit;
+    std::unique_ptr<jit::CompiledKernel> kernel;
+  };
+
+  /// `source` lowered for `device`, kept until a check needs another:
+  /// consecutive cases whose types read their lengths at run time share it.
+  Lowered &lowerOnce(const std::string &source, const char *device) {
+    std::string key = source + "@" + device;
+    Lowered &l = lowered;
+    if (key == loweredKey && l.sim)
+      return l;
+    loweredKey = key;
+    l = Lowered();
+    l.sim = lower(source, device);
+    l.jit = lower(source, device);
+    if (l.sim && l.jit) {
+      auto kernel = jit::CompiledKernel::compile(*l.jit, "fa");
+      EXPECT_TRUE(succeeded(kernel));
+      if (succeeded(kernel))
+        l.kernel = std::move(*kernel);
+    }
+    return l;
+  }
+
+  /// Runs the lowered @fa on `inputs` (`compiled`: the JIT's kernel of
+  /// `module`, which then only gives the types); returns the arguments
+  /// after, outputs sized from the inputs.
   std::vector<HostArray> run(ModuleOp module,
                              const std::vector<HostArray> &inputs, bool jit,
-                             sim::SimulationReport *simReport = nullptr) {
+                             sim::SimulationReport *simReport = nullptr,
+                             jit::CompiledKernel *compiled = nullptr) {
     auto func = module.lookupSymbol<func::FuncOp>("fa");
     std::vector<HostArray> args = inputs;
-    for (Type type : func.getArgumentTypes().drop_front(inputs.size())) {
+    for (auto [i, type] :
+         llvm::enumerate(func.getArgumentTypes().drop_front(inputs.size()))) {
       auto memref = cast<MemRefType>(type);
-      std::vector<double> nan(memref.getNumElements(), NAN);
-      args.push_back(floatArray(*getElementKind(memref.getElementType()), nan,
-                                memref.getShape()));
+      SmallVector<int64_t> shape = cantFail(signature::bindOutputShape(
+          func, inputs.size() + i, memref.getShape(), inputs.size(),
+          [&](unsigned arg) { return ArrayRef<int64_t>(inputs[arg].shape); }));
+      std::vector<double> nan(ShapedType::getNumElements(shape), NAN);
+      args.push_back(
+          floatArray(*getElementKind(memref.getElementType()), nan, shape));
     }
-    if (jit) {
+    if (jit && compiled) {
+      llvm::Error error = compiled->run(args);
+      EXPECT_FALSE(bool(error)) << llvm::toString(std::move(error));
+    } else if (jit) {
       EXPECT_TRUE(succeeded(jit::runJit(module, "fa", args)));
     } else {
       sim::SimulationReport report;
@@ -323,11 +380,11 @@ protected:
       return checkGrad(c, a, inputs, rng);
     // The scale the op gets is the float64 one the reference uses.
     std::string source = buildSource(c, a.scale);
-    OwningOpRef<ModuleOp> simModule = lower(source, c.device);
-    OwningOpRef<ModuleOp> jitModule = lower(source, c.device);
-    ASSERT_TRUE(simModule && jitModule);
-    std::vector<HostArray> sim = run(*simModule, inputs, false, &lastReport);
-    std::vector<HostArray> jit = run(*jitModule, inputs, true);
+    Lowered &l = lowerOnce(source, c.device);
+    ASSERT_TRUE(l.sim && l.kernel);
+    std::vector<HostArray> sim = run(*l.sim, inputs, false, &lastReport);
+    std::vector<HostArray> jit =
+        run(*l.sim, inputs, true, nullptr, l.kernel.get());
     size_t firstResult = inputs.size();
     for (size_t i = firstResult; i < firstResult + 3; ++i)
       EXPECT_EQ(sim[i].data, jit[i].data) << "result " << i - firstResult;
@@ -413,6 +470,8 @@ protected:
   }
 
   MLIRContext ctx;
+  Lowered lowered;
+  std::string loweredKey;
   /// The simulator's report of the last check(), and its trace when this
   /// is set.
   sim::SimulationReport lastReport;
@@ -661,6 +720,68 @@ TEST_F(FlashAttentionTest, BackwardBroadcastPse) {
     split.device = "ascend910b";
     check(backward(split));
   }
+}
+
+/// Four groups of three cores with 48 KiB of vector memory: key blocks of
+/// 256 and 12 vector cores, so that every forward template is taken at
+/// lengths the tests can afford.
+const char *smallAttentionDevice() {
+  static std::string path = [] {
+    SmallString<128> file;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("attention-device", "json", file));
+    std::error_code error;
+    llvm::raw_fd_ostream(file, error)
+        << R"({"name": "small_attention", "base": "mlu590", "clusters": 4,
+               "cores_per_cluster": 3, "vector_bytes": 49152})";
+    EXPECT_FALSE(error);
+    return file.str().str();
+  }();
+  return path.c_str();
+}
+
+TEST_F(FlashAttentionTest, SequenceLengthsReadAtRunTime) {
+  // Per layout and mode, one module (S1 and S2 '?') run at lengths that
+  // take each forward template, and at 0, in both executors against the
+  // reference. The report names the template selectAttentionTemplate
+  // gives the lengths the kernel ran with: the kernel's run-time choice
+  // follows the compile-time rule.
+  attention::AttentionLimits limits = attention::getAttentionLimits(
+      cantFail(DeviceModel::load(smallAttentionDevice())));
+  ASSERT_EQ(limits.s2Inner, 256);
+  ASSERT_EQ(limits.vectorCores, 12);
+  int64_t longKeys = limits.s2Inner + 52;
+  std::pair<int64_t, int64_t> lengths[] = {
+      {37, 53},  {0, 5},         {5, 0},         {1, 1},
+      {70, 200}, {20, longKeys}, {150, longKeys}};
+  // Two kinds, each compiled once (four kernels: seconds of JIT
+  // compilation): the band measured from the bottom right moves with S2 -
+  // S1 read at run time.
+  std::pair<ref::Layout, int64_t> kinds[] = {{ref::Layout::BNSD, 3},
+                                             {ref::Layout::SBH, 4}};
+  std::set<std::string> taken;
+  for (auto [layout, mode] : kinds)
+    for (auto [s1, s2] : lengths) {
+      Case c{layout, 1, 8, 2, s1, s2, 16, mode, 40, 3, smallAttentionDevice()};
+      c.runTimeLengths = true;
+      check(c);
+      if (s1 == 0)
+        continue;
+      attention::ForwardTiling expected =
+          attention::selectAttentionTemplate({1, 2, 4, s1, s2, 16}, limits);
+      std::string step =
+          "flash_attention." +
+          attention::stringifyForwardTemplate(expected.kind).str();
+      EXPECT_TRUE(llvm::any_of(lastReport.steps,
+                               [&](const auto &s) { return s.name == step; }))
+          << "S1 " << s1 << " S2 " << s2 << " should run " << step;
+      // s1s2 has two kernels: 64 and 128 query rows per item.
+      if (expected.kind == attention::ForwardTemplate::SplitS1S2)
+        step += " " + std::to_string(expected.s1Inner);
+      taken.insert(step);
+    }
+  // b, s1, and s1s2 with 64 and with 128 rows.
+  EXPECT_EQ(taken.size(), 4u);
 }
 
 TEST_F(FlashAttentionTest, NaNsAreTheSameBytes) {

@@ -105,6 +105,15 @@ struct AttentionLimits {
 };
 AttentionLimits getAttentionLimits(const DeviceModel &device);
 
+/// Query rows per S1S2 tile, and the larger choice when the cores are
+/// otherwise oversubscribed (the outer axis B*N2*G*ceil(S1/kS1Inner)
+/// exceeds the vector cores).
+constexpr int64_t kS1Inner = 64, kS1InnerLarge = 128;
+/// Keys beyond which the S1 template applies (one 128-wide cube block).
+constexpr int64_t kTemplateCubeBlock = 128;
+/// Elements' alignment of the cube's fractal tiles.
+constexpr int64_t kFractalAlign = 16;
+
 /// The forward templates, in priority order.
 enum class ForwardTemplate { SplitS1S2, SplitS1, SplitB };
 llvm::StringRef stringifyForwardTemplate(ForwardTemplate t);

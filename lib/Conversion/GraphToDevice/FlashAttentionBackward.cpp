@@ -1015,8 +1015,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
 
 void npu::registerFlashAttentionGradKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    FlashAttentionGradOp::attachInterface<
-        AttentionKernelModel<AttentionBackwardLowering, FlashAttentionGradOp>>(
-        *ctx);
+    attachAttentionModels<AttentionBackwardLowering, FlashAttentionGradOp>(ctx);
   });
 }

@@ -493,6 +493,11 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
         "npudev.tiling",
         b.getDictionaryAttr(
             {b.getNamedAttr("strategy", b.getStringAttr("flash_attention")),
+             // The report names the template (lengths read at run time
+             // choose it as the kernel runs).
+             b.getNamedAttr(
+                 "step", b.getStringAttr(
+                             attention::stringifyForwardTemplate(tiling.kind))),
              b.getNamedAttr("template",
                             b.getStringAttr(attention::stringifyForwardTemplate(
                                 tiling.kind))),
@@ -507,7 +512,6 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
 
 void npu::registerFlashAttentionKernelModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, NPUDialect *) {
-    FlashAttentionOp::attachInterface<
-        AttentionKernelModel<AttentionForwardLowering, FlashAttentionOp>>(*ctx);
+    attachAttentionModels<AttentionForwardLowering, FlashAttentionOp>(ctx);
   });
 }

@@ -16,8 +16,11 @@
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <array>
 #include <limits>
 
 namespace npu::attention {
@@ -107,21 +110,54 @@ template <typename OpT> struct AttentionLowering {
     f32 = Float32Type::get(ctx);
     i32 = IntegerType::get(ctx, 32);
     i8 = IntegerType::get(ctx, 8);
-    band = graph::getAttentionBand(op).getDiagonals(0, this->g.seqQ,
-                                                    this->g.seqKV);
+    band = graph::getAttentionBand(op).getDiagonals(0, getSeqQBound(),
+                                                    getSeqKVBound());
+  }
+
+  //===--- Lengths --------------------------------------------------------===//
+
+  /// S1 and S2 where known; where read at run time, the longest the
+  /// kernels take (positions are i32). Compile-time choices that only tune
+  /// the kernel (the deal of items, the key's sparse field) assume it.
+  int64_t getSeqQBound() const { return boundLength(g.seqQ); }
+  int64_t getSeqKVBound() const { return boundLength(g.seqKV); }
+  static int64_t boundLength(int64_t length) {
+    return ShapedType::isDynamic(length) ? std::numeric_limits<int32_t>::max()
+                                         : length;
+  }
+
+  /// S1 and S2 as values: constants, or read from the query's (key's)
+  /// sequence axis.
+  Value getSeqQ() { return getLength(query, g.seqQ); }
+  Value getSeqKV() { return getLength(key, g.seqKV); }
+  Value getLength(Value tensor, int64_t length) {
+    if (!ShapedType::isDynamic(length))
+      return k.index(length);
+    return k.dim(tensor, *graph::getSequenceDim(g.layout));
+  }
+
+  /// The shape the templates are chosen from, with sequence lengths `s1`
+  /// and `s2`.
+  attention::AttentionShape getShapeWith(int64_t s1, int64_t s2) const {
+    return {g.batch, g.headsKV, g.getGroup(), s1, s2, g.headDim};
   }
 
   //===--- Sizes ----------------------------------------------------------===//
 
   LogicalResult chooseSizes() {
+    return chooseSizes(getShapeWith(g.seqQ, g.seqKV));
+  }
+
+  /// The template and tile sizes for `shape` (the op's own, or with lengths
+  /// read at run time one that leads to the template to build a kernel of).
+  LogicalResult chooseSizes(const attention::AttentionShape &shape) {
     attention::AttentionLimits limits = attention::getAttentionLimits(device);
-    tiling = attention::selectAttentionTemplate(
-        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim}, limits);
+    tiling = attention::selectAttentionTemplate(shape, limits);
     describeOp(tiling.key);
     // One (batch, head) per item; the cube's tiles stay within 128 rows.
     s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
-    s1Inner = std::min(s1Inner, std::max<int64_t>(g.seqQ, 1));
-    s2Inner = std::min(limits.s2Inner, std::max<int64_t>(g.seqKV, 1));
+    s1Inner = std::min(s1Inner, std::max<int64_t>(shape.s1, 1));
+    s2Inner = std::min(limits.s2Inner, std::max<int64_t>(shape.s2, 1));
     if (failed(fitCubeTiles()))
       return failure();
     if (device.hasSplitCores()) {
@@ -131,14 +167,17 @@ template <typename OpT> struct AttentionLowering {
       vectorsPerGroup = 2;
       groups = device.getNumCores() / (1 + vectorsPerGroup);
     }
-    // Packed sequences differ in length; other batches are all S1 long.
+    // Packed sequences differ in length; other batches are all S1 long,
+    // which may be known only at run time: then every group is launched.
     items = 0;
-    if (g.layout != graph::AttentionLayout::TND)
-      items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
-    else
+    if (g.layout == graph::AttentionLayout::TND)
       for (int64_t b = 0; b < g.batch; ++b)
         items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
-    groups = std::max<int64_t>(1, std::min(groups, items));
+    else if (g.hasStaticLengths())
+      items = g.batch * g.headsQ * llvm::divideCeil(g.seqQ, s1Inner);
+    if (g.hasStaticLengths())
+      groups = std::min(groups, items);
+    groups = std::max<int64_t>(1, groups);
     vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
     // Vector memory: per chunk row, the scores, the -inf row, the band's
@@ -222,7 +261,8 @@ template <typename OpT> struct AttentionLowering {
       break;
     }
     // A band that reaches every (i, j) masks nothing.
-    bool unbounded = band.low <= -(g.seqQ - 1) && band.high >= g.seqKV - 1;
+    bool unbounded =
+        band.low <= -(getSeqQBound() - 1) && band.high >= getSeqKVBound() - 1;
     switch (op.getSparseMode()) {
     case 0:
       key.sparse = op.getAttenMask() ? Sparse::All
@@ -399,8 +439,8 @@ template <typename OpT> struct AttentionLowering {
   /// the first key and bounded on the right (the causal modes) gives later
   /// query blocks more keys and earlier key blocks more queries.
   int workSlope(bool alongKeys) const {
-    bool opensToStart = band.low <= -(g.seqQ - 1);
-    bool opensToEnd = band.high >= g.seqKV - 1;
+    bool opensToStart = band.low <= -(getSeqQBound() - 1);
+    bool opensToEnd = band.high >= getSeqKVBound() - 1;
     int slope = opensToStart == opensToEnd ? 0 : opensToStart ? 1 : -1;
     return alongKeys ? -slope : slope;
   }
@@ -499,34 +539,48 @@ template <typename OpT> struct AttentionLowering {
   Value batchField(Value b, BatchField f) {
     if (batchTable)
       return k.toIndex(k.load(batchTable, {b, k.index(f)}));
-    auto itemsBefore = [&](int64_t heads, int64_t length, int64_t block) {
-      Value perBatch = k.index(heads * llvm::divideCeil(length, block));
+    auto itemsBefore = [&](int64_t heads, Value length, int64_t block) {
+      Value blocks = k.div(k.add(length, k.index(block - 1)), k.index(block));
+      Value perBatch = k.mul(k.index(heads), blocks);
       return k.rem(k.mul(b, perBatch), k.index(2 * groups));
     };
     switch (f) {
     case kStartQ:
-      return k.mul(b, k.index(g.seqQ));
+      return k.mul(b, getSeqQ());
     case kSeqQ:
-      return k.index(g.seqQ);
+      return getSeqQ();
     case kStartKV:
-      return k.mul(b, k.index(g.seqKV));
+      return k.mul(b, getSeqKV());
     case kSeqKV:
-      return k.index(g.seqKV);
+      return getSeqKV();
     case kLow:
-      return k.index(clampToI32(band.low));
+      return getDiagonal(band.low);
     case kHigh:
-      return k.index(clampToI32(band.high));
+      return getDiagonal(band.high);
     case kPrefixEnd:
       return k.index(0);
     case kItemBase:
       return sameGroupAcrossBatches ? k.index(0)
-                                    : itemsBefore(g.headsQ, g.seqQ, s1Inner);
+                                    : itemsBefore(g.headsQ, getSeqQ(), s1Inner);
     case kKeyItemBase:
-      return itemsBefore(g.headsKV, g.seqKV, s2Inner);
+      return itemsBefore(g.headsKV, getSeqKV(), s2Inner);
     case kNumBatchFields:
       break;
     }
     llvm_unreachable("not a batch field");
+  }
+
+  /// A diagonal of the band (`diagonal` computed with the bounds of the
+  /// lengths), clamped to i32: where the lengths are read at run time and
+  /// the mode measures from the bottom right, moved by S2 - S1 at run time.
+  Value getDiagonal(int64_t diagonal) {
+    if (g.hasStaticLengths() || !graph::getAttentionBand(op).isShifted())
+      return k.index(clampToI32(diagonal));
+    // The bounds are equal, so `diagonal` holds no shift.
+    Value shift = k.sub(getSeqKV(), getSeqQ());
+    Value moved = k.add(k.index(diagonal), shift);
+    return k.max(k.index(std::numeric_limits<int32_t>::min()),
+                 k.min(moved, k.index(std::numeric_limits<int32_t>::max())));
   }
 
   /// An item of batch `b` with its sequences and band.
@@ -852,6 +906,104 @@ template <typename OpT> struct AttentionLowering {
     });
   }
 
+  //===--- Lengths read at run time ---------------------------------------===//
+
+  /// Fails naming what a kernel of lengths read at run time cannot take:
+  /// the operands shaped by S1 and S2 besides Q, K and V, and the prefix
+  /// modes' per-batch table.
+  LogicalResult checkRunTimeLengthsSupported() {
+    auto reject = [&](StringRef what) {
+      return op.emitOpError("cannot be lowered with sequence lengths read at "
+                            "run time: ")
+             << what << " needs them known when the kernel is built";
+    };
+    if (pse)
+      return reject("pse");
+    if (dropMask)
+      return reject("drop_mask");
+    if (attenMask)
+      return reject("an atten_mask the mode reads");
+    if (hasPrefix())
+      return reject("sparse_mode " + std::to_string(op.getSparseMode()));
+    return success();
+  }
+
+  /// A launch that fails the kernel unless value has key's length and both
+  /// lengths fit the kernels' i32 positions.
+  void checkRunTimeLengths() {
+    int64_t seq = *graph::getSequenceDim(g.layout);
+    std::string name = ("'" + op->getName().getStringRef() + "' ").str();
+    SmallVector<KernelBuilder::SizeCheck> checks;
+    constexpr int64_t kLongest = std::numeric_limits<int32_t>::max();
+    for (auto [what, tensor, length] :
+         {std::tuple(StringRef("query"), query, g.seqQ),
+          std::tuple(StringRef("key"), key, g.seqKV)})
+      if (ShapedType::isDynamic(length))
+        checks.push_back({tensor, seq, nullptr, 0,
+                          name + what.str() +
+                              " has sequence length {row}, past 2^31 - 1 "
+                              "(positions are i32)",
+                          kLongest});
+    if (ShapedType::isDynamic(g.seqKV))
+      checks.push_back(
+          {value, seq, key, seq,
+           name + "value has {row} keys, key has a different number"});
+    k.checkSizes(checks);
+  }
+
+  /// Per template selectAttentionTemplate's rule may choose whatever S1
+  /// and S2, a shape that leads to it: long keys with enough query blocks
+  /// to fill the cores (s1s2, 128 rows), long keys with few (s1s2, 64
+  /// rows), keys within a vector block (s1), a few keys and rows (b).
+  /// Each kernel's on-chip buffers hold its template's longest blocks.
+  std::array<attention::AttentionShape, 4> getTemplateShapes() const {
+    using namespace attention;
+    AttentionLimits limits = getAttentionLimits(device);
+    int64_t longKeys = limits.s2Inner + 1;
+    return {getShapeWith(kS1Inner * (limits.vectorCores + 1), longKeys),
+            getShapeWith(kS1Inner, longKeys),
+            getShapeWith(std::max(kS1InnerLarge, limits.roundElements),
+                         limits.s2Inner),
+            getShapeWith(kS1InnerLarge,
+                         std::min(kTemplateCubeBlock, limits.s2Inner))};
+  }
+
+  /// Calls buildFor(shape) under the test selectAttentionTemplate's rule
+  /// makes on S1 and S2 read at run time, for each of getTemplateShapes():
+  /// a kernel per template, one taken. Every kernel gives the right values
+  /// at every length; the rule picks the one CANN would.
+  void selectTemplateAtRunTime(
+      function_ref<void(const attention::AttentionShape &)> buildFor) {
+    using namespace attention;
+    AttentionLimits limits = getAttentionLimits(device);
+    std::array<AttentionShape, 4> shapes = getTemplateShapes();
+    Value s1 = getSeqQ(), s2 = getSeqKV();
+    auto ceilDiv = [&](Value v, int64_t d) {
+      return k.div(k.add(v, k.index(d - 1)), k.index(d));
+    };
+    auto atMost = [&](Value v, int64_t limit) {
+      return k.lt(v, k.index(limit + 1));
+    };
+    int64_t heads = g.batch * g.headsKV * g.getGroup();
+    k.ifThenElse(
+        atMost(s2, limits.s2Inner),
+        [&] {
+          Value area = k.mul(
+              k.mul(ceilDiv(s1, kFractalAlign), ceilDiv(s2, kFractalAlign)),
+              k.index(kFractalAlign * kFractalAlign));
+          k.ifThenElse(
+              k.andI(atMost(s2, kTemplateCubeBlock),
+                     atMost(area, limits.roundElements / 2)),
+              [&] { buildFor(shapes[3]); }, [&] { buildFor(shapes[2]); });
+        },
+        [&] {
+          Value outer = k.mul(k.index(heads), ceilDiv(s1, kS1Inner));
+          k.ifThenElse(
+              atMost(outer, limits.vectorCores), [&] { buildFor(shapes[1]); },
+              [&] { buildFor(shapes[0]); });
+        });
+  }
+
   static int64_t clampToI32(int64_t v) {
     return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
                                std::numeric_limits<int32_t>::max());
@@ -887,13 +1039,85 @@ struct AttentionKernelModel : DeviceKernelOpInterface::ExternalModel<
       return failure();
     KernelBuilder k(b, op->getLoc());
     Lowering lowering(k, cast<OpT>(op), *g, io, device);
+    if (!g->hasStaticLengths()) {
+      if constexpr (takesLengthsAtRunTime())
+        return buildForRunTimeLengths(lowering);
+      return op->emitOpError("cannot be lowered with sequence lengths read "
+                             "at run time");
+    }
     if (failed(lowering.chooseSizes()))
       return failure();
     if (!Lowering::hasNoWork(*g))
       lowering.build();
     return success();
   }
+
+  /// Only the forward takes lengths read at run time so far.
+  static constexpr bool takesLengthsAtRunTime() {
+    return std::is_same_v<OpT, graph::FlashAttentionOp>;
+  }
+  bool takesRunTimeSizes(Operation *) const { return takesLengthsAtRunTime(); }
+
+  /// The sizes are checked for every template's kernel first, so that one
+  /// the device cannot hold is an error before any IR is built.
+  static LogicalResult buildForRunTimeLengths(Lowering &lowering) {
+    if (failed(lowering.checkRunTimeLengthsSupported()))
+      return failure();
+    for (const AttentionShape &shape : lowering.getTemplateShapes())
+      if (failed(lowering.chooseSizes(shape)))
+        return failure();
+    lowering.checkRunTimeLengths();
+    lowering.selectTemplateAtRunTime([&](const AttentionShape &shape) {
+      (void)lowering.chooseSizes(shape);
+      lowering.build();
+    });
+    return success();
+  }
 };
+
+/// The results' sizes in terms of the operands' (tensor.dim, folded when
+/// static), so that lengths read at run time reach them: the forward's
+/// softmax_max and softmax_sum are [B, N1, S1, 8] and attention_out is
+/// shaped as the query; the backward's gradients as their inputs.
+template <typename OpT>
+struct AttentionResultShapes : ReifyRankedShapedTypeOpInterface::ExternalModel<
+                                   AttentionResultShapes<OpT>, OpT> {
+  LogicalResult reifyResultShapes(Operation *op, OpBuilder &b,
+                                  ReifiedRankedShapedTypeDims &shapes) const {
+    auto attention = cast<OpT>(op);
+    Location loc = op->getLoc();
+    auto sizesOf = [&](Value v) { return tensor::getMixedSizes(b, loc, v); };
+    if constexpr (std::is_same_v<OpT, graph::FlashAttentionGradOp>) {
+      shapes.push_back(sizesOf(attention.getQuery()));
+      shapes.push_back(sizesOf(attention.getKey()));
+      shapes.push_back(sizesOf(attention.getValue()));
+      if (Value pse = attention.getPse())
+        shapes.push_back(sizesOf(pse));
+      return success();
+    }
+    Value query = attention.getQuery();
+    SmallVector<OpFoldResult> statistics;
+    for (auto [d, size] : llvm::enumerate(
+             cast<RankedTensorType>(op->getResult(0).getType()).getShape()))
+      statistics.push_back(
+          ShapedType::isDynamic(size)
+              ? tensor::getMixedSize(
+                    b, loc, query,
+                    *graph::getSequenceDim(attention.getInputLayout()))
+              : b.getIndexAttr(size));
+    shapes.push_back(statistics);
+    shapes.push_back(statistics);
+    shapes.push_back(sizesOf(query));
+    return success();
+  }
+};
+
+/// Attaches the kernel and result-shape models of OpT, lowered by Lowering.
+template <typename Lowering, typename OpT>
+void attachAttentionModels(MLIRContext *ctx) {
+  OpT::template attachInterface<AttentionKernelModel<Lowering, OpT>,
+                                AttentionResultShapes<OpT>>(*ctx);
+}
 
 } // namespace npu::attention
 

@@ -25,18 +25,11 @@ constexpr int64_t kVectorShares = 6;
 constexpr int64_t kBlockRows = 8;
 /// Cube work per vector block in one round (CANN's FA design: 1:16).
 constexpr int64_t kCubeVectorRatio = 16;
-/// Query rows per S1S2 tile, and the larger choice when the cores are
-/// otherwise oversubscribed.
-constexpr int64_t kS1Inner = 64, kS1InnerLarge = 128;
-/// Keys beyond which the S1 template applies (one 128-wide cube block).
-constexpr int64_t kCubeBlock = 128;
-/// Elements' alignment of the cube's fractal tiles.
-constexpr int64_t kAlign = 16;
 /// The key's constant offset, 10^19.
 constexpr uint64_t kKeyOffset = 10000000000000000000ULL;
 constexpr unsigned kMaxDigits = 19;
 
-int64_t align16(int64_t v) { return llvm::alignTo(v, kAlign); }
+int64_t align16(int64_t v) { return llvm::alignTo(v, kFractalAlign); }
 } // namespace
 
 llvm::SmallVector<unsigned, 13> TilingKeyFields::getDigits() const {
@@ -114,7 +107,7 @@ attention::selectAttentionTemplate(const AttentionShape &shape,
     return tiling;
   }
   int64_t area = align16(shape.s1) * align16(shape.s2);
-  if (shape.s2 > kCubeBlock || area > limits.roundElements / 2) {
+  if (shape.s2 > kTemplateCubeBlock || area > limits.roundElements / 2) {
     tiling.kind = ForwardTemplate::SplitS1;
     int64_t rows = limits.roundElements / align16(shape.s2);
     rows = std::max<int64_t>(kBlockRows, rows / kBlockRows * kBlockRows);

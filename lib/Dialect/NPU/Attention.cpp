@@ -56,6 +56,11 @@ SmallVector<int64_t> AttentionGeometry::getStatisticsShape() const {
 // AttentionBand
 //===----------------------------------------------------------------------===//
 
+bool AttentionBand::isShifted() const {
+  return (sparseMode >= 3 && sparseMode <= 7) ||
+         (sparseMode == 8 && bandBatch >= 0);
+}
+
 AttentionDiagonals AttentionBand::getDiagonals(int64_t b, int64_t seqQ,
                                                int64_t seqKV) const {
   constexpr int64_t kAll = AttentionDiagonals::kUnbounded;
@@ -122,6 +127,21 @@ bool AttentionBand::isVisible(int64_t b, int64_t i, int64_t j, int64_t seqQ,
   return j >= first && j <= last;
 }
 
+std::optional<int64_t> npu::graph::getSequenceDim(AttentionLayout layout) {
+  switch (layout) {
+  case AttentionLayout::BSH:
+  case AttentionLayout::BSND:
+    return 1;
+  case AttentionLayout::SBH:
+    return 0;
+  case AttentionLayout::BNSD:
+    return 2;
+  case AttentionLayout::TND:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown attention layout");
+}
+
 bool npu::graph::isAttentionMaskRead(int64_t sparseMode,
                                      ArrayRef<int64_t> maskShape) {
   if (sparseMode < 2 || maskShape.size() != 2 || maskShape[1] != 2048)
@@ -140,6 +160,18 @@ std::string formatNumber(double v) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", v);
   return text;
+}
+
+/// [2, ?, 8]: a size read at run time as a type writes it.
+void printShape(InFlightDiagnostic &diag, ArrayRef<int64_t> shape) {
+  diag << "[";
+  llvm::interleaveComma(shape, diag, [&](int64_t size) {
+    if (ShapedType::isDynamic(size))
+      diag << "?";
+    else
+      diag << size;
+  });
+  diag << "]";
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -169,8 +201,18 @@ template <typename OpT> struct AttentionChecker {
         return error() << name << " must have rank " << rank << " for layout "
                        << stringifyAttentionLayout(g.layout) << ", got "
                        << type;
-      if (!type.hasStaticShape())
-        return error() << name << " must have a static shape, got " << type;
+      std::optional<int64_t> seqDim = getSequenceDim(g.layout);
+      for (auto [d, size] : llvm::enumerate(type.getShape()))
+        if (ShapedType::isDynamic(size) && seqDim != int64_t(d))
+          return seqDim ? error() << name
+                                  << " must have a static shape except its "
+                                     "sequence length (dimension "
+                                  << *seqDim << "), got " << type
+                        : error()
+                              << name
+                              << " must have a static shape for layout TND, "
+                                 "got "
+                              << type;
     }
     if (op.getKey().getType() != op.getValue().getType())
       return error() << "key and value must have one type, got "
@@ -287,12 +329,7 @@ template <typename OpT> struct AttentionChecker {
       return success();
     InFlightDiagnostic diag = error() << name << " must be shaped ";
     llvm::interleave(
-        allowed,
-        [&](const SmallVector<int64_t> &s) {
-          diag << "[";
-          llvm::interleaveComma(s, diag);
-          diag << "]";
-        },
+        allowed, [&](const SmallVector<int64_t> &s) { printShape(diag, s); },
         [&] { diag << " or "; });
     return diag << ", got " << value.getType();
   }
@@ -346,7 +383,7 @@ template <typename OpT> struct AttentionChecker {
         return error() << "sparse_mode " << mode << " needs prefix with one "
                        << "entry per batch (" << b << ")";
       for (auto [i, p] : llvm::enumerate(prefix.asArrayRef()))
-        if (p < 0 || p > s2)
+        if (p < 0 || (!ShapedType::isDynamic(s2) && p > s2))
           return error() << "prefix[" << i << "] = " << p << " is outside [0, "
                          << s2 << "]";
     } else if (prefix) {
@@ -368,9 +405,9 @@ template <typename OpT> struct AttentionChecker {
     SmallVector<int64_t> expected = g.getStatisticsShape();
     if (shapeOf(v) == ArrayRef<int64_t>(expected))
       return success();
-    InFlightDiagnostic diag = error() << name << " must be shaped [";
-    llvm::interleaveComma(expected, diag);
-    return diag << "] (f32), got " << v.getType();
+    InFlightDiagnostic diag = error() << name << " must be shaped ";
+    printShape(diag, expected);
+    return diag << " (f32), got " << v.getType();
   }
 
   LogicalResult verifyCommon() {

@@ -11,8 +11,24 @@ func.func @rank(%q: tensor<1x4x2x8xf32>, %k: tensor<1x6x2x8xf32>) {
 // -----
 
 func.func @dynamic(%q: tensor<?x4x2x8xf32>, %k: tensor<1x6x2x8xf32>) {
-  // expected-error @+1 {{'npu.flash_attention' op query must have a static shape, got 'tensor<?x4x2x8xf32>'}}
+  // expected-error @+1 {{'npu.flash_attention' op query must have a static shape except its sequence length (dimension 1), got 'tensor<?x4x2x8xf32>'}}
   %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<?x4x2x8xf32>, tensor<1x6x2x8xf32>, tensor<1x6x2x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<?x4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @dynamic_tnd(%q: tensor<?x2x8xf32>, %k: tensor<6x2x8xf32>) {
+  // expected-error @+1 {{'npu.flash_attention' op query must have a static shape for layout TND, got 'tensor<?x2x8xf32>'}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, actual_seq_qlen = array<i64: 4>, actual_seq_kvlen = array<i64: 6>} : (tensor<?x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<?x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @dynamic_statistics(%q: tensor<1x?x2x8xf32>, %k: tensor<1x?x2x8xf32>) {
+  // expected-error @+1 {{'npu.flash_attention' op softmax_max must be shaped [1, 2, ?, 8] (f32), got 'tensor<1x2x4x8xf32>'}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
   return
 }
 

@@ -52,3 +52,16 @@ func.func @huge_batch(%q: tensor<1099511627776x2x4x8xf32>) -> tensor<10995116277
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.5} : (tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>) -> (tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>, tensor<1099511627776x2x4x8xf32>)
   return %o : tensor<1099511627776x2x4x8xf32>
 }
+
+// -----
+
+// Sequence lengths read at run time (S1 and S2 apart), every layout with a
+// sequence axis; the statistics follow S1.
+// CHECK-LABEL: func.func @run_time_lengths
+// CHECK: (tensor<?x1x64xf16>, tensor<?x1x64xf16>, tensor<?x1x64xf16>) -> (tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<?x1x64xf16>)
+// CHECK: (tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x16xf32>)
+func.func @run_time_lengths(%q: tensor<?x1x64xf16>, %k: tensor<?x1x64xf16>, %bq: tensor<1x2x?x16xf32>, %bk: tensor<1x2x?x16xf32>) {
+  %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<SBH>, head_num = 1, scale = 0.125, sparse_mode = 3} : (tensor<?x1x64xf16>, tensor<?x1x64xf16>, tensor<?x1x64xf16>) -> (tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<?x1x64xf16>)
+  %m2, %s2, %o2 = npu.flash_attention %bq, %bk, %bk {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.25} : (tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x16xf32>)
+  return
+}

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace npu::graph {
 
@@ -25,7 +26,8 @@ struct AttentionGeometry {
   int64_t batch = 0;
   /// N1 (query heads, head_num) and N2 (key/value heads).
   int64_t headsQ = 0, headsKV = 0;
-  /// S1 and S2; for TND the longest packed sequence.
+  /// S1 and S2; for TND the longest packed sequence. Either may be
+  /// ShapedType::kDynamic outside TND: read at run time.
   int64_t seqQ = 0, seqKV = 0;
   int64_t headDim = 0;
   /// TND only (empty otherwise, where batch b starts at b x S): where each
@@ -34,6 +36,8 @@ struct AttentionGeometry {
   /// layout that has a batch axis, which a type may make 2^40.
   llvm::SmallVector<int64_t> startsQ, startsKV;
 
+  /// Whether S1 and S2 are known when the op is compiled.
+  bool hasStaticLengths() const { return seqQ >= 0 && seqKV >= 0; }
   /// Query heads per key/value head (N1 / N2).
   int64_t getGroup() const { return headsQ / headsKV; }
   /// Where batch b's query (key/value) sequence starts along its axis.
@@ -82,6 +86,10 @@ struct AttentionBand {
   /// last non-empty one for 7, the first for 8); -1 otherwise.
   int64_t bandBatch = -1;
 
+  /// Whether the band is measured from the bottom right, so that it moves
+  /// by S2 - S1 (for some batch): getDiagonals(b, s1, s2) is then
+  /// getDiagonals(b, s, s) moved by s2 - s1.
+  bool isShifted() const;
   /// The band of batch `b`'s sequence of `seqQ` queries and `seqKV` keys.
   AttentionDiagonals getDiagonals(int64_t b, int64_t seqQ, int64_t seqKV) const;
   /// Visible keys of row `i` among `seqKV` keys, for a sequence of `seqQ`
@@ -91,6 +99,10 @@ struct AttentionBand {
   bool isVisible(int64_t b, int64_t i, int64_t j, int64_t seqQ,
                  int64_t seqKV) const;
 };
+
+/// The dimension of query, key and value that holds the sequence length
+/// in `layout`; none for TND, whose lengths are attributes.
+std::optional<int64_t> getSequenceDim(AttentionLayout layout);
 
 /// Whether an atten_mask of `maskShape` is read in `sparseMode`: modes 2
 /// to 8 derive their band from positions and take CANN's compressed mask
