@@ -141,9 +141,9 @@ func.func @dynamic_attention_prefix(%q: tensor<1x?x2x8xf32>) -> tensor<1x?x2x8xf
 
 // -----
 
-// The backward takes static lengths so far.
-func.func @dynamic_attention_grad(%q: tensor<1x?x2x8xf32>, %st: tensor<1x2x?x8xf32>) -> tensor<1x?x2x8xf32> {
-  // expected-error @+1 {{'npu.flash_attention_grad' op cannot be lowered to the device: operand #0 ('tensor<1x?x2x8xf32>') has a size read at run time, and its kernels take static shapes}}
-  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>)
+// The backward, likewise.
+func.func @dynamic_attention_grad(%q: tensor<1x?x2x8xf32>, %st: tensor<1x2x?x8xf32>, %drop: tensor<1x2x?x?xi8>) -> tensor<1x?x2x8xf32> {
+  // expected-error @+1 {{'npu.flash_attention_grad' op cannot be lowered with sequence lengths read at run time: drop_mask needs them known when the kernel is built}}
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q drop_mask %drop {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5, keep_prob = 0.9} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x?xi8>) -> (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>)
   return %dq : tensor<1x?x2x8xf32>
 }

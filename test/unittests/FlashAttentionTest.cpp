@@ -442,11 +442,11 @@ protected:
         floatArray(c.element, out, tensorShape(c, true))};
     inputs.insert(inputs.begin() + 3, extra.begin(), extra.end());
     std::string source = buildSource(c, a.scale);
-    OwningOpRef<ModuleOp> simModule = lower(source, c.device);
-    OwningOpRef<ModuleOp> jitModule = lower(source, c.device);
-    ASSERT_TRUE(simModule && jitModule);
-    std::vector<HostArray> sim = run(*simModule, inputs, false, &lastReport);
-    std::vector<HostArray> jit = run(*jitModule, inputs, true);
+    Lowered &l = lowerOnce(source, c.device);
+    ASSERT_TRUE(l.sim && l.kernel);
+    std::vector<HostArray> sim = run(*l.sim, inputs, false, &lastReport);
+    std::vector<HostArray> jit =
+        run(*l.sim, inputs, true, nullptr, l.kernel.get());
     ref::Gradients exact = ref::backward(a, dy),
                    naive = ref::backwardNaive(a, dy, c.element);
     const std::vector<double> *exacts[] = {&exact.dq, &exact.dk, &exact.dv,
@@ -782,6 +782,23 @@ TEST_F(FlashAttentionTest, SequenceLengthsReadAtRunTime) {
     }
   // b, s1, and s1s2 with 64 and with 128 rows.
   EXPECT_EQ(taken.size(), 4u);
+}
+
+TEST_F(FlashAttentionTest, BackwardSequenceLengthsReadAtRunTime) {
+  // One backward module per layout and mode (S1 and S2 '?'), run at
+  // lengths that leave rows without keys, keys without queries, and
+  // several blocks each way, and at 0, in both executors against the
+  // reference.
+  std::pair<int64_t, int64_t> lengths[] = {{37, 53}, {0, 5},    {5, 0},
+                                           {1, 1},   {150, 70}, {20, 300}};
+  std::pair<ref::Layout, int64_t> kinds[] = {{ref::Layout::BSND, 3},
+                                             {ref::Layout::SBH, 0}};
+  for (auto [layout, mode] : kinds)
+    for (auto [s1, s2] : lengths) {
+      Case c{layout, 1, 4, 2, s1, s2, 16, mode, 40, 3, smallAttentionDevice()};
+      c.runTimeLengths = true;
+      check(backward(c));
+    }
 }
 
 TEST_F(FlashAttentionTest, NaNsAreTheSameBytes) {

@@ -71,6 +71,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// softmax_max, softmax_sum and attention_in are not read: launch 0
   /// recomputes what they stand for (see above).
   Value dy, statMax;
+  /// Read only to check their lengths when those are read at run time.
+  Value statSum, attentionIn;
   Value dq, dk, dv, dpse;
   /// Where the cube's sums go: the outputs, or f32 scratch copies.
   Value dqSum, dkSum, dvSum;
@@ -103,11 +105,29 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     FlashAttentionGradOp::Adaptor in(io.operands, op);
     dy = in.getDy();
     statMax = in.getSoftmaxMax();
+    statSum = in.getSoftmaxSum();
+    attentionIn = in.getAttentionIn();
     dq = io.results[0];
     dk = io.results[1];
     dv = io.results[2];
     if (pse)
       dpse = io.results[3];
+  }
+
+  /// Lengths read at run time: one kernel, its blocks chosen for the
+  /// longest lengths (they depend on memory, not on the lengths, once
+  /// these pass a block), after a launch that checks the operands that
+  /// follow query's and key's lengths.
+  LogicalResult buildForRunTimeLengths() {
+    if (failed(chooseSizes()))
+      return failure();
+    int64_t seq = *getSequenceDim(g.layout);
+    checkRunTimeLengths({{"dy", dy, seq, true},
+                         {"attention_in", attentionIn, seq, true},
+                         {"softmax_max", statMax, 2, true},
+                         {"softmax_sum", statSum, 2, true}});
+    build();
+    return success();
   }
 
   /// The forward's sizes, then how dpse is reduced.
@@ -189,8 +209,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Blocks of at most s1 x s2 (no more than the sequences).
   Blocks makeBlocks(int64_t s1, int64_t s2) const {
     Blocks b;
-    b.s1 = std::min(s1, std::max<int64_t>(g.seqQ, 1));
-    b.s2 = std::min(s2, std::max<int64_t>(g.seqKV, 1));
+    b.s1 = std::min(s1, std::max<int64_t>(getSeqQBound(), 1));
+    b.s2 = std::min(s2, std::max<int64_t>(getSeqKVBound(), 1));
     b.rowsPerVector = llvm::divideCeil(b.s1, vectorsPerGroup);
     b.chunkRows = vectorChunkRows(b.s1, b.s2);
     return b;
@@ -242,19 +262,24 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// to, n)` with `from` / `to` windows of n elements.
   void elementwiseLaunch(Value source, Value target, StringRef step,
                          function_ref<void(Value, Value)> body) {
-    int64_t total = cast<MemRefType>(target.getType()).getNumElements();
-    if (total == 0)
+    auto type = cast<MemRefType>(target.getType());
+    // A length read at run time leaves the count to the kernel.
+    int64_t bound = type.hasStaticShape() ? type.getNumElements()
+                                          : std::numeric_limits<int64_t>::max();
+    if (bound == 0)
       return;
     Value flatTarget = flat(target);
     Value flatSource = source ? flat(source) : Value();
     int64_t tasks = device.getNumCores(dev::CoreKind::vector);
-    int64_t chunk = std::min(device.vectorBytes / 16, total);
+    int64_t chunk = std::min(device.vectorBytes / 16, bound);
     auto launch = k.launch(tasks, [&](Value tid) {
+      Value total =
+          type.hasStaticShape() ? k.index(bound) : k.dim(flatTarget, 0);
       Value wide = k.alloc({chunk}, f32);
       Value narrow = k.alloc({chunk}, getElementTypeOrSelf(target));
-      k.forLoop(k.mul(tid, k.index(chunk)), k.index(total),
-                k.index(tasks * chunk), [&](Value j) {
-                  Value n = k.min(k.index(chunk), k.sub(k.index(total), j));
+      k.forLoop(k.mul(tid, k.index(chunk)), total, k.index(tasks * chunk),
+                [&](Value j) {
+                  Value n = k.min(k.index(chunk), k.sub(total, j));
                   Value from = k.window(wide, {k.index(0)}, {n});
                   Value to = k.window(narrow, {k.index(0)}, {n});
                   if (flatSource)
@@ -277,7 +302,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   Value sumBuffer(Value out) {
     if (element == f32)
       return out;
-    return globalBuffer(cast<MemRefType>(out.getType()).getShape(), f32);
+    return globalBuffer(cast<MemRefType>(out.getType()).getShape(), f32, out);
   }
 
   void build() {
@@ -349,13 +374,13 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   Value rowBuffer() {
     SmallVector<int64_t> shape(cast<MemRefType>(statMax.getType()).getShape());
     shape.back() = 1;
-    return globalBuffer(shape, f32);
+    return globalBuffer(shape, f32, statMax);
   }
 
   DictionaryAttr gradTiling(StringRef step) {
     Builder b(op.getContext());
     attention::BackwardTiling tiling = attention::selectAttentionGradTemplate(
-        {g.batch, g.headsKV, g.getGroup(), g.seqQ, g.seqKV, g.headDim},
+        getShapeWith(getSeqQBound(), getSeqKVBound()),
         attention::getAttentionLimits(device));
     describeOp(tiling.key);
     uint64_t key = attention::getTilingKey(tiling.key);

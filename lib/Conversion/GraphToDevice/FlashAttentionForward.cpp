@@ -62,6 +62,21 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     return g.batch * g.headsQ * g.seqQ == 0;
   }
 
+  /// Lengths read at run time: a kernel per template, one taken
+  /// (selectTemplateAtRunTime). Every template's sizes are checked first,
+  /// so that one the device cannot hold is an error before any IR is built.
+  LogicalResult buildForRunTimeLengths() {
+    for (const AttentionShape &shape : getTemplateShapes())
+      if (failed(chooseSizes(shape)))
+        return failure();
+    checkRunTimeLengths();
+    selectTemplateAtRunTime([&](const AttentionShape &shape) {
+      (void)chooseSizes(shape);
+      build();
+    });
+    return success();
+  }
+
   //===--- Cube side ------------------------------------------------------===//
 
   /// The cube task's tiles: Q, a chunk of K and of V, of S and of P, and O.

@@ -145,7 +145,7 @@ template <typename OpT> struct AttentionLowering {
   //===--- Sizes ----------------------------------------------------------===//
 
   LogicalResult chooseSizes() {
-    return chooseSizes(getShapeWith(g.seqQ, g.seqKV));
+    return chooseSizes(getShapeWith(getSeqQBound(), getSeqKVBound()));
   }
 
   /// The template and tile sizes for `shape` (the op's own, or with lengths
@@ -377,14 +377,20 @@ template <typename OpT> struct AttentionLowering {
     kNumBatchFields
   };
 
-  /// A buffer in global memory, allocated before the launches.
-  Value globalBuffer(ArrayRef<int64_t> shape, Type type) {
+  /// A buffer in global memory, allocated before the launches; a dynamic
+  /// size is `like`'s in the same dimension (a length read at run time).
+  Value globalBuffer(ArrayRef<int64_t> shape, Type type, Value like = {}) {
     OpBuilder &b = k.builder();
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(k.dim(like, d));
     return b.create<memref::AllocOp>(
         k.location(),
         MemRefType::get(shape, type, MemRefLayoutAttrInterface(),
                         dev::MemorySpaceAttr::get(b.getContext(),
-                                                  dev::MemorySpace::global)));
+                                                  dev::MemorySpace::global)),
+        sizes);
   }
 
   /// A workspace of `slots` [s1Inner, cols] tiles per group.
@@ -928,9 +934,11 @@ template <typename OpT> struct AttentionLowering {
     return success();
   }
 
-  /// A launch that fails the kernel unless value has key's length and both
-  /// lengths fit the kernels' i32 positions.
-  void checkRunTimeLengths() {
+  /// A launch that fails the kernel unless both lengths fit the kernels'
+  /// i32 positions and each of `sameLength` (name, operand, dimension,
+  /// whether it follows the query rather than the key) has its length.
+  void checkRunTimeLengths(
+      ArrayRef<std::tuple<StringRef, Value, int64_t, bool>> sameLength = {}) {
     int64_t seq = *graph::getSequenceDim(g.layout);
     std::string name = ("'" + op->getName().getStringRef() + "' ").str();
     SmallVector<KernelBuilder::SizeCheck> checks;
@@ -948,6 +956,12 @@ template <typename OpT> struct AttentionLowering {
       checks.push_back(
           {value, seq, key, seq,
            name + "value has {row} keys, key has a different number"});
+    for (auto [what, operand, dim, followsQuery] : sameLength)
+      if (ShapedType::isDynamic(followsQuery ? g.seqQ : g.seqKV))
+        checks.push_back({operand, dim, followsQuery ? query : key, seq,
+                          name + what.str() + " has length {row}, " +
+                              (followsQuery ? "query" : "key") +
+                              " a different one"});
     k.checkSizes(checks);
   }
 
@@ -1040,10 +1054,9 @@ struct AttentionKernelModel : DeviceKernelOpInterface::ExternalModel<
     KernelBuilder k(b, op->getLoc());
     Lowering lowering(k, cast<OpT>(op), *g, io, device);
     if (!g->hasStaticLengths()) {
-      if constexpr (takesLengthsAtRunTime())
-        return buildForRunTimeLengths(lowering);
-      return op->emitOpError("cannot be lowered with sequence lengths read "
-                             "at run time");
+      if (failed(lowering.checkRunTimeLengthsSupported()))
+        return failure();
+      return lowering.buildForRunTimeLengths();
     }
     if (failed(lowering.chooseSizes()))
       return failure();
@@ -1052,27 +1065,8 @@ struct AttentionKernelModel : DeviceKernelOpInterface::ExternalModel<
     return success();
   }
 
-  /// Only the forward takes lengths read at run time so far.
-  static constexpr bool takesLengthsAtRunTime() {
-    return std::is_same_v<OpT, graph::FlashAttentionOp>;
-  }
-  bool takesRunTimeSizes(Operation *) const { return takesLengthsAtRunTime(); }
-
-  /// The sizes are checked for every template's kernel first, so that one
-  /// the device cannot hold is an error before any IR is built.
-  static LogicalResult buildForRunTimeLengths(Lowering &lowering) {
-    if (failed(lowering.checkRunTimeLengthsSupported()))
-      return failure();
-    for (const AttentionShape &shape : lowering.getTemplateShapes())
-      if (failed(lowering.chooseSizes(shape)))
-        return failure();
-    lowering.checkRunTimeLengths();
-    lowering.selectTemplateAtRunTime([&](const AttentionShape &shape) {
-      (void)lowering.chooseSizes(shape);
-      lowering.build();
-    });
-    return success();
-  }
+  /// S1 and S2 may be read at run time (buildForRunTimeLengths).
+  bool takesRunTimeSizes(Operation *) const { return true; }
 };
 
 /// The results' sizes in terms of the operands' (tensor.dim, folded when
