@@ -21,6 +21,8 @@ defvar NPU_AttentionAlign =
 
 def NPU_AttentionFloat : RankedTensorOf<[F16, BF16, F32]>;
 def NPU_AttentionMask : RankedTensorOf<[I1, I8]>;
+// TND's cumulative sequence lengths given as data: [B] i64.
+def NPU_SequenceEnds : 1DTensorOf<[I64]>;
 
 // The attributes both ops take (CANN's names and defaults).
 defvar NPU_AttentionAttrs = (ins
@@ -44,7 +46,9 @@ def NPU_FlashAttentionOp : NPU_Op<"flash_attention", [Pure,
   let description = [{
     `query`, `key` and `value` in `input_layout` (BSH, SBH: [B, S, N x D] /
     [S, B, N x D]; BSND, BNSD; TND: [T, N, D] with `actual_seq_qlen` and
-    `actual_seq_kvlen` the cumulative lengths of the packed sequences).
+    `actual_seq_kvlen` the cumulative lengths of the packed sequences, or
+    with the operands `seq_qlen` and `seq_kvlen` holding them as data, read
+    when the kernel runs, [B] i64 each). S1 and S2 may be `?` outside TND.
     `head_num` is N1, the query heads; the key and value heads N2 divide N1,
     and query head h reads key/value head h / (N1 / N2).
 
@@ -73,12 +77,15 @@ def NPU_FlashAttentionOp : NPU_Op<"flash_attention", [Pure,
       NPU_AttentionFloat:$key, NPU_AttentionFloat:$value,
       Optional<NPU_AttentionMask>:$atten_mask,
       Optional<NPU_AttentionFloat>:$pse,
-      Optional<NPU_AttentionMask>:$drop_mask), NPU_AttentionAttrs);
+      Optional<NPU_AttentionMask>:$drop_mask,
+      Optional<NPU_SequenceEnds>:$seq_qlen,
+      Optional<NPU_SequenceEnds>:$seq_kvlen), NPU_AttentionAttrs);
   let results = (outs RankedTensorOf<[F32]>:$softmax_max,
       RankedTensorOf<[F32]>:$softmax_sum, NPU_AttentionFloat:$attention_out);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $atten_mask^)? (`pse` $pse^)?
-    (`drop_mask` $drop_mask^)? attr-dict `:` functional-type(operands, results)
+    (`drop_mask` $drop_mask^)? (`seq_qlen` $seq_qlen^)?
+    (`seq_kvlen` $seq_kvlen^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -103,13 +110,16 @@ def NPU_FlashAttentionGradOp : NPU_Op<"flash_attention_grad", [Pure,
       RankedTensorOf<[F32]>:$softmax_sum, NPU_AttentionFloat:$attention_in,
       Optional<NPU_AttentionMask>:$atten_mask,
       Optional<NPU_AttentionFloat>:$pse,
-      Optional<NPU_AttentionMask>:$drop_mask), NPU_AttentionAttrs);
+      Optional<NPU_AttentionMask>:$drop_mask,
+      Optional<NPU_SequenceEnds>:$seq_qlen,
+      Optional<NPU_SequenceEnds>:$seq_kvlen), NPU_AttentionAttrs);
   let results = (outs NPU_AttentionFloat:$dq, NPU_AttentionFloat:$dk,
       NPU_AttentionFloat:$dv, Optional<NPU_AttentionFloat>:$dpse);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $dy `,` $softmax_max `,` $softmax_sum `,`
     $attention_in (`mask` $atten_mask^)? (`pse` $pse^)?
-    (`drop_mask` $drop_mask^)? attr-dict `:` functional-type(operands, results)
+    (`drop_mask` $drop_mask^)? (`seq_qlen` $seq_qlen^)?
+    (`seq_kvlen` $seq_kvlen^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -290,8 +290,9 @@ public:
     auto fused = rewriter.create<FlashAttentionOp>(
         loc, statistics, statistics, query.getType(), query,
         toLayout(k, match.keySeq), toLayout(v, match.keySeq),
-        /*atten_mask=*/Value(), pse, /*drop_mask=*/Value(), match.layout,
-        match.heads, APFloat(match.alpha), APFloat(1.0),
+        /*atten_mask=*/Value(), pse, /*drop_mask=*/Value(),
+        /*seq_qlen=*/Value(), /*seq_kvlen=*/Value(), match.layout, match.heads,
+        APFloat(match.alpha), APFloat(1.0),
         /*pre_tokens=*/2147483647, /*next_tokens=*/2147483647,
         /*sparse_mode=*/0, /*inner_precise=*/0, nullptr, nullptr, nullptr);
     // Back to the matmul's [G..., S1, D]: the query source's shape, then

@@ -273,3 +273,31 @@ func.func @run_time_lengths(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>
   %m, %s, %o = npu.flash_attention %q, %k, %v {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088, sparse_mode = 3} : (tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16>) -> (tensor<1x8x?x8xf32>, tensor<1x8x?x8xf32>, tensor<1x8x?x128xf16>)
   return %o : tensor<1x8x?x128xf16>
 }
+
+// -----
+
+// TND with its cumulative lengths as data: a check launch per operand
+// (cumulative, ending at the rows), host loops for the longest sequences
+// (the template rule's S1 and S2), then, per kernel, a host loop reading
+// the ends into the per-batch table before the launch; mode 7's cut batch
+// (the last with queries) is found by one more loop.
+// CHECK-LABEL: func.func @packed_lengths_as_data
+// CHECK: "'npu.flash_attention' seq_qlen holds no cumulative lengths ending at the 24 rows: batch {row}"
+// CHECK: "'npu.flash_attention' seq_kvlen holds no cumulative lengths ending at the 30 rows: batch {row}"
+// CHECK: %[[LONGEST_Q:.*]] = scf.for {{.*}} -> (index)
+// CHECK: memref.load %arg2
+// CHECK: arith.maxsi
+// CHECK: %[[LONGEST_KV:.*]] = scf.for {{.*}} -> (index)
+// CHECK: memref.load %arg3
+// CHECK: scf.if
+// CHECK: %[[TABLE:.*]] = memref.alloc() : memref<4x9xi64, #npudev.space<global>>
+// CHECK: %[[CUT:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %c-1) -> (index)
+// CHECK: scf.for %[[B:.*]] = %c0{{.*}} to %c4
+// CHECK: memref.load %arg2[%[[B]]]
+// CHECK: arith.cmpi eq, %[[B]], %[[CUT]]
+// CHECK: memref.store %{{.*}}, %[[TABLE]][%[[B]], %c8]
+// CHECK: npudev.mixed_launch
+func.func @packed_lengths_as_data(%q: tensor<24x2x16xf16>, %k: tensor<30x1x16xf16>, %ql: tensor<4xi64>, %kl: tensor<4xi64>) -> tensor<24x2x16xf16> {
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %ql seq_kvlen %kl {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.25, sparse_mode = 7, next_tokens = 1} : (tensor<24x2x16xf16>, tensor<30x1x16xf16>, tensor<30x1x16xf16>, tensor<4xi64>, tensor<4xi64>) -> (tensor<24x2x8xf32>, tensor<24x2x8xf32>, tensor<24x2x16xf16>)
+  return %o : tensor<24x2x16xf16>
+}

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionReference.h"
+#include "DeviceFiles.h"
 #include "FloatArrays.h"
 
 #include "npu/Conversion/FlashAttentionTiling.h"
@@ -26,9 +27,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -69,7 +68,8 @@ struct Case {
   std::vector<int64_t> cumQ, cumKV, prefix;
   /// Check npu.flash_attention_grad instead of the forward.
   bool grad = false;
-  /// Types with S1 and S2 read at run time ('?'): one module serves every
+  /// Types with S1 and S2 read at run time ('?'), or for TND the lengths
+  /// given as the seq_qlen / seq_kvlen operands: one module serves every
   /// case that differs only in the lengths.
   bool runTimeLengths = false;
 };
@@ -108,7 +108,7 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
 /// sequence length '?' when it is read at run time.
 std::vector<int64_t> typeShape(const Case &c, bool query) {
   std::vector<int64_t> shape = tensorShape(c, query);
-  if (c.runTimeLengths)
+  if (c.runTimeLengths && c.layout != ref::Layout::TND)
     shape[c.layout == ref::Layout::SBH    ? 0
           : c.layout == ref::Layout::BNSD ? 2
                                           : 1] = ShapedType::kDynamic;
@@ -165,8 +165,10 @@ std::string buildSource(const Case &c, double scale) {
       text += (i ? ", " : "") + std::to_string(values[i]);
     return text + ">";
   };
-  std::string extra = array("actual_seq_qlen", c.cumQ) +
-                      array("actual_seq_kvlen", c.cumKV) +
+  bool endsAsData = c.runTimeLengths && c.layout == ref::Layout::TND;
+  std::string extra = (endsAsData ? std::string()
+                                  : array("actual_seq_qlen", c.cumQ) +
+                                        array("actual_seq_kvlen", c.cumKV)) +
                       array("prefix", c.prefix);
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
@@ -189,6 +191,11 @@ std::string buildSource(const Case &c, double scale) {
   if (c.keepProb < 1)
     optional("drop_mask", "drop",
              shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
+  if (endsAsData) {
+    std::string ends = shapeOf({int64_t(c.cumQ.size())}, "i64");
+    optional("seq_qlen", "qlen", ends);
+    optional("seq_kvlen", "kvlen", ends);
+  }
   if (c.grad) {
     std::string results = q + ", " + kv + ", " + kv;
     if (c.pse != Case::Pse::None)
@@ -376,6 +383,10 @@ protected:
         x = uniform(rng) < 2 * c.keepProb - 1;
       inputs.back().data.assign(a.drop.begin(), a.drop.end());
     }
+    if (c.runTimeLengths && c.layout == ref::Layout::TND)
+      for (const std::vector<int64_t> *ends : {&c.cumQ, &c.cumKV})
+        inputs.push_back(HostArray::fromValues<int64_t>(
+            ElementKind::I64, *ends, {int64_t(ends->size())}));
     if (c.grad)
       return checkGrad(c, a, inputs, rng);
     // The scale the op gets is the float64 one the reference uses.
@@ -726,18 +737,10 @@ TEST_F(FlashAttentionTest, BackwardBroadcastPse) {
 /// 256 and 12 vector cores, so that every forward template is taken at
 /// lengths the tests can afford.
 const char *smallAttentionDevice() {
-  static std::string path = [] {
-    SmallString<128> file;
-    EXPECT_FALSE(
-        llvm::sys::fs::createTemporaryFile("attention-device", "json", file));
-    std::error_code error;
-    llvm::raw_fd_ostream(file, error)
-        << R"({"name": "small_attention", "base": "mlu590", "clusters": 4,
-               "cores_per_cluster": 3, "vector_bytes": 49152})";
-    EXPECT_FALSE(error);
-    return file.str().str();
-  }();
-  return path.c_str();
+  return npu::testing::getDeviceFile(
+             R"({"name": "small_attention", "base": "mlu590", "clusters": 4,
+                 "cores_per_cluster": 3, "vector_bytes": 49152})")
+      .c_str();
 }
 
 TEST_F(FlashAttentionTest, SequenceLengthsReadAtRunTime) {
@@ -798,6 +801,33 @@ TEST_F(FlashAttentionTest, BackwardSequenceLengthsReadAtRunTime) {
       Case c{layout, 1, 4, 2, s1, s2, 16, mode, 40, 3, smallAttentionDevice()};
       c.runTimeLengths = true;
       check(backward(c));
+    }
+}
+
+TEST_F(FlashAttentionTest, PackedLengthsReadAtRunTime) {
+  // TND with seq_qlen and seq_kvlen as operands: one module per direction
+  // and mode, run at several packings of the same rows (empty sequences,
+  // one sequence holding every row, several blocks), in both executors
+  // against the reference.
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> packings[] = {
+      {{7, 7, 19, 24}, {9, 13, 25, 30}},
+      {{0, 0, 24, 24}, {30, 30, 30, 30}},
+      {{24, 24, 24, 24}, {0, 10, 20, 30}},
+      {{1, 2, 3, 24}, {1, 2, 3, 30}}};
+  for (bool grad : {false, true})
+    for (int64_t mode : {3, 7}) {
+      for (auto &[cumQ, cumKV] : packings) {
+        Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, mode, 40, -2,
+               smallAttentionDevice()};
+        c.cumQ = cumQ;
+        c.cumKV = cumKV;
+        for (size_t b = 0; b < cumQ.size(); ++b) {
+          c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
+          c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
+        }
+        c.runTimeLengths = true;
+        check(grad ? backward(c) : c);
+      }
     }
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceFiles.h"
 #include "FloatArrays.h"
 #include "SparseConvReference.h"
 #include "npu/Conversion/LoweredSignature.h"
@@ -25,7 +26,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
@@ -323,18 +323,9 @@ std::vector<Site> clusteredSites(const SparseConvGeometry &g, int64_t count,
 /// Two cores with 4 KiB of vector memory: tiles of 32 rows, so that the
 /// row tiles, the merge passes and the conv chunks all run several times.
 std::string tinyDevicePath() {
-  static std::string path = [] {
-    SmallString<128> file;
-    EXPECT_FALSE(
-        llvm::sys::fs::createTemporaryFile("sparse-conv-device", "json", file));
-    std::error_code error;
-    llvm::raw_fd_ostream(file, error)
-        << R"({"name": "tiny", "base": "mlu590", "clusters": 1,
-               "cores_per_cluster": 2, "vector_bytes": 4096})";
-    EXPECT_FALSE(error);
-    return file.str().str();
-  }();
-  return path;
+  return npu::testing::getDeviceFile(
+      R"({"name": "tiny", "base": "mlu590", "clusters": 1,
+          "cores_per_cluster": 2, "vector_bytes": 4096})");
 }
 
 class SparseConvKernelsTest : public ::testing::TestWithParam<KernelCase> {

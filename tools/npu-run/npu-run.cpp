@@ -446,8 +446,7 @@ static FailureOr<HostArray> allocateOutput(func::FuncOp func, unsigned index,
 /// lowered, which needs no data: its output or its row count.
 static bool isLoweredOutput(func::FuncOp func, unsigned index) {
   return func.getArgAttr(index, signature::kRowCount) ||
-         (func.getArgAttr(index, signature::kOutput) &&
-          func.getArgAttr(index, signature::kSizes));
+         func.getArgAttr(index, signature::kOutput);
 }
 
 /// The run's arguments in order: the --input files, then zeros for the

@@ -121,11 +121,14 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   LogicalResult buildForRunTimeLengths() {
     if (failed(chooseSizes()))
       return failure();
-    int64_t seq = *getSequenceDim(g.layout);
-    checkRunTimeLengths({{"dy", dy, seq, true},
-                         {"attention_in", attentionIn, seq, true},
-                         {"softmax_max", statMax, 2, true},
-                         {"softmax_sum", statSum, 2, true}});
+    // TND's rows are static: only its lengths, which are data, vary.
+    if (std::optional<int64_t> seq = getSequenceDim(g.layout))
+      checkRunTimeLengths({{"dy", dy, *seq, true},
+                           {"attention_in", attentionIn, *seq, true},
+                           {"softmax_max", statMax, 2, true},
+                           {"softmax_sum", statSum, 2, true}});
+    else
+      checkRunTimeLengths();
     build();
     return success();
   }

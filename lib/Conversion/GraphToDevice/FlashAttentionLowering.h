@@ -15,6 +15,7 @@
 #include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/KernelBuilder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -48,6 +49,8 @@ template <typename OpT> struct AttentionLowering {
   graph::AttentionDiagonals band;
   const DeviceModel &device;
   Value query, key, value, maxOut, sumOut, out;
+  /// TND's cumulative lengths given as data ([B] i64), or null.
+  Value seqEndsQ, seqEndsKV;
   /// Optional inputs; attenMask only when the mode reads it.
   Value attenMask, pse, dropMask;
   Value wsScores, wsProbs, wsOutput, batchTable;
@@ -99,6 +102,8 @@ template <typename OpT> struct AttentionLowering {
                                    cast<MemRefType>(mask.getType()).getShape()))
       attenMask = mask;
     pse = in.getPse();
+    seqEndsQ = in.getSeqQlen();
+    seqEndsKV = in.getSeqKvlen();
     dropMask = in.getDropMask();
     if constexpr (std::is_same_v<OpT, graph::FlashAttentionOp>) {
       maxOut = io.results[0];
@@ -133,7 +138,60 @@ template <typename OpT> struct AttentionLowering {
   Value getLength(Value tensor, int64_t length) {
     if (!ShapedType::isDynamic(length))
       return k.index(length);
+    if (Value ends = tensor == query ? seqEndsQ : seqEndsKV)
+      return getLongestSequence(ends);
     return k.dim(tensor, *graph::getSequenceDim(g.layout));
+  }
+
+  /// End `b` of the cumulative lengths `ends`, and the one before it (0
+  /// for the first batch).
+  std::pair<Value, Value> getSequenceBounds(Value ends, Value b) {
+    Value zero = k.index(0);
+    Value before = k.max(zero, k.sub(b, k.index(1)));
+    Value start =
+        k.select(k.eq(b, zero), zero, k.toIndex(k.load(ends, {before})));
+    return {start, k.toIndex(k.load(ends, {b}))};
+  }
+
+  /// The longest packed sequence of `ends`: a loop over the batches.
+  Value getLongestSequence(Value ends) {
+    return k.forLoop(k.index(0), k.index(g.batch), k.index(1), k.index(0),
+                     [&](Value b, Value longest) {
+                       auto [start, end] = getSequenceBounds(ends, b);
+                       return k.max(longest, k.sub(end, start));
+                     });
+  }
+
+  /// A launch that fails the kernel at the first batch whose end in `ends`
+  /// (operand `name`) is below the one before it, or, for the last batch,
+  /// is not `rows`: what the verifier checks of the attributes.
+  void checkSequenceEnds(StringRef name, Value ends, int64_t rows) {
+    dev::LaunchOp launch = k.launch(1, [&](Value) {
+      Value last = k.index(g.batch - 1);
+      Value first = k.forLoop(
+          k.index(0), k.index(g.batch), k.index(1), k.index(-1),
+          [&](Value b, Value bad) {
+            auto [start, end] = getSequenceBounds(ends, b);
+            Value rising = k.ge(end, start);
+            Value fits =
+                k.select(k.eq(b, last), k.eq(end, k.index(rows)), rising);
+            Value broken = k.eq(k.andI(rising, fits),
+                                k.constant(k.builder().getI1Type(), 0));
+            Value take = k.andI(k.lt(bad, k.index(0)), broken);
+            return k.select(take, b, bad);
+          });
+      Type i64 = k.builder().getI64Type();
+      Value found = k.alloc({1}, i64);
+      k.vfill(found,
+              k.builder().create<arith::IndexCastOp>(k.location(), i64, first));
+      k.reportRows(found, ("'" + op->getName().getStringRef() + "' " + name +
+                           " holds no cumulative lengths ending at the " +
+                           Twine(rows) + " rows: batch {row}")
+                              .str());
+    });
+    KernelBuilder::recordTiling(
+        launch, {k.builder().getNamedAttr(
+                    "strategy", k.builder().getStringAttr("check_sizes"))});
   }
 
   /// The shape the templates are chosen from, with sequence lengths `s1`
@@ -170,7 +228,7 @@ template <typename OpT> struct AttentionLowering {
     // Packed sequences differ in length; other batches are all S1 long,
     // which may be known only at run time: then every group is launched.
     items = 0;
-    if (g.layout == graph::AttentionLayout::TND)
+    if (g.layout == graph::AttentionLayout::TND && g.hasStaticLengths())
       for (int64_t b = 0; b < g.batch; ++b)
         items += g.headsQ * llvm::divideCeil(g.getSeqQ(b), s1Inner);
     else if (g.hasStaticLengths())
@@ -413,6 +471,8 @@ template <typename OpT> struct AttentionLowering {
   Value buildBatchTable() {
     if (!batchesDiffer())
       return {};
+    if (seqEndsQ)
+      return buildBatchTableFromEnds();
     OpBuilder &b = k.builder();
     Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
                                b.getI64Type());
@@ -438,6 +498,97 @@ template <typename OpT> struct AttentionLowering {
       keyItemBase += g.headsKV * llvm::divideCeil(seqKV, s2Inner);
     }
     return table;
+  }
+
+  /// buildBatchTable's table for TND's lengths given as data: a host loop
+  /// over the batches reads the cumulative ends. A batch's band is
+  /// getDiagonals' for a sequence of no length, moved by S2 - S1 where the
+  /// mode measures from the bottom right; modes 7 and 8 give the batch
+  /// they cut (the last, or the first, with queries) a band of its own.
+  Value buildBatchTableFromEnds() {
+    Type i64 = k.builder().getI64Type();
+    Value table =
+        globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields}, i64);
+    graph::AttentionBand band = graph::getAttentionBand(op);
+    bool cut = band.sparseMode == 7 || band.sparseMode == 8;
+    Value cutBatch = cut ? findCutBatch(band.sparseMode == 7) : Value();
+    // The band of the cut batch (0 here) and of any other (1).
+    band.bandBatch = 0;
+    struct Band {
+      graph::AttentionDiagonals diagonals;
+      bool shifted;
+    } bands[2];
+    for (int64_t which : {0, 1}) {
+      graph::AttentionDiagonals d = band.getDiagonals(which, 0, 0);
+      bool shifted = band.getDiagonals(which, 0, 1).low != d.low;
+      bands[which] = {d, shifted};
+    }
+    Value zero = k.index(0), one = k.index(1), period = k.index(2 * groups);
+    k.forLoop(zero, k.index(g.batch), one, [&](Value b) {
+      auto [startQ, endQ] = getSequenceBounds(seqEndsQ, b);
+      auto [startKV, endKV] = getSequenceBounds(seqEndsKV, b);
+      Value seqQ = k.sub(endQ, startQ), seqKV = k.sub(endKV, startKV);
+      Value isCut = cut ? k.eq(b, cutBatch) : Value();
+      auto diagonal = [&](bool low) {
+        auto of = [&](const Band &band) {
+          Value d = k.index(low ? band.diagonals.low : band.diagonals.high);
+          if (band.shifted)
+            d = k.add(d, k.sub(seqKV, seqQ));
+          return k.max(k.index(std::numeric_limits<int32_t>::min()),
+                       k.min(d, k.index(std::numeric_limits<int32_t>::max())));
+        };
+        return cut ? k.select(isCut, of(bands[0]), of(bands[1])) : of(bands[1]);
+      };
+      // The item bases continue the previous batch's, modulo the period.
+      Value before = k.max(zero, k.sub(b, one));
+      auto base = [&](BatchField baseField, BatchField lengthField,
+                      int64_t heads, int64_t block) {
+        return k.ifThenElse(
+            k.eq(b, zero), k.builder().getIndexType(), [&] { return zero; },
+            [&] {
+              auto field = [&](BatchField f) {
+                return k.toIndex(k.load(table, {before, k.index(f)}));
+              };
+              Value blocks =
+                  k.div(k.add(field(lengthField), k.index(block - 1)),
+                        k.index(block));
+              return k.rem(
+                  k.add(field(baseField), k.mul(k.index(heads), blocks)),
+                  period);
+            });
+      };
+      Value values[kNumBatchFields] = {
+          startQ,
+          seqQ,
+          startKV,
+          seqKV,
+          diagonal(true),
+          diagonal(false),
+          zero,
+          sameGroupAcrossBatches ? zero
+                                 : base(kItemBase, kSeqQ, g.headsQ, s1Inner),
+          base(kKeyItemBase, kSeqKV, g.headsKV, s2Inner)};
+      for (int64_t f = 0; f < kNumBatchFields; ++f)
+        k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64,
+                                                       values[f]),
+                table, {b, k.index(f)});
+    });
+    return table;
+  }
+
+  /// The batch modes 7 (`last`) and 8 cut: the last, or the first, whose
+  /// sequence has queries; -1 when none has.
+  Value findCutBatch(bool last) {
+    Value none = k.index(-1);
+    return k.forLoop(k.index(0), k.index(g.batch), k.index(1), none,
+                     [&](Value b, Value found) {
+                       auto [start, end] = getSequenceBounds(seqEndsQ, b);
+                       Value hasQueries = k.lt(start, end);
+                       Value take = last
+                                        ? hasQueries
+                                        : k.andI(hasQueries, k.eq(found, none));
+                       return k.select(take, b, found);
+                     });
   }
 
   /// Whether an item's work (the blocks its band reaches) grows with its
@@ -939,6 +1090,12 @@ template <typename OpT> struct AttentionLowering {
   /// whether it follows the query rather than the key) has its length.
   void checkRunTimeLengths(
       ArrayRef<std::tuple<StringRef, Value, int64_t, bool>> sameLength = {}) {
+    if (seqEndsQ) {
+      checkSequenceEnds("seq_qlen", seqEndsQ, g.rowsQ);
+      checkSequenceEnds("seq_kvlen", seqEndsKV,
+                        cast<MemRefType>(key.getType()).getDimSize(0));
+      return;
+    }
     int64_t seq = *graph::getSequenceDim(g.layout);
     std::string name = ("'" + op->getName().getStringRef() + "' ").str();
     SmallVector<KernelBuilder::SizeCheck> checks;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpDiagnostics.h"
 #include "npu/Dialect/NPU/NPUOps.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -48,7 +49,7 @@ int64_t AttentionGeometry::getStatisticsRow(int64_t b, int64_t n,
 
 SmallVector<int64_t> AttentionGeometry::getStatisticsShape() const {
   if (layout == AttentionLayout::TND)
-    return {startsQ.back(), headsQ, 8};
+    return {rowsQ, headsQ, 8};
   return {batch, headsQ, seqQ, 8};
 }
 
@@ -162,18 +163,6 @@ std::string formatNumber(double v) {
   return text;
 }
 
-/// [2, ?, 8]: a size read at run time as a type writes it.
-void printShape(InFlightDiagnostic &diag, ArrayRef<int64_t> shape) {
-  diag << "[";
-  llvm::interleaveComma(shape, diag, [&](int64_t size) {
-    if (ShapedType::isDynamic(size))
-      diag << "?";
-    else
-      diag << size;
-  });
-  diag << "]";
-}
-
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
@@ -282,15 +271,22 @@ template <typename OpT> struct AttentionChecker {
     return success();
   }
 
-  /// Sequence starts per batch; for TND from the cumulative lengths.
+  /// Sequence starts per batch; for TND from the cumulative lengths, or
+  /// none when those are data (seq_qlen, seq_kvlen), read at run time.
   LogicalResult readSequences() {
     auto qlen = op.getActualSeqQlenAttr(), kvlen = op.getActualSeqKvlenAttr();
+    Value qData = op.getSeqQlen(), kvData = op.getSeqKvlen();
     if (g.layout != AttentionLayout::TND) {
       if (qlen || kvlen)
         return error() << "actual_seq_qlen and actual_seq_kvlen are for "
                           "layout TND only";
+      if (qData || kvData)
+        return error() << "seq_qlen and seq_kvlen are for layout TND only";
       return success();
     }
+    g.rowsQ = shapeOf(op.getQuery())[0];
+    if (qData || kvData)
+      return readSequenceOperands(qlen || kvlen);
     if (!qlen || !kvlen)
       return error() << "layout TND needs actual_seq_qlen and "
                         "actual_seq_kvlen";
@@ -319,6 +315,30 @@ template <typename OpT> struct AttentionChecker {
     return success();
   }
 
+  /// TND's cumulative lengths as operands: the number of batches only;
+  /// the lengths are read at run time.
+  LogicalResult readSequenceOperands(bool alsoAttributes) {
+    Value qData = op.getSeqQlen(), kvData = op.getSeqKvlen();
+    if (alsoAttributes)
+      return error() << "takes the sequence lengths as attributes or as the "
+                        "seq_qlen and seq_kvlen operands, not both";
+    if (!qData || !kvData)
+      return error() << "layout TND needs both seq_qlen and seq_kvlen";
+    int64_t batchQ = shapeOf(qData)[0], batchKV = shapeOf(kvData)[0];
+    if (ShapedType::isDynamic(batchQ) || batchQ != batchKV)
+      return error() << "seq_qlen and seq_kvlen must have one static number "
+                        "of batches, got "
+                     << qData.getType() << " and " << kvData.getType();
+    g.batch = batchQ;
+    g.seqQ = g.seqKV = ShapedType::kDynamic;
+    // Without batches no length accounts for the rows.
+    int64_t rowsKV = shapeOf(op.getKey())[0];
+    if (g.batch == 0 && (g.rowsQ != 0 || rowsKV != 0))
+      return error() << "seq_qlen and seq_kvlen hold no batch, but query has "
+                     << g.rowsQ << " rows and key " << rowsKV;
+    return success();
+  }
+
   /// A shape `value` must have, one of `allowed`.
   LogicalResult checkShape(StringRef name, Value value,
                            ArrayRef<SmallVector<int64_t>> allowed) {
@@ -329,7 +349,10 @@ template <typename OpT> struct AttentionChecker {
       return success();
     InFlightDiagnostic diag = error() << name << " must be shaped ";
     llvm::interleave(
-        allowed, [&](const SmallVector<int64_t> &s) { printShape(diag, s); },
+        allowed,
+        [&](const SmallVector<int64_t> &s) {
+          diag << npu::graph::detail::formatShape(s);
+        },
         [&] { diag << " or "; });
     return diag << ", got " << value.getType();
   }
@@ -406,7 +429,7 @@ template <typename OpT> struct AttentionChecker {
     if (shapeOf(v) == ArrayRef<int64_t>(expected))
       return success();
     InFlightDiagnostic diag = error() << name << " must be shaped ";
-    printShape(diag, expected);
+    diag << npu::graph::detail::formatShape(expected);
     return diag << " (f32), got " << v.getType();
   }
 

@@ -295,3 +295,43 @@ func.func @grad_statistics(%q: tensor<1x4x2x8xf32>, %k: tensor<1x6x2x8xf32>, %st
   %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %k, %q, %st, %bad, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x4x2x8xf32>, tensor<1x6x2x8xf32>, tensor<1x6x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x4x2x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x6x2x8xf32>, tensor<1x6x2x8xf32>)
   return
 }
+
+// -----
+
+func.func @tnd_lengths_twice(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op takes the sequence lengths as attributes or as the seq_qlen and seq_kvlen operands, not both}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, actual_seq_qlen = array<i64: 4>, actual_seq_kvlen = array<i64: 6>} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @tnd_lengths_one(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op layout TND needs both seq_qlen and seq_kvlen}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @tnd_lengths_batches(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<1xi64>, %l2: tensor<2xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen must have one static number of batches, got 'tensor<1xi64>' and 'tensor<2xi64>'}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l2 {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<1xi64>, tensor<2xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @tnd_lengths_no_batch(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<0xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen hold no batch, but query has 4 rows and key 6}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<0xi64>, tensor<0xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @lengths_not_tnd(%q: tensor<1x4x2x8xf32>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen are for layout TND only}}
+  %m, %s, %o = npu.flash_attention %q, %q, %q seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1xi64>, tensor<1xi64>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x4x2x8xf32>)
+  return
+}

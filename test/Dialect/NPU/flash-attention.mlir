@@ -65,3 +65,16 @@ func.func @run_time_lengths(%q: tensor<?x1x64xf16>, %k: tensor<?x1x64xf16>, %bq:
   %m2, %s2, %o2 = npu.flash_attention %bq, %bk, %bk {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.25} : (tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x16xf32>)
   return
 }
+
+// -----
+
+// TND's cumulative lengths as data: the seq_qlen and seq_kvlen operands,
+// [B] i64, in place of the attributes.
+// CHECK-LABEL: func.func @packed_lengths_as_data
+// CHECK: npu.flash_attention %{{.*}}, %{{.*}}, %{{.*}} seq_qlen %{{.*}} seq_kvlen %{{.*}} {head_num = 2 : i64, input_layout = #npu.attention_layout<TND>
+// CHECK: npu.flash_attention_grad {{.*}} seq_qlen %{{.*}} seq_kvlen %{{.*}} {head_num = 2 : i64, input_layout = #npu.attention_layout<TND>
+func.func @packed_lengths_as_data(%q: tensor<24x2x16xf32>, %k: tensor<30x1x16xf32>, %ql: tensor<4xi64>, %kl: tensor<4xi64>, %st: tensor<24x2x8xf32>) {
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %ql seq_kvlen %kl {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.25, sparse_mode = 3} : (tensor<24x2x16xf32>, tensor<30x1x16xf32>, tensor<30x1x16xf32>, tensor<4xi64>, tensor<4xi64>) -> (tensor<24x2x8xf32>, tensor<24x2x8xf32>, tensor<24x2x16xf32>)
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %k, %q, %st, %st, %q seq_qlen %ql seq_kvlen %kl {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.25} : (tensor<24x2x16xf32>, tensor<30x1x16xf32>, tensor<30x1x16xf32>, tensor<24x2x16xf32>, tensor<24x2x8xf32>, tensor<24x2x8xf32>, tensor<24x2x16xf32>, tensor<4xi64>, tensor<4xi64>) -> (tensor<24x2x16xf32>, tensor<30x1x16xf32>, tensor<30x1x16xf32>)
+  return
+}

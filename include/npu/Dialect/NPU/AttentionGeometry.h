@@ -27,10 +27,14 @@ struct AttentionGeometry {
   /// N1 (query heads, head_num) and N2 (key/value heads).
   int64_t headsQ = 0, headsKV = 0;
   /// S1 and S2; for TND the longest packed sequence. Either may be
-  /// ShapedType::kDynamic outside TND: read at run time.
+  /// ShapedType::kDynamic: read at run time (outside TND from the shapes,
+  /// in TND from the seq_qlen and seq_kvlen operands).
   int64_t seqQ = 0, seqKV = 0;
+  /// TND: T1, the query's rows.
+  int64_t rowsQ = 0;
   int64_t headDim = 0;
-  /// TND only (empty otherwise, where batch b starts at b x S): where each
+  /// TND with lengths as attributes only (empty otherwise: batch b starts
+  /// at b x S, or where the seq_qlen operand says): where each
   /// packed sequence starts, the cumulative lengths with a leading 0, one
   /// more entry than batches. Nothing here grows with the batch of a
   /// layout that has a batch axis, which a type may make 2^40.
