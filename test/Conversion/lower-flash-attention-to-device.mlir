@@ -301,3 +301,19 @@ func.func @packed_lengths_as_data(%q: tensor<24x2x16xf16>, %k: tensor<30x1x16xf1
   %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %ql seq_kvlen %kl {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.25, sparse_mode = 7, next_tokens = 1} : (tensor<24x2x16xf16>, tensor<30x1x16xf16>, tensor<30x1x16xf16>, tensor<4xi64>, tensor<4xi64>) -> (tensor<24x2x8xf32>, tensor<24x2x8xf32>, tensor<24x2x16xf16>)
   return %o : tensor<24x2x16xf16>
 }
+
+// -----
+
+// The inputs shaped by S1 and S2 take them at run time too: the check
+// launch compares their sizes with the query's and the key's.
+// CHECK-LABEL: func.func @optional_inputs_run_time_lengths
+// CHECK: "'npu.flash_attention' atten_mask has length {row} in dimension 2, query a different one"
+// CHECK: "'npu.flash_attention' atten_mask has length {row} in dimension 3, key a different one"
+// CHECK: "'npu.flash_attention' pse has length {row} in dimension 3, key a different one"
+// CHECK: "'npu.flash_attention' drop_mask has length {row} in dimension 2, query a different one"
+// CHECK: "'npu.flash_attention' drop_mask has length {row} in dimension 3, key a different one"
+// CHECK: npudev.mixed_launch
+func.func @optional_inputs_run_time_lengths(%q: tensor<1x2x?x64xf16>, %k: tensor<1x1x?x64xf16>, %mask: tensor<1x1x?x?xi8>, %pse: tensor<1x2x1x?xf16>, %drop: tensor<1x2x?x?xi8>) -> tensor<1x2x?x64xf16> {
+  %m, %s, %o = npu.flash_attention %q, %k, %k mask %mask pse %pse drop_mask %drop {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125, keep_prob = 0.9, pre_tokens = 7, next_tokens = 3} : (tensor<1x2x?x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x?xi8>, tensor<1x2x1x?xf16>, tensor<1x2x?x?xi8>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x64xf16>)
+  return %o : tensor<1x2x?x64xf16>
+}

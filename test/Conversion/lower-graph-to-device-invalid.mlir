@@ -123,16 +123,8 @@ func.func @grid_sample_f64(%x: tensor<1x4x4x1xf64>, %g: tensor<1x2x2x2xf64>) -> 
 
 // -----
 
-// FlashAttention with sequence lengths read at run time takes no operand
-// shaped by them besides query, key and value.
-func.func @dynamic_attention_pse(%q: tensor<1x?x2x8xf32>, %pse: tensor<1x2x1x?xf32>) -> tensor<1x?x2x8xf32> {
-  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: pse needs them known when the kernel is built}}
-  %m, %s, %o = npu.flash_attention %q, %q, %q pse %pse {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x1x?xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
-  return %o : tensor<1x?x2x8xf32>
-}
-
-// -----
-
+// FlashAttention's prefix modes build their per-batch table from static
+// lengths.
 func.func @dynamic_attention_prefix(%q: tensor<1x?x2x8xf32>) -> tensor<1x?x2x8xf32> {
   // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: sparse_mode 5 needs them known when the kernel is built}}
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5, sparse_mode = 5, prefix = array<i64: 3>} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
@@ -141,9 +133,9 @@ func.func @dynamic_attention_prefix(%q: tensor<1x?x2x8xf32>) -> tensor<1x?x2x8xf
 
 // -----
 
-// The backward, likewise.
-func.func @dynamic_attention_grad(%q: tensor<1x?x2x8xf32>, %st: tensor<1x2x?x8xf32>, %drop: tensor<1x2x?x?xi8>) -> tensor<1x?x2x8xf32> {
-  // expected-error @+1 {{'npu.flash_attention_grad' op cannot be lowered with sequence lengths read at run time: drop_mask needs them known when the kernel is built}}
-  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %q, %st, %st, %q drop_mask %drop {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5, keep_prob = 0.9} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>, tensor<1x2x?x?xi8>) -> (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>)
-  return %dq : tensor<1x?x2x8xf32>
+// TND's lengths as data leave a read mask without its positions.
+func.func @packed_lengths_with_mask(%q: tensor<4x2x8xf32>, %l: tensor<1xi64>, %mask: tensor<?x?xi8>) -> tensor<4x2x8xf32> {
+  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: an atten_mask the mode reads needs them known when the kernel is built}}
+  %m, %s, %o = npu.flash_attention %q, %q, %q mask %mask seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, sparse_mode = 1} : (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<?x?xi8>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return %o : tensor<4x2x8xf32>
 }

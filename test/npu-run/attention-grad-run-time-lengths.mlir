@@ -19,7 +19,7 @@
 // NOQUERIES: arg9 [1, 4, 1, 8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN: not npu-run %t.mlir --input=%S/Inputs/f32-zeros-1x3x1x8.npy,%S/Inputs/f32-zeros-1x4x1x8.npy,%S/Inputs/f32-zeros-1x4x1x8.npy,%S/Inputs/f32-rows-1x5x1x8.npy,%S/Inputs/f32-zeros-1x1x3x8.npy,%S/Inputs/f32-zeros-1x1x3x8.npy,%S/Inputs/f32-zeros-1x3x1x8.npy 2>&1 | FileCheck %s --check-prefix=MISMATCH
 // RUN: not npu-run %t.mlir --input=%S/Inputs/f32-zeros-1x3x1x8.npy,%S/Inputs/f32-zeros-1x4x1x8.npy,%S/Inputs/f32-zeros-1x4x1x8.npy,%S/Inputs/f32-rows-1x5x1x8.npy,%S/Inputs/f32-zeros-1x1x3x8.npy,%S/Inputs/f32-zeros-1x1x3x8.npy,%S/Inputs/f32-zeros-1x3x1x8.npy --mode=jit 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: 'npu.flash_attention_grad' dy has length 5, query a different one
+// MISMATCH: 'npu.flash_attention_grad' dy has length 5 in dimension 1, query a different one
 
 func.func @grad(%q: tensor<1x?x1x8xf32>, %k: tensor<1x?x1x8xf32>, %v: tensor<1x?x1x8xf32>, %dy: tensor<1x?x1x8xf32>, %m: tensor<1x1x?x8xf32>, %s: tensor<1x1x?x8xf32>, %o: tensor<1x?x1x8xf32>) -> (tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>) {
   %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %v, %dy, %m, %s, %o {input_layout = #npu.attention_layout<BSND>, head_num = 1, scale = 0.35} : (tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x?x1x8xf32>) -> (tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>, tensor<1x?x1x8xf32>)

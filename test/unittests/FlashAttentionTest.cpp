@@ -115,6 +115,19 @@ std::vector<int64_t> typeShape(const Case &c, bool query) {
   return shape;
 }
 
+/// `shape` (an [..., S1, S2] input's) as the op's type gives it: S1 and
+/// S2 '?' when they are read at run time (a pse's broadcast row stays 1).
+std::vector<int64_t> typeShape(const Case &c, std::vector<int64_t> shape) {
+  if (!c.runTimeLengths || shape.size() < 2 ||
+      shape == std::vector<int64_t>{2048, 2048})
+    return shape;
+  size_t rank = shape.size();
+  if (shape[rank - 2] != 1 || c.seqQ == 1)
+    shape[rank - 2] = ShapedType::kDynamic;
+  shape[rank - 1] = ShapedType::kDynamic;
+  return shape;
+}
+
 std::vector<int64_t> maskShape(const Case &c) {
   switch (c.mask) {
   case Case::Mask::Plain:
@@ -185,12 +198,12 @@ std::string buildSource(const Case &c, double scale) {
     types += ", " + type;
   };
   if (c.mask != Case::Mask::None)
-    optional("mask", "mask", shapeOf(maskShape(c), "i8"));
+    optional("mask", "mask", shapeOf(typeShape(c, maskShape(c)), "i8"));
   if (c.pse != Case::Pse::None)
-    optional("pse", "pse", shapeOf(pseShape(c), element));
+    optional("pse", "pse", shapeOf(typeShape(c, pseShape(c)), element));
   if (c.keepProb < 1)
     optional("drop_mask", "drop",
-             shapeOf({c.batch, c.headsQ, c.seqQ, c.seqKV}, "i8"));
+             shapeOf(typeShape(c, {c.batch, c.headsQ, c.seqQ, c.seqKV}), "i8"));
   if (endsAsData) {
     std::string ends = shapeOf({int64_t(c.cumQ.size())}, "i64");
     optional("seq_qlen", "qlen", ends);
@@ -199,7 +212,7 @@ std::string buildSource(const Case &c, double scale) {
   if (c.grad) {
     std::string results = q + ", " + kv + ", " + kv;
     if (c.pse != Case::Pse::None)
-      results += ", " + shapeOf(pseShape(c), element);
+      results += ", " + shapeOf(typeShape(c, pseShape(c)), element);
     return llvm::formatv(
                R"mlir(func.func @fa({0}) -> ({1}) {{
   %r:{9} = npu.flash_attention_grad {2} {{input_layout = #npu.attention_layout<{3}>, head_num = {4}, scale = {5}, sparse_mode = {6}, pre_tokens = {7}, next_tokens = {8}, keep_prob = {10}{11}} : ({12}) -> ({1})
@@ -801,6 +814,49 @@ TEST_F(FlashAttentionTest, BackwardSequenceLengthsReadAtRunTime) {
       Case c{layout, 1, 4, 2, s1, s2, 16, mode, 40, 3, smallAttentionDevice()};
       c.runTimeLengths = true;
       check(backward(c));
+    }
+}
+
+TEST_F(FlashAttentionTest, OptionalInputsWithLengthsReadAtRunTime) {
+  // atten_mask, pse and drop_mask shaped by S1 and S2 read at run time:
+  // each kind of input in one module per direction, run at lengths with
+  // several blocks each way and at 0, in both executors against the
+  // reference.
+  std::pair<int64_t, int64_t> lengths[] = {{37, 53}, {0, 5}, {150, 70}};
+  auto cases = [](int64_t s1, int64_t s2) {
+    std::vector<Case> all;
+    Case mask{ref::Layout::BNSD,
+              2,
+              2,
+              1,
+              s1,
+              s2,
+              16,
+              0,
+              7,
+              3,
+              smallAttentionDevice(),
+              Case::Mask::PerBatch};
+    all.push_back(mask);
+    Case pse{ref::Layout::BSND, 2, 2, 1, s1, s2, 16, 3};
+    pse.device = smallAttentionDevice();
+    pse.pse = Case::Pse::OneRow;
+    pse.keepProb = 0.9;
+    all.push_back(pse);
+    Case full = pse;
+    full.pse = Case::Pse::Full;
+    all.push_back(full);
+    return all;
+  };
+  // Forward: the mask, and a full pse with dropout; backward: a pse of one
+  // row with dropout (its dpse a sum over the rows). Each module compiles
+  // its kernels once (seconds each).
+  std::pair<bool, size_t> modules[] = {{false, 0}, {false, 2}, {true, 1}};
+  for (auto [grad, which] : modules)
+    for (auto [s1, s2] : lengths) {
+      Case c = cases(s1, s2)[which];
+      c.runTimeLengths = true;
+      check(grad ? backward(c) : c);
     }
 }
 

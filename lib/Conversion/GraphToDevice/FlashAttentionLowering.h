@@ -1066,22 +1066,18 @@ template <typename OpT> struct AttentionLowering {
   //===--- Lengths read at run time ---------------------------------------===//
 
   /// Fails naming what a kernel of lengths read at run time cannot take:
-  /// the operands shaped by S1 and S2 besides Q, K and V, and the prefix
-  /// modes' per-batch table.
+  /// the prefix modes' per-batch table, built from static lengths, and
+  /// with TND's lengths as data a mask the mode reads.
   LogicalResult checkRunTimeLengthsSupported() {
     auto reject = [&](StringRef what) {
       return op.emitOpError("cannot be lowered with sequence lengths read at "
                             "run time: ")
              << what << " needs them known when the kernel is built";
     };
-    if (pse)
-      return reject("pse");
-    if (dropMask)
-      return reject("drop_mask");
-    if (attenMask)
-      return reject("an atten_mask the mode reads");
     if (hasPrefix())
       return reject("sparse_mode " + std::to_string(op.getSparseMode()));
+    if (seqEndsQ && attenMask)
+      return reject("an atten_mask the mode reads");
     return success();
   }
 
@@ -1113,12 +1109,29 @@ template <typename OpT> struct AttentionLowering {
       checks.push_back(
           {value, seq, key, seq,
            name + "value has {row} keys, key has a different number"});
-    for (auto [what, operand, dim, followsQuery] : sameLength)
+    // The optional inputs are [..., S1, S2] (pse's S1 may be 1).
+    SmallVector<std::tuple<StringRef, Value, int64_t, bool>> lengths(
+        sameLength);
+    for (auto [what, operand] :
+         {std::pair<StringRef, Value>{"atten_mask", attenMask},
+          {"pse", pse},
+          {"drop_mask", dropMask}}) {
+      if (!operand)
+        continue;
+      auto type = cast<MemRefType>(operand.getType());
+      int64_t rank = type.getRank();
+      if (type.isDynamicDim(rank - 2))
+        lengths.push_back({what, operand, rank - 2, true});
+      if (type.isDynamicDim(rank - 1))
+        lengths.push_back({what, operand, rank - 1, false});
+    }
+    for (auto [what, operand, dim, followsQuery] : lengths)
       if (ShapedType::isDynamic(followsQuery ? g.seqQ : g.seqKV))
-        checks.push_back({operand, dim, followsQuery ? query : key, seq,
-                          name + what.str() + " has length {row}, " +
-                              (followsQuery ? "query" : "key") +
-                              " a different one"});
+        checks.push_back(
+            {operand, dim, followsQuery ? query : key, seq,
+             name + what.str() + " has length {row} in dimension " +
+                 std::to_string(dim) + ", " + (followsQuery ? "query" : "key") +
+                 " a different one"});
     k.checkSizes(checks);
   }
 
