@@ -72,6 +72,13 @@ struct Case {
   /// given as the seq_qlen / seq_kvlen operands: one module serves every
   /// case that differs only in the lengths.
   bool runTimeLengths = false;
+  /// With runTimeLengths outside TND, which lengths the types leave '?'.
+  bool dynamicSeqQ = true, dynamicSeqKV = true;
+
+  bool isDynamic(bool query) const {
+    return runTimeLengths && layout != ref::Layout::TND &&
+           (query ? dynamicSeqQ : dynamicSeqKV);
+  }
 };
 
 const char *layoutName(ref::Layout layout) {
@@ -108,7 +115,7 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
 /// sequence length '?' when it is read at run time.
 std::vector<int64_t> typeShape(const Case &c, bool query) {
   std::vector<int64_t> shape = tensorShape(c, query);
-  if (c.runTimeLengths && c.layout != ref::Layout::TND)
+  if (c.isDynamic(query))
     shape[c.layout == ref::Layout::SBH    ? 0
           : c.layout == ref::Layout::BNSD ? 2
                                           : 1] = ShapedType::kDynamic;
@@ -122,9 +129,10 @@ std::vector<int64_t> typeShape(const Case &c, std::vector<int64_t> shape) {
       shape == std::vector<int64_t>{2048, 2048})
     return shape;
   size_t rank = shape.size();
-  if (shape[rank - 2] != 1 || c.seqQ == 1)
+  if (c.isDynamic(true) && (shape[rank - 2] != 1 || c.seqQ == 1))
     shape[rank - 2] = ShapedType::kDynamic;
-  shape[rank - 1] = ShapedType::kDynamic;
+  if (c.isDynamic(false))
+    shape[rank - 1] = ShapedType::kDynamic;
   return shape;
 }
 
@@ -164,7 +172,7 @@ std::string buildSource(const Case &c, double scale) {
   std::snprintf(scaleText, sizeof(scaleText), "%.17e", scale);
   std::snprintf(keepText, sizeof(keepText), "%.17e", c.keepProb);
   const char *element = getElementKindName(c.element);
-  int64_t seqQ = c.runTimeLengths ? ShapedType::kDynamic : c.seqQ;
+  int64_t seqQ = c.isDynamic(true) ? ShapedType::kDynamic : c.seqQ;
   std::string q = shapeOf(typeShape(c, true), element),
               kv = shapeOf(typeShape(c, false), element),
               stats = c.layout == ref::Layout::TND
@@ -798,6 +806,29 @@ TEST_F(FlashAttentionTest, SequenceLengthsReadAtRunTime) {
     }
   // b, s1, and s1s2 with 64 and with 128 rows.
   EXPECT_EQ(taken.size(), 4u);
+}
+
+TEST_F(FlashAttentionTest, OneLengthReadAtRunTime) {
+  // Only S2, or only S1, read at run time, with the band measured from the
+  // bottom right (mode 3): it moves by S2 - S1, one side known when the
+  // kernel is built. Forward both ways, backward with S2 read.
+  struct Module {
+    bool grad, dynamicQ;
+    std::vector<int64_t> lengths;
+  } modules[] = {{false, false, {5, 37, 300}},
+                 {false, true, {3, 37, 150}},
+                 {true, false, {0, 37, 90}}};
+  for (const Module &m : modules)
+    for (int64_t length : m.lengths) {
+      Case c{
+          ref::Layout::BSND,        1,  4, 2,          m.dynamicQ ? length : 40,
+          m.dynamicQ ? 60 : length, 16, 3, 2147483647, 2147483647,
+          smallAttentionDevice()};
+      c.runTimeLengths = true;
+      c.dynamicSeqQ = m.dynamicQ;
+      c.dynamicSeqKV = !m.dynamicQ;
+      check(m.grad ? backward(c) : c);
+    }
 }
 
 TEST_F(FlashAttentionTest, BackwardSequenceLengthsReadAtRunTime) {

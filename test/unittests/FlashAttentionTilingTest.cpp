@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
+
 using namespace npu;
 using namespace npu::attention;
 
@@ -144,6 +146,11 @@ TEST(FlashAttentionTiling, BackwardTemplatesByPriority) {
   EXPECT_EQ(t.kind, BackwardTemplate::S1S2_BN2GS1S2);
   EXPECT_EQ(t.key.block, Axis::S2);
   EXPECT_EQ(static_cast<int>(BackwardTemplate::S1S2_BN2GS1S2), 16000);
+  // Lengths read at run time are ruled on at 2^31 - 1: N2 * G * S1 * S2
+  // passes 2^63 and must count as large, not wrap below the vector block.
+  int64_t longest = std::numeric_limits<int32_t>::max();
+  t = selectAttentionGradTemplate({1, 4, 4, longest, longest, 128}, l);
+  EXPECT_EQ(t.kind, BackwardTemplate::S1S2_BN2GS1S2);
   EXPECT_EQ(stringifyBackwardTemplate(BackwardTemplate::N2GS1S2_BN1),
             "n2gs1s2_bn1");
 }

@@ -7,8 +7,9 @@
 // fired, status[1 + i] is the smallest row report i (program order,
 // getRowReports) found. Each report becomes a loop taking the minimum of
 // its non-negative rows, stored by atomic min and exchange (tasks run on
-// threads), and each launch runs only while status[0] is 0, so the kernel
-// stops after the failed launch as the simulator does. O(ops).
+// threads), and each launch, plain or mixed, runs only while status[0] is
+// 0, so the kernel stops after the failed launch as the simulator does: a
+// kernel after a failed size check never reads past its buffers. O(ops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,10 +62,11 @@ void lowerReport(ReportRowsOp report, Value status, int64_t slot) {
   report.erase();
 }
 
-/// Runs `launch` only while no report has fired.
-void guardLaunch(LaunchOp launch, Value status) {
+/// Runs `launch` (npudev.launch or npudev.mixed_launch) only while no
+/// report has fired.
+void guardLaunch(Operation *launch, Value status) {
   OpBuilder b(launch);
-  Location loc = launch.getLoc();
+  Location loc = launch->getLoc();
   Value failed =
       b.create<memref::LoadOp>(loc, status, ValueRange{indexConst(b, loc, 0)});
   Value clear = b.create<arith::CmpIOp>(
@@ -88,9 +90,12 @@ void npu::dev::lowerRowReports(ModuleOp module) {
     Value status = func.getArguments().back();
     for (auto [i, report] : llvm::enumerate(reports))
       lowerReport(cast<ReportRowsOp>(report), status, i + 1);
-    SmallVector<LaunchOp> launches;
-    func.walk([&](LaunchOp launch) { launches.push_back(launch); });
-    for (LaunchOp launch : launches)
+    SmallVector<Operation *> launches;
+    func.walk([&](Operation *op) {
+      if (isa<LaunchOp, MixedLaunchOp>(op))
+        launches.push_back(op);
+    });
+    for (Operation *launch : launches)
       guardLaunch(launch, status);
   }
 }

@@ -115,8 +115,13 @@ template <typename OpT> struct AttentionLowering {
     f32 = Float32Type::get(ctx);
     i32 = IntegerType::get(ctx, 32);
     i8 = IntegerType::get(ctx, 8);
-    band = graph::getAttentionBand(op).getDiagonals(0, getSeqQBound(),
-                                                    getSeqKVBound());
+    // With a length read at run time, the band of equal lengths: no shift,
+    // which getDiagonal adds when the kernel runs.
+    int64_t longest = std::numeric_limits<int32_t>::max();
+    band = this->g.hasStaticLengths()
+               ? graph::getAttentionBand(op).getDiagonals(0, this->g.seqQ,
+                                                          this->g.seqKV)
+               : graph::getAttentionBand(op).getDiagonals(0, longest, longest);
   }
 
   //===--- Lengths --------------------------------------------------------===//
@@ -733,7 +738,7 @@ template <typename OpT> struct AttentionLowering {
   Value getDiagonal(int64_t diagonal) {
     if (g.hasStaticLengths() || !graph::getAttentionBand(op).isShifted())
       return k.index(clampToI32(diagonal));
-    // The bounds are equal, so `diagonal` holds no shift.
+    // `band` was computed with equal lengths: `diagonal` holds no shift.
     Value shift = k.sub(getSeqKV(), getSeqQ());
     Value moved = k.add(k.index(diagonal), shift);
     return k.max(k.index(std::numeric_limits<int32_t>::min()),

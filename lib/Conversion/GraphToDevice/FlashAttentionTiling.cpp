@@ -13,6 +13,9 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <limits>
+
 using namespace npu;
 using namespace npu::attention;
 
@@ -152,11 +155,18 @@ attention::selectAttentionGradTemplate(const AttentionShape &shape,
     tiling.key.block = block;
     return tiling;
   };
-  int64_t scores = shape.s1 * shape.s2;
+  // Saturating: lengths read at run time are ruled on at their bound,
+  // 2^31 - 1, whose square times the heads passes 2^63.
+  auto times = [](int64_t x, int64_t y) {
+    uint64_t product = llvm::SaturatingMultiply(uint64_t(x), uint64_t(y));
+    return static_cast<int64_t>(
+        std::min<uint64_t>(product, std::numeric_limits<int64_t>::max()));
+  };
+  int64_t scores = times(shape.s1, shape.s2);
   // By priority, the smallest number first.
-  if (shape.n2 * shape.g * scores < limits.vectorBlock)
+  if (times(times(shape.n2, shape.g), scores) < limits.vectorBlock)
     return make(BackwardTemplate::BN2GS1S2_B, Axis::B, Axis::None, Axis::B);
-  if (shape.g * scores < limits.vectorBlock)
+  if (times(shape.g, scores) < limits.vectorBlock)
     return make(BackwardTemplate::N2GS1S2_BN1, Axis::N2, Axis::None, Axis::G);
   if (shape.b * shape.n2 > limits.aiCores)
     return make(BackwardTemplate::S1S2_BN2, Axis::S1, Axis::S2, Axis::N2);
