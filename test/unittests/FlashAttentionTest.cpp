@@ -730,6 +730,15 @@ TEST_F(FlashAttentionTest, BackwardRowsWithFewKeys) {
     }
   }
 }
+TEST_F(FlashAttentionTest, BackwardPseSharedByBatchesOfOneRow) {
+  // With S1 = 1, a pse of [1, N1, 1, S2] over two batches is the one shared
+  // by the batches (dpse sums over them), not one shared by the rows (it
+  // was taken for that, and the backward failed to lower).
+  Case c{ref::Layout::BSND, 2, 2, 1, 1, 40, 16, 0};
+  c.pse = Case::Pse::OneBatch;
+  check(backward(c));
+}
+
 TEST_F(FlashAttentionTest, BackwardBroadcastPse) {
   // dpse of a pse shared by every query row sums dS over the rows; of one
   // shared by the batches, over the batches. Several query blocks (150 rows

@@ -140,10 +140,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     if (pse) {
       ArrayRef<int64_t> shape = cast<MemRefType>(pse.getType()).getShape();
       // The verifier admits [B, N1, S1, S2], [B, N1, 1, S2], [1, N1, S1,
-      // S2]; a size that is both (B = 1 or S1 = 1) is the full shape.
+      // S2]; a size that is both (B = 1 or S1 = 1) is the full shape. The
+      // batch axis decides first: [1, N1, 1, S2] with S1 = 1 and B > 1 is
+      // shared by the batches, not by the rows.
       pseGrad = shape[0] == g.batch && shape[2] == g.seqQ ? PseGrad::Full
-                : shape[2] == 1                           ? PseGrad::SumRows
-                                                          : PseGrad::SumBatches;
+                : shape[0] != g.batch                     ? PseGrad::SumBatches
+                                                          : PseGrad::SumRows;
       sameGroupAcrossBatches = pseGrad == PseGrad::SumBatches;
     }
     // Square blocks of 128, 64 or 32 rows, the largest whose tiles fit
