@@ -539,8 +539,7 @@ template <typename OpT> struct AttentionLowering {
           Value d = k.index(low ? band.diagonals.low : band.diagonals.high);
           if (band.shifted)
             d = k.add(d, k.sub(seqKV, seqQ));
-          return k.max(k.index(std::numeric_limits<int32_t>::min()),
-                       k.min(d, k.index(std::numeric_limits<int32_t>::max())));
+          return clampToI32(d);
         };
         return cut ? k.select(isCut, of(bands[0]), of(bands[1])) : of(bands[1]);
       };
@@ -554,9 +553,7 @@ template <typename OpT> struct AttentionLowering {
               auto field = [&](BatchField f) {
                 return k.toIndex(k.load(table, {before, k.index(f)}));
               };
-              Value blocks =
-                  k.div(k.add(field(lengthField), k.index(block - 1)),
-                        k.index(block));
+              Value blocks = ceilDiv(field(lengthField), block);
               return k.rem(
                   k.add(field(baseField), k.mul(k.index(heads), blocks)),
                   period);
@@ -702,7 +699,7 @@ template <typename OpT> struct AttentionLowering {
     if (batchTable)
       return k.toIndex(k.load(batchTable, {b, k.index(f)}));
     auto itemsBefore = [&](int64_t heads, Value length, int64_t block) {
-      Value blocks = k.div(k.add(length, k.index(block - 1)), k.index(block));
+      Value blocks = ceilDiv(length, block);
       Value perBatch = k.mul(k.index(heads), blocks);
       return k.rem(k.mul(b, perBatch), k.index(2 * groups));
     };
@@ -740,9 +737,7 @@ template <typename OpT> struct AttentionLowering {
       return k.index(clampToI32(diagonal));
     // `band` was computed with equal lengths: `diagonal` holds no shift.
     Value shift = k.sub(getSeqKV(), getSeqQ());
-    Value moved = k.add(k.index(diagonal), shift);
-    return k.max(k.index(std::numeric_limits<int32_t>::min()),
-                 k.min(moved, k.index(std::numeric_limits<int32_t>::max())));
+    return clampToI32(k.add(k.index(diagonal), shift));
   }
 
   /// An item of batch `b` with its sequences and band.
@@ -1167,9 +1162,6 @@ template <typename OpT> struct AttentionLowering {
     AttentionLimits limits = getAttentionLimits(device);
     std::array<AttentionShape, 4> shapes = getTemplateShapes();
     Value s1 = getSeqQ(), s2 = getSeqKV();
-    auto ceilDiv = [&](Value v, int64_t d) {
-      return k.div(k.add(v, k.index(d - 1)), k.index(d));
-    };
     auto atMost = [&](Value v, int64_t limit) {
       return k.lt(v, k.index(limit + 1));
     };
@@ -1191,6 +1183,17 @@ template <typename OpT> struct AttentionLowering {
               atMost(outer, limits.vectorCores), [&] { buildFor(shapes[1]); },
               [&] { buildFor(shapes[0]); });
         });
+  }
+
+  /// ceil(v / d) of a non-negative v.
+  Value ceilDiv(Value v, int64_t d) {
+    return k.div(k.add(v, k.index(d - 1)), k.index(d));
+  }
+
+  /// `v` clamped to i32, as the band's diagonals are stored.
+  Value clampToI32(Value v) {
+    return k.max(k.index(std::numeric_limits<int32_t>::min()),
+                 k.min(v, k.index(std::numeric_limits<int32_t>::max())));
   }
 
   static int64_t clampToI32(int64_t v) {
