@@ -394,6 +394,22 @@ def models():
     m["err_dynamic_sequence_first"] = model(
         [node("Relu", ["x"], ["y"])], [("x", F, ["seq", 2, 4])],
         [("y", F, ["seq", 2, 4])])
+    # A batch left dynamic, with ops that mix the samples: the importer
+    # cannot read the batch at run time and says which op mixes them.
+    n4 = [("x", F, ["n", 4])]
+    m["err_batch_reduce"] = model(
+        [node("ReduceSum", ["x", "zero"], ["y"], keepdims=1)], n4,
+        [("y", F, [1, 4])], [ints("zero", [0])])
+    m["err_batch_concat"] = model(
+        [node("Concat", ["x", "x"], ["y"], axis=0)], n4, [("y", F, ["m", 4])])
+    m["err_batch_softmax"] = model(
+        [node("Softmax", ["x"], ["y"], axis=0)], n4, [("y", F, ["n", 4])])
+    m["err_batch_reshape"] = model(
+        [node("Reshape", ["x", "shape"], ["y"])], n4, [("y", F, [4, "n"])],
+        [ints("shape", [4, -1])])
+    m["err_batch_output"] = model(
+        [node("Transpose", ["x"], ["y"], perm=[1, 0])], n4,
+        [("y", F, [4, "n"])])
     return m
 
 
@@ -463,9 +479,10 @@ def random_init(rng, name, shape, scale):
     return numpy_helper.from_array(values, name), values.astype(np.float64)
 
 
-def small_cnn(rng):
+def small_cnn(rng, samples=None):
     """Conv-BN-Relu, MaxPool, a residual block with a depthwise conv, a
-    strided 1x1 conv, global average pool and a classifier."""
+    strided 1x1 conv, global average pool and a classifier; with `samples`,
+    its batch is left dynamic and the input has that many."""
     w = {}
     inits = []
     for name, shape, scale in [
@@ -496,8 +513,10 @@ def small_cnn(rng):
         node("GlobalAveragePool", ["r3"], ["g"]),
         node("Flatten", ["g"], ["f"], axis=1),
         node("Gemm", ["f", "fc", "fcb"], ["y"], transB=1)]
-    m = model(nodes, [("x", F, [1, 3, 16, 16])], [("y", F, [1, 10])], inits)
-    x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    batch = "n" if samples else 1
+    m = model(nodes, [("x", F, [batch, 3, 16, 16])], [("y", F, [batch, 10])],
+              inits)
+    x = rng.standard_normal((samples or 1, 3, 16, 16)).astype(np.float32)
 
     def reference(x):
         r1 = np.maximum(ref_batchnorm(
@@ -770,6 +789,26 @@ def split_sequence(rng):
     return m, x, reference(x.astype(np.float64))
 
 
+def small_cnn_batch(rng):
+    return small_cnn(rng, samples=3)
+
+
+def interleaved_batch(rng):
+    """A batch left dynamic that a reshape interleaves with another axis and
+    a second reshape restores, as torch's multi-head attention exports
+    ([L, B, E] viewed as [L * B, E]); the samples stay apart."""
+    nodes = [
+        node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+        node("Reshape", ["t", "rows"], ["r"]),
+        node("Relu", ["r"], ["a"]),
+        node("Reshape", ["a", "back"], ["b"]),
+        node("Transpose", ["b"], ["y"], perm=[1, 0, 2])]
+    m = model(nodes, [("x", F, ["n", 2, 3])], [("y", F, ["n", 2, 3])],
+              [ints("rows", [-1, 3]), ints("back", [2, -1, 3])])
+    x = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    return m, x, np.maximum(x.astype(np.float64), 0)
+
+
 def write_listing(path, array):
     """`array` as `npu-run --print-outputs` prints an output."""
     shape = ", ".join(str(d) for d in array.shape)
@@ -796,10 +835,17 @@ def main():
                         ("grid_sample", grid_sample),
                         ("topk", topk),
                         ("l2_norm", l2_norm),
-                        ("split_sequence", split_sequence)):
+                        ("split_sequence", split_sequence),
+                        ("small_cnn_batch", small_cnn_batch),
+                        ("interleaved_batch", interleaved_batch)):
         m, x, expected = build(rng)
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())
+        # A batch left dynamic is also run at one sample: the first.
+        if name == "small_cnn_batch":
+            np.save(os.path.join(out, name + ".sample0.npy"), x[:1])
+            write_listing(os.path.join(out, name + ".sample0.expected.txt"),
+                          expected[:1])
         # One input, or a tuple of them (NAME.input0.npy, ...).
         if isinstance(x, tuple):
             for i, xi in enumerate(x):

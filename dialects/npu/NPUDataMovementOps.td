@@ -173,7 +173,8 @@ def NPU_ReshapeOp : NPU_Op<"reshape", [Pure, NPU_AlignModeOpInterface]> {
   let hasFolder = 1;
 }
 
-def NPU_CastOp : NPU_Op<"cast", [Pure, NPU_AlignModeOpInterface]> {
+def NPU_CastOp : NPU_Op<"cast", [Pure, NPU_AlignModeOpInterface,
+                                 NPU_Elementwise]> {
   let summary = "converts the element type of a tensor";
   let arguments = (ins NPU_Tensor:$input);
   let results = (outs NPU_Tensor:$output);

@@ -16,7 +16,7 @@ include "npu/NPUOpBase.td"
 
 class NPU_UnaryOp<string mnemonic, string math, Type tensor = NPU_Tensor,
                   dag extraArgs = (ins)>
-    : NPU_GraphOp<mnemonic> {
+    : NPU_GraphOp<mnemonic, [NPU_Elementwise]> {
   let summary = "elementwise " # math;
   let arguments = !con((ins tensor:$input), extraArgs);
   let results = (outs tensor:$output);
@@ -60,7 +60,8 @@ def NPU_NotOp : NPU_UnaryOp<"not", "logical negation", RankedTensorOf<[I1]>>;
 // Binary with numpy broadcasting
 //===----------------------------------------------------------------------===//
 
-class NPU_BinaryOp<string mnemonic, string math> : NPU_GraphOp<mnemonic> {
+class NPU_BinaryOp<string mnemonic, string math>
+    : NPU_GraphOp<mnemonic, [NPU_Elementwise]> {
   let summary = "elementwise " # math # " with numpy broadcasting";
   let arguments = (ins NPU_Tensor:$lhs, NPU_Tensor:$rhs);
   let results = (outs NPU_Tensor:$output);
@@ -85,7 +86,8 @@ def NPU_MinOp : NPU_BinaryOp<"min", "min(lhs, rhs)">;
 def NPU_PowOp : NPU_BinaryOp<"pow", "lhs ^ rhs">;
 
 // Comparisons: an i1 result, false where an operand is NaN.
-class NPU_CompareOp<string mnemonic, string math> : NPU_GraphOp<mnemonic> {
+class NPU_CompareOp<string mnemonic, string math>
+    : NPU_GraphOp<mnemonic, [NPU_Elementwise]> {
   let summary = "elementwise " # math # " with numpy broadcasting, as i1";
   let arguments = (ins NPU_Tensor:$lhs, NPU_Tensor:$rhs);
   let results = (outs RankedTensorOf<[I1]>:$output);
@@ -117,7 +119,7 @@ class NPU_LogicalOp<string mnemonic, string math>
 def NPU_AndOp : NPU_LogicalOp<"and", "lhs and rhs">;
 def NPU_OrOp : NPU_LogicalOp<"or", "lhs or rhs">;
 
-def NPU_SelectOp : NPU_GraphOp<"select"> {
+def NPU_SelectOp : NPU_GraphOp<"select", [NPU_Elementwise]> {
   let summary = "elementwise cond ? lhs : rhs with numpy broadcasting";
   let description = [{
     ONNX Where: the three operands broadcast to one shape; the result has
@@ -134,7 +136,7 @@ def NPU_SelectOp : NPU_GraphOp<"select"> {
 //===----------------------------------------------------------------------===//
 
 class NPU_VectorScalarOp<string mnemonic, string math>
-    : NPU_GraphOp<mnemonic, [NPU_BroadcastsSecondOperand]> {
+    : NPU_GraphOp<mnemonic, [NPU_BroadcastsSecondOperand, NPU_Elementwise]> {
   let summary = "elementwise " # math # ", broadcasting `scalar` onto `input`";
   let description = [{
     `input` is full size; `scalar` (usually rank 1 of size C, or a single

@@ -16,6 +16,14 @@ def NPU_BroadcastsSecondOperand : NativeOpTrait<"BroadcastsSecondOperand"> {
   let cppNamespace = "::npu::graph";
 }
 
+// Ops that compute each result element from the operand elements at its
+// index, operands broadcast numpy-style (aligned at their last axis): every
+// index is treated alike, so any axis may be split into pieces computed
+// apart (the ONNX importer's batch read at run time relies on it).
+def NPU_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::npu::graph";
+}
+
 def NPU_AlignModeOpInterface : OpInterface<"AlignModeOpInterface"> {
   let cppNamespace = "::npu::graph";
   let description = [{

@@ -13,5 +13,6 @@ include "npu/NPUElementwiseOps.td"
 include "npu/NPUMoEOps.td"
 include "npu/NPUSparseConvOps.td"
 include "npu/NPUAttentionOps.td"
+include "npu/NPUBatchOps.td"
 
 #endif // NPU_OPS_TD

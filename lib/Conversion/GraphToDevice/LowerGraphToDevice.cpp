@@ -37,6 +37,7 @@
 #include "npu/Conversion/Passes.h"
 #include "npu/Device/DeviceModel.h"
 #include "npu/Dialect/NPU/NPUDialect.h"
+#include "npu/Dialect/NPU/NPUOps.h"
 #include "npu/Dialect/NPUDev/DeviceAttr.h"
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
@@ -54,6 +55,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <numeric>
 
@@ -314,11 +316,20 @@ private:
         for (unsigned d = 0; d < type.getRank(); ++d)
           if (type.isDynamicDim(d))
             sizes[{arg, d}] = {1, arg.getArgNumber(), d};
-    for (Operation &op : entry.without_terminator()) {
+    return computeBlockSizes(entry);
+  }
+
+  /// computeSizes over the ops of `block` (an npu.map_batch body's ops
+  /// before the map's results).
+  LogicalResult computeBlockSizes(Block &block) {
+    for (Operation &op : block.without_terminator()) {
       if (auto dim = dyn_cast<tensor::DimOp>(op)) {
         boundDim(dim);
         continue;
       }
+      if (auto map = dyn_cast<MapBatchOp>(op))
+        if (failed(computeBlockSizes(map.getSampleBlock())))
+          return failure();
       for (OpResult result : op.getResults())
         if (failed(computeResultSizes(op, result)))
           return failure();
@@ -365,7 +376,10 @@ private:
         continue;
       }
       std::optional<SizeBound> size;
-      if (auto reify = dyn_cast<ReifyRankedShapedTypeOpInterface>(op)) {
+      if (auto map = dyn_cast<MapBatchOp>(op)) {
+        if (std::optional<SizeBound> batch = getBatchSize(map); batch && !d)
+          size = batch->times(map.getRowsPerSample(number));
+      } else if (auto reify = dyn_cast<ReifyRankedShapedTypeOpInterface>(op)) {
         if (!reified) {
           OpBuilder b(&op);
           reified.emplace();
@@ -384,6 +398,16 @@ private:
       sizes[{result, d}] = *size;
     }
     return success();
+  }
+
+  /// The batch of `map`: the leading size of its first input read at run
+  /// time (the verifier makes the static ones equal, a check launch the
+  /// rest).
+  std::optional<SizeBound> getBatchSize(MapBatchOp map) const {
+    for (Value input : map.getInputs())
+      if (cast<RankedTensorType>(input.getType()).isDynamicDim(0))
+        return getSize(input, 0);
+    return getSize(map.getInputs().front(), 0);
   }
 
   /// A reified size: a constant, or a tensor.dim of a size that is known.
@@ -499,21 +523,25 @@ private:
     }
   }
 
-  /// The last user of each op result in the entry block (the user's
-  /// ancestor there; the op itself for a result without users).
-  void findLastUsers(Block &entry) {
+  /// The last user of each op result in `block` (the user's ancestor
+  /// there; the op itself for a result without users), and so on in the
+  /// npu.map_batch bodies it holds.
+  void findLastUsers(Block &block) {
     llvm::DenseMap<Operation *, unsigned> position;
-    for (auto [i, op] : llvm::enumerate(entry))
+    for (auto [i, op] : llvm::enumerate(block))
       position[&op] = i;
-    for (Operation &op : entry)
+    for (Operation &op : block) {
+      if (auto map = dyn_cast<MapBatchOp>(op))
+        findLastUsers(map.getSampleBlock());
       for (Value result : op.getResults()) {
         Operation *last = &op;
         for (Operation *user : result.getUsers())
-          if (Operation *inEntry = entry.findAncestorOpInBlock(*user);
-              inEntry && position[inEntry] > position[last])
-            last = inEntry;
+          if (Operation *inBlock = block.findAncestorOpInBlock(*user);
+              inBlock && position[inBlock] > position[last])
+            last = inBlock;
         lastUsers[result] = last;
       }
+    }
   }
 
   /// Returns to the pool the buffers of the values `op` used last (its
@@ -571,9 +599,15 @@ private:
   }
 
   /// A global buffer freed at the end of the function; `sizes` are those
-  /// of its dynamic dimensions.
+  /// of its dynamic dimensions. Inside an npu.map_batch's sample loop it is
+  /// allocated before the loop: every sample reuses it.
   Value allocate(OpBuilder &b, Location loc, MemRefType type,
                  ValueRange sizes = {}) {
+    OpBuilder::InsertionGuard guard(b);
+    if (sampleLoop) {
+      assert(sizes.empty() && "a sample's buffers have static shapes");
+      b.setInsertionPoint(sampleLoop);
+    }
     Value buffer = b.create<memref::AllocOp>(loc, type, sizes);
     allocations.push_back(buffer);
     return buffer;
@@ -605,6 +639,8 @@ private:
     }
     if (isScalarOp(op))
       return success();
+    if (auto map = dyn_cast<MapBatchOp>(op))
+      return lowerMapBatch(map);
     auto kernels = dyn_cast<DeviceKernelOpInterface>(op);
     if (!kernels)
       return op.emitOpError("has no device lowering");
@@ -648,6 +684,111 @@ private:
       mapping.map(result, target);
     lowered.push_back(&op);
     return success();
+  }
+
+  /// npu.map_batch becomes a host loop over the samples. The body's ops
+  /// move into it and are lowered there like any other, on dense buffers
+  /// allocated before the loop (one set serves every sample): a `sample`
+  /// launch copies each input's rows of the sample in, and one per result
+  /// copies the yielded rows out. Kernels read strided views only of values
+  /// stored with padded rows, so the rows are not handed to them in place.
+  LogicalResult lowerMapBatch(MapBatchOp map) {
+    OpBuilder b(map);
+    Location loc = map.getLoc();
+    SmallVector<Value> inputs, results;
+    for (Value input : map.getInputs())
+      inputs.push_back(mapping.lookup(input));
+    for (OpResult result : map.getResults()) {
+      FailureOr<MemRefType> type = getStorageType(map, result);
+      if (failed(type))
+        return failure();
+      Value target = destinations.lookup(result);
+      if (!target)
+        target = viewStored(b, loc, allocateIntermediate(b, loc, result, *type),
+                            result.getType());
+      results.push_back(target);
+      mapping.map(result, target);
+    }
+    checkSameBatch(b, loc, map, inputs);
+    Value batch = b.create<memref::DimOp>(loc, inputs.front(), 0);
+    auto loop =
+        b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
+                             batch, b.create<arith::ConstantIndexOp>(loc, 1));
+    // Erased after the body's ops, which use its block's arguments.
+    lowered.push_back(map);
+    Block &body = map.getSampleBlock();
+    Block &samples = *loop.getBody();
+    // A map inside a map allocates before the outermost loop: the buffers
+    // are freed at the end of the function.
+    llvm::SaveAndRestore inLoop(sampleLoop,
+                                sampleLoop ? sampleLoop : loop.getOperation());
+    b.setInsertionPointToStart(&samples);
+    KernelBuilder k(b, loc);
+    Value sample = loop.getInductionVar();
+    for (auto [arg, input] : llvm::zip(body.getArguments(), inputs)) {
+      FailureOr<MemRefType> type = getStorageType(map, arg);
+      if (failed(type))
+        return failure();
+      Value dense = allocate(b, loc, *type);
+      buildWholeCopy(k, getSampleRows(b, loc, input, sample, 1), dense, device,
+                     "sample");
+      mapping.map(arg, dense);
+    }
+    SmallVector<Operation *> ops = llvm::map_to_vector(
+        body.without_terminator(), [](Operation &op) { return &op; });
+    samples.getOperations().splice(samples.getTerminator()->getIterator(),
+                                   body.getOperations(), body.begin(),
+                                   body.getTerminator()->getIterator());
+    for (Operation *op : ops) {
+      if (failed(lowerOp(*op)))
+        return failure();
+      releaseDeadValues(*op);
+    }
+    b.setInsertionPoint(samples.getTerminator());
+    for (auto [i, value] : llvm::enumerate(map.getSampleResults()))
+      buildWholeCopy(
+          k, mapping.lookup(value),
+          getSampleRows(b, loc, results[i], sample, map.getRowsPerSample(i)),
+          device, "sample");
+    // The yield's values are erased before the map.
+    body.getTerminator()->dropAllReferences();
+    return success();
+  }
+
+  /// The `rows` rows of sample `sample` in `buffer`, a view.
+  static Value getSampleRows(OpBuilder &b, Location loc, Value buffer,
+                             Value sample, int64_t rows) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows)};
+    for (int64_t size : type.getShape().drop_front())
+      sizes.push_back(b.getIndexAttr(size));
+    offsets.front() =
+        rows == 1
+            ? sample
+            : b.create<arith::MulIOp>(
+                   loc, sample, b.create<arith::ConstantIndexOp>(loc, rows))
+                  .getResult();
+    return b.create<memref::SubViewOp>(loc, buffer, offsets, sizes, strides);
+  }
+
+  /// A launch that fails when the inputs of `map` read at run time do not
+  /// all have the first one's batch.
+  void checkSameBatch(OpBuilder &b, Location loc, MapBatchOp map,
+                      ArrayRef<Value> inputs) {
+    SmallVector<KernelBuilder::SizeCheck> checks;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (i > 0 && cast<MemRefType>(input.getType()).isDynamicDim(0))
+        checks.push_back(
+            {input, 0, inputs.front(), 0,
+             llvm::formatv("'npu.map_batch' input #{0} has {{row} samples, "
+                           "input #0 a different number: the inputs share "
+                           "their batch",
+                           i)
+                 .str()});
+    if (!checks.empty())
+      KernelBuilder(b, loc).checkSizes(checks);
   }
 
   /// An op whose kernels take static shapes only (takesRunTimeSizes) gets
@@ -834,6 +975,9 @@ private:
   unsigned numOldArgs = 0;
   llvm::DenseMap<Value, Value> destinations, countDestinations, rowCounts;
   SmallVector<Value> allocations;
+  /// The outermost sample loop being lowered into (lowerMapBatch), else
+  /// null.
+  Operation *sampleLoop = nullptr;
   SmallVector<Operation *> lowered;
   llvm::DenseMap<Value, Operation *> lastUsers;
   /// The flat buffer each live intermediate is a view of, and the free

@@ -708,15 +708,20 @@ LogicalResult FunctionBuilder::run() {
   return returnGraphOutputs();
 }
 
-OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
-                                      MLIRContext *context,
-                                      const ONNXImportOptions &options) {
-  context->loadDialect<npu::graph::NPUDialect, func::FuncDialect>();
+/// importONNX at the batch `options` binds. Returns null after an error,
+/// or without one when `unboundBatch` is given and the model leaves its
+/// batch unbound (it is set then).
+static OwningOpRef<ModuleOp> importGraph(StringRef bytes, StringRef modelPath,
+                                         MLIRContext *context,
+                                         const npu::ONNXImportOptions &options,
+                                         bool *unboundBatch = nullptr) {
   Location fileLoc = FileLineColLoc::get(context, modelPath, 0, 0);
   LoadError error;
   FailureOr<LoadedModel> model = loadModel(bytes, modelPath, options, error);
   if (failed(model)) {
-    if (error.node.empty())
+    if (error.unboundBatch && unboundBatch)
+      *unboundBatch = true;
+    else if (error.node.empty())
       emitError(fileLoc) << "'" << modelPath << "' " << error.message;
     else
       emitError(NameLoc::get(StringAttr::get(context, error.node), fileLoc))
@@ -737,6 +742,37 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
                                            builder.getFunctionType({}, {}));
   GraphImporter graph(context, options, *model, fileLoc);
   if (failed(FunctionBuilder(graph, func).run()) || failed(verify(*module)))
+    return {};
+  return module;
+}
+
+/// The function a module imported by importGraph holds.
+static func::FuncOp getGraphFunction(ModuleOp module) {
+  return *module.getOps<func::FuncOp>().begin();
+}
+
+OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
+                                      MLIRContext *context,
+                                      const ONNXImportOptions &options) {
+  context->loadDialect<npu::graph::NPUDialect, func::FuncDialect>();
+  bool unboundBatch = false;
+  OwningOpRef<ModuleOp> module =
+      importGraph(bytes, modelPath, context, options, &unboundBatch);
+  if (module || !unboundBatch)
+    return module;
+  // The batch stays dynamic: one sample's graph, checked against two
+  // samples' (mapOverBatch).
+  npu::ONNXImportOptions one = options, two = options;
+  one.batch = 1;
+  two.batch = 2;
+  two.weightData = nullptr;
+  module = importGraph(bytes, modelPath, context, one);
+  OwningOpRef<ModuleOp> doubled =
+      module ? importGraph(bytes, modelPath, context, two) : nullptr;
+  if (!doubled ||
+      failed(mapOverBatch(getGraphFunction(*module),
+                          getGraphFunction(*doubled))) ||
+      failed(verify(*module)))
     return {};
   return module;
 }

@@ -22,6 +22,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -297,6 +301,14 @@ mlir::Type fromONNXType(mlir::MLIRContext *context, int32_t dtype);
 /// Reads an initializer's data (inline or external, relative to `dir`).
 mlir::FailureOr<HostTensor> readTensor(const onnx::TensorProto &tensor,
                                        llvm::StringRef dir, std::string &error);
+
+/// Rewrites `perSample`, the graph imported at batch 1, to take its batch at
+/// run time: the ops that depend on it move into an npu.map_batch over the
+/// batched arguments. `twoSamples`, the same graph imported at batch 2,
+/// shows where each value holds the batch; an op that mixes samples is an
+/// error naming it (BatchMap.cpp).
+mlir::LogicalResult mapOverBatch(mlir::func::FuncOp perSample,
+                                 mlir::func::FuncOp twoSamples);
 
 } // namespace npu::onnx_import
 

@@ -284,11 +284,12 @@ static std::string formatDims(const onnx::TensorShapeProto &shape) {
 }
 
 /// Binds the dynamic dimensions of the graph inputs: only the leading one,
-/// and only to --batch.
+/// and only to --batch. Without --batch, `unboundBatch` says one is left
+/// (importONNX then keeps the batch dynamic).
 static LogicalResult bindBatch(onnx::GraphProto &graph,
                                const llvm::StringSet<> &initializers,
-                               std::optional<int64_t> batch,
-                               std::string &error) {
+                               std::optional<int64_t> batch, std::string &error,
+                               bool &unboundBatch) {
   if (batch && (*batch < 0 || *batch > kMaxElements)) {
     error = "cannot be imported with --batch=" + std::to_string(*batch) +
             ": a batch is 0 to 2^40";
@@ -333,7 +334,8 @@ static LogicalResult bindBatch(onnx::GraphProto &graph,
         error = "graph input '" + input.name() + "' of shape " +
                 formatDims(*shape) + " has a dynamic leading dimension" +
                 label + "; bind it with --batch=N";
-        return failure();
+        unboundBatch = true;
+        continue;
       }
       dim->set_dim_value(*batch);
     }
@@ -442,7 +444,8 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
     loaded.initializers.insert(t.name());
   if (failed(checkBeforeONNX(model, loadError)) ||
       failed(bindBatch(*model.mutable_graph(), loaded.initializers,
-                       options.batch, error)) ||
+                       options.batch, error, loadError.unboundBatch)) ||
+      loadError.unboundBatch ||
       failed(checkValueTypes(model.graph(), loadError)) ||
       failed(checkModel(model, error)))
     return failure();

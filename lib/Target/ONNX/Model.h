@@ -34,6 +34,9 @@ struct LoadError {
   /// The node at fault and its op type; empty for the whole model.
   std::string node, opType;
   std::string message;
+  /// The model could be imported but for a graph input's dynamic leading
+  /// dimension, which no batch was given to bind.
+  bool unboundBatch = false;
 };
 
 /// The most elements (and the largest size of a dimension) any tensor of an

@@ -225,3 +225,24 @@ func.func @moe_half(%g: tensor<8xf16>, %i: tensor<8xi32>, %d: tensor<12x16xf16>,
   %2 = npu.moe_combine %gk, %ik, %ik, %db {capacity = 6, num_experts = 2} : (tensor<2x8xbf16>, tensor<2x8xi32>, tensor<2x8xi32>, tensor<12x16xbf16>) -> tensor<8x16xbf16>
   return
 }
+
+// -----
+
+// A graph applied to each sample: two inputs sharing a batch read at run
+// time, a weight read by every sample, two rows per sample out.
+// CHECK-LABEL: func.func @map_batch
+// CHECK: npu.map_batch(%{{.*}}, %{{.*}}) : (tensor<?x4xf32>, tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x2x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: tensor<1x4xf32>, %[[T:.*]]: tensor<1x4xf32>):
+// CHECK: npu.concat %[[S]], %[[T]]
+// CHECK: npu.yield %{{.*}}, %{{.*}} : tensor<1x4xf32>, tensor<2x2x4xf32>
+func.func @map_batch(%x: tensor<?x4xf32>, %z: tensor<?x4xf32>, %w: tensor<4xf32>) -> (tensor<?x4xf32>, tensor<?x2x4xf32>) {
+  %y:2 = npu.map_batch(%x, %z) : (tensor<?x4xf32>, tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x2x4xf32>) {
+  ^bb0(%s: tensor<1x4xf32>, %t: tensor<1x4xf32>):
+    %a = npu.add %s, %w : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+    %c = npu.concat %s, %t {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+    %r = npu.reshape %c : tensor<2x4xf32> -> tensor<2x1x4xf32>
+    %e = npu.expand %r {shape = array<i64: 2, 2, 4>} : tensor<2x1x4xf32> -> tensor<2x2x4xf32>
+    npu.yield %a, %e : tensor<1x4xf32>, tensor<2x2x4xf32>
+  }
+  return %y#0, %y#1 : tensor<?x4xf32>, tensor<?x2x4xf32>
+}

@@ -19,6 +19,12 @@ template <typename ConcreteType>
 class BroadcastsSecondOperand
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastsSecondOperand> {};
 
+/// Marks ops whose result elements each depend only on the operand
+/// elements at their index (numpy broadcasting).
+template <typename ConcreteType>
+class Elementwise : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {
+};
+
 /// The operands of an MoE dispatch op by role: null where the op has no
 /// such operand.
 struct MoEOperands {

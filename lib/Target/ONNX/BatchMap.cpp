@@ -1,0 +1,506 @@
+//===- BatchMap.cpp - a graph whose batch is read at run time -------------===//
+//
+// A model whose inputs leave the batch dynamic is imported twice, at batch
+// 1 and at batch 2; the two graphs must be made of the same ops. A value's
+// batch axis is the one axis whose size doubles (none when no size
+// changes). Each op is then checked to keep samples apart: given where its
+// operands hold the batch, its own rule (mapSampleAxis) says where its
+// result must hold it, or that the op mixes samples (a reduction over the
+// batch axis, a concat along it, a reshape that interleaves it, ...). When
+// every op passes, the batch-2 graph is, by induction over the ops, the
+// batch-1 graph run on each sample with its results concatenated along the
+// batch axis. The batch-1 function is rewritten to take the batch at run
+// time: the ops that depend on the batch move into an npu.map_batch, which
+// the lowering runs once per sample; the others (weights, constants) stay
+// before it and are computed once. O(ops + uses).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "npu/Dialect/NPU/NPUOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace npu::graph;
+using npu::onnx_import::countElements;
+
+namespace {
+
+/// Where a value holds the batch: in `axis`, whose index at batch B is
+/// (outer * B + sample) * inner + rest. The samples are contiguous blocks
+/// when `outer` is 1 (inner is then the axis' size for one sample); a
+/// reshape of [L, B, E] into [L * B, E] interleaves them (inner 1).
+struct SampleAxis {
+  int64_t axis;
+  int64_t inner;
+  bool operator==(const SampleAxis &other) const {
+    return axis == other.axis && inner == other.inner;
+  }
+};
+
+/// A value's SampleAxis, or none (the same for every sample).
+using BatchAxis = std::optional<SampleAxis>;
+
+/// Where `op`'s results hold the batch, given where its operands do, or a
+/// reason the op does not keep samples apart.
+struct AxisRule {
+  SmallVector<BatchAxis> results;
+  std::string mixes;
+};
+
+/// A rule that fails for `reason`.
+AxisRule mixes(const Twine &reason) { return {{}, reason.str()}; }
+
+/// A rule whose results all hold the batch at `axis`.
+AxisRule allAt(Operation *op, BatchAxis axis) {
+  return {SmallVector<BatchAxis>(op->getNumResults(), axis), {}};
+}
+
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// `batch` moved to `axis`.
+BatchAxis moved(BatchAxis batch, int64_t axis) {
+  return SampleAxis{axis, batch->inner};
+}
+
+/// The one SampleAxis of `operands` (numpy broadcasting aligns them at
+/// their last axis) in a result of rank `rank`, or failure when two
+/// operands hold the batch differently.
+FailureOr<BatchAxis> alignedAxis(ValueRange operands, ArrayRef<BatchAxis> axes,
+                                 int64_t rank) {
+  BatchAxis result;
+  for (auto [operand, axis] : llvm::zip(operands, axes)) {
+    if (!axis)
+      continue;
+    BatchAxis aligned = moved(axis, axis->axis + rank - rankOf(operand));
+    if (result && !(*result == *aligned))
+      return failure();
+    result = aligned;
+  }
+  return result;
+}
+
+/// Ops that compute every index of their leading axis apart: the batch
+/// must be there in operand 0 (and may be in the next `alsoBatched`
+/// operands, held alike), and stays there.
+AxisRule leadingAxisRule(Operation *op, ArrayRef<BatchAxis> axes,
+                         unsigned alsoBatched = 0) {
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (!axis)
+      continue;
+    if (i > alsoBatched)
+      return mixes("has the batch in operand #" + Twine(i) +
+                   ", which every sample shares");
+    if (axis->axis != 0)
+      return mixes("reads samples along axis " + Twine(axis->axis) +
+                   ", not its leading (batch) axis");
+    if (axes.front() && !(*axis == *axes.front()))
+      return mixes("reads operands holding the batch differently");
+  }
+  if (!axes.front())
+    return mixes("has the batch in an operand other than its input");
+  return allAt(op, axes.front());
+}
+
+/// An op that works along `axis` of its input and keeps its shape.
+AxisRule alongAxisRule(Operation *op, BatchAxis batch, int64_t axis,
+                       StringRef what) {
+  if (batch->axis == axis)
+    return mixes(what + " the batch axis");
+  return allAt(op, batch);
+}
+
+AxisRule elementwiseRule(Operation *op, ArrayRef<BatchAxis> axes) {
+  FailureOr<BatchAxis> axis =
+      alignedAxis(op->getOperands(), axes, rankOf(op->getResult(0)));
+  if (failed(axis))
+    return mixes("broadcasts operands holding the batch differently");
+  return allAt(op, *axis);
+}
+
+/// The elements of `shape` after axis `axis`.
+int64_t countAfter(ArrayRef<int64_t> shape, int64_t axis) {
+  return countElements(shape.drop_front(axis + 1));
+}
+
+/// A reshape whose result holds the batch in axis `found`. Row-major, the
+/// input's elements are (above * B + sample) * below + rest, with `below`
+/// the elements under the batch in the input; the reshape keeps that
+/// order, so the result holds the batch in axis `found` when the elements
+/// after `found` divide `below` (the quotient is its inner) and the
+/// quotient divides one sample's size of that axis.
+AxisRule reshapeRule(ReshapeOp op, BatchAxis batch,
+                     std::optional<int64_t> found) {
+  int64_t below =
+      batch->inner * countAfter(shapeOf(op.getInput()), batch->axis);
+  if (found) {
+    int64_t after = countAfter(op.getType().getShape(), *found);
+    int64_t size = op.getType().getDimSize(*found) / 2;
+    if (after > 0 && below % after == 0 && size % (below / after) == 0)
+      return {{SampleAxis{*found, below / after}}, {}};
+  }
+  return mixes("splits a sample across the axis holding the batch");
+}
+
+AxisRule matmulRule(MatmulOp op, ArrayRef<BatchAxis> axes) {
+  int64_t rank = op.getType().getRank();
+  // The axis of the product an operand's axis becomes, or none for K.
+  auto place = [&](Value operand, int64_t axis, bool transposed,
+                   bool isLhs) -> std::optional<int64_t> {
+    int64_t r = rankOf(operand);
+    if (r < 2)
+      return std::nullopt;
+    if (axis < r - 2)
+      return axis + rank - r;
+    // The lhs' M (rows) and the rhs' N (columns) are the product's; the
+    // other axis of each is K.
+    int64_t rows = transposed ? r - 1 : r - 2,
+            cols = transposed ? r - 2 : r - 1;
+    if (axis == (isLhs ? rows : cols))
+      return isLhs ? rank - 2 : rank - 1;
+    return std::nullopt;
+  };
+  BatchAxis result;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    if (!axes[i])
+      continue;
+    if (i == 2)
+      return mixes("adds a bias that holds the batch");
+    bool isLhs = i == 0;
+    std::optional<int64_t> at =
+        place(operand, axes[i]->axis,
+              isLhs ? op.getTransposeLhs() : op.getTransposeRhs(), isLhs);
+    if (!at)
+      return mixes("contracts over the batch axis");
+    if (result && !(*result == *moved(axes[i], *at)))
+      return mixes("multiplies operands holding the batch differently");
+    result = moved(axes[i], *at);
+  }
+  return allAt(op, result);
+}
+
+AxisRule reduceRule(ReduceOp op, BatchAxis batch) {
+  ArrayRef<int64_t> reduced = op.getAxes();
+  if (llvm::is_contained(reduced, batch->axis))
+    return mixes("reduces over the batch axis");
+  int64_t axis = batch->axis;
+  if (!op.getKeepdims())
+    axis -= llvm::count_if(reduced, [&](int64_t a) { return a < batch->axis; });
+  return allAt(op, moved(batch, axis));
+}
+
+AxisRule sliceRule(SliceOp op, BatchAxis batch) {
+  int64_t a = batch->axis, size = shapeOf(op.getInput())[a];
+  std::optional<ArrayRef<int64_t>> steps = op.getStrides();
+  if (op.getStart()[a] != 0 || op.getEnd()[a] < size ||
+      (steps && (*steps)[a] != 1))
+    return mixes("takes part of the batch axis");
+  return allAt(op, batch);
+}
+
+AxisRule gatherRule(GatherOp op, ArrayRef<BatchAxis> axes) {
+  int64_t axis = op.getAxis(), indicesRank = rankOf(op.getIndices());
+  if (axes[0] && axes[1])
+    return mixes("gathers with indices that hold the batch from data that "
+                 "holds it");
+  if (axes[1])
+    return allAt(op, moved(axes[1], axis + axes[1]->axis));
+  int64_t at = axes[0]->axis;
+  if (at == axis)
+    return mixes("gathers along the batch axis");
+  return allAt(op, moved(axes[0], at < axis ? at : at + indicesRank - 1));
+}
+
+AxisRule concatRule(ConcatOp op, ArrayRef<BatchAxis> axes) {
+  for (BatchAxis axis : axes)
+    if (!axis || !(*axis == *axes.front()))
+      return mixes("joins operands that do not all hold the batch alike");
+  if (axes.front()->axis == int64_t(op.getAxis()))
+    return mixes("concatenates along the batch axis");
+  return allAt(op, axes.front());
+}
+
+AxisRule padRule(PadOp op, BatchAxis batch) {
+  if (op.getPadLow()[batch->axis] || op.getPadHigh()[batch->axis])
+    return mixes("pads the batch axis");
+  return allAt(op, batch);
+}
+
+AxisRule transposeRule(TransposeOp op, BatchAxis batch) {
+  ArrayRef<int64_t> perms = op.getPerms();
+  return allAt(op,
+               moved(batch, llvm::find(perms, batch->axis) - perms.begin()));
+}
+
+/// An axis attribute that may count from the end.
+int64_t normalizeAxis(int64_t axis, Value v) {
+  return axis < 0 ? axis + rankOf(v) : axis;
+}
+
+/// The rule of an op at least one of whose operands holds the batch (at
+/// `axes`); `found` is where its results hold it, which only a reshape
+/// needs to decide between axes of size 1.
+AxisRule mapSampleAxis(Operation *op, ArrayRef<BatchAxis> axes,
+                       ArrayRef<std::optional<int64_t>> found) {
+  if (op->hasTrait<Elementwise>())
+    return elementwiseRule(op, axes);
+  BatchAxis first = axes.front();
+  auto onlyFirst = [&] {
+    return llvm::all_of(axes.drop_front(), [](BatchAxis a) { return !a; });
+  };
+  return llvm::TypeSwitch<Operation *, AxisRule>(op)
+      .Case<Conv2DOp, Conv3DOp, MaxPoolOp, AvgPoolOp, ResizeOp>(
+          [&](Operation *op) { return leadingAxisRule(op, axes); })
+      .Case([&](GridSampleOp op) {
+        return leadingAxisRule(op, axes, /*alsoBatched=*/1);
+      })
+      .Case([&](SoftmaxOp op) {
+        return alongAxisRule(
+            op, first, normalizeAxis(int64_t(op.getAxis()), op.getInput()),
+            "normalizes along");
+      })
+      .Case([&](TopKOp op) {
+        return alongAxisRule(op, first, int64_t(op.getAxis()), "sorts along");
+      })
+      .Case([&](LayerNormOp op) -> AxisRule {
+        int64_t axis = normalizeAxis(int64_t(op.getAxis()), op.getInput());
+        if (!first || !onlyFirst() || first->axis >= axis)
+          return mixes("normalizes over the batch axis");
+        return allAt(op, first);
+      })
+      .Case([&](ExpandOp op) {
+        return allAt(op, moved(first, first->axis + op.getType().getRank() -
+                                          rankOf(op.getInput())));
+      })
+      .Case([&](ReshapeOp op) { return reshapeRule(op, first, found.front()); })
+      .Case([&](MatmulOp op) { return matmulRule(op, axes); })
+      .Case([&](ReduceOp op) { return reduceRule(op, first); })
+      .Case([&](SliceOp op) { return sliceRule(op, first); })
+      .Case([&](GatherOp op) { return gatherRule(op, axes); })
+      .Case([&](ConcatOp op) { return concatRule(op, axes); })
+      .Case([&](PadOp op) { return padRule(op, first); })
+      .Case([&](TransposeOp op) { return transposeRule(op, first); })
+      .Default([](Operation *) {
+        return mixes("has no rule saying how it treats samples");
+      });
+}
+
+/// Where a value of type `one` at batch 1 and `two` at batch 2 holds the
+/// batch: the one axis whose size doubles, or none when the types agree.
+FailureOr<std::optional<int64_t>> findBatchAxis(Type one, Type two) {
+  if (one == two)
+    return std::optional<int64_t>();
+  auto a = dyn_cast<RankedTensorType>(one), b = dyn_cast<RankedTensorType>(two);
+  if (!a || !b || a.getRank() != b.getRank())
+    return failure();
+  std::optional<int64_t> axis;
+  for (int64_t d = 0; d < a.getRank(); ++d) {
+    if (a.getDimSize(d) == b.getDimSize(d))
+      continue;
+    if (axis || b.getDimSize(d) != 2 * a.getDimSize(d))
+      return failure();
+    axis = d;
+  }
+  return axis;
+}
+
+/// The message that ends every diagnostic: what the user can do instead.
+constexpr StringLiteral kBindBatch =
+    "; the batch cannot be read at run time (bind it with --batch=N)";
+
+/// An error at `op` naming the node it was imported from and its npu op.
+InFlightDiagnostic emitNodeError(Operation &op) {
+  InFlightDiagnostic diag = emitError(op.getLoc());
+  if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+    diag << "node '" << name.getName().getValue() << "': ";
+  diag << "'" << op.getName() << "' ";
+  return diag;
+}
+
+/// Compares the two imports op by op and records each value's batch axis
+/// (keyed by the batch-1 value). Fails with a diagnostic at the first op
+/// that mixes samples.
+class BatchAxes {
+public:
+  LogicalResult run(func::FuncOp one, func::FuncOp two) {
+    for (auto [i, a, b] :
+         llvm::enumerate(one.getArguments(), two.getArguments())) {
+      FailureOr<std::optional<int64_t>> axis =
+          findBatchAxis(a.getType(), b.getType());
+      if (failed(axis) || (*axis && **axis != 0))
+        return emitError(one.getLoc())
+               << "graph input #" << i << " holds the batch outside its "
+               << "leading axis (" << a.getType() << " at batch 1, "
+               << b.getType() << " at batch 2)" << kBindBatch;
+      // One row per sample.
+      if (*axis)
+        axes[a] = SampleAxis{0, 1};
+    }
+    Block &first = one.front(), &second = two.front();
+    if (first.getOperations().size() != second.getOperations().size())
+      return emitError(one.getLoc())
+             << "the graph imports as " << first.getOperations().size()
+             << " ops at batch 1 and " << second.getOperations().size()
+             << " at batch 2" << kBindBatch;
+    for (auto [a, b] :
+         llvm::zip(first.without_terminator(), second.without_terminator()))
+      if (failed(compare(a, b)))
+        return failure();
+    return success();
+  }
+
+  /// The batch axis of `value`, a value of the batch-1 graph.
+  BatchAxis lookup(Value value) const { return axes.lookup(value); }
+
+private:
+  /// `a` and `b` import the same node (their locations name it): each is
+  /// that node's ops at its batch, though not always the same ops (a
+  /// transpose that only moves an axis of size 1 is a reshape at batch 1).
+  LogicalResult compare(Operation &a, Operation &b) {
+    if (a.getLoc() != b.getLoc() || a.getNumResults() != b.getNumResults())
+      return emitNodeError(a)
+             << "has no counterpart in the graph imported at batch 2 (found '"
+             << b.getName() << "' at " << b.getLoc() << ")" << kBindBatch;
+    SmallVector<BatchAxis> operandAxes;
+    for (Value operand : a.getOperands())
+      operandAxes.push_back(axes.lookup(operand));
+    SmallVector<std::optional<int64_t>> found;
+    for (auto [i, x, y] : llvm::enumerate(a.getResults(), b.getResults())) {
+      FailureOr<std::optional<int64_t>> axis =
+          findBatchAxis(x.getType(), y.getType());
+      if (failed(axis))
+        return emitNodeError(a)
+               << "result #" << i << " is " << x.getType() << " at batch 1 and "
+               << y.getType() << " at batch 2: no one axis holds the batch"
+               << kBindBatch;
+      found.push_back(*axis);
+    }
+    FailureOr<SmallVector<BatchAxis>> results =
+        checkRule(a, b, operandAxes, found);
+    if (failed(results))
+      return failure();
+    for (auto [x, axis] : llvm::zip(a.getResults(), *results))
+      if (axis)
+        axes[x] = *axis;
+    return success();
+  }
+
+  /// Where the results of `b` (the batch-2 op, whose attributes are the
+  /// batched ones) hold the batch, when it keeps samples apart and holds it
+  /// where the comparison `found` it.
+  FailureOr<SmallVector<BatchAxis>>
+  checkRule(Operation &a, Operation &b, ArrayRef<BatchAxis> operandAxes,
+            ArrayRef<std::optional<int64_t>> found) {
+    auto has = [](const auto &x) { return x.has_value(); };
+    if (llvm::none_of(operandAxes, has)) {
+      if (llvm::none_of(found, has))
+        return SmallVector<BatchAxis>(found.size());
+      // A value the same for every sample, broadcast to each: any split
+      // of the axis reads the same, blocks among them.
+      if (isa<ExpandOp>(b) || isSplatConstant(b))
+        return llvm::map_to_vector(found, [&](std::optional<int64_t> axis) {
+          return axis ? BatchAxis(
+                            SampleAxis{*axis, shapeOf(a.getResult(0))[*axis]})
+                      : BatchAxis();
+        });
+      return emitNodeError(a)
+             << "makes a value that holds the batch from values that do not"
+             << kBindBatch;
+    }
+    AxisRule rule = mapSampleAxis(&b, operandAxes, found);
+    if (!rule.mixes.empty())
+      return emitNodeError(a) << rule.mixes << kBindBatch;
+    for (auto [i, expected, axis] : llvm::enumerate(rule.results, found)) {
+      std::optional<int64_t> at;
+      if (expected)
+        at = expected->axis;
+      if (at != axis)
+        return emitNodeError(a)
+               << "result #" << i << " holds the batch " << describe(axis)
+               << " where the op puts it " << describe(at) << kBindBatch;
+    }
+    return rule.results;
+  }
+
+  static std::string describe(std::optional<int64_t> axis) {
+    return axis ? "in axis " + std::to_string(*axis) : std::string("nowhere");
+  }
+
+  static bool isSplatConstant(Operation &op) {
+    auto constant = dyn_cast<ConstantOp>(op);
+    return constant && constant.getValue().isSplat();
+  }
+
+  llvm::DenseMap<Value, BatchAxis> axes;
+};
+
+/// Moves the ops of `func` that depend on the batch (in order) into an
+/// npu.map_batch over the batched arguments, whose results the function
+/// returns; the arguments' leading sizes become dynamic.
+LogicalResult buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
+  Block &entry = func.front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  SmallVector<BlockArgument> batched;
+  for (BlockArgument arg : entry.getArguments())
+    if (axes.lookup(arg))
+      batched.push_back(arg);
+  SmallVector<Type> resultTypes;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    BatchAxis axis = axes.lookup(value);
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!axis || axis->axis != 0 || axis->inner != type.getDimSize(0))
+      return emitError(func.getLoc())
+             << "graph output #" << i << " (" << value.getType()
+             << " at batch 1) does not hold each sample in a block of its "
+             << "leading axis" << kBindBatch;
+    SmallVector<int64_t> shape(type.getShape());
+    shape.front() = ShapedType::kDynamic;
+    resultTypes.push_back(type.clone(shape));
+  }
+  OpBuilder b(ret);
+  SmallVector<Value> inputs(batched.begin(), batched.end());
+  auto map = b.create<MapBatchOp>(func.getLoc(), resultTypes, inputs);
+  Block *body = b.createBlock(&map.getBody());
+  for (BlockArgument arg : batched) {
+    BlockArgument sample = body->addArgument(arg.getType(), arg.getLoc());
+    arg.replaceAllUsesExcept(sample, map);
+    auto type = cast<RankedTensorType>(arg.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.front() = ShapedType::kDynamic;
+    arg.setType(type.clone(shape));
+  }
+  SmallVector<Operation *> perSample;
+  for (Operation &op : entry.without_terminator())
+    if (&op != map && llvm::any_of(op.getResults(), [&](Value result) {
+          return axes.lookup(result).has_value();
+        }))
+      perSample.push_back(&op);
+  for (Operation *op : perSample)
+    op->moveBefore(body, body->end());
+  b.setInsertionPointToEnd(body);
+  b.create<YieldOp>(func.getLoc(), ret.getOperands());
+  ret->setOperands(map.getResults());
+  func.setType(FunctionType::get(func.getContext(), entry.getArgumentTypes(),
+                                 resultTypes));
+  return success();
+}
+
+} // namespace
+
+LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
+                                             func::FuncOp twoSamples) {
+  BatchAxes axes;
+  if (failed(axes.run(perSample, twoSamples)))
+    return failure();
+  return buildMapBatch(perSample, axes);
+}
