@@ -4,7 +4,9 @@
 // LiDAR-like generator (LidarSites.h, calibrated so the default shape
 // reaches about that design's 58,838 output sites):
 //  - subm:    L 248,636, batch 4, 41x1440x1440, k3 s1 p1;
-//  - default: L 149,100, batch 4, 11x360x360,   k3 s2 p(0,1,1).
+//  - default: L 149,100, batch 4, 11x360x360,   k3 s2 p(0,1,1);
+//  - small:   the default shape with a frame of 2,000 sites, where a
+//    module whose L is read at run time must not pay the default's tile.
 // For each and each strategy (sort, grid): the global workspace the
 // lowering allocates; the simulator's modelled time on mlu590 with its
 // time by step (default shape; --sim-subm adds subm); the JIT on one
@@ -17,7 +19,7 @@
 // measured in the same run.
 //
 // Usage: npu-sparse-conv-bench [--runs=3] [--sim-subm] [--no-sim]
-//          [--shapes=default,subm,conv] [--strategies=sort,grid]
+//          [--shapes=default,subm,small,conv] [--strategies=sort,grid]
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,7 +67,8 @@ static llvm::cl::list<std::string>
     strategies("strategies", llvm::cl::desc("strategies to run (sort, grid)"),
                llvm::cl::CommaSeparated);
 static llvm::cl::list<std::string>
-    shapes("shapes", llvm::cl::desc("shapes to run (default, subm, conv)"),
+    shapes("shapes",
+           llvm::cl::desc("shapes to run (default, subm, small, conv)"),
            llvm::cl::CommaSeparated);
 
 /// Whether `name` is in `list` (an empty list takes everything).
@@ -96,6 +99,8 @@ const Shape kSubm{"subm",    248636,    4,   {41, 1440, 1440},
                   {1, 1, 1}, {1, 1, 1}, true};
 const Shape kDefault{"default", 149100,    4,    {11, 360, 360},
                      {2, 2, 2}, {0, 1, 1}, false};
+const Shape kSmall{"small",   2000,      4,    {11, 360, 360},
+                   {2, 2, 2}, {0, 1, 1}, false};
 constexpr int64_t kOffsets = 27;
 
 std::string dims(const std::array<int64_t, 3> &d) {
@@ -475,7 +480,7 @@ int main(int argc, char **argv) {
   out() << "| figure | value | ratio |\n|---|---:|---:|\n";
   out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
         << ") | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.00 |\n";
-  for (const Shape &s : {kDefault, kSubm}) {
+  for (const Shape &s : {kDefault, kSubm, kSmall}) {
     if (!selected(shapes, s.name))
       continue;
     bench::LidarScene scene{s.batch, s.spatial, s.sites};

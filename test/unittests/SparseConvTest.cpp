@@ -560,8 +560,13 @@ TEST_P(SparseConvDynamicSitesTest, OneCompileServesEveryNumberOfSites) {
   ASSERT_TRUE(succeeded(compiled));
   int64_t cells = g.batch * g.in[0] * g.in[1] * g.in[2];
   int64_t outCells = g.batch * g.getOutVolume();
-  for (int64_t count : {int64_t(0), int64_t(1), int64_t(7), c.sites,
-                        std::min<int64_t>(cells, 3 * c.sites + 1)}) {
+  std::vector<int64_t> counts = {0, 1, 7, c.sites,
+                                 std::min<int64_t>(cells, 3 * c.sites + 1)};
+  // On mlu590 the module holds tiles of 64, 512 and 4096 rows: the grid
+  // takes the largest from 2048 sites on.
+  if (GetParam().deviceName == "mlu590")
+    counts.push_back(std::min<int64_t>(cells, 2100));
+  for (int64_t count : counts) {
     SCOPED_TRACE("sites=" + std::to_string(count));
     std::vector<Site> sites = randomSites(g, count, 5 + count);
     std::vector<std::string> steps =
@@ -618,6 +623,10 @@ std::vector<KernelCase> dynamicSitesCases() {
   for (const GeometryCase &c : {kCases[0], kCases[2], kCases[5], kCases[8]})
     for (const char *strategy : {"sort", "grid", "auto"})
       cases.push_back({c, tinyDevicePath(), "tiny", strategy});
+  // The tile is chosen when the kernel runs where vector memory holds
+  // more than one (getRunTimeTiles): every one is taken by some count.
+  for (const char *strategy : {"sort", "grid"})
+    cases.push_back({kCases[2], "mlu590", "mlu590", strategy});
   return cases;
 }
 
@@ -625,6 +634,7 @@ INSTANTIATE_TEST_SUITE_P(Geometries, SparseConvDynamicSitesTest,
                          ::testing::ValuesIn(dynamicSitesCases()),
                          [](const auto &info) {
                            return std::string(info.param.geometry.name) + "_" +
+                                  info.param.deviceName + "_" +
                                   info.param.strategy;
                          });
 

@@ -92,6 +92,38 @@ StringRef selectPairsStrategy(const SparseConvGeometry &g, int64_t rows,
   return dense ? "grid" : "sort";
 }
 
+/// The largest tile (a power of two) whose buffers fit vector memory.
+int64_t getLargestTile(const SparseConvGeometry &g, const DeviceModel &device) {
+  const auto &kernel = g.kernel;
+  int64_t rowBytes = kFixedBytesPerTileRow +
+                     4 * (kernel[0] + kernel[1] + kernel[2]) +
+                     6 * (g.needsWideKeys() ? 8 : 4);
+  return int64_t(1) << llvm::Log2_64(
+             std::max<int64_t>(1, device.vectorBytes / rowBytes));
+}
+
+/// The tile for L sites: the smallest power of two above L (at least
+/// kMinTile), at most the largest that fits. Padding a small input to a
+/// big tile would sort mostly sentinels.
+int64_t selectPairsTile(int64_t sites, int64_t largest) {
+  return std::min<int64_t>(
+      largest, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(sites + 1)));
+}
+
+/// Each tile a module whose L is read at run time holds kernels for,
+/// ascending: the largest that fits, divided by 8 while at least kMinTile.
+/// The kernel takes the largest no larger than selectPairsTile's, so L
+/// is padded to no more rows than a static L would be, in up to 8 times
+/// as many tiles.
+SmallVector<int64_t> getRunTimeTiles(int64_t largest) {
+  SmallVector<int64_t> tiles;
+  for (int64_t tile = largest; tile >= kMinTile; tile /= 8)
+    tiles.insert(tiles.begin(), tile);
+  if (tiles.empty())
+    tiles.push_back(largest);
+  return tiles;
+}
+
 /// The shapes and buffers of one get_indice_pairs lowering.
 struct PairsLowering {
   KernelBuilder &k;
@@ -114,9 +146,12 @@ struct PairsLowering {
   /// mode: per candidate (k * Lp + i), its site's key or -1.
   Value grid, candidateKeys;
 
+  /// The lowering with tiles of `tile` rows (for a static L,
+  /// selectPairsTile's).
   PairsLowering(KernelBuilder &k, GetIndicePairsOp op, const KernelOperands &io,
-                const DeviceModel &device, StringRef strategy)
-      : k(k), geometry(op.getGeometry()), useGrid(strategy == "grid") {
+                const DeviceModel &device, StringRef strategy, int64_t tile)
+      : k(k), geometry(op.getGeometry()), tile(tile),
+        useGrid(strategy == "grid") {
     indices = GetIndicePairsOp::Adaptor(io.operands, op).getIndices();
     outIndices = io.results[0];
     pairs = io.results[1];
@@ -124,25 +159,13 @@ struct PairsLowering {
     rowCount = io.rowCounts[0];
     int64_t sites = cast<MemRefType>(indices.getType()).getDimSize(0);
     offsets = geometry.getKernelVolume();
-    // The largest power of two that fits, but no larger than the input
-    // needs (padding a small input to a big tile would sort mostly
-    // sentinels) when L is known.
-    const auto &kernel = geometry.kernel;
     bool wide = geometry.needsWideKeys();
-    int64_t rowBytes = kFixedBytesPerTileRow +
-                       4 * (kernel[0] + kernel[1] + kernel[2]) +
-                       6 * (wide ? 8 : 4);
-    int64_t fits = int64_t(1) << llvm::Log2_64(
-                       std::max<int64_t>(1, device.vectorBytes / rowBytes));
     if (ShapedType::isDynamic(sites)) {
-      tile = fits;
       // Lp = roundUp(L + 1, T) = (L + T) / T * T.
       rows = {0, k.dim(indices, 0)};
       rowTiles = {0, k.div(k.add(rows.value, k.index(tile)), k.index(tile))};
       paddedRows = rowTiles.times(k, tile);
     } else {
-      tile = std::min<int64_t>(
-          fits, std::max<int64_t>(kMinTile, llvm::PowerOf2Ceil(sites + 1)));
       rows = Extent::get(sites);
       paddedRows = Extent::get(llvm::alignTo(sites + 1, tile));
       rowTiles = Extent::get(paddedRows.size / tile);
@@ -988,30 +1011,62 @@ struct GetIndicePairsKernelModel
              << " bytes of global memory for its grid, more than the "
              << device.globalBytes << " of device '" << device.name << "'";
     KernelBuilder k(b, op->getLoc());
+    int64_t largest = getLargestTile(geometry, device);
+    if (!ShapedType::isDynamic(sites)) {
+      PairsLowering(
+          k, pairs, io, device,
+          selectPairsStrategy(geometry, sites, gridBytes, device, requested),
+          selectPairsTile(sites, largest))
+          .build();
+      return success();
+    }
+    // L is known at run time: so are, for auto, the strategy and then the
+    // tile (buildTileChain).
+    checkSitesFitI32(k, pairs, io.operands[0]);
+    Value rows = k.dim(io.operands[0], 0);
+    SmallVector<int64_t> tiles = getRunTimeTiles(largest);
     auto buildWith = [&](StringRef strategy) {
-      PairsLowering(k, pairs, io, device, strategy).build();
+      buildTileChain(k, pairs, io, device, strategy, rows, tiles);
     };
-    if (ShapedType::isDynamic(sites))
-      checkSitesFitI32(k, pairs, io.operands[0]);
-    if (!ShapedType::isDynamic(sites) || requested != "auto") {
-      buildWith(
-          selectPairsStrategy(geometry, sites, gridBytes, device, requested));
-      return success();
-    }
-    // L is known at run time: the grid when it has no more cells than
-    // there are candidates (K L) and fits the budget, decided then.
-    if (selectPairsStrategy(geometry, std::numeric_limits<int32_t>::max(),
+    if (requested != "auto" ||
+        selectPairsStrategy(geometry, std::numeric_limits<int32_t>::max(),
                             gridBytes, device, "auto") != "grid") {
-      buildWith("sort");
+      buildWith(requested == "auto" ? "sort" : requested);
       return success();
     }
-    Value candidates =
-        k.mul(k.dim(io.operands[0], 0), k.index(geometry.getKernelVolume()));
+    // The grid when it has no more cells than there are candidates (K L)
+    // and fits the budget.
+    Value candidates = k.mul(rows, k.index(geometry.getKernelVolume()));
     Value cells = k.index(*gridBytes / 4);
     k.ifThenElse(
         k.lt(candidates, cells), [&] { buildWith("sort"); },
         [&] { buildWith("grid"); });
     return success();
+  }
+
+  /// The kernels of `strategy` for `rows` sites read at run time, one set
+  /// per tile of `tiles` (ascending) behind host conditions on `rows`. The
+  /// sort takes the smallest tile above L, as selectPairsTile does: its
+  /// merge passes cost a pass over the keys per doubling of the tile count.
+  /// The grid takes the largest no larger than selectPairsTile's (T_i
+  /// while L < T_{i+1} / 2): it pads L to no more rows, and its tiles are
+  /// its tasks.
+  static void buildTileChain(KernelBuilder &k, GetIndicePairsOp pairs,
+                             const KernelOperands &io,
+                             const DeviceModel &device, StringRef strategy,
+                             Value rows, ArrayRef<int64_t> tiles) {
+    auto build = [&](int64_t tile) {
+      PairsLowering(k, pairs, io, device, strategy, tile).build();
+    };
+    std::function<void(size_t)> chooseTile = [&](size_t i) {
+      if (i + 1 == tiles.size())
+        return build(tiles[i]);
+      int64_t bound = strategy == "grid" ? tiles[i + 1] / 2 : tiles[i];
+      k.ifThenElse(
+          k.lt(rows, k.index(bound)), [&] { build(tiles[i]); },
+          [&] { chooseTile(i + 1); });
+    };
+    chooseTile(0);
   }
 };
 
