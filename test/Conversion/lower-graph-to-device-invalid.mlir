@@ -123,16 +123,6 @@ func.func @grid_sample_f64(%x: tensor<1x4x4x1xf64>, %g: tensor<1x2x2x2xf64>) -> 
 
 // -----
 
-// FlashAttention's prefix modes build their per-batch table from static
-// lengths.
-func.func @dynamic_attention_prefix(%q: tensor<1x?x2x8xf32>) -> tensor<1x?x2x8xf32> {
-  // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: sparse_mode 5 needs them known when the kernel is built}}
-  %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BSND>, head_num = 2, scale = 0.5, sparse_mode = 5, prefix = array<i64: 3>} : (tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>, tensor<1x?x2x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?x2x8xf32>)
-  return %o : tensor<1x?x2x8xf32>
-}
-
-// -----
-
 // TND's lengths as data leave a read mask without its positions.
 func.func @packed_lengths_with_mask(%q: tensor<4x2x8xf32>, %l: tensor<1xi64>, %mask: tensor<?x?xi8>) -> tensor<4x2x8xf32> {
   // expected-error @+1 {{'npu.flash_attention' op cannot be lowered with sequence lengths read at run time: an atten_mask the mode reads needs them known when the kernel is built}}

@@ -927,6 +927,41 @@ TEST_F(FlashAttentionTest, PackedLengthsReadAtRunTime) {
     }
 }
 
+TEST_F(FlashAttentionTest, PrefixModesWithLengthsReadAtRunTime) {
+  // Modes 5 and 6 (causal from the bottom right, plus the first prefix[b]
+  // keys) with the lengths read at run time: the per-batch table is built
+  // when the kernel runs, each prefix cut at S2. BNSD with S1 and S2 '?'
+  // (mode 5, forward and backward) at lengths that cut prefixes, leave
+  // rows without keys, and at 0; TND with its lengths as data (mode 6,
+  // forward) at two packings. Both executors against the reference.
+  std::pair<int64_t, int64_t> lengths[] = {
+      {20, 36}, {0, 5}, {7, 0}, {40, 30}, {5, 12}};
+  for (bool grad : {false, true})
+    for (auto [s1, s2] : lengths) {
+      Case c{
+          ref::Layout::BNSD,     3, 2, 1, s1, s2, 16, 5, 2147483647, 2147483647,
+          smallAttentionDevice()};
+      c.prefix = {0, 25, 36};
+      c.runTimeLengths = true;
+      check(grad ? backward(c) : c);
+    }
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> packings[] = {
+      {{7, 7, 19, 24}, {9, 13, 25, 30}}, {{0, 0, 24, 24}, {30, 30, 30, 30}}};
+  for (auto &[cumQ, cumKV] : packings) {
+    Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, 6, 2147483647, 2147483647,
+           smallAttentionDevice()};
+    c.cumQ = cumQ;
+    c.cumKV = cumKV;
+    c.prefix = {3, 0, 20, 9};
+    for (size_t b = 0; b < cumQ.size(); ++b) {
+      c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
+      c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
+    }
+    c.runTimeLengths = true;
+    check(c);
+  }
+}
+
 TEST_F(FlashAttentionTest, NaNsAreTheSameBytes) {
   // scale 0 times an infinite score is NaN: the softmax statistics and the
   // output are NaN, and both executors must write the same NaN.

@@ -476,8 +476,8 @@ template <typename OpT> struct AttentionLowering {
   Value buildBatchTable() {
     if (!batchesDiffer())
       return {};
-    if (seqEndsQ)
-      return buildBatchTableFromEnds();
+    if (!g.hasStaticLengths())
+      return buildRunTimeBatchTable();
     OpBuilder &b = k.builder();
     Value table = globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields},
                                b.getI64Type());
@@ -505,17 +505,28 @@ template <typename OpT> struct AttentionLowering {
     return table;
   }
 
-  /// buildBatchTable's table for TND's lengths given as data: a host loop
-  /// over the batches reads the cumulative ends. A batch's band is
-  /// getDiagonals' for a sequence of no length, moved by S2 - S1 where the
-  /// mode measures from the bottom right; modes 7 and 8 give the batch
-  /// they cut (the last, or the first, with queries) a band of its own.
-  Value buildBatchTableFromEnds() {
+  /// buildBatchTable's table for lengths read at run time: a host loop
+  /// over the batches reads each batch's sequences, from TND's cumulative
+  /// ends or, in the other layouts, the lengths every batch shares. A
+  /// batch's band is getDiagonals' for a sequence of no length, moved by
+  /// S2 - S1 where the mode measures from the bottom right; modes 7 and 8
+  /// give the batch they cut (the last, or the first, with queries) a band
+  /// of its own; the prefix modes' prefix ends at min(prefix[b], S2).
+  Value buildRunTimeBatchTable() {
     Type i64 = k.builder().getI64Type();
     Value table =
         globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields}, i64);
+    Value prefixes = buildPrefixTable();
+    Value sharedQ = seqEndsQ ? Value() : getSeqQ();
+    Value sharedKV = seqEndsKV ? Value() : getSeqKV();
+    auto boundsOf = [&](Value ends, Value shared, Value b) {
+      if (ends)
+        return getSequenceBounds(ends, b);
+      Value start = k.mul(b, shared);
+      return std::make_pair(start, k.add(start, shared));
+    };
     graph::AttentionBand band = graph::getAttentionBand(op);
-    bool cut = band.sparseMode == 7 || band.sparseMode == 8;
+    bool cut = seqEndsQ && (band.sparseMode == 7 || band.sparseMode == 8);
     Value cutBatch = cut ? findCutBatch(band.sparseMode == 7) : Value();
     // The band of the cut batch (0 here) and of any other (1).
     band.bandBatch = 0;
@@ -530,8 +541,8 @@ template <typename OpT> struct AttentionLowering {
     }
     Value zero = k.index(0), one = k.index(1), period = k.index(2 * groups);
     k.forLoop(zero, k.index(g.batch), one, [&](Value b) {
-      auto [startQ, endQ] = getSequenceBounds(seqEndsQ, b);
-      auto [startKV, endKV] = getSequenceBounds(seqEndsKV, b);
+      auto [startQ, endQ] = boundsOf(seqEndsQ, sharedQ, b);
+      auto [startKV, endKV] = boundsOf(seqEndsKV, sharedKV, b);
       Value seqQ = k.sub(endQ, startQ), seqKV = k.sub(endKV, startKV);
       Value isCut = cut ? k.eq(b, cutBatch) : Value();
       auto diagonal = [&](bool low) {
@@ -566,7 +577,7 @@ template <typename OpT> struct AttentionLowering {
           seqKV,
           diagonal(true),
           diagonal(false),
-          zero,
+          prefixes ? k.min(k.toIndex(k.load(prefixes, {b})), seqKV) : zero,
           sameGroupAcrossBatches ? zero
                                  : base(kItemBase, kSeqQ, g.headsQ, s1Inner),
           base(kKeyItemBase, kSeqKV, g.headsKV, s2Inner)};
@@ -575,6 +586,22 @@ template <typename OpT> struct AttentionLowering {
                                                        values[f]),
                 table, {b, k.index(f)});
     });
+    return table;
+  }
+
+  /// The prefix modes' prefix per batch (0 past the attribute's end), for
+  /// buildRunTimeBatchTable's loop to read; null in other modes. O(B)
+  /// stores.
+  Value buildPrefixTable() {
+    if (!hasPrefix())
+      return {};
+    Type i64 = k.builder().getI64Type();
+    graph::AttentionBand band = graph::getAttentionBand(op);
+    Value table = globalBuffer({std::max<int64_t>(g.batch, 1)}, i64);
+    for (int64_t b = 0; b < g.batch; ++b)
+      k.store(
+          k.constant(i64, b < int64_t(band.prefix.size()) ? band.prefix[b] : 0),
+          table, {k.index(b)});
     return table;
   }
 
@@ -1066,18 +1093,12 @@ template <typename OpT> struct AttentionLowering {
   //===--- Lengths read at run time ---------------------------------------===//
 
   /// Fails naming what a kernel of lengths read at run time cannot take:
-  /// the prefix modes' per-batch table, built from static lengths, and
-  /// with TND's lengths as data a mask the mode reads.
+  /// with TND's lengths as data, a mask the mode reads.
   LogicalResult checkRunTimeLengthsSupported() {
-    auto reject = [&](StringRef what) {
-      return op.emitOpError("cannot be lowered with sequence lengths read at "
-                            "run time: ")
-             << what << " needs them known when the kernel is built";
-    };
-    if (hasPrefix())
-      return reject("sparse_mode " + std::to_string(op.getSparseMode()));
     if (seqEndsQ && attenMask)
-      return reject("an atten_mask the mode reads");
+      return op.emitOpError("cannot be lowered with sequence lengths read at "
+                            "run time: an atten_mask the mode reads needs "
+                            "them known when the kernel is built");
     return success();
   }
 
