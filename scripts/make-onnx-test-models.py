@@ -410,6 +410,26 @@ def models():
     m["err_batch_output"] = model(
         [node("Transpose", ["x"], ["y"], perm=[1, 0])], n4,
         [("y", F, [4, "n"])])
+    # Values folded from the batch: x + N, and x[:2] (whose end the
+    # importer clamps to the batch axis at batch 1 and 2).
+    m["err_batch_value"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Cast", ["n"], ["nf"], to=F),
+         node("Add", ["x", "nf"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0)])
+    m["err_batch_slice"] = model(
+        [node("Slice", ["x", "zero", "two", "zero"], ["y"])], n4,
+        [("y", F, ["m", 4])], [ints("zero", [0]), ints("two", [2])])
+    # An output the batch does not reach, beside one it does.
+    m["err_batch_fixed_output"] = model(
+        [node("Relu", ["x"], ["y"]), node("Relu", ["f"], ["z"])],
+        n4 + [("f", F, [3, 4])], [("y", F, ["n", 4]), ("z", F, [3, 4])])
+    # A shape written for batch 1 (as a trace at batch 1 exports it): the
+    # import at batch 2 fails.
+    m["err_batch_traced_shape"] = model(
+        [node("Reshape", ["x", "shape"], ["y"])], n4, [("y", F, [1, 2, 2])],
+        [ints("shape", [1, 2, 2])])
     return m
 
 

@@ -2,7 +2,8 @@
 //
 // One walk over the function: every ranked tensor type with an f32 element
 // becomes the same tensor of `to` (shape and encoding kept), on the entry
-// block's arguments, every op result and the function type; npu.constant's
+// block's arguments, every op result, nested blocks' arguments (an
+// npu.map_batch's sample) and the function type; npu.constant's
 // f32 data is rounded to `to` element by element. Types are rewritten in
 // place, so the ops' own verifiers check what they accept. O(ops + constant
 // elements).
@@ -72,6 +73,10 @@ struct NarrowFloatsPass : public npu::impl::NarrowFloatsBase<NarrowFloatsPass> {
     WalkResult result = func.getBody().walk([&](Operation *op) {
       for (OpResult value : op->getResults())
         value.setType(narrowType(value.getType(), to));
+      // Nested bodies (npu.map_batch's samples) take narrowed values too.
+      for (Region &region : op->getRegions())
+        for (BlockArgument arg : region.getArguments())
+          arg.setType(narrowType(arg.getType(), to));
       auto constant = dyn_cast<ConstantOp>(op);
       if (!constant || constant.getValue().getElementType() == to ||
           !constant.getValue().getElementType().isF32())

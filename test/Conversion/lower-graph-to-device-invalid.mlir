@@ -129,3 +129,17 @@ func.func @packed_lengths_with_mask(%q: tensor<4x2x8xf32>, %l: tensor<1xi64>, %m
   %m, %s, %o = npu.flash_attention %q, %q, %q mask %mask seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, sparse_mode = 1} : (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<?x?xi8>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
   return %o : tensor<4x2x8xf32>
 }
+
+// -----
+
+// npu.map_batch's body is one sample's graph of static shapes: a value of
+// a size read at run time (defined above it) cannot be read there.
+func.func @map_batch_dynamic_value(%x: tensor<?x4xf32>, %w: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    // expected-error @+1 {{'npu.relu' op cannot be lowered in an npu.map_batch: value of type 'tensor<?x4xf32>' has a size read at run time, and the body is one sample's graph of static shapes}}
+    %r = npu.relu %w : tensor<?x4xf32> -> tensor<?x4xf32>
+    npu.yield %s : tensor<1x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}

@@ -24,6 +24,24 @@ func.func @graph(%x: tensor<2x4xf32, #npu.layout<nalign>>, %i: tensor<4xi32>) ->
   return %r : tensor<2x4xf32, #npu.layout<nalign>>
 }
 
+
+// -----
+
+// A graph whose batch is read at run time: the sample's block arguments
+// narrow with the values they stand for.
+// CHECK-LABEL: func.func @map_batch
+// CHECK-SAME: (%{{.*}}: tensor<?x4xf16>) -> tensor<?x4xf16>
+// CHECK: npu.map_batch(%{{.*}}) : (tensor<?x4xf16>) -> tensor<?x4xf16>
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x4xf16>):
+// CHECK: npu.yield %{{.*}} : tensor<1x4xf16>
+func.func @map_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    %r = npu.relu %s : tensor<1x4xf32> -> tensor<1x4xf32>
+    npu.yield %r : tensor<1x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
 // -----
 
 // Data kept as a resource blob is refused, naming the op.

@@ -111,10 +111,9 @@ int64_t selectPairsTile(int64_t sites, int64_t largest) {
 }
 
 /// Each tile a module whose L is read at run time holds kernels for,
-/// ascending: the largest that fits, divided by 8 while at least kMinTile.
-/// The kernel takes the largest no larger than selectPairsTile's, so L
-/// is padded to no more rows than a static L would be, in up to 8 times
-/// as many tiles.
+/// ascending: the largest that fits, divided by 8 while at least kMinTile
+/// (buildTileChain says which the kernel takes: a tile at most 8 times
+/// selectPairsTile's for the sort, at most 8 times smaller for the grid).
 SmallVector<int64_t> getRunTimeTiles(int64_t largest) {
   SmallVector<int64_t> tiles;
   for (int64_t tile = largest; tile >= kMinTile; tile /= 8)

@@ -328,7 +328,8 @@ private:
         continue;
       }
       if (auto map = dyn_cast<MapBatchOp>(op))
-        if (failed(computeBlockSizes(map.getSampleBlock())))
+        if (failed(requireStaticSamples(map)) ||
+            failed(computeBlockSizes(map.getSampleBlock())))
           return failure();
       for (OpResult result : op.getResults())
         if (failed(computeResultSizes(op, result)))
@@ -755,6 +756,30 @@ private:
     return success();
   }
 
+  /// The body of `map` is one sample's graph of static shapes: its buffers
+  /// are allocated once, before the loop. A value with a size read at run
+  /// time (defined above and read there) gets a diagnostic naming it.
+  LogicalResult requireStaticSamples(MapBatchOp map) {
+    auto isStatic = [](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return !tensor || tensor.hasStaticShape();
+    };
+    WalkResult result = map.getBody().walk([&](Operation *op) {
+      for (Type type :
+           llvm::concat<Type>(llvm::to_vector(op->getOperandTypes()),
+                              llvm::to_vector(op->getResultTypes())))
+        if (!isStatic(type)) {
+          op->emitOpError("cannot be lowered in an npu.map_batch: value of "
+                          "type ")
+              << type << " has a size read at run time, and the body is "
+              << "one sample's graph of static shapes";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   /// The `rows` rows of sample `sample` in `buffer`, a view.
   static Value getSampleRows(OpBuilder &b, Location loc, Value buffer,
                              Value sample, int64_t rows) {
@@ -773,13 +798,16 @@ private:
     return b.create<memref::SubViewOp>(loc, buffer, offsets, sizes, strides);
   }
 
-  /// A launch that fails when the inputs of `map` read at run time do not
-  /// all have the first one's batch.
+  /// A launch that fails when the inputs of `map` do not all have the first
+  /// one's batch (the verifier compares the static ones).
   void checkSameBatch(OpBuilder &b, Location loc, MapBatchOp map,
                       ArrayRef<Value> inputs) {
     SmallVector<KernelBuilder::SizeCheck> checks;
+    auto isDynamic = [](Value v) {
+      return cast<MemRefType>(v.getType()).isDynamicDim(0);
+    };
     for (auto [i, input] : llvm::enumerate(inputs))
-      if (i > 0 && cast<MemRefType>(input.getType()).isDynamicDim(0))
+      if (i > 0 && (isDynamic(input) || isDynamic(inputs.front())))
         checks.push_back(
             {input, 0, inputs.front(), 0,
              llvm::formatv("'npu.map_batch' input #{0} has {{row} samples, "

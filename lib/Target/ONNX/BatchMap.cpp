@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -143,7 +144,8 @@ AxisRule reshapeRule(ReshapeOp op, BatchAxis batch,
                      std::optional<int64_t> found) {
   int64_t below =
       batch->inner * countAfter(shapeOf(op.getInput()), batch->axis);
-  if (found) {
+  // No element below the batch: a sample has none.
+  if (found && below > 0) {
     int64_t after = countAfter(op.getType().getShape(), *found);
     int64_t size = op.getType().getDimSize(*found) / 2;
     if (after > 0 && below % after == 0 && size % (below / after) == 0)
@@ -363,11 +365,12 @@ public:
   BatchAxis lookup(Value value) const { return axes.lookup(value); }
 
 private:
-  /// `a` and `b` import the same node (their locations name it): each is
-  /// that node's ops at its batch, though not always the same ops (a
-  /// transpose that only moves an axis of size 1 is a reshape at batch 1).
+  /// `a` and `b` import the same node (their locations name it) at batch 1
+  /// and 2: the batch's axes are those whose sizes double, the two compute
+  /// the same per sample (findDifference) and the op's rule holds.
   LogicalResult compare(Operation &a, Operation &b) {
-    if (a.getLoc() != b.getLoc() || a.getNumResults() != b.getNumResults())
+    if (a.getLoc() != b.getLoc() || a.getNumResults() != b.getNumResults() ||
+        a.getNumOperands() != b.getNumOperands())
       return emitNodeError(a)
              << "has no counterpart in the graph imported at batch 2 (found '"
              << b.getName() << "' at " << b.getLoc() << ")" << kBindBatch;
@@ -385,6 +388,12 @@ private:
                << kBindBatch;
       found.push_back(*axis);
     }
+    std::optional<int64_t> inputAxis;
+    if (!operandAxes.empty() && operandAxes.front())
+      inputAxis = operandAxes.front()->axis;
+    std::string difference = findDifference(a, b, inputAxis, found);
+    if (!difference.empty())
+      return emitNodeError(a) << difference << kBindBatch;
     FailureOr<SmallVector<BatchAxis>> results =
         checkRule(a, b, operandAxes, found);
     if (failed(results))
@@ -434,6 +443,77 @@ private:
 
   static std::string describe(std::optional<int64_t> axis) {
     return axis ? "in axis " + std::to_string(*axis) : std::string("nowhere");
+  }
+
+  /// Why `a` and `b` would not compute the same for each sample, or ""
+  /// when they do: they must be the same op with the same attributes and
+  /// constants, but for what holds the batch (the axis `found` of an
+  /// expand's target shape or a constant's splat, the end of a slice along
+  /// its input's `inputAxis`). Shape arithmetic the importer folds (Shape,
+  /// Size) can make a value depend on the batch: this finds it. A
+  /// transpose that only moves axes of size 1 is a reshape at batch 1.
+  static std::string findDifference(Operation &a, Operation &b,
+                                    std::optional<int64_t> inputAxis,
+                                    ArrayRef<std::optional<int64_t>> found) {
+    if (a.getName() != b.getName()) {
+      if (isa<ReshapeOp, TransposeOp>(a) && isa<ReshapeOp, TransposeOp>(b))
+        return "";
+      return ("imports as '" + a.getName().getStringRef() +
+              "' at batch 1 and '" + b.getName().getStringRef() +
+              "' at batch 2")
+          .str();
+    }
+    // A bound the importer clamped to the batch axis takes all of it at
+    // these batches only (x[:2] at batch 1 and 2).
+    auto clamps = [&](Operation &op) {
+      auto clamped = op.getAttrOfType<DenseI64ArrayAttr>(
+          npu::onnx_import::kClampedAxesAttr);
+      return clamped && llvm::is_contained(clamped.asArrayRef(), *inputAxis);
+    };
+    if (isa<SliceOp>(a) && inputAxis && (clamps(a) || clamps(b)))
+      return "takes part of the batch axis (a bound past it, clamped)";
+    llvm::SmallSetVector<StringAttr, 8> names;
+    for (NamedAttribute attr : a.getAttrs())
+      names.insert(attr.getName());
+    for (NamedAttribute attr : b.getAttrs())
+      names.insert(attr.getName());
+    for (StringAttr name : names) {
+      Attribute x = a.getAttr(name), y = b.getAttr(name);
+      if (x == y || differsOnlyInBatch(a, name, x, y, inputAxis, found))
+        continue;
+      return ("has attribute '" + name.getValue() +
+              "' different at batch 1 and 2: it depends on the batch")
+          .str();
+    }
+    return "";
+  }
+
+  /// Whether attribute `name` of op `a`, `x` at batch 1 and `y` at batch 2,
+  /// differs only where it holds the batch (see findDifference).
+  static bool differsOnlyInBatch(Operation &a, StringAttr name, Attribute x,
+                                 Attribute y, std::optional<int64_t> inputAxis,
+                                 ArrayRef<std::optional<int64_t>> found) {
+    if (isa<ConstantOp>(a)) {
+      auto one = dyn_cast_or_null<ElementsAttr>(x);
+      auto two = dyn_cast_or_null<ElementsAttr>(y);
+      return found.front() && one && two && one.isSplat() && two.isSplat() &&
+             one.getSplatValue<Attribute>() == two.getSplatValue<Attribute>();
+    }
+    auto one = dyn_cast_or_null<DenseI64ArrayAttr>(x);
+    auto two = dyn_cast_or_null<DenseI64ArrayAttr>(y);
+    if (!one || !two || one.size() != two.size())
+      return false;
+    // The position that may differ.
+    int64_t at = -1;
+    if (isa<ExpandOp>(a) && name.getValue() == "shape" && found.front())
+      at = *found.front() - (rankOf(a.getResult(0)) - one.size());
+    else if (isa<SliceOp>(a) && name.getValue() == "end" && inputAxis)
+      at = *inputAxis;
+    for (int64_t i = 0; i < one.size(); ++i)
+      if (one[i] != two[i] && i != at)
+        return false;
+    // An expand's target doubles there; a slice's end is sliceRule's.
+    return !isa<ExpandOp>(a) || at < 0 || two[at] == 2 * one[at];
   }
 
   static bool isSplatConstant(Operation &op) {
@@ -502,5 +582,6 @@ LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
   BatchAxes axes;
   if (failed(axes.run(perSample, twoSamples)))
     return failure();
+  perSample.walk([](SliceOp slice) { slice->removeAttr(kClampedAxesAttr); });
   return buildMapBatch(perSample, axes);
 }

@@ -567,6 +567,7 @@ FailureOr<SliceBounds> npu::onnx_import::sliceBounds(NodeImporter &n,
   b.start.assign(rank, 0);
   b.step.assign(rank, 1);
   b.end.assign(shape.begin(), shape.end());
+  b.clamped.assign(rank, false);
   for (size_t k = 0; k < starts->size(); ++k) {
     FailureOr<int64_t> axis = normalizeAxis(n, axes[k], rank, "slice axis");
     if (failed(axis))
@@ -576,9 +577,13 @@ FailureOr<SliceBounds> npu::onnx_import::sliceBounds(NodeImporter &n,
       return n.emitError() << "step " << step << " on axis " << *axis
                            << " is not supported";
     auto clampIndex = [&](int64_t i, int64_t low, int64_t high) {
+      bool open = i >= std::numeric_limits<int32_t>::max() ||
+                  i <= std::numeric_limits<int32_t>::min();
       if (i < 0)
         i += extent;
-      return std::clamp(i, low, high);
+      int64_t clamped = std::clamp(i, low, high);
+      b.clamped[*axis] = b.clamped[*axis] || (clamped != i && !open);
+      return clamped;
     };
     if (step > 0) {
       b.start[*axis] = clampIndex((*starts)[k], 0, extent);

@@ -708,16 +708,19 @@ LogicalResult FunctionBuilder::run() {
   return returnGraphOutputs();
 }
 
-/// importONNX at the batch `options` binds. Returns null after an error,
-/// or without one when `unboundBatch` is given and the model leaves its
-/// batch unbound (it is set then).
+/// importONNX at the batch `options` binds (a `probe`: one importONNX
+/// tries, to keep the batch dynamic). Returns null after an error, or
+/// without one when `unboundBatch` is given and the model leaves its batch
+/// unbound (it is set then).
 static OwningOpRef<ModuleOp> importGraph(StringRef bytes, StringRef modelPath,
                                          MLIRContext *context,
                                          const npu::ONNXImportOptions &options,
-                                         bool *unboundBatch = nullptr) {
+                                         bool *unboundBatch = nullptr,
+                                         bool probe = false) {
   Location fileLoc = FileLineColLoc::get(context, modelPath, 0, 0);
   LoadError error;
-  FailureOr<LoadedModel> model = loadModel(bytes, modelPath, options, error);
+  FailureOr<LoadedModel> model =
+      loadModel(bytes, modelPath, options, error, probe);
   if (failed(model)) {
     if (error.unboundBatch && unboundBatch)
       *unboundBatch = true;
@@ -741,6 +744,7 @@ static OwningOpRef<ModuleOp> importGraph(StringRef bytes, StringRef modelPath,
   auto func = builder.create<func::FuncOp>(fileLoc, options.functionName,
                                            builder.getFunctionType({}, {}));
   GraphImporter graph(context, options, *model, fileLoc);
+  graph.probe = probe;
   if (failed(FunctionBuilder(graph, func).run()) || failed(verify(*module)))
     return {};
   return module;
@@ -762,13 +766,22 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
     return module;
   // The batch stays dynamic: one sample's graph, checked against two
   // samples' (mapOverBatch).
-  npu::ONNXImportOptions one = options, two = options;
-  one.batch = 1;
-  two.batch = 2;
-  two.weightData = nullptr;
-  module = importGraph(bytes, modelPath, context, one);
-  OwningOpRef<ModuleOp> doubled =
-      module ? importGraph(bytes, modelPath, context, two) : nullptr;
+  auto probe = [&](int64_t batch) {
+    npu::ONNXImportOptions at = options;
+    at.batch = batch;
+    if (batch != 1)
+      at.weightData = nullptr;
+    OwningOpRef<ModuleOp> probed =
+        importGraph(bytes, modelPath, context, at, nullptr, /*probe=*/true);
+    if (!probed)
+      emitError(FileLineColLoc::get(context, modelPath, 0, 0))
+          << "'" << modelPath << "' leaves its batch dynamic, and keeping it "
+          << "so imports the graph at batch 1 and 2; at batch " << batch
+          << " it fails as above: bind the batch with --batch=N";
+    return probed;
+  };
+  module = probe(1);
+  OwningOpRef<ModuleOp> doubled = module ? probe(2) : nullptr;
   if (!doubled ||
       failed(mapOverBatch(getGraphFunction(*module),
                           getGraphFunction(*doubled))) ||

@@ -135,6 +135,10 @@ public:
   /// Nodes another node's handler has imported already (a BatchNormalization
   /// folded into its convolution), by output name.
   llvm::StringSet<> absorbed;
+  /// Set for an import at a batch importONNX tries (to keep the batch
+  /// dynamic): slices then record the dimensions they clamped, as
+  /// kClampedAxesAttr.
+  bool probe = false;
   /// The pieces of each SplitToSequence output, by name: the sequence's
   /// value is the split tensor's, and SequenceAt takes a slice of it.
   struct SequenceSplit {
@@ -269,6 +273,11 @@ mlir::FailureOr<HostTensor> foldBinary(NodeImporter &n, llvm::StringRef kind,
 /// Slice bounds per dimension after ONNX's clamping (Slice's inputs 1-4).
 struct SliceBounds {
   llvm::SmallVector<int64_t> start, end, step;
+  /// Per dimension, whether a bound was clamped to it: a start or end past
+  /// the dimension that is not an open end (2^31 - 1 or more, what
+  /// exporters write for one). The same node then slices a larger tensor
+  /// differently.
+  llvm::SmallVector<bool> clamped;
   /// The number of elements taken along dimension `d`.
   int64_t extent(size_t d) const;
 };
@@ -301,6 +310,11 @@ mlir::Type fromONNXType(mlir::MLIRContext *context, int32_t dtype);
 /// Reads an initializer's data (inline or external, relative to `dir`).
 mlir::FailureOr<HostTensor> readTensor(const onnx::TensorProto &tensor,
                                        llvm::StringRef dir, std::string &error);
+
+/// On an npu.slice of a probe import: the dimensions (in its input's order)
+/// whose bounds were clamped (SliceBounds::clamped). Unregistered, and
+/// removed by mapOverBatch.
+inline constexpr llvm::StringLiteral kClampedAxesAttr = "onnx.clamped_axes";
 
 /// Rewrites `perSample`, the graph imported at batch 1, to take its batch at
 /// run time: the ops that depend on it move into an npu.map_batch over the

@@ -284,12 +284,13 @@ static std::string formatDims(const onnx::TensorShapeProto &shape) {
 }
 
 /// Binds the dynamic dimensions of the graph inputs: only the leading one,
-/// and only to --batch. Without --batch, `unboundBatch` says one is left
-/// (importONNX then keeps the batch dynamic).
+/// and only to --batch (or, in a `probe`, the batch importONNX tries).
+/// Without a batch, `unboundBatch` says one is left (importONNX then keeps
+/// the batch dynamic).
 static LogicalResult bindBatch(onnx::GraphProto &graph,
                                const llvm::StringSet<> &initializers,
-                               std::optional<int64_t> batch, std::string &error,
-                               bool &unboundBatch) {
+                               std::optional<int64_t> batch, bool probe,
+                               std::string &error, bool &unboundBatch) {
   if (batch && (*batch < 0 || *batch > kMaxElements)) {
     error = "cannot be imported with --batch=" + std::to_string(*batch) +
             ": a batch is 0 to 2^40";
@@ -310,7 +311,7 @@ static LogicalResult bindBatch(onnx::GraphProto &graph,
       if (dim->has_dim_value()) {
         // A fixed leading dimension may be anything (an image without a
         // batch axis starts with its channels): say what it is.
-        if (d == 0 && batch && dim->dim_value() != *batch) {
+        if (d == 0 && batch && !probe && dim->dim_value() != *batch) {
           error = "--batch=" + std::to_string(*batch) +
                   " given, but graph input '" + input.name() + "' of shape " +
                   formatDims(*shape) +
@@ -409,7 +410,7 @@ static LogicalResult checkInferredSizes(const LoadedModel &loaded,
 FailureOr<LoadedModel>
 npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
                             const ONNXImportOptions &options,
-                            LoadError &loadError) {
+                            LoadError &loadError, bool probe) {
   std::string &error = loadError.message;
   LoadedModel loaded;
   onnx::ModelProto &model = loaded.model;
@@ -444,7 +445,7 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
     loaded.initializers.insert(t.name());
   if (failed(checkBeforeONNX(model, loadError)) ||
       failed(bindBatch(*model.mutable_graph(), loaded.initializers,
-                       options.batch, error, loadError.unboundBatch)) ||
+                       options.batch, probe, error, loadError.unboundBatch)) ||
       loadError.unboundBatch ||
       failed(checkValueTypes(model.graph(), loadError)) ||
       failed(checkModel(model, error)))

@@ -61,11 +61,13 @@ mlir::LogicalResult checkValueTypes(const onnx::GraphProto &graph,
                                     LoadError &error);
 
 /// Parses `bytes`, checks the opset (13 to 17) and what libonnx would trip
-/// on, binds the batch, runs the ONNX checker and shape inference.
+/// on, binds the batch, runs the ONNX checker and shape inference. A
+/// `probe` (an import at a batch the user did not give, to keep it
+/// dynamic) binds the batch of the inputs that leave it dynamic only.
 mlir::FailureOr<LoadedModel> loadModel(llvm::StringRef bytes,
                                        llvm::StringRef path,
                                        const ONNXImportOptions &options,
-                                       LoadError &error);
+                                       LoadError &error, bool probe = false);
 
 /// The file an external initializer's data lives in.
 std::string externalDataPath(const onnx::TensorProto &tensor,

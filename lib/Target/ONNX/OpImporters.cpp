@@ -1065,6 +1065,13 @@ LogicalResult importSlice(NodeImporter &n) {
       i64Array(n, "end", permute(end, perm))};
   if (llvm::any_of(b->step, [](int64_t s) { return s != 1; }))
     attrs.push_back(i64Array(n, "strides", permute(b->step, perm)));
+  if (n.graph.probe && llvm::is_contained(b->clamped, true)) {
+    SmallVector<int64_t> clamped;
+    for (int64_t d = 0; d < int64_t(b->clamped.size()); ++d)
+      if (b->clamped[permAt(perm, d)])
+        clamped.push_back(d);
+    attrs.push_back(i64Array(n, kClampedAxesAttr, clamped));
+  }
   return emit(n, "npu.slice", x, attrs, perm);
 }
 
