@@ -410,6 +410,19 @@ def models():
     m["err_batch_output"] = model(
         [node("Transpose", ["x"], ["y"], perm=[1, 0])], n4,
         [("y", F, [4, "n"])])
+    m["err_batch_matmul"] = model(
+        [node("Transpose", ["x"], ["t"], perm=[1, 0]),
+         node("MatMul", ["t", "x"], ["y"])], n4, [("y", F, [4, 4])])
+    m["err_batch_gather"] = model(
+        [node("Gather", ["x", "first"], ["y"], axis=0)], n4,
+        [("y", F, [1, 4])], [ints("first", [0])])
+    m["err_batch_pad"] = model(
+        [node("Pad", ["x", "pads"], ["y"])], n4, [("y", F, ["m", 4])],
+        [ints("pads", [1, 0, 0, 0])])
+    m["err_batch_topk"] = model(
+        [node("TopK", ["x", "one"], ["y", "i"], axis=0)], n4,
+        [("y", F, [1, 4]), ("i", I64, [1, 4])],
+        [ints("one", [1])])
     # Values folded from the batch: x + N, and x[:2] (whose end the
     # importer clamps to the batch axis at batch 1 and 2).
     m["err_batch_value"] = model(
