@@ -431,6 +431,15 @@ def models():
          node("Cast", ["n"], ["nf"], to=F),
          node("Add", ["x", "nf"], ["y"])], n4, [("y", F, ["n", 4])],
         [ints("zero", 0)])
+    # N / 3 (integer division): 0 at batch 1 and at 2, so only the import
+    # at batch 7 shows it depends on the batch.
+    m["err_batch_floor"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Div", ["n", "three"], ["k"]),
+         node("Cast", ["k"], ["kf"], to=F),
+         node("Add", ["x", "kf"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0), ints("three", 3)])
     m["err_batch_slice"] = model(
         [node("Slice", ["x", "zero", "two", "zero"], ["y"])], n4,
         [("y", F, ["m", 4])], [ints("zero", [0]), ints("two", [2])])

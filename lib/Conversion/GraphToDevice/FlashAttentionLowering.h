@@ -516,7 +516,7 @@ template <typename OpT> struct AttentionLowering {
     Type i64 = k.builder().getI64Type();
     Value table =
         globalBuffer({std::max<int64_t>(g.batch, 1), kNumBatchFields}, i64);
-    Value prefixes = buildPrefixTable();
+    bool prefixes = storePrefixes(table);
     Value sharedQ = seqEndsQ ? Value() : getSeqQ();
     Value sharedKV = seqEndsKV ? Value() : getSeqKV();
     auto boundsOf = [&](Value ends, Value shared, Value b) {
@@ -577,7 +577,9 @@ template <typename OpT> struct AttentionLowering {
           seqKV,
           diagonal(true),
           diagonal(false),
-          prefixes ? k.min(k.toIndex(k.load(prefixes, {b})), seqKV) : zero,
+          prefixes
+              ? k.min(k.toIndex(k.load(table, {b, k.index(kPrefixEnd)})), seqKV)
+              : zero,
           sameGroupAcrossBatches ? zero
                                  : base(kItemBase, kSeqQ, g.headsQ, s1Inner),
           base(kKeyItemBase, kSeqKV, g.headsKV, s2Inner)};
@@ -589,20 +591,20 @@ template <typename OpT> struct AttentionLowering {
     return table;
   }
 
-  /// The prefix modes' prefix per batch (0 past the attribute's end), for
-  /// buildRunTimeBatchTable's loop to read; null in other modes. O(B)
-  /// stores.
-  Value buildPrefixTable() {
+  /// In the prefix modes, stores each batch's prefix (0 past the
+  /// attribute's end) in `table`'s kPrefixEnd column, for
+  /// buildRunTimeBatchTable's loop to cut at the batch's S2; whether it did.
+  /// O(B) stores.
+  bool storePrefixes(Value table) {
     if (!hasPrefix())
-      return {};
+      return false;
     Type i64 = k.builder().getI64Type();
     graph::AttentionBand band = graph::getAttentionBand(op);
-    Value table = globalBuffer({std::max<int64_t>(g.batch, 1)}, i64);
     for (int64_t b = 0; b < g.batch; ++b)
       k.store(
           k.constant(i64, b < int64_t(band.prefix.size()) ? band.prefix[b] : 0),
-          table, {k.index(b)});
-    return table;
+          table, {k.index(b), k.index(kPrefixEnd)});
+    return true;
   }
 
   /// The batch modes 7 (`last`) and 8 cut: the last, or the first, whose

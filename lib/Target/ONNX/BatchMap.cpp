@@ -1,18 +1,22 @@
 //===- BatchMap.cpp - a graph whose batch is read at run time -------------===//
 //
-// A model whose inputs leave the batch dynamic is imported twice, at batch
-// 1 and at batch 2; the two graphs must be made of the same ops. A value's
-// batch axis is the one axis whose size doubles (none when no size
-// changes). Each op is then checked to keep samples apart: given where its
-// operands hold the batch, its own rule (mapSampleAxis) says where its
-// result must hold it, or that the op mixes samples (a reduction over the
-// batch axis, a concat along it, a reshape that interleaves it, ...). When
-// every op passes, the batch-2 graph is, by induction over the ops, the
-// batch-1 graph run on each sample with its results concatenated along the
-// batch axis. The batch-1 function is rewritten to take the batch at run
-// time: the ops that depend on the batch move into an npu.map_batch, which
-// the lowering runs once per sample; the others (weights, constants) stay
-// before it and are computed once. O(ops + uses).
+// A model whose inputs leave the batch dynamic is imported at batch 1 and
+// at each of kProbeBatches (2, 7); each probe must be made of the batch-1
+// graph's ops, with the same attributes and constants but for the sizes
+// that hold the batch (findDifference). A value's batch axis is the one
+// axis whose size grows with the batch (none when no size changes). Each
+// op is then checked to keep samples apart: given where its operands hold
+// the batch, its own rule (mapSampleAxis) says where its result must hold
+// it, or that the op mixes samples (a reduction over the batch axis, a
+// concat along it, a reshape that interleaves it, ...). When every op
+// passes, each probe is, by induction over the ops, the batch-1 graph run
+// on each sample with its results concatenated along the batch axis. Shape
+// arithmetic folded at import time that agrees at batch 1, 2 and 7 but not
+// at some other batch is not caught. The batch-1 function is rewritten to
+// take the batch at run time: the ops that depend on the batch move into
+// an npu.map_batch, which the lowering runs once per sample; the others
+// (weights, constants) stay before it and are computed once.
+// O(probes * (ops + uses)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +45,7 @@ struct SampleAxis {
   bool operator==(const SampleAxis &other) const {
     return axis == other.axis && inner == other.inner;
   }
+  bool operator!=(const SampleAxis &other) const { return !(*this == other); }
 };
 
 /// A value's SampleAxis, or none (the same for every sample).
@@ -139,15 +144,16 @@ int64_t countAfter(ArrayRef<int64_t> shape, int64_t axis) {
 /// the elements under the batch in the input; the reshape keeps that
 /// order, so the result holds the batch in axis `found` when the elements
 /// after `found` divide `below` (the quotient is its inner) and the
-/// quotient divides one sample's size of that axis.
+/// quotient divides one sample's size of that axis (`op` is the reshape
+/// of `scale` samples).
 AxisRule reshapeRule(ReshapeOp op, BatchAxis batch,
-                     std::optional<int64_t> found) {
+                     std::optional<int64_t> found, int64_t scale) {
   int64_t below =
       batch->inner * countAfter(shapeOf(op.getInput()), batch->axis);
   // No element below the batch: a sample has none.
   if (found && below > 0) {
     int64_t after = countAfter(op.getType().getShape(), *found);
-    int64_t size = op.getType().getDimSize(*found) / 2;
+    int64_t size = op.getType().getDimSize(*found) / scale;
     if (after > 0 && below % after == 0 && size % (below / after) == 0)
       return {{SampleAxis{*found, below / after}}, {}};
   }
@@ -249,11 +255,11 @@ int64_t normalizeAxis(int64_t axis, Value v) {
   return axis < 0 ? axis + rankOf(v) : axis;
 }
 
-/// The rule of an op at least one of whose operands holds the batch (at
-/// `axes`); `found` is where its results hold it, which only a reshape
-/// needs to decide between axes of size 1.
+/// The rule of `op` (of `scale` samples), at least one of whose operands
+/// holds the batch (at `axes`); `found` is where its results hold it, which
+/// only a reshape needs to decide between axes of size 1.
 AxisRule mapSampleAxis(Operation *op, ArrayRef<BatchAxis> axes,
-                       ArrayRef<std::optional<int64_t>> found) {
+                       ArrayRef<std::optional<int64_t>> found, int64_t scale) {
   if (op->hasTrait<Elementwise>())
     return elementwiseRule(op, axes);
   BatchAxis first = axes.front();
@@ -284,7 +290,9 @@ AxisRule mapSampleAxis(Operation *op, ArrayRef<BatchAxis> axes,
         return allAt(op, moved(first, first->axis + op.getType().getRank() -
                                           rankOf(op.getInput())));
       })
-      .Case([&](ReshapeOp op) { return reshapeRule(op, first, found.front()); })
+      .Case([&](ReshapeOp op) {
+        return reshapeRule(op, first, found.front(), scale);
+      })
       .Case([&](MatmulOp op) { return matmulRule(op, axes); })
       .Case([&](ReduceOp op) { return reduceRule(op, first); })
       .Case([&](SliceOp op) { return sliceRule(op, first); })
@@ -297,9 +305,11 @@ AxisRule mapSampleAxis(Operation *op, ArrayRef<BatchAxis> axes,
       });
 }
 
-/// Where a value of type `one` at batch 1 and `two` at batch 2 holds the
-/// batch: the one axis whose size doubles, or none when the types agree.
-FailureOr<std::optional<int64_t>> findBatchAxis(Type one, Type two) {
+/// Where a value of type `one` at batch 1 and `two` at batch `scale` holds
+/// the batch: the one axis whose size grows `scale` times, or none when the
+/// types agree.
+FailureOr<std::optional<int64_t>> findBatchAxis(Type one, Type two,
+                                                int64_t scale) {
   if (one == two)
     return std::optional<int64_t>();
   auto a = dyn_cast<RankedTensorType>(one), b = dyn_cast<RankedTensorType>(two);
@@ -309,7 +319,7 @@ FailureOr<std::optional<int64_t>> findBatchAxis(Type one, Type two) {
   for (int64_t d = 0; d < a.getRank(); ++d) {
     if (a.getDimSize(d) == b.getDimSize(d))
       continue;
-    if (axis || b.getDimSize(d) != 2 * a.getDimSize(d))
+    if (axis || b.getDimSize(d) != scale * a.getDimSize(d))
       return failure();
     axis = d;
   }
@@ -334,16 +344,19 @@ InFlightDiagnostic emitNodeError(Operation &op) {
 /// that mixes samples.
 class BatchAxes {
 public:
+  /// Compares the batch-1 graph with the graph imported at batch `scale`.
+  explicit BatchAxes(int64_t scale) : scale(scale) {}
+
   LogicalResult run(func::FuncOp one, func::FuncOp two) {
     for (auto [i, a, b] :
          llvm::enumerate(one.getArguments(), two.getArguments())) {
       FailureOr<std::optional<int64_t>> axis =
-          findBatchAxis(a.getType(), b.getType());
+          findBatchAxis(a.getType(), b.getType(), scale);
       if (failed(axis) || (*axis && **axis != 0))
         return emitError(one.getLoc())
                << "graph input #" << i << " holds the batch outside its "
                << "leading axis (" << a.getType() << " at batch 1, "
-               << b.getType() << " at batch 2)" << kBindBatch;
+               << b.getType() << " at batch " << scale << ")" << kBindBatch;
       // One row per sample.
       if (*axis)
         axes[a] = SampleAxis{0, 1};
@@ -353,7 +366,7 @@ public:
       return emitError(one.getLoc())
              << "the graph imports as " << first.getOperations().size()
              << " ops at batch 1 and " << second.getOperations().size()
-             << " at batch 2" << kBindBatch;
+             << " at batch " << scale << kBindBatch;
     for (auto [a, b] :
          llvm::zip(first.without_terminator(), second.without_terminator()))
       if (failed(compare(a, b)))
@@ -372,26 +385,27 @@ private:
     if (a.getLoc() != b.getLoc() || a.getNumResults() != b.getNumResults() ||
         a.getNumOperands() != b.getNumOperands())
       return emitNodeError(a)
-             << "has no counterpart in the graph imported at batch 2 (found '"
-             << b.getName() << "' at " << b.getLoc() << ")" << kBindBatch;
+             << "has no counterpart in the graph imported at batch " << scale
+             << " (found '" << b.getName() << "' at " << b.getLoc() << ")"
+             << kBindBatch;
     SmallVector<BatchAxis> operandAxes;
     for (Value operand : a.getOperands())
       operandAxes.push_back(axes.lookup(operand));
     SmallVector<std::optional<int64_t>> found;
     for (auto [i, x, y] : llvm::enumerate(a.getResults(), b.getResults())) {
       FailureOr<std::optional<int64_t>> axis =
-          findBatchAxis(x.getType(), y.getType());
+          findBatchAxis(x.getType(), y.getType(), scale);
       if (failed(axis))
         return emitNodeError(a)
                << "result #" << i << " is " << x.getType() << " at batch 1 and "
-               << y.getType() << " at batch 2: no one axis holds the batch"
-               << kBindBatch;
+               << y.getType() << " at batch " << scale
+               << ": no one axis holds the batch" << kBindBatch;
       found.push_back(*axis);
     }
     std::optional<int64_t> inputAxis;
     if (!operandAxes.empty() && operandAxes.front())
       inputAxis = operandAxes.front()->axis;
-    std::string difference = findDifference(a, b, inputAxis, found);
+    std::string difference = findDifference(a, b, inputAxis, found, scale);
     if (!difference.empty())
       return emitNodeError(a) << difference << kBindBatch;
     FailureOr<SmallVector<BatchAxis>> results =
@@ -426,7 +440,7 @@ private:
              << "makes a value that holds the batch from values that do not"
              << kBindBatch;
     }
-    AxisRule rule = mapSampleAxis(&b, operandAxes, found);
+    AxisRule rule = mapSampleAxis(&b, operandAxes, found, scale);
     if (!rule.mixes.empty())
       return emitNodeError(a) << rule.mixes << kBindBatch;
     for (auto [i, expected, axis] : llvm::enumerate(rule.results, found)) {
@@ -454,13 +468,14 @@ private:
   /// transpose that only moves axes of size 1 is a reshape at batch 1.
   static std::string findDifference(Operation &a, Operation &b,
                                     std::optional<int64_t> inputAxis,
-                                    ArrayRef<std::optional<int64_t>> found) {
+                                    ArrayRef<std::optional<int64_t>> found,
+                                    int64_t scale) {
     if (a.getName() != b.getName()) {
       if (isa<ReshapeOp, TransposeOp>(a) && isa<ReshapeOp, TransposeOp>(b))
         return "";
       return ("imports as '" + a.getName().getStringRef() +
               "' at batch 1 and '" + b.getName().getStringRef() +
-              "' at batch 2")
+              "' at batch " + Twine(scale))
           .str();
     }
     // A bound the importer clamped to the batch axis takes all of it at
@@ -479,20 +494,23 @@ private:
       names.insert(attr.getName());
     for (StringAttr name : names) {
       Attribute x = a.getAttr(name), y = b.getAttr(name);
-      if (x == y || differsOnlyInBatch(a, name, x, y, inputAxis, found))
+      if (x == y || differsOnlyInBatch(a, name, x, y, inputAxis, found, scale))
         continue;
       return ("has attribute '" + name.getValue() +
-              "' different at batch 1 and 2: it depends on the batch")
+              "' different at batch 1 and " + Twine(scale) +
+              ": it depends on the batch")
           .str();
     }
     return "";
   }
 
-  /// Whether attribute `name` of op `a`, `x` at batch 1 and `y` at batch 2,
+  /// Whether attribute `name` of op `a`, `x` at batch 1 and `y` at batch
+  /// `scale`,
   /// differs only where it holds the batch (see findDifference).
   static bool differsOnlyInBatch(Operation &a, StringAttr name, Attribute x,
                                  Attribute y, std::optional<int64_t> inputAxis,
-                                 ArrayRef<std::optional<int64_t>> found) {
+                                 ArrayRef<std::optional<int64_t>> found,
+                                 int64_t scale) {
     if (isa<ConstantOp>(a)) {
       auto one = dyn_cast_or_null<ElementsAttr>(x);
       auto two = dyn_cast_or_null<ElementsAttr>(y);
@@ -513,7 +531,7 @@ private:
       if (one[i] != two[i] && i != at)
         return false;
     // An expand's target doubles there; a slice's end is sliceRule's.
-    return !isa<ExpandOp>(a) || at < 0 || two[at] == 2 * one[at];
+    return !isa<ExpandOp>(a) || at < 0 || two[at] == scale * one[at];
   }
 
   static bool isSplatConstant(Operation &op) {
@@ -521,6 +539,7 @@ private:
     return constant && constant.getValue().isSplat();
   }
 
+  int64_t scale;
   llvm::DenseMap<Value, BatchAxis> axes;
 };
 
@@ -575,13 +594,40 @@ LogicalResult buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
   return success();
 }
 
+/// Fails at the first value of `func` that `second` finds the batch in
+/// elsewhere than `first` does.
+LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
+                            const BatchAxes &second) {
+  auto differs = [&](Value v) { return first.lookup(v) != second.lookup(v); };
+  for (BlockArgument arg : func.getArguments())
+    if (differs(arg))
+      return emitError(func.getLoc())
+             << "graph input #" << arg.getArgNumber()
+             << " holds the batch differently at the batches tried"
+             << kBindBatch;
+  for (Operation &op : func.front())
+    if (llvm::any_of(op.getResults(), differs))
+      return emitNodeError(op)
+             << "holds the batch differently at the batches tried"
+             << kBindBatch;
+  return success();
+}
+
 } // namespace
 
 LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
-                                             func::FuncOp twoSamples) {
-  BatchAxes axes;
-  if (failed(axes.run(perSample, twoSamples)))
+                                             ArrayRef<func::FuncOp> probes) {
+  assert(probes.size() == std::size(kProbeBatches) && "one per probe batch");
+  BatchAxes axes(kProbeBatches[0]);
+  if (failed(axes.run(perSample, probes[0])))
     return failure();
+  for (auto [batch, probe] :
+       llvm::zip(ArrayRef(kProbeBatches).drop_front(), probes.drop_front())) {
+    BatchAxes again(batch);
+    if (failed(again.run(perSample, probe)) ||
+        failed(checkSameAxes(perSample, axes, again)))
+      return failure();
+  }
   perSample.walk([](SliceOp slice) { slice->removeAttr(kClampedAxesAttr); });
   return buildMapBatch(perSample, axes);
 }

@@ -776,15 +776,22 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
     if (!probed)
       emitError(FileLineColLoc::get(context, modelPath, 0, 0))
           << "'" << modelPath << "' leaves its batch dynamic, and keeping it "
-          << "so imports the graph at batch 1 and 2; at batch " << batch
+          << "so imports the graph at batch 1, 2 and 7; at batch " << batch
           << " it fails as above: bind the batch with --batch=N";
     return probed;
   };
   module = probe(1);
-  OwningOpRef<ModuleOp> doubled = module ? probe(2) : nullptr;
-  if (!doubled ||
-      failed(mapOverBatch(getGraphFunction(*module),
-                          getGraphFunction(*doubled))) ||
+  if (!module)
+    return {};
+  SmallVector<OwningOpRef<ModuleOp>> probed;
+  SmallVector<func::FuncOp> probes;
+  for (int64_t batch : kProbeBatches) {
+    probed.push_back(probe(batch));
+    if (!probed.back())
+      return {};
+    probes.push_back(getGraphFunction(*probed.back()));
+  }
+  if (failed(mapOverBatch(getGraphFunction(*module), probes)) ||
       failed(verify(*module)))
     return {};
   return module;

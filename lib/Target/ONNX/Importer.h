@@ -316,13 +316,19 @@ mlir::FailureOr<HostTensor> readTensor(const onnx::TensorProto &tensor,
 /// removed by mapOverBatch.
 inline constexpr llvm::StringLiteral kClampedAxesAttr = "onnx.clamped_axes";
 
+/// The batches importONNX imports a model at, besides 1, to keep its batch
+/// dynamic: 2 shows where each value holds the batch; 7 catches shape
+/// arithmetic that gives the same at 1 and 2 (N / 3, max(N, 2)).
+inline constexpr int64_t kProbeBatches[] = {2, 7};
+
 /// Rewrites `perSample`, the graph imported at batch 1, to take its batch at
 /// run time: the ops that depend on it move into an npu.map_batch over the
-/// batched arguments. `twoSamples`, the same graph imported at batch 2,
-/// shows where each value holds the batch; an op that mixes samples is an
-/// error naming it (BatchMap.cpp).
+/// batched arguments. `probes`, the same graph imported at each of
+/// kProbeBatches, show where each value holds the batch; an op that mixes
+/// samples, or a value that differs otherwise, is an error naming it
+/// (BatchMap.cpp).
 mlir::LogicalResult mapOverBatch(mlir::func::FuncOp perSample,
-                                 mlir::func::FuncOp twoSamples);
+                                 llvm::ArrayRef<mlir::func::FuncOp> probes);
 
 } // namespace npu::onnx_import
 
