@@ -648,15 +648,10 @@ private:
     OpBuilder b(&op);
     SmallVector<Value> results, counts;
     for (OpResult result : op.getResults()) {
-      FailureOr<MemRefType> type = getStorageType(&op, result);
-      if (failed(type))
+      FailureOr<Value> target = getResultBuffer(b, result);
+      if (failed(target))
         return failure();
-      Value target = destinations.lookup(result);
-      if (!target)
-        target = viewStored(b, op.getLoc(),
-                            allocateIntermediate(b, op.getLoc(), result, *type),
-                            result.getType());
-      results.push_back(target);
+      results.push_back(*target);
       Value count;
       if (hasDynamicRows(result)) {
         count = countDestinations.lookup(result);
@@ -700,15 +695,11 @@ private:
     for (Value input : map.getInputs())
       inputs.push_back(mapping.lookup(input));
     for (OpResult result : map.getResults()) {
-      FailureOr<MemRefType> type = getStorageType(map, result);
-      if (failed(type))
+      FailureOr<Value> target = getResultBuffer(b, result);
+      if (failed(target))
         return failure();
-      Value target = destinations.lookup(result);
-      if (!target)
-        target = viewStored(b, loc, allocateIntermediate(b, loc, result, *type),
-                            result.getType());
-      results.push_back(target);
-      mapping.map(result, target);
+      results.push_back(*target);
+      mapping.map(result, *target);
     }
     checkSameBatch(b, loc, map, inputs);
     Value batch = b.create<memref::DimOp>(loc, inputs.front(), 0);
@@ -754,6 +745,20 @@ private:
     // The yield's values are erased before the map.
     body.getTerminator()->dropAllReferences();
     return success();
+  }
+
+  /// Where `result` is written: its destination (an output argument), else
+  /// an intermediate buffer, viewed as kernels read it.
+  FailureOr<Value> getResultBuffer(OpBuilder &b, OpResult result) {
+    Operation *op = result.getOwner();
+    FailureOr<MemRefType> type = getStorageType(op, result);
+    if (failed(type))
+      return failure();
+    if (Value target = destinations.lookup(result))
+      return target;
+    return viewStored(b, op->getLoc(),
+                      allocateIntermediate(b, op->getLoc(), result, *type),
+                      result.getType());
   }
 
   /// The body of `map` is one sample's graph of static shapes: its buffers
