@@ -440,6 +440,47 @@ def models():
          node("Cast", ["k"], ["kf"], to=F),
          node("Add", ["x", "kf"], ["y"])], n4, [("y", F, ["n", 4])],
         [ints("zero", 0), ints("three", 3)])
+    # N / 8: 0 at batch 1, 2 and 7. The batch reaches it through Shape, so
+    # the same value at both probes is an error rather than a constant.
+    m["err_batch_floor8"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Div", ["n", "eight"], ["k"]),
+         node("Cast", ["k"], ["kf"], to=F),
+         node("Add", ["x", "kf"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0), ints("eight", 8)])
+    # ones([N / 8 + 1]): a shape computed from the batch, [1] at every
+    # probe.
+    m["err_batch_shape8"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Slice", ["s", "zero1", "one1"], ["n"]),
+         node("Div", ["n", "eight"], ["k"]),
+         node("Add", ["k", "one"], ["k1"]),
+         node("ConstantOfShape", ["k1"], ["c"],
+              value=helper.make_tensor("v", F, [1], [1.0])),
+         node("Add", ["x", "c"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero1", [0]), ints("one1", [1]), ints("eight", 8),
+         ints("one", 1)])
+    # Shape arithmetic that the batch reaches in part: the reshape target
+    # [N, 3, 16, k] takes N from Shape and k from the image's extents (as
+    # in extent_arith), which stay the same at every probe.
+    m["batch_extent_arith"] = model(
+        [node("Constant", [], ["thirtytwo"], value=floats("v", 32.0)),
+         node("Shape", ["x"], ["s"]),
+         node("Slice", ["s", "zero1", "one1"], ["n"]),
+         node("Slice", ["s", "two", "four"], ["hw"]),
+         node("Cast", ["hw"], ["hwf"], to=F),
+         node("ReduceMin", ["hwf"], ["mn"], keepdims=0),
+         node("Reciprocal", ["mn"], ["inv"]),
+         node("Mul", ["inv", "thirtytwo"], ["scaled"]),
+         node("Floor", ["scaled"], ["k"]),
+         node("Cast", ["k"], ["ki"], to=I64),
+         node("Unsqueeze", ["ki", "zero1"], ["k1"]),
+         node("Concat", ["n", "mid", "k1"], ["shape"], axis=0),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [("x", F, ["n", 3, 8, 8])], [("y", F, ["n", 3, 16, 4])],
+        [ints("zero1", [0]), ints("one1", [1]), ints("two", [2]),
+         ints("four", [4]), ints("mid", [3, 16])])
     m["err_batch_slice"] = model(
         [node("Slice", ["x", "zero", "two", "zero"], ["y"])], n4,
         [("y", F, ["m", 4])], [ints("zero", [0]), ints("two", [2])])

@@ -11,8 +11,12 @@
 // concat along it, a reshape that interleaves it, ...). When every op
 // passes, each probe is, by induction over the ops, the batch-1 graph run
 // on each sample with its results concatenated along the batch axis. Shape
-// arithmetic folded at import time that agrees at batch 1, 2 and 7 but not
-// at some other batch is not caught. The batch-1 function is rewritten to
+// arithmetic folded at import time hides the batch in constants: the probes
+// follow it from Shape's extents that differ from batch 1's through every
+// folder, element by element (HostTensor::fromBatch), and a constant an op
+// reads that the batch reached must differ between the probes
+// (checkBatchDerivedReads); N / 8, 0 at batch 1, 2 and 7, is an error
+// rather than a constant 0. The batch-1 function is rewritten to
 // take the batch at run time: the ops that depend on the batch move into
 // an npu.map_batch, which the lowering runs once per sample; the others
 // (weights, constants) stay before it and are computed once.
@@ -32,6 +36,8 @@
 using namespace mlir;
 using namespace npu::graph;
 using npu::onnx_import::countElements;
+using npu::onnx_import::HostTensor;
+using npu::onnx_import::ProbeRecord;
 
 namespace {
 
@@ -613,7 +619,56 @@ LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
   return success();
 }
 
+/// Fails when `a` and `b`, one read at batches `batchA` and `batchB`, were
+/// computed from the batch yet came out the same.
+LogicalResult checkBatchDerivedRead(const ProbeRecord::ConstantRead &a,
+                                    const ProbeRecord::ConstantRead &b,
+                                    int64_t batchA, int64_t batchB) {
+  const HostTensor &x = a.tensor, &y = b.tensor;
+  if (x.shape != y.shape)
+    return success();
+  auto fail = [&]() {
+    InFlightDiagnostic diag = emitError(a.loc);
+    if (auto name = dyn_cast<NameLoc>(a.loc))
+      diag << "node '" << name.getName().getValue() << "': ";
+    return std::move(diag << a.operand << " is computed from the batch size");
+  };
+  if (x.shapeFromBatch || y.shapeFromBatch)
+    return fail() << " but has the same shape at batch " << batchA
+                  << " and at batch " << batchB
+                  << ", so the importer cannot tell how it changes "
+                  << "with the batch" << kBindBatch;
+  for (int64_t i = 0, count = x.numElements(); i < count; ++i)
+    if ((x.isFromBatch(i) || y.isFromBatch(i)) &&
+        x.asDouble(i) == y.asDouble(i))
+      return fail() << " but its element " << i << " is "
+                    << (x.isFloat() ? std::to_string(x.floats[i])
+                                    : std::to_string(x.ints[i]))
+                    << " at batch " << batchA << " and at batch " << batchB
+                    << ", so the importer cannot tell how it changes with the "
+                    << "batch" << kBindBatch;
+  return success();
+}
+
 } // namespace
+
+LogicalResult npu::onnx_import::checkBatchDerivedReads(
+    const ProbeRecord &first, const ProbeRecord &second, int64_t firstBatch,
+    int64_t secondBatch) {
+  llvm::StringMap<const ProbeRecord::ConstantRead *> secondReads;
+  for (const ProbeRecord::ConstantRead &read : second.reads)
+    secondReads[read.key] = &read;
+  for (const ProbeRecord::ConstantRead &read : first.reads) {
+    // A read the other probe lacks is a graph that differs, which
+    // mapOverBatch reports.
+    auto it = secondReads.find(read.key);
+    if (it != secondReads.end() &&
+        failed(
+            checkBatchDerivedRead(read, *it->second, firstBatch, secondBatch)))
+      return failure();
+  }
+  return success();
+}
 
 LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
                                              ArrayRef<func::FuncOp> probes) {

@@ -71,6 +71,20 @@ int64_t npu::onnx_import::toInt64(double v) {
   return static_cast<int64_t>(v);
 }
 
+void HostTensor::markFromBatch(int64_t i) {
+  if (fromBatch.empty())
+    fromBatch.assign(std::max<int64_t>(numElements(), 0), false);
+  fromBatch[i] = true;
+}
+
+void HostTensor::markAllFromBatch() {
+  fromBatch.assign(std::max<int64_t>(numElements(), 0), true);
+}
+
+bool HostTensor::dependsOnBatch() const {
+  return shapeFromBatch || llvm::is_contained(fromBatch, true);
+}
+
 void HostTensor::setInt(int64_t i, int64_t v) {
   if (isFloat())
     set(i, static_cast<double>(v));
@@ -86,13 +100,16 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// Copies element `from` of `src` to element `to` of `dst` (same dtype).
+/// Copies element `from` of `src` to element `to` of `dst` (same dtype),
+/// with whether the batch reaches it.
 static void copyElement(const HostTensor &src, int64_t from, HostTensor &dst,
                         int64_t to) {
   if (src.isFloat())
     dst.floats[to] = src.floats[from];
   else
     dst.ints[to] = src.ints[from];
+  if (src.isFromBatch(from))
+    dst.markFromBatch(to);
 }
 
 HostTensor HostTensor::transposed(ArrayRef<int64_t> perm) const {
@@ -266,12 +283,17 @@ FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
                                   : mod(x, y);
       out.setInt(o, r);
     });
-    return out;
+  } else {
+    b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
+      out.set(o, applyBinary(kind, lhs.asDouble(i[0]), rhs.asDouble(i[1]),
+                             integer));
+    });
   }
-  b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
-    out.set(o,
-            applyBinary(kind, lhs.asDouble(i[0]), rhs.asDouble(i[1]), integer));
-  });
+  if (!lhs.fromBatch.empty() || !rhs.fromBatch.empty())
+    b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
+      if (lhs.isFromBatch(i[0]) || rhs.isFromBatch(i[1]))
+        out.markFromBatch(o);
+    });
   return out;
 }
 
@@ -281,6 +303,24 @@ FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
 
 static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
+}
+
+/// Marks `out`'s shape as computed from the batch when input `operand`,
+/// which gives its shape, was.
+static void takeShapeFrom(NodeImporter &n, size_t operand, HostTensor &out) {
+  if (n.hasInput(operand) && in(n, operand).dependsOnBatch())
+    out.shapeFromBatch = true;
+}
+
+/// Marks all of `out` as computed from the batch when any of `operands`
+/// (sizes, bounds or indices that choose its elements) was.
+static void takeValuesFrom(NodeImporter &n, ArrayRef<size_t> operands,
+                           HostTensor &out) {
+  for (size_t i : operands)
+    if (n.hasInput(i) && in(n, i).dependsOnBatch()) {
+      out.shapeFromBatch = true;
+      out.markAllFromBatch();
+    }
 }
 
 FailureOr<SmallVector<int64_t>> npu::onnx_import::tileRepeats(NodeImporter &n) {
@@ -359,16 +399,22 @@ static LogicalResult foldShape(NodeImporter &n) {
   int64_t end = clampIndex(n.attrInt("end", rank));
   HostTensor t = HostTensor::zeros(onnx::TensorProto::INT64,
                                    {std::max<int64_t>(end - start, 0)});
-  for (int64_t i = start; i < end; ++i)
+  for (int64_t i = start; i < end; ++i) {
     t.ints[i - start] = shape[i];
+    if (n.extentFromBatch(0, i))
+      t.markFromBatch(i - start);
+  }
   return n.setOutput(0, std::move(t));
 }
 
 static LogicalResult foldSize(NodeImporter &n) {
   HostTensor t = HostTensor::zeros(onnx::TensorProto::INT64, {});
   t.ints[0] = 1;
-  for (int64_t d : n.inputShape(0))
-    t.ints[0] *= d;
+  for (auto [d, extent] : llvm::enumerate(n.inputShape(0))) {
+    t.ints[0] *= extent;
+    if (n.extentFromBatch(0, d))
+      t.markFromBatch(0);
+  }
   return n.setOutput(0, std::move(t));
 }
 
@@ -397,8 +443,11 @@ static LogicalResult foldGather(NodeImporter &n) {
         return n.emitError()
                << "index " << indices.ints[k]
                << " is out of range for an axis of extent " << extent;
-      for (int64_t b = 0; b < inner; ++b)
+      for (int64_t b = 0; b < inner; ++b) {
+        if (indices.isFromBatch(k))
+          out.markFromBatch(o);
         copyElement(data, (a * extent + index) * inner + b, out, o++);
+      }
     }
   return n.setOutput(0, std::move(out));
 }
@@ -485,6 +534,7 @@ static LogicalResult foldWithShape(NodeImporter &n,
     return failure();
   HostTensor out = in(n, 0);
   out.shape = *shape;
+  takeShapeFrom(n, 1, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -625,6 +675,7 @@ static LogicalResult foldSlice(NodeImporter &n) {
       coord[d] = 0;
     }
   }
+  takeValuesFrom(n, {1, 2, 3, 4}, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -645,6 +696,7 @@ static LogicalResult foldConstantOfShape(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(fill.dtype, *shape);
   for (int64_t i = 0, count = out.numElements(); i < count; ++i)
     copyElement(fill, 0, out, i);
+  takeShapeFrom(n, 0, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -664,6 +716,7 @@ static LogicalResult foldRange(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(start.dtype, {count});
   for (int64_t i = 0; i < count; ++i)
     out.set(i, first + i * step);
+  takeValuesFrom(n, {0, 1, 2}, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -721,10 +774,14 @@ static NodeHandler foldReduce(StringRef kind) {
                                          : 0;
     std::vector<double> acc(out.numElements(), init);
     SmallVector<int64_t> strides = stridesOf(x.shape);
-    for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
+    auto outputIndex = [&](int64_t i) {
       int64_t o = 0;
       for (int64_t d : kept)
         o = o * x.shape[d] + i / strides[d] % x.shape[d];
+      return o;
+    };
+    for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
+      int64_t o = outputIndex(i);
       double v = x.asDouble(i);
       acc[o] = kind == "ReduceMin"    ? std::min(acc[o], v)
                : kind == "ReduceMax"  ? std::max(acc[o], v)
@@ -733,6 +790,10 @@ static NodeHandler foldReduce(StringRef kind) {
     }
     for (auto [o, v] : llvm::enumerate(acc))
       out.set(o, v);
+    for (int64_t i = 0, count = x.numElements(); i < count; ++i)
+      if (x.isFromBatch(i))
+        out.markFromBatch(outputIndex(i));
+    takeValuesFrom(n, {1}, out);
     return n.setOutput(0, std::move(out));
   };
 }
@@ -757,6 +818,7 @@ static LogicalResult foldTile(NodeImporter &n) {
       i += o / to[d] % shape[d] % x.shape[d] * from[d];
     copyElement(x, i, out, o);
   }
+  takeShapeFrom(n, 1, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -771,6 +833,8 @@ static LogicalResult foldWhere(NodeImporter &n) {
       copyElement(x, i[1], out, o);
     else
       copyElement(y, i[2], out, o);
+    if (cond.isFromBatch(i[0]))
+      out.markFromBatch(o);
   });
   return n.setOutput(0, std::move(out));
 }
@@ -787,6 +851,7 @@ static LogicalResult foldExpand(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(x.dtype, b->shape);
   b->forEach(
       [&](int64_t o, ArrayRef<int64_t> i) { copyElement(x, i[0], out, o); });
+  takeShapeFrom(n, 1, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -802,6 +867,8 @@ static LogicalResult foldCast(NodeImporter &n) {
       out.set(i, x.floats[i]);
     else
       out.setInt(i, x.ints[i]);
+    if (x.isFromBatch(i))
+      out.markFromBatch(i);
   }
   return n.setOutput(0, std::move(out));
 }
@@ -848,6 +915,7 @@ static LogicalResult foldScatterND(NodeImporter &n) {
     for (int64_t e = 0; e < slice; ++e)
       copyElement(updates, r * slice + e, out, base + e);
   }
+  takeValuesFrom(n, {1}, out);
   return n.setOutput(0, std::move(out));
 }
 

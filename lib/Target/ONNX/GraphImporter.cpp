@@ -281,7 +281,41 @@ LogicalResult NodeImporter::defineValue(StringRef name, Value physical,
   return checkInferredType(*this, name, v.shape, v.elementType);
 }
 
+bool NodeImporter::extentFromBatch(size_t i, int64_t d) {
+  if (!graph.probe || !graph.probe->atBatchOne)
+    return false;
+  ImportedValue &v = input(i);
+  if (v.constant && v.constant->shapeFromBatch)
+    return true;
+  const auto &shapes = graph.probe->atBatchOne->shapes;
+  auto it = shapes.find(node.input(i));
+  return it == shapes.end() || it->second.size() != v.shape.size() ||
+         it->second[d] != v.shape[d];
+}
+
+void NodeImporter::recordConstantReads() {
+  if (!graph.probe || !graph.probe->atBatchOne)
+    return;
+  for (size_t i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i) || !input(i).constant)
+      continue;
+    std::string operand;
+    llvm::raw_string_ostream(operand)
+        << "input #" << i << " ('" << node.input(i) << "')";
+    std::string key = (node.output_size() ? node.output(0) : node.name()) +
+                      "#" + std::to_string(i);
+    graph.probe->reads.push_back({key, loc, operand, *input(i).constant});
+  }
+}
+
 LogicalResult NodeImporter::setOutput(size_t i, HostTensor tensor) {
+  // Where a host tensor's shape was computed from the batch, so may be
+  // anything computed from it (its elements' positions, their count).
+  for (size_t j = 0; j < numInputs(); ++j)
+    if (hasInput(j) && input(j).constant && input(j).constant->shapeFromBatch) {
+      tensor.shapeFromBatch = true;
+      tensor.markAllFromBatch();
+    }
   ImportedValue &v = graph.values[node.output(i)];
   v.shape = tensor.shape;
   v.elementType = fromONNXType(graph.context, tensor.dtype);
@@ -636,11 +670,12 @@ LogicalResult FunctionBuilder::importNode(const onnx::NodeProto &node) {
   if (known && importer != importers.end() && !foldsSmall())
     known = false;
   LogicalResult result = failure();
-  if (known && folder != folders.end())
+  if (known && folder != folders.end()) {
     result = folder->second(n);
-  else if (importer != importers.end())
+  } else if (importer != importers.end()) {
+    n.recordConstantReads();
     result = importer->second(n);
-  else if (folder != folders.end())
+  } else if (folder != folders.end())
     return n.emitError() << "is supported only when its inputs are known at "
                             "import time (shape arithmetic)";
   else
@@ -670,6 +705,7 @@ LogicalResult FunctionBuilder::returnGraphOutputs() {
     returnNode.set_op_type("graph output");
     returnNode.add_input(output.name());
     NodeImporter n(graph, returnNode);
+    n.recordConstantReads();
     Value value = n.value(0);
     if (!value)
       return failure();
@@ -716,11 +752,11 @@ static OwningOpRef<ModuleOp> importGraph(StringRef bytes, StringRef modelPath,
                                          MLIRContext *context,
                                          const npu::ONNXImportOptions &options,
                                          bool *unboundBatch = nullptr,
-                                         bool probe = false) {
+                                         ProbeRecord *probe = nullptr) {
   Location fileLoc = FileLineColLoc::get(context, modelPath, 0, 0);
   LoadError error;
   FailureOr<LoadedModel> model =
-      loadModel(bytes, modelPath, options, error, probe);
+      loadModel(bytes, modelPath, options, error, probe != nullptr);
   if (failed(model)) {
     if (error.unboundBatch && unboundBatch)
       *unboundBatch = true;
@@ -747,6 +783,9 @@ static OwningOpRef<ModuleOp> importGraph(StringRef bytes, StringRef modelPath,
   graph.probe = probe;
   if (failed(FunctionBuilder(graph, func).run()) || failed(verify(*module)))
     return {};
+  if (probe)
+    for (const auto &[name, value] : graph.values)
+      probe->shapes[name] = value.shape;
   return module;
 }
 
@@ -766,13 +805,16 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
     return module;
   // The batch stays dynamic: one sample's graph, checked against two
   // samples' (mapOverBatch).
-  auto probe = [&](int64_t batch) {
+  ProbeRecord atBatchOne;
+  SmallVector<ProbeRecord, 2> records(std::size(kProbeBatches),
+                                      ProbeRecord(&atBatchOne));
+  auto probe = [&](int64_t batch, ProbeRecord &record) {
     npu::ONNXImportOptions at = options;
     at.batch = batch;
     if (batch != 1)
       at.weightData = nullptr;
     OwningOpRef<ModuleOp> probed =
-        importGraph(bytes, modelPath, context, at, nullptr, /*probe=*/true);
+        importGraph(bytes, modelPath, context, at, nullptr, &record);
     if (!probed)
       emitError(FileLineColLoc::get(context, modelPath, 0, 0))
           << "'" << modelPath << "' leaves its batch dynamic, and keeping it "
@@ -780,18 +822,20 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
           << " it fails as above: bind the batch with --batch=N";
     return probed;
   };
-  module = probe(1);
+  module = probe(1, atBatchOne);
   if (!module)
     return {};
   SmallVector<OwningOpRef<ModuleOp>> probed;
   SmallVector<func::FuncOp> probes;
-  for (int64_t batch : kProbeBatches) {
-    probed.push_back(probe(batch));
+  for (auto [batch, record] : llvm::zip(kProbeBatches, records)) {
+    probed.push_back(probe(batch, record));
     if (!probed.back())
       return {};
     probes.push_back(getGraphFunction(*probed.back()));
   }
-  if (failed(mapOverBatch(getGraphFunction(*module), probes)) ||
+  if (failed(checkBatchDerivedReads(records[0], records[1], kProbeBatches[0],
+                                    kProbeBatches[1])) ||
+      failed(mapOverBatch(getGraphFunction(*module), probes)) ||
       failed(verify(*module)))
     return {};
   return module;

@@ -78,6 +78,21 @@ struct HostTensor {
   void setInt(int64_t i, int64_t v);
   /// The tensor transposed: result.shape[i] = shape[perm[i]].
   HostTensor transposed(llvm::ArrayRef<int64_t> perm) const;
+
+  /// In a probe import (ProbeRecord), per element, whether its value was
+  /// computed from the batch size; empty when none was.
+  std::vector<bool> fromBatch;
+  /// In a probe import, whether the shape was computed from the batch size
+  /// (a ConstantOfShape of it).
+  bool shapeFromBatch = false;
+  bool isFromBatch(int64_t i) const {
+    return !fromBatch.empty() && fromBatch[i];
+  }
+  void markFromBatch(int64_t i);
+  /// Marks every element.
+  void markAllFromBatch();
+  /// Whether any element or the shape was computed from the batch size.
+  bool dependsOnBatch() const;
 };
 
 /// The elements of `shape`, saturated at INT64_MAX (a malformed model's
@@ -108,6 +123,33 @@ struct ImportedValue {
 struct LoadedModel;
 class NodeImporter;
 
+/// What one of the imports importONNX makes to keep the batch dynamic
+/// records for the checks that compare them.
+struct ProbeRecord {
+  /// A host tensor an op (not a folder) read: it becomes a constant, an
+  /// attribute or a type of the graph.
+  struct ConstantRead {
+    /// The reading node's first output and the operand index ("y#1").
+    std::string key;
+    mlir::Location loc;
+    /// "input #1 ('shape')".
+    std::string operand;
+    HostTensor tensor;
+  };
+
+  explicit ProbeRecord(const ProbeRecord *atBatchOne = nullptr)
+      : atBatchOne(atBatchOne) {}
+
+  /// The batch-1 import's record; null in that import. A probe's Shape
+  /// marks the extents that differ from that import's as computed from the
+  /// batch (HostTensor::fromBatch), and its ops' constant reads are kept.
+  const ProbeRecord *atBatchOne;
+  /// Each value's shape, by name (filled when the import ends).
+  llvm::StringMap<llvm::SmallVector<int64_t>> shapes;
+  /// In the order the nodes were imported.
+  std::vector<ConstantRead> reads;
+};
+
 /// The state of one import: the module being built and every value.
 class GraphImporter {
 public:
@@ -137,8 +179,8 @@ public:
   llvm::StringSet<> absorbed;
   /// Set for an import at a batch importONNX tries (to keep the batch
   /// dynamic): slices then record the dimensions they clamped, as
-  /// kClampedAxesAttr.
-  bool probe = false;
+  /// kClampedAxesAttr, and host values where the batch reaches them.
+  ProbeRecord *probe = nullptr;
   /// The pieces of each SplitToSequence output, by name: the sequence's
   /// value is the split tensor's, and SequenceAt takes a slice of it.
   struct SequenceSplit {
@@ -172,6 +214,13 @@ public:
   bool hasInput(size_t i) const;
   ImportedValue &input(size_t i);
   llvm::ArrayRef<int64_t> inputShape(size_t i) { return input(i).shape; }
+  /// In a probe import, whether extent `d` of input i was computed from the
+  /// batch: it differs from the batch-1 import's, or the input is a host
+  /// tensor whose shape was.
+  bool extentFromBatch(size_t i, int64_t d);
+  /// In a probe import, keeps the host tensors this node's op reads, for
+  /// checkBatchDerivedReads.
+  void recordConstantReads();
   int64_t inputRank(size_t i) { return input(i).shape.size(); }
   bool isConstant(size_t i) { return input(i).constant.has_value(); }
   /// Input i's contents; an error naming the input when not known.
@@ -320,6 +369,16 @@ inline constexpr llvm::StringLiteral kClampedAxesAttr = "onnx.clamped_axes";
 /// dynamic: 2 shows where each value holds the batch; 7 catches shape
 /// arithmetic that gives the same at 1 and 2 (N / 3, max(N, 2)).
 inline constexpr int64_t kProbeBatches[] = {2, 7};
+
+/// Fails, naming the node, when an op of two probes (at `firstBatch` and
+/// `secondBatch`) reads a host tensor computed from the batch size that
+/// came out the same at both: the batch reaches it, and the probes cannot
+/// show how (N / 8 is 0 at batch 1, 2 and 7). Probes whose values differ
+/// are left to mapOverBatch.
+mlir::LogicalResult checkBatchDerivedReads(const ProbeRecord &first,
+                                           const ProbeRecord &second,
+                                           int64_t firstBatch,
+                                           int64_t secondBatch);
 
 /// Rewrites `perSample`, the graph imported at batch 1, to take its batch at
 /// run time: the ops that depend on it move into an npu.map_batch over the
