@@ -20,10 +20,12 @@
 #include "npu/JIT/WorkspaceAllocator.h"
 #include "npu/Runtime/ConcurrentTasks.h"
 #include "npu/Runtime/ElementKind.h"
+#include "npu/Runtime/HostMemory.h"
 #include "npu/Runtime/RuntimeABI.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cstdint>
 #include <cstring>
@@ -249,15 +251,28 @@ std::string npu::jit::takeMixedLaunchError() {
 // `malloc` and `free` are these. (The names keep LLVM's knowledge that
 // malloc returns fresh memory, which the vectorizer needs: calling
 // functions of other names cost the sparse-conv kernel 40%.)
+// A kernel cannot handle a null buffer (it would write through it): an
+// allocation past the host's memory, from a size read at run time that a
+// device larger than the host accepts, ends the run with an error instead
+// of asking the C library (whose overcommit might grant it).
 static void *workspaceMalloc(size_t size) {
-  return jit::allocateWorkspace(size, alignof(std::max_align_t));
+  void *block = size <= static_cast<uint64_t>(getHostMemoryBytes())
+                    ? jit::allocateWorkspace(size, alignof(std::max_align_t))
+                    : nullptr;
+  if (!block && size)
+    llvm::report_fatal_error(
+        llvm::Twine("the JIT's kernel needs a ") + llvm::Twine(size) +
+            "-byte buffer, and this host's memory (" +
+            llvm::Twine(getHostMemoryBytes()) + " bytes) cannot hold it",
+        /*gen_crash_diag=*/false);
+  return block;
 }
 static void workspaceFree(void *pointer) { jit::freeWorkspace(pointer); }
 // LLVM may turn malloc and memset into calloc.
 static void *workspaceCalloc(size_t count, size_t size) {
   size_t bytes;
   if (__builtin_mul_overflow(count, size, &bytes))
-    return nullptr;
+    bytes = SIZE_MAX;
   void *pointer = workspaceMalloc(bytes);
   if (pointer)
     std::memset(pointer, 0, bytes);

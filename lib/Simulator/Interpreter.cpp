@@ -34,6 +34,7 @@
 #include "npu/Dialect/NPUDev/NPUDevOps.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/Runtime/ConcurrentTasks.h"
+#include "npu/Runtime/HostMemory.h"
 
 #include "llvm/Support/Path.h"
 
@@ -713,15 +714,17 @@ FailureOr<MemRefView> Interpreter::allocate(Operation *op, MemRefType type,
   if (!kind)
     return op->emitOpError("element type ")
            << type.getElementType() << " is not supported by the simulator";
-  // Sizes come from run-time values: check them before multiplying.
-  constexpr int64_t kMaxBytes = int64_t(1) << 36;
+  // Sizes come from run-time values: check them before multiplying. The
+  // simulated memory is held in the host's, which a device may exceed.
+  int64_t limit = std::min(int64_t(1) << 36, getHostMemoryBytes());
   int64_t bytes = getElementBytes(*kind);
   for (int64_t size : sizes) {
     if (size < 0)
       return op->emitOpError("allocates a dimension of negative size ") << size;
-    if (size != 0 && bytes > kMaxBytes / size)
+    if (size != 0 && bytes > limit / size)
       return op->emitOpError("allocates more than ")
-             << kMaxBytes << " bytes, the simulator's limit";
+             << limit << " bytes, the simulator's limit (2^36 bytes, or "
+             << "this host's memory when smaller)";
     bytes *= size;
   }
   dev::MemorySpace space =

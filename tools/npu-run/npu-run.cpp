@@ -32,6 +32,7 @@
 #include "npu/Dialect/NPUDev/Semantics.h"
 #include "npu/InitAll.h"
 #include "npu/JIT/Jit.h"
+#include "npu/Runtime/HostMemory.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
 #include "npu/Support/Npy.h"
@@ -213,6 +214,16 @@ static FailureOr<HostArray> allocateArgument(Type type, unsigned index,
       return failure();
     }
     std::optional<int64_t> size = dev::getStaticByteSize(memref);
+    // The device may have more memory than the host that holds it.
+    if (size && *size <= device.globalBytes && *size > getHostMemoryBytes()) {
+      std::string message;
+      llvm::raw_string_ostream(message)
+          << "argument #" << index << " ('" << type << "') needs " << *size
+          << " bytes, more than this host's memory (" << getHostMemoryBytes()
+          << " bytes)";
+      fail(message);
+      return failure();
+    }
     if (!size || *size > device.globalBytes) {
       std::string message;
       llvm::raw_string_ostream os(message);
