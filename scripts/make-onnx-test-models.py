@@ -461,6 +461,77 @@ def models():
          node("Add", ["x", "c"], ["y"])], n4, [("y", F, ["n", 4])],
         [ints("zero1", [0]), ints("one1", [1]), ints("eight", 8),
          ints("one", 1)])
+    # Arithmetic the importer follows as lines in N, as exporters write it:
+    # N as Size(zeros_like(x)) / 4 (an exact division) and max(N, 0) (a
+    # maximum that never changes operand) in a reshape target [N, 1, 4],
+    # and a class token expanded to [N, 1, 4] through torch's
+    # Where(Equal(shape, -1), 1, shape).
+    m["batch_shape_lines"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("ConstantOfShape", ["s"], ["zeros"]),
+         node("Size", ["zeros"], ["size"]),
+         node("Div", ["size", "four"], ["n"]),
+         node("Max", ["n", "zero"], ["n0"]),
+         node("Unsqueeze", ["n0", "zero1"], ["n1"]),
+         node("Concat", ["n1", "one_four"], ["rows"], axis=0),
+         node("Reshape", ["x", "rows"], ["r"]),
+         node("Concat", ["n1", "minus11"], ["wanted"], axis=0),
+         node("Equal", ["wanted", "minus1"], ["keep"]),
+         node("Where", ["keep", "one", "wanted"], ["target"]),
+         node("Expand", ["cls", "target"], ["e"]),
+         node("Concat", ["e", "r"], ["y"], axis=1)],
+        n4, [("y", F, ["n", 2, 4])],
+        [ints("four", 4), ints("zero", 0), ints("zero1", [0]),
+         ints("one_four", [1, 4]), ints("minus11", [-1, -1]),
+         ints("minus1", -1), ints("one", 1), weight("cls", [1, 1, 4])])
+    # min(N, 7) is N at batch 1, 2 and 7 but 7 at batch 8: as a slice's
+    # end on the batch axis it would take all of a batch of 8.
+    m["err_batch_min7"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Slice", ["s", "zero1", "one1"], ["n"]),
+         node("Min", ["n", "seven"], ["end"]),
+         node("Slice", ["x", "zero1", "end", "zero1"], ["y"])],
+        n4, [("y", F, ["m", 4])],
+        [ints("zero1", [0]), ints("one1", [1]), ints("seven", [7])])
+    # The rows of x[:2] are min(N, 2): the line through batch 1 and 2 is N,
+    # through batch 1 and 7 another.
+    m["err_batch_lines"] = model(
+        [node("Slice", ["x", "zero1", "two1", "zero1"], ["head"]),
+         node("Shape", ["head"], ["s"]),
+         node("Slice", ["s", "zero1", "one1"], ["n"]),
+         node("Concat", ["n", "minus1"], ["shape"], axis=0),
+         node("Reshape", ["x", "shape"], ["y"])],
+        n4, [("y", F, ["m", "k"])],
+        [ints("zero1", [0]), ints("one1", [1]), ints("two1", [2]),
+         ints("minus1", [-1])])
+    # N / 8 in a tensor the batch shapes ([N, 4], so different at each
+    # probe), and as the mean of a BatchNormalization the convolution
+    # before it absorbs.
+    m["err_batch_splat"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Div", ["n", "eight"], ["k"]),
+         node("Cast", ["k"], ["kf"], to=F),
+         node("Unsqueeze", ["n", "zero1"], ["n1"]),
+         node("Concat", ["n1", "four1"], ["shape"], axis=0),
+         node("Expand", ["kf", "shape"], ["c"]),
+         node("Concat", ["x", "c"], ["y"], axis=1)],
+        n4, [("y", F, ["n", 8])],
+        [ints("zero", 0), ints("eight", 8), ints("zero1", [0]),
+         ints("four1", [4])])
+    m["err_batch_bn"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Div", ["n", "eight"], ["k"]),
+         node("Cast", ["k"], ["kf"], to=F),
+         node("Expand", ["kf", "four1"], ["mean"]),
+         node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+         node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"],
+              ["y"])],
+        [("x", F, ["n", 3, 4, 4])], [("y", F, ["n", 4, 4, 4])],
+        [ints("zero", 0), ints("eight", 8), ints("four1", [4]),
+         weight("w", [4, 3, 1, 1]), weight("gamma", [4]), weight("beta", [4]),
+         weight("var", [4])])
     # Shape arithmetic that the batch reaches in part: the reshape target
     # [N, 3, 16, k] takes N from Shape and k from the image's extents (as
     # in extent_arith), which stay the same at every probe.

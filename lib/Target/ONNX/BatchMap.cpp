@@ -11,12 +11,11 @@
 // concat along it, a reshape that interleaves it, ...). When every op
 // passes, each probe is, by induction over the ops, the batch-1 graph run
 // on each sample with its results concatenated along the batch axis. Shape
-// arithmetic folded at import time hides the batch in constants: the probes
-// follow it from Shape's extents that differ from batch 1's through every
-// folder, element by element (HostTensor::fromBatch), and a constant an op
-// reads that the batch reached must differ between the probes
-// (checkBatchDerivedReads); N / 8, 0 at batch 1, 2 and 7, is an error
-// rather than a constant 0. The batch-1 function is rewritten to
+// arithmetic folded at import time could hide the batch in a constant that
+// no probe tells apart (N / 8 is 0 at batch 1, 2 and 7): the probes follow
+// each folded value as a line in N (BatchForms.cpp), and a value an op
+// reads that is not one, or not the same one in both probes, is an error
+// (checkBatchDerivedReads). The batch-1 function is rewritten to
 // take the batch at run time: the ops that depend on the batch move into
 // an npu.map_batch, which the lowering runs once per sample; the others
 // (weights, constants) stay before it and are computed once.
@@ -33,8 +32,11 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <sstream>
+
 using namespace mlir;
 using namespace npu::graph;
+using npu::onnx_import::BatchForm;
 using npu::onnx_import::countElements;
 using npu::onnx_import::HostTensor;
 using npu::onnx_import::ProbeRecord;
@@ -619,53 +621,59 @@ LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
   return success();
 }
 
-/// Fails when `a` and `b`, one read at batches `batchA` and `batchB`, were
-/// computed from the batch yet came out the same.
+/// Fails when the read `a` (in the probe at batch `batchA`) depends on the
+/// batch in a way the importer does not follow, or as another line than
+/// `b` (the same read at `batchB`; null when it did not depend on it).
 LogicalResult checkBatchDerivedRead(const ProbeRecord::ConstantRead &a,
-                                    const ProbeRecord::ConstantRead &b,
-                                    int64_t batchA, int64_t batchB) {
-  const HostTensor &x = a.tensor, &y = b.tensor;
-  if (x.shape != y.shape)
-    return success();
+                                    int64_t batchA,
+                                    const ProbeRecord::ConstantRead *b,
+                                    int64_t batchB) {
+  const HostTensor &x = a.tensor;
   auto fail = [&]() {
     InFlightDiagnostic diag = emitError(a.loc);
     if (auto name = dyn_cast<NameLoc>(a.loc))
       diag << "node '" << name.getName().getValue() << "': ";
-    return std::move(diag << a.operand << " is computed from the batch size");
+    return std::move(diag << a.operand);
   };
-  if (x.shapeFromBatch || y.shapeFromBatch)
-    return fail() << " but has the same shape at batch " << batchA
-                  << " and at batch " << batchB
-                  << ", so the importer cannot tell how it changes "
-                  << "with the batch" << kBindBatch;
-  for (int64_t i = 0, count = x.numElements(); i < count; ++i)
-    if ((x.isFromBatch(i) || y.isFromBatch(i)) &&
-        x.asDouble(i) == y.asDouble(i))
-      return fail() << " but its element " << i << " is "
-                    << (x.isFloat() ? std::to_string(x.floats[i])
-                                    : std::to_string(x.ints[i]))
-                    << " at batch " << batchA << " and at batch " << batchB
-                    << ", so the importer cannot tell how it changes with the "
-                    << "batch" << kBindBatch;
+  constexpr StringLiteral kNotFollowed =
+      " is computed from the batch size by arithmetic the importer does not "
+      "follow (a division that is not exact, a remainder, a minimum or "
+      "maximum that changes operand, ...), so it may differ at batches the "
+      "import did not try";
+  if (x.shapeForm == BatchForm::Opaque)
+    return fail() << "'s shape" << kNotFollowed << kBindBatch;
+  bool sameShape = !b || b->tensor.shape == x.shape;
+  for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
+    BatchForm form = x.formAt(i);
+    if (form.kind == BatchForm::Opaque)
+      return fail() << " element " << i << kNotFollowed << kBindBatch;
+    BatchForm other = b ? b->tensor.formAt(i) : BatchForm();
+    if (form.kind == BatchForm::Affine && sameShape && !(form == other)) {
+      // Shortest decimals: the lines are of whole numbers.
+      std::ostringstream line;
+      line << form.slope << " * N + " << form.offset;
+      return fail() << " element " << i << " is computed from the batch size "
+                    << "as " << line.str() << " at batch " << batchA
+                    << " but not at batch " << batchB << kBindBatch;
+    }
+  }
   return success();
 }
 
 } // namespace
 
-LogicalResult npu::onnx_import::checkBatchDerivedReads(
-    const ProbeRecord &first, const ProbeRecord &second, int64_t firstBatch,
-    int64_t secondBatch) {
-  llvm::StringMap<const ProbeRecord::ConstantRead *> secondReads;
-  for (const ProbeRecord::ConstantRead &read : second.reads)
-    secondReads[read.key] = &read;
-  for (const ProbeRecord::ConstantRead &read : first.reads) {
-    // A read the other probe lacks is a graph that differs, which
-    // mapOverBatch reports.
-    auto it = secondReads.find(read.key);
-    if (it != secondReads.end() &&
-        failed(
-            checkBatchDerivedRead(read, *it->second, firstBatch, secondBatch)))
-      return failure();
+LogicalResult
+npu::onnx_import::checkBatchDerivedReads(const ProbeRecord &first,
+                                         const ProbeRecord &second) {
+  for (auto [one, two] :
+       {std::pair(&first, &second), std::pair(&second, &first)}) {
+    llvm::StringMap<const ProbeRecord::ConstantRead *> otherReads;
+    for (const ProbeRecord::ConstantRead &read : two->reads)
+      otherReads[read.key] = &read;
+    for (const ProbeRecord::ConstantRead &read : one->reads)
+      if (failed(checkBatchDerivedRead(
+              read, one->batch, otherReads.lookup(read.key), two->batch)))
+        return failure();
   }
   return success();
 }

@@ -71,20 +71,6 @@ int64_t npu::onnx_import::toInt64(double v) {
   return static_cast<int64_t>(v);
 }
 
-void HostTensor::markFromBatch(int64_t i) {
-  if (fromBatch.empty())
-    fromBatch.assign(std::max<int64_t>(numElements(), 0), false);
-  fromBatch[i] = true;
-}
-
-void HostTensor::markAllFromBatch() {
-  fromBatch.assign(std::max<int64_t>(numElements(), 0), true);
-}
-
-bool HostTensor::dependsOnBatch() const {
-  return shapeFromBatch || llvm::is_contained(fromBatch, true);
-}
-
 void HostTensor::setInt(int64_t i, int64_t v) {
   if (isFloat())
     set(i, static_cast<double>(v));
@@ -101,15 +87,15 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 }
 
 /// Copies element `from` of `src` to element `to` of `dst` (same dtype),
-/// with whether the batch reaches it.
+/// with how it depends on the batch.
 static void copyElement(const HostTensor &src, int64_t from, HostTensor &dst,
                         int64_t to) {
   if (src.isFloat())
     dst.floats[to] = src.floats[from];
   else
     dst.ints[to] = src.ints[from];
-  if (src.isFromBatch(from))
-    dst.markFromBatch(to);
+  if (!src.batchForms.empty())
+    dst.setForm(to, src.formAt(from));
 }
 
 HostTensor HostTensor::transposed(ArrayRef<int64_t> perm) const {
@@ -289,10 +275,11 @@ FailureOr<HostTensor> npu::onnx_import::foldBinary(NodeImporter &n,
                              integer));
     });
   }
-  if (!lhs.fromBatch.empty() || !rhs.fromBatch.empty())
+  if (!lhs.batchForms.empty() || !rhs.batchForms.empty())
     b->forEach([&](int64_t o, ArrayRef<int64_t> i) {
-      if (lhs.isFromBatch(i[0]) || rhs.isFromBatch(i[1]))
-        out.markFromBatch(o);
+      out.setForm(o,
+                  combineForms(kind, lhs.formAt(i[0]), lhs.asDouble(i[0]),
+                               rhs.formAt(i[1]), rhs.asDouble(i[1]), integer));
     });
   return out;
 }
@@ -305,22 +292,23 @@ static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
 }
 
-/// Marks `out`'s shape as computed from the batch when input `operand`,
-/// which gives its shape, was.
+/// Gives `out` the shape form of input `operand`, whose values are its
+/// extents (ConstantOfShape's shape, Expand's, Reshape's target).
 static void takeShapeFrom(NodeImporter &n, size_t operand, HostTensor &out) {
-  if (n.hasInput(operand) && in(n, operand).dependsOnBatch())
-    out.shapeFromBatch = true;
+  if (!n.hasInput(operand))
+    return;
+  const HostTensor &extents = in(n, operand);
+  for (int64_t i = 0, e = extents.numElements(); i < e; ++i)
+    out.shapeForm = std::max(out.shapeForm, extents.formAt(i).kind);
 }
 
-/// Marks all of `out` as computed from the batch when any of `operands`
-/// (sizes, bounds or indices that choose its elements) was.
-static void takeValuesFrom(NodeImporter &n, ArrayRef<size_t> operands,
+/// Makes all of `out` Opaque when any of `operands` (bounds or indices that
+/// choose its elements) depends on the batch.
+static void takeOpaqueFrom(NodeImporter &n, ArrayRef<size_t> operands,
                            HostTensor &out) {
   for (size_t i : operands)
-    if (n.hasInput(i) && in(n, i).dependsOnBatch()) {
-      out.shapeFromBatch = true;
-      out.markAllFromBatch();
-    }
+    if (n.hasInput(i) && in(n, i).dependsOnBatch())
+      out.setAllOpaque();
 }
 
 FailureOr<SmallVector<int64_t>> npu::onnx_import::tileRepeats(NodeImporter &n) {
@@ -401,8 +389,7 @@ static LogicalResult foldShape(NodeImporter &n) {
                                    {std::max<int64_t>(end - start, 0)});
   for (int64_t i = start; i < end; ++i) {
     t.ints[i - start] = shape[i];
-    if (n.extentFromBatch(0, i))
-      t.markFromBatch(i - start);
+    t.setForm(i - start, n.extentForm(0, i));
   }
   return n.setOutput(0, std::move(t));
 }
@@ -410,11 +397,13 @@ static LogicalResult foldShape(NodeImporter &n) {
 static LogicalResult foldSize(NodeImporter &n) {
   HostTensor t = HostTensor::zeros(onnx::TensorProto::INT64, {});
   t.ints[0] = 1;
+  BatchForm form;
   for (auto [d, extent] : llvm::enumerate(n.inputShape(0))) {
+    form = combineForms("Mul", form, t.ints[0], n.extentForm(0, d), extent,
+                        /*integer=*/true);
     t.ints[0] *= extent;
-    if (n.extentFromBatch(0, d))
-      t.markFromBatch(0);
   }
+  t.setForm(0, form);
   return n.setOutput(0, std::move(t));
 }
 
@@ -444,9 +433,10 @@ static LogicalResult foldGather(NodeImporter &n) {
                << "index " << indices.ints[k]
                << " is out of range for an axis of extent " << extent;
       for (int64_t b = 0; b < inner; ++b) {
-        if (indices.isFromBatch(k))
-          out.markFromBatch(o);
-        copyElement(data, (a * extent + index) * inner + b, out, o++);
+        copyElement(data, (a * extent + index) * inner + b, out, o);
+        if (indices.formAt(k).kind != BatchForm::None)
+          out.setForm(o, BatchForm::opaque());
+        ++o;
       }
     }
   return n.setOutput(0, std::move(out));
@@ -675,7 +665,7 @@ static LogicalResult foldSlice(NodeImporter &n) {
       coord[d] = 0;
     }
   }
-  takeValuesFrom(n, {1, 2, 3, 4}, out);
+  takeOpaqueFrom(n, {1, 2, 3, 4}, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -716,7 +706,9 @@ static LogicalResult foldRange(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(start.dtype, {count});
   for (int64_t i = 0; i < count; ++i)
     out.set(i, first + i * step);
-  takeValuesFrom(n, {0, 1, 2}, out);
+  // The limit only says how many elements there are.
+  takeOpaqueFrom(n, {0, 2}, out);
+  takeShapeFrom(n, 1, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -730,11 +722,14 @@ static NodeHandler foldBinaryNode(StringRef kind) {
   };
 }
 
-static NodeHandler foldUnaryNode(double (*fn)(double)) {
-  return [fn](NodeImporter &n) -> LogicalResult {
+static NodeHandler foldUnaryNode(StringRef kind, double (*fn)(double)) {
+  return [kind, fn](NodeImporter &n) -> LogicalResult {
     HostTensor out = in(n, 0);
-    for (int64_t i = 0, count = out.numElements(); i < count; ++i)
+    for (int64_t i = 0, count = out.numElements(); i < count; ++i) {
       out.set(i, fn(out.asDouble(i)));
+      if (!out.batchForms.empty())
+        out.setForm(i, applyUnaryForm(kind, out.formAt(i)));
+    }
     return n.setOutput(0, std::move(out));
   };
 }
@@ -780,9 +775,20 @@ static NodeHandler foldReduce(StringRef kind) {
         o = o * x.shape[d] + i / strides[d] % x.shape[d];
       return o;
     };
+    // The forms combine as the values do, from each output's first element.
+    StringRef step = kind == "ReduceMin"    ? "Min"
+                     : kind == "ReduceMax"  ? "Max"
+                     : kind == "ReduceProd" ? "Mul"
+                                            : "Add";
+    std::vector<bool> started(out.numElements(), false);
     for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
       int64_t o = outputIndex(i);
       double v = x.asDouble(i);
+      if (!x.batchForms.empty())
+        out.setForm(o, started[o] ? combineForms(step, out.formAt(o), acc[o],
+                                                 x.formAt(i), v, !x.isFloat())
+                                  : x.formAt(i));
+      started[o] = true;
       acc[o] = kind == "ReduceMin"    ? std::min(acc[o], v)
                : kind == "ReduceMax"  ? std::max(acc[o], v)
                : kind == "ReduceProd" ? acc[o] * v
@@ -790,10 +796,7 @@ static NodeHandler foldReduce(StringRef kind) {
     }
     for (auto [o, v] : llvm::enumerate(acc))
       out.set(o, v);
-    for (int64_t i = 0, count = x.numElements(); i < count; ++i)
-      if (x.isFromBatch(i))
-        out.markFromBatch(outputIndex(i));
-    takeValuesFrom(n, {1}, out);
+    takeOpaqueFrom(n, {1}, out);
     return n.setOutput(0, std::move(out));
   };
 }
@@ -833,8 +836,8 @@ static LogicalResult foldWhere(NodeImporter &n) {
       copyElement(x, i[1], out, o);
     else
       copyElement(y, i[2], out, o);
-    if (cond.isFromBatch(i[0]))
-      out.markFromBatch(o);
+    if (cond.formAt(i[0]).kind != BatchForm::None)
+      out.setForm(o, BatchForm::opaque());
   });
   return n.setOutput(0, std::move(out));
 }
@@ -867,8 +870,12 @@ static LogicalResult foldCast(NodeImporter &n) {
       out.set(i, x.floats[i]);
     else
       out.setInt(i, x.ints[i]);
-    if (x.isFromBatch(i))
-      out.markFromBatch(i);
+    if (!x.batchForms.empty())
+      out.setForm(i, applyUnaryForm(isFloatType(to) ? "CastToFloat"
+                                    : to == onnx::TensorProto::BOOL
+                                        ? "CastToBool"
+                                        : "CastToInteger",
+                                    x.formAt(i)));
   }
   return n.setOutput(0, std::move(out));
 }
@@ -915,7 +922,7 @@ static LogicalResult foldScatterND(NodeImporter &n) {
     for (int64_t e = 0; e < slice; ++e)
       copyElement(updates, r * slice + e, out, base + e);
   }
-  takeValuesFrom(n, {1}, out);
+  takeOpaqueFrom(n, {1}, out);
   return n.setOutput(0, std::move(out));
 }
 
@@ -949,13 +956,15 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getConstantFolders() {
          {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Equal",
           "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or"})
       m[kind] = foldBinaryNode(kind);
-    m["Neg"] = foldUnaryNode([](double x) { return -x; });
-    m["Reciprocal"] = foldUnaryNode([](double x) { return 1 / x; });
-    m["Sqrt"] = foldUnaryNode([](double x) { return std::sqrt(x); });
-    m["Floor"] = foldUnaryNode([](double x) { return std::floor(x); });
-    m["Ceil"] = foldUnaryNode([](double x) { return std::ceil(x); });
-    m["Abs"] = foldUnaryNode([](double x) { return std::fabs(x); });
-    m["Not"] = foldUnaryNode([](double x) { return x == 0 ? 1.0 : 0.0; });
+    m["Neg"] = foldUnaryNode("Neg", [](double x) { return -x; });
+    m["Reciprocal"] =
+        foldUnaryNode("Reciprocal", [](double x) { return 1 / x; });
+    m["Sqrt"] = foldUnaryNode("Sqrt", [](double x) { return std::sqrt(x); });
+    m["Floor"] = foldUnaryNode("Floor", [](double x) { return std::floor(x); });
+    m["Ceil"] = foldUnaryNode("Ceil", [](double x) { return std::ceil(x); });
+    m["Abs"] = foldUnaryNode("Abs", [](double x) { return std::fabs(x); });
+    m["Not"] =
+        foldUnaryNode("Not", [](double x) { return x == 0 ? 1.0 : 0.0; });
     for (StringRef kind : {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd"})
       m[kind] = foldReduce(kind);
     m["Where"] = foldWhere;

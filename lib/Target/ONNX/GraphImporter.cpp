@@ -281,41 +281,48 @@ LogicalResult NodeImporter::defineValue(StringRef name, Value physical,
   return checkInferredType(*this, name, v.shape, v.elementType);
 }
 
-bool NodeImporter::extentFromBatch(size_t i, int64_t d) {
+BatchForm NodeImporter::extentForm(size_t i, int64_t d) {
   if (!graph.probe || !graph.probe->atBatchOne)
-    return false;
+    return BatchForm();
   ImportedValue &v = input(i);
-  if (v.constant && v.constant->shapeFromBatch)
-    return true;
+  if (v.constant && v.constant->shapeForm == BatchForm::Opaque)
+    return BatchForm::opaque();
   const auto &shapes = graph.probe->atBatchOne->shapes;
   auto it = shapes.find(node.input(i));
-  return it == shapes.end() || it->second.size() != v.shape.size() ||
-         it->second[d] != v.shape[d];
+  if (it == shapes.end() || it->second.size() != v.shape.size())
+    return BatchForm::opaque();
+  // The line through (1, extent at batch 1) and (B, extent at batch B).
+  double atOne = it->second[d], atB = v.shape[d];
+  if (atOne == atB)
+    return BatchForm();
+  double slope = (atB - atOne) / (graph.probe->batch - 1);
+  return BatchForm::affine(slope, atOne - slope);
 }
 
 void NodeImporter::recordConstantReads() {
   if (!graph.probe || !graph.probe->atBatchOne)
     return;
   for (size_t i = 0; i < numInputs(); ++i) {
-    if (!hasInput(i) || !input(i).constant)
+    // An absorbed node's input may be the absorbing node's result, not
+    // defined yet.
+    auto it =
+        hasInput(i) ? graph.values.find(node.input(i)) : graph.values.end();
+    if (it == graph.values.end() || !it->second.constant ||
+        !it->second.constant->dependsOnBatch())
       continue;
     std::string operand;
     llvm::raw_string_ostream(operand)
         << "input #" << i << " ('" << node.input(i) << "')";
-    std::string key = (node.output_size() ? node.output(0) : node.name()) +
-                      "#" + std::to_string(i);
-    graph.probe->reads.push_back({key, loc, operand, *input(i).constant});
+    std::string key = node.name() + "/" +
+                      (node.output_size() ? node.output(0) : "") + "#" +
+                      std::to_string(i);
+    graph.probe->reads.push_back({key, loc, operand, *it->second.constant});
   }
 }
 
 LogicalResult NodeImporter::setOutput(size_t i, HostTensor tensor) {
-  // Where a host tensor's shape was computed from the batch, so may be
-  // anything computed from it (its elements' positions, their count).
-  for (size_t j = 0; j < numInputs(); ++j)
-    if (hasInput(j) && input(j).constant && input(j).constant->shapeFromBatch) {
-      tensor.shapeFromBatch = true;
-      tensor.markAllFromBatch();
-    }
+  if (graph.probe)
+    inheritShapeForms(*this, tensor);
   ImportedValue &v = graph.values[node.output(i)];
   v.shape = tensor.shape;
   v.elementType = fromONNXType(graph.context, tensor.dtype);
@@ -805,9 +812,10 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
     return module;
   // The batch stays dynamic: one sample's graph, checked against two
   // samples' (mapOverBatch).
-  ProbeRecord atBatchOne;
-  SmallVector<ProbeRecord, 2> records(std::size(kProbeBatches),
-                                      ProbeRecord(&atBatchOne));
+  ProbeRecord atBatchOne(1);
+  SmallVector<ProbeRecord, 2> records;
+  for (int64_t batch : kProbeBatches)
+    records.emplace_back(batch, &atBatchOne);
   auto probe = [&](int64_t batch, ProbeRecord &record) {
     npu::ONNXImportOptions at = options;
     at.batch = batch;
@@ -833,8 +841,7 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
       return {};
     probes.push_back(getGraphFunction(*probed.back()));
   }
-  if (failed(checkBatchDerivedReads(records[0], records[1], kProbeBatches[0],
-                                    kProbeBatches[1])) ||
+  if (failed(checkBatchDerivedReads(records[0], records[1])) ||
       failed(mapOverBatch(getGraphFunction(*module), probes)) ||
       failed(verify(*module)))
     return {};

@@ -18,6 +18,7 @@
 #ifndef NPU_LIB_TARGET_ONNX_IMPORTER_H
 #define NPU_LIB_TARGET_ONNX_IMPORTER_H
 
+#include "BatchForm.h"
 #include "npu/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/Builders.h"
@@ -79,20 +80,24 @@ struct HostTensor {
   /// The tensor transposed: result.shape[i] = shape[perm[i]].
   HostTensor transposed(llvm::ArrayRef<int64_t> perm) const;
 
-  /// In a probe import (ProbeRecord), per element, whether its value was
-  /// computed from the batch size; empty when none was.
-  std::vector<bool> fromBatch;
-  /// In a probe import, whether the shape was computed from the batch size
-  /// (a ConstantOfShape of it).
-  bool shapeFromBatch = false;
-  bool isFromBatch(int64_t i) const {
-    return !fromBatch.empty() && fromBatch[i];
+  /// In a probe import (ProbeRecord), how each element depends on the
+  /// batch; empty when none does.
+  std::vector<BatchForm> batchForms;
+  /// In a probe import, how the shape depends on the batch: Affine when
+  /// some extent does, as a line the probes' types check; Opaque when the
+  /// importer cannot follow it (ones([N / 8])).
+  BatchForm::Kind shapeForm = BatchForm::None;
+
+  BatchForm formAt(int64_t i) const {
+    return batchForms.empty() ? BatchForm() : batchForms[i];
   }
-  void markFromBatch(int64_t i);
-  /// Marks every element.
-  void markAllFromBatch();
-  /// Whether any element or the shape was computed from the batch size.
+  void setForm(int64_t i, BatchForm form);
+  /// Makes every element, and the shape, Opaque.
+  void setAllOpaque();
+  /// Whether any element or the shape depends on the batch.
   bool dependsOnBatch() const;
+  /// Whether any element, or the shape, is Opaque.
+  bool hasOpaqueForm() const;
 };
 
 /// The elements of `shape`, saturated at INT64_MAX (a malformed model's
@@ -137,12 +142,15 @@ struct ProbeRecord {
     HostTensor tensor;
   };
 
-  explicit ProbeRecord(const ProbeRecord *atBatchOne = nullptr)
-      : atBatchOne(atBatchOne) {}
+  explicit ProbeRecord(int64_t batch, const ProbeRecord *atBatchOne = nullptr)
+      : batch(batch), atBatchOne(atBatchOne) {}
+
+  /// The batch this import binds.
+  int64_t batch;
 
   /// The batch-1 import's record; null in that import. A probe's Shape
   /// marks the extents that differ from that import's as computed from the
-  /// batch (HostTensor::fromBatch), and its ops' constant reads are kept.
+  /// batch (HostTensor::batchForms), and its ops' constant reads are kept.
   const ProbeRecord *atBatchOne;
   /// Each value's shape, by name (filled when the import ends).
   llvm::StringMap<llvm::SmallVector<int64_t>> shapes;
@@ -214,10 +222,10 @@ public:
   bool hasInput(size_t i) const;
   ImportedValue &input(size_t i);
   llvm::ArrayRef<int64_t> inputShape(size_t i) { return input(i).shape; }
-  /// In a probe import, whether extent `d` of input i was computed from the
-  /// batch: it differs from the batch-1 import's, or the input is a host
-  /// tensor whose shape was.
-  bool extentFromBatch(size_t i, int64_t d);
+  /// In a probe import, how extent `d` of input i depends on the batch:
+  /// the line through its sizes at batch 1 and at this probe's, where they
+  /// differ; Opaque when the input is a host tensor whose shape is.
+  BatchForm extentForm(size_t i, int64_t d);
   /// In a probe import, keeps the host tensors this node's op reads, for
   /// checkBatchDerivedReads.
   void recordConstantReads();
@@ -370,15 +378,21 @@ inline constexpr llvm::StringLiteral kClampedAxesAttr = "onnx.clamped_axes";
 /// arithmetic that gives the same at 1 and 2 (N / 3, max(N, 2)).
 inline constexpr int64_t kProbeBatches[] = {2, 7};
 
-/// Fails, naming the node, when an op of two probes (at `firstBatch` and
-/// `secondBatch`) reads a host tensor computed from the batch size that
-/// came out the same at both: the batch reaches it, and the probes cannot
-/// show how (N / 8 is 0 at batch 1, 2 and 7). Probes whose values differ
-/// are left to mapOverBatch.
+/// Gives `out`, folded by node `n`, the shape form of its host inputs:
+/// an Opaque one makes all of it Opaque; an Affine one makes its elements
+/// Opaque unless `n` keeps each element's multi-index (elementwise ops,
+/// Expand, Tile, Squeeze, Unsqueeze, Transpose). Shape and Size keep their
+/// own forms.
+void inheritShapeForms(NodeImporter &n, HostTensor &out);
+
+/// Fails, naming the node, operand and element, when an op of the probes
+/// `first` and `second` reads a host tensor that depends on the batch in a
+/// way the importer does not follow (an Opaque form: N / 8 is 0 at batch 1,
+/// 2 and 7, min(N, 7) is N there), or as different lines in the two.
+/// Values that are lines in N are left to mapOverBatch, which compares the
+/// graphs.
 mlir::LogicalResult checkBatchDerivedReads(const ProbeRecord &first,
-                                           const ProbeRecord &second,
-                                           int64_t firstBatch,
-                                           int64_t secondBatch);
+                                           const ProbeRecord &second);
 
 /// Rewrites `perSample`, the graph imported at batch 1, to take its batch at
 /// run time: the ops that depend on it move into an npu.map_batch over the

@@ -439,6 +439,8 @@ windowPadding(NodeImporter &n, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
 LogicalResult foldBatchNormIntoConv(NodeImporter &n, const onnx::NodeProto &bn,
                                     Term &weight, std::optional<Term> &bias) {
   NodeImporter bnNode(n.graph, bn);
+  // Its node is not imported on its own, so its constants are read here.
+  bnNode.recordConstantReads();
   FailureOr<ScaleShift> ss = batchNormScaleShift(bnNode);
   if (failed(ss) || failed(bnNode.checkAllAttrsRead()))
     return failure();
