@@ -74,10 +74,17 @@ struct Case {
   bool runTimeLengths = false;
   /// With runTimeLengths outside TND, which lengths the types leave '?'.
   bool dynamicSeqQ = true, dynamicSeqKV = true;
+  /// With runTimeLengths in TND, whether the types leave T1 and T2 '?'.
+  bool dynamicRows = false;
 
   bool isDynamic(bool query) const {
     return runTimeLengths && layout != ref::Layout::TND &&
            (query ? dynamicSeqQ : dynamicSeqKV);
+  }
+  /// TND's rows as the op's type gives them.
+  int64_t typeRows(bool query) const {
+    return runTimeLengths && dynamicRows ? ShapedType::kDynamic
+                                         : (query ? cumQ : cumKV).back();
   }
 };
 
@@ -115,6 +122,8 @@ std::vector<int64_t> tensorShape(const Case &c, bool query) {
 /// sequence length '?' when it is read at run time.
 std::vector<int64_t> typeShape(const Case &c, bool query) {
   std::vector<int64_t> shape = tensorShape(c, query);
+  if (c.layout == ref::Layout::TND)
+    shape[0] = c.typeRows(query);
   if (c.isDynamic(query))
     shape[c.layout == ref::Layout::SBH    ? 0
           : c.layout == ref::Layout::BNSD ? 2
@@ -176,7 +185,7 @@ std::string buildSource(const Case &c, double scale) {
   std::string q = shapeOf(typeShape(c, true), element),
               kv = shapeOf(typeShape(c, false), element),
               stats = c.layout == ref::Layout::TND
-                          ? shapeOf({c.cumQ.back(), c.headsQ, 8})
+                          ? shapeOf({c.typeRows(true), c.headsQ, 8})
                           : shapeOf({c.batch, c.headsQ, seqQ, 8});
   auto array = [](const char *name, const std::vector<int64_t> &values) {
     if (values.empty())
@@ -922,6 +931,34 @@ TEST_F(FlashAttentionTest, PackedLengthsReadAtRunTime) {
           c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
         }
         c.runTimeLengths = true;
+        check(grad ? backward(c) : c);
+      }
+    }
+}
+
+TEST_F(FlashAttentionTest, PackedRowsReadAtRunTime) {
+  // TND with T1 and T2 '?' as well as the lengths: one module per
+  // direction and mode serves packings of different row counts, none
+  // included, in both executors against the reference.
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> packings[] = {
+      {{7, 7, 19, 24}, {9, 13, 25, 30}},
+      {{1, 2, 3, 5}, {40, 41, 60, 61}},
+      {{0, 0, 0, 0}, {0, 3, 3, 9}},
+      {{0, 0, 0, 0}, {0, 0, 0, 0}},
+      {{30, 60, 61, 90}, {2, 2, 2, 2}}};
+  for (bool grad : {false, true})
+    for (int64_t mode : {0, 3}) {
+      for (auto &[cumQ, cumKV] : packings) {
+        Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, mode, 40, -2,
+               smallAttentionDevice()};
+        c.cumQ = cumQ;
+        c.cumKV = cumKV;
+        for (size_t b = 0; b < cumQ.size(); ++b) {
+          c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
+          c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
+        }
+        c.runTimeLengths = true;
+        c.dynamicRows = true;
         check(grad ? backward(c) : c);
       }
     }

@@ -121,14 +121,13 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   LogicalResult buildForRunTimeLengths() {
     if (failed(chooseSizes()))
       return failure();
-    // TND's rows are static: only its lengths, which are data, vary.
-    if (std::optional<int64_t> seq = getSequenceDim(g.layout))
-      checkRunTimeLengths({{"dy", dy, *seq, true},
-                           {"attention_in", attentionIn, *seq, true},
-                           {"softmax_max", statMax, 2, true},
-                           {"softmax_sum", statSum, 2, true}});
-    else
-      checkRunTimeLengths();
+    // The statistics' query axis: [B, N1, S1, 8], or TND's [T1, N1, 8].
+    int64_t seq = getSequenceDim(g.layout).value_or(0);
+    int64_t statsSeq = getSequenceDim(g.layout) ? 2 : 0;
+    checkRunTimeLengths({{"dy", dy, seq, true},
+                         {"attention_in", attentionIn, seq, true},
+                         {"softmax_max", statMax, statsSeq, true},
+                         {"softmax_sum", statSum, statsSeq, true}});
     build();
     return success();
   }

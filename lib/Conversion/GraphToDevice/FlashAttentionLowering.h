@@ -170,16 +170,22 @@ template <typename OpT> struct AttentionLowering {
   /// A launch that fails the kernel at the first batch whose end in `ends`
   /// (operand `name`) is below the one before it, or, for the last batch,
   /// is not `rows`: what the verifier checks of the attributes.
-  void checkSequenceEnds(StringRef name, Value ends, int64_t rows) {
+  void checkSequenceEnds(StringRef name, Value ends, Value tensor,
+                         StringRef tensorName) {
+    auto type = cast<MemRefType>(tensor.getType());
+    std::string rowsText =
+        type.isDynamicDim(0)
+            ? ("the rows of " + tensorName).str()
+            : ("the " + Twine(type.getDimSize(0)) + " rows").str();
     dev::LaunchOp launch = k.launch(1, [&](Value) {
+      Value rows = k.dim(tensor, 0);
       Value last = k.index(g.batch - 1);
       Value first = k.forLoop(
           k.index(0), k.index(g.batch), k.index(1), k.index(-1),
           [&](Value b, Value bad) {
             auto [start, end] = getSequenceBounds(ends, b);
             Value rising = k.ge(end, start);
-            Value fits =
-                k.select(k.eq(b, last), k.eq(end, k.index(rows)), rising);
+            Value fits = k.select(k.eq(b, last), k.eq(end, rows), rising);
             Value broken = k.eq(k.andI(rising, fits),
                                 k.constant(k.builder().getI1Type(), 0));
             Value take = k.andI(k.lt(bad, k.index(0)), broken);
@@ -190,8 +196,8 @@ template <typename OpT> struct AttentionLowering {
       k.vfill(found,
               k.builder().create<arith::IndexCastOp>(k.location(), i64, first));
       k.reportRows(found, ("'" + op->getName().getStringRef() + "' " + name +
-                           " holds no cumulative lengths ending at the " +
-                           Twine(rows) + " rows: batch {row}")
+                           " holds no cumulative lengths ending at " +
+                           rowsText + ": batch {row}")
                               .str());
     });
     KernelBuilder::recordTiling(
@@ -1109,29 +1115,30 @@ template <typename OpT> struct AttentionLowering {
   /// whether it follows the query rather than the key) has its length.
   void checkRunTimeLengths(
       ArrayRef<std::tuple<StringRef, Value, int64_t, bool>> sameLength = {}) {
-    if (seqEndsQ) {
-      checkSequenceEnds("seq_qlen", seqEndsQ, g.rowsQ);
-      checkSequenceEnds("seq_kvlen", seqEndsKV,
-                        cast<MemRefType>(key.getType()).getDimSize(0));
-      return;
-    }
-    int64_t seq = *graph::getSequenceDim(g.layout);
+    // Lengths are read from the sequence axis, or TND's rows: its packed
+    // sequences' ends (seq_qlen, seq_kvlen) are checked against those.
+    bool tnd = g.layout == graph::AttentionLayout::TND;
+    int64_t seq = graph::getSequenceDim(g.layout).value_or(0);
+    auto isRunTime = [&](Value tensor) {
+      return cast<MemRefType>(tensor.getType()).isDynamicDim(seq);
+    };
     std::string name = ("'" + op->getName().getStringRef() + "' ").str();
     SmallVector<KernelBuilder::SizeCheck> checks;
     constexpr int64_t kLongest = std::numeric_limits<int32_t>::max();
-    for (auto [what, tensor, length] :
-         {std::tuple(StringRef("query"), query, g.seqQ),
-          std::tuple(StringRef("key"), key, g.seqKV)})
-      if (ShapedType::isDynamic(length))
+    for (auto [what, tensor] : {std::pair(StringRef("query"), query),
+                                std::pair(StringRef("key"), key)})
+      if (isRunTime(tensor))
         checks.push_back({tensor, seq, nullptr, 0,
                           name + what.str() +
-                              " has sequence length {row}, past 2^31 - 1 "
-                              "(positions are i32)",
+                              (tnd ? " has {row} rows"
+                                   : " has sequence "
+                                     "length {row}") +
+                              ", past 2^31 - 1 (positions are i32)",
                           kLongest});
-    if (ShapedType::isDynamic(g.seqKV))
-      checks.push_back(
-          {value, seq, key, seq,
-           name + "value has {row} keys, key has a different number"});
+    if (isRunTime(key))
+      checks.push_back({value, seq, key, seq,
+                        name + "value has {row} " + (tnd ? "rows" : "keys") +
+                            ", key has a different number"});
     // The optional inputs are [..., S1, S2] (pse's S1 may be 1).
     SmallVector<std::tuple<StringRef, Value, int64_t, bool>> lengths(
         sameLength);
@@ -1149,13 +1156,18 @@ template <typename OpT> struct AttentionLowering {
         lengths.push_back({what, operand, rank - 1, false});
     }
     for (auto [what, operand, dim, followsQuery] : lengths)
-      if (ShapedType::isDynamic(followsQuery ? g.seqQ : g.seqKV))
+      if (isRunTime(followsQuery ? query : key))
         checks.push_back(
             {operand, dim, followsQuery ? query : key, seq,
              name + what.str() + " has length {row} in dimension " +
                  std::to_string(dim) + ", " + (followsQuery ? "query" : "key") +
                  " a different one"});
-    k.checkSizes(checks);
+    if (!checks.empty())
+      k.checkSizes(checks);
+    if (seqEndsQ) {
+      checkSequenceEnds("seq_qlen", seqEndsQ, query, "query");
+      checkSequenceEnds("seq_kvlen", seqEndsKV, key, "key");
+    }
   }
 
   /// Per template selectAttentionTemplate's rule may choose whatever S1
@@ -1298,7 +1310,8 @@ struct AttentionResultShapes : ReifyRankedShapedTypeOpInterface::ExternalModel<
           ShapedType::isDynamic(size)
               ? tensor::getMixedSize(
                     b, loc, query,
-                    *graph::getSequenceDim(attention.getInputLayout()))
+                    graph::getSequenceDim(attention.getInputLayout())
+                        .value_or(0))
               : b.getIndexAttr(size));
     shapes.push_back(statistics);
     shapes.push_back(statistics);

@@ -190,18 +190,15 @@ template <typename OpT> struct AttentionChecker {
         return error() << name << " must have rank " << rank << " for layout "
                        << stringifyAttentionLayout(g.layout) << ", got "
                        << type;
-      std::optional<int64_t> seqDim = getSequenceDim(g.layout);
+      // TND's rows (T) may be read at run time, with its lengths.
+      int64_t dynamicDim = getSequenceDim(g.layout).value_or(0);
       for (auto [d, size] : llvm::enumerate(type.getShape()))
-        if (ShapedType::isDynamic(size) && seqDim != int64_t(d))
-          return seqDim ? error() << name
-                                  << " must have a static shape except its "
-                                     "sequence length (dimension "
-                                  << *seqDim << "), got " << type
-                        : error()
-                              << name
-                              << " must have a static shape for layout TND, "
-                                 "got "
-                              << type;
+        if (ShapedType::isDynamic(size) && dynamicDim != int64_t(d))
+          return error() << name << " must have a static shape except its "
+                         << (g.layout == AttentionLayout::TND
+                                 ? "rows"
+                                 : "sequence length")
+                         << " (dimension " << dynamicDim << "), got " << type;
     }
     if (op.getKey().getType() != op.getValue().getType())
       return error() << "key and value must have one type, got "
@@ -287,6 +284,14 @@ template <typename OpT> struct AttentionChecker {
     g.rowsQ = shapeOf(op.getQuery())[0];
     if (qData || kvData)
       return readSequenceOperands(qlen || kvlen);
+    for (auto [name, v] : {std::pair<StringRef, Value>{"query", op.getQuery()},
+                           {"key", op.getKey()}})
+      if (ShapedType::isDynamic(shapeOf(v)[0]))
+        return error() << name << "'s rows are read at run time ("
+                       << v.getType()
+                       << "), so its lengths must be too: give seq_qlen and "
+                          "seq_kvlen instead of actual_seq_qlen and "
+                          "actual_seq_kvlen";
     if (!qlen || !kvlen)
       return error() << "layout TND needs actual_seq_qlen and "
                         "actual_seq_kvlen";
@@ -331,11 +336,13 @@ template <typename OpT> struct AttentionChecker {
                      << qData.getType() << " and " << kvData.getType();
     g.batch = batchQ;
     g.seqQ = g.seqKV = ShapedType::kDynamic;
-    // Without batches no length accounts for the rows.
+    // Without batches no length accounts for the rows (and no run-time
+    // check of the ends would see them).
     int64_t rowsKV = shapeOf(op.getKey())[0];
     if (g.batch == 0 && (g.rowsQ != 0 || rowsKV != 0))
       return error() << "seq_qlen and seq_kvlen hold no batch, but query has "
-                     << g.rowsQ << " rows and key " << rowsKV;
+                     << op.getQuery().getType() << " and key "
+                     << op.getKey().getType() << ": their rows must be 0";
     return success();
   }
 

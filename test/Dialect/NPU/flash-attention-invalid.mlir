@@ -19,7 +19,7 @@ func.func @dynamic(%q: tensor<?x4x2x8xf32>, %k: tensor<1x6x2x8xf32>) {
 // -----
 
 func.func @dynamic_tnd(%q: tensor<?x2x8xf32>, %k: tensor<6x2x8xf32>) {
-  // expected-error @+1 {{'npu.flash_attention' op query must have a static shape for layout TND, got 'tensor<?x2x8xf32>'}}
+  // expected-error @+1 {{'npu.flash_attention' op query's rows are read at run time ('tensor<?x2x8xf32>'), so its lengths must be too: give seq_qlen and seq_kvlen instead of actual_seq_qlen and actual_seq_kvlen}}
   %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, actual_seq_qlen = array<i64: 4>, actual_seq_kvlen = array<i64: 6>} : (tensor<?x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<?x2x8xf32>)
   return
 }
@@ -298,6 +298,14 @@ func.func @grad_statistics(%q: tensor<1x4x2x8xf32>, %k: tensor<1x6x2x8xf32>, %st
 
 // -----
 
+func.func @dynamic_tnd_heads(%q: tensor<4x?x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op query must have a static shape except its rows (dimension 0), got 'tensor<4x?x8xf32>'}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<4x?x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x?x8xf32>)
+  return
+}
+
+// -----
+
 func.func @tnd_lengths_twice(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<1xi64>) {
   // expected-error @+1 {{'npu.flash_attention' op takes the sequence lengths as attributes or as the seq_qlen and seq_kvlen operands, not both}}
   %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5, actual_seq_qlen = array<i64: 4>, actual_seq_kvlen = array<i64: 6>} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
@@ -323,8 +331,16 @@ func.func @tnd_lengths_batches(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l:
 // -----
 
 func.func @tnd_lengths_no_batch(%q: tensor<4x2x8xf32>, %k: tensor<6x2x8xf32>, %l: tensor<0xi64>) {
-  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen hold no batch, but query has 4 rows and key 6}}
+  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen hold no batch, but query has 'tensor<4x2x8xf32>' and key 'tensor<6x2x8xf32>': their rows must be 0}}
   %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<4x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<0xi64>, tensor<0xi64>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @tnd_dynamic_rows_no_batch(%q: tensor<?x2x8xf32>, %k: tensor<0x2x8xf32>, %l: tensor<0xi64>) {
+  // expected-error @+1 {{'npu.flash_attention' op seq_qlen and seq_kvlen hold no batch, but query has 'tensor<?x2x8xf32>' and key 'tensor<0x2x8xf32>': their rows must be 0}}
+  %m, %s, %o = npu.flash_attention %q, %k, %k seq_qlen %l seq_kvlen %l {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.5} : (tensor<?x2x8xf32>, tensor<0x2x8xf32>, tensor<0x2x8xf32>, tensor<0xi64>, tensor<0xi64>) -> (tensor<?x2x8xf32>, tensor<?x2x8xf32>, tensor<?x2x8xf32>)
   return
 }
 
