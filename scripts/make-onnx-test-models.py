@@ -431,6 +431,16 @@ def models():
          node("Cast", ["n"], ["nf"], to=F),
          node("Add", ["x", "nf"], ["y"])], n4, [("y", F, ["n", 4])],
         [ints("zero", 0)])
+    # x + the sample's index: Range(0, N) is a line's worth of elements,
+    # each the same at every batch, but not the same in every sample.
+    m["err_batch_index"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Range", ["zero", "n", "one"], ["r"]),
+         node("Cast", ["r"], ["rf"], to=F),
+         node("Unsqueeze", ["rf", "one1"], ["index"]),
+         node("Add", ["x", "index"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0), ints("one", 1), ints("one1", [1])])
     # N / 3 (integer division): 0 at batch 1 and at 2, so only the import
     # at batch 7 shows it depends on the batch.
     m["err_batch_floor"] = model(
@@ -462,18 +472,22 @@ def models():
         [ints("zero1", [0]), ints("one1", [1]), ints("eight", 8),
          ints("one", 1)])
     # Arithmetic the importer follows as lines in N, as exporters write it:
-    # N as Size(zeros_like(x)) / 4 (an exact division) and max(N, 0) (a
-    # maximum that never changes operand) in a reshape target [N, 1, 4],
-    # and a class token expanded to [N, 1, 4] through torch's
+    # N as Size(zeros_like(x)) / 4 (an exact division), max(N, 1) (a
+    # maximum that never changes operand at a batch of 1 or more) and
+    # x.numel() // N (a ratio of lines, constant) in a reshape target
+    # [N, 1, 4], and a class token expanded to [N, 1, 4] through torch's
     # Where(Equal(shape, -1), 1, shape).
     m["batch_shape_lines"] = model(
         [node("Shape", ["x"], ["s"]),
          node("ConstantOfShape", ["s"], ["zeros"]),
          node("Size", ["zeros"], ["size"]),
          node("Div", ["size", "four"], ["n"]),
-         node("Max", ["n", "zero"], ["n0"]),
+         node("Max", ["n", "one"], ["n0"]),
          node("Unsqueeze", ["n0", "zero1"], ["n1"]),
-         node("Concat", ["n1", "one_four"], ["rows"], axis=0),
+         node("Size", ["x"], ["numel"]),
+         node("Div", ["numel", "n0"], ["per"]),
+         node("Unsqueeze", ["per", "zero1"], ["per1"]),
+         node("Concat", ["n1", "one1", "per1"], ["rows"], axis=0),
          node("Reshape", ["x", "rows"], ["r"]),
          node("Concat", ["n1", "minus11"], ["wanted"], axis=0),
          node("Equal", ["wanted", "minus1"], ["keep"]),
@@ -481,9 +495,40 @@ def models():
          node("Expand", ["cls", "target"], ["e"]),
          node("Concat", ["e", "r"], ["y"], axis=1)],
         n4, [("y", F, ["n", 2, 4])],
-        [ints("four", 4), ints("zero", 0), ints("zero1", [0]),
-         ints("one_four", [1, 4]), ints("minus11", [-1, -1]),
-         ints("minus1", -1), ints("one", 1), weight("cls", [1, 1, 4])])
+        [ints("four", 4), ints("zero1", [0]), ints("one1", [1]),
+         ints("minus11", [-1, -1]), ints("minus1", -1), ints("one", 1),
+         weight("cls", [1, 1, 4])])
+    # Lines the graph would hide, and values the importer does not follow:
+    # a slice's end of 64 - 8N on an axis of 4 (clamped to 4 at every
+    # probe, 0 at batch 8); a Range's count ceil(N / 8); float arithmetic
+    # (floor(N / 7.0 * 7.0) is N - 1 at batch 31 in f32).
+    m["err_batch_slice_line"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Slice", ["s", "zero1", "one1"], ["n"]),
+         node("Mul", ["n", "minus8"], ["m"]),
+         node("Add", ["m", "sixtyfour"], ["end"]),
+         node("Slice", ["x", "zero1", "end", "one1"], ["y"])],
+        n4, [("y", F, ["n", "k"])],
+        [ints("zero1", [0]), ints("one1", [1]), ints("minus8", [-8]),
+         ints("sixtyfour", [64])])
+    m["err_batch_range"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Range", ["zero", "n", "eight"], ["r"]),
+         node("Shape", ["r"], ["count"]),
+         node("Cast", ["count"], ["cf"], to=F),
+         node("Add", ["x", "cf"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0), ints("eight", 8)])
+    m["err_batch_float"] = model(
+        [node("Constant", [], ["seven"], value=floats("v", 7.0)),
+         node("Shape", ["x"], ["s"]),
+         node("Gather", ["s", "zero"], ["n"], axis=0),
+         node("Cast", ["n"], ["nf"], to=F),
+         node("Div", ["nf", "seven"], ["q"]),
+         node("Mul", ["q", "seven"], ["p"]),
+         node("Floor", ["p"], ["k"]),
+         node("Add", ["x", "k"], ["y"])], n4, [("y", F, ["n", 4])],
+        [ints("zero", 0)])
     # min(N, 7) is N at batch 1, 2 and 7 but 7 at batch 8: as a slice's
     # end on the batch axis it would take all of a batch of 8.
     m["err_batch_min7"] = model(

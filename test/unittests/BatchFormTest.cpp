@@ -1,9 +1,10 @@
 //===- BatchFormTest.cpp - the importer's batch forms against evaluation --===//
 //
-// A folded value's BatchForm is a claim about every batch N >= 0: none, the
-// value does not change; a line, it is slope * N + offset. Each test
-// evaluates the op, as ONNX defines it, on operands that are lines or
-// constants at N = 0 .. 64, and checks the form the importer derives from
+// A folded value's BatchForm is a claim about every batch N >= 1 (a batch
+// of 0 runs no sample): none, the value does not change; a line, it is
+// slope * N + offset. Each test evaluates the op, as ONNX defines it, on
+// operands that are lines or constants at N = 1 .. 64, and checks the
+// form the importer derives from
 // one probe's values against every N. An Opaque form claims nothing; the
 // tests count that lines and constants do come out.
 //
@@ -54,7 +55,7 @@ void expectFormHolds(const BatchForm &form,
   ++counts[form.kind];
   if (form.kind == BatchForm::Opaque)
     return;
-  for (int64_t n = 0; n <= kLastBatch; ++n) {
+  for (int64_t n = 1; n <= kLastBatch; ++n) {
     double expected = form.kind == BatchForm::None
                           ? value(kProbe)
                           : form.slope * n + form.offset;

@@ -40,7 +40,7 @@ struct BatchForm {
 /// The form of `op` (an ONNX binary op's type) applied elementwise to `x`
 /// and `y`, whose values are `xValue` and `yValue` (`integer`: both
 /// integers, so Div truncates). A comparison whose result is the same at
-/// every batch N >= 0 has none.
+/// every batch N >= 1 has none (a batch of 0 runs no sample).
 BatchForm combineForms(llvm::StringRef op, BatchForm x, double xValue,
                        BatchForm y, double yValue, bool integer);
 /// The form of unary `op` (Neg, Floor, Abs, a Cast to an integer or float

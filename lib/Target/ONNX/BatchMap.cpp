@@ -621,9 +621,18 @@ LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
   return success();
 }
 
+/// `line` as text: "2 * N + 1" (shortest decimals: they are whole
+/// numbers).
+std::string formatLine(const BatchForm &line) {
+  std::ostringstream text;
+  text << line.slope << " * N + " << line.offset;
+  return text.str();
+}
+
 /// Fails when the read `a` (in the probe at batch `batchA`) depends on the
-/// batch in a way the importer does not follow, or as another line than
-/// `b` (the same read at `batchB`; null when it did not depend on it).
+/// batch in a way the importer does not follow, holds a line where the
+/// graph would not show it, or holds another line than `b` (the same read
+/// at `batchB`; null when it did not depend on the batch).
 LogicalResult checkBatchDerivedRead(const ProbeRecord::ConstantRead &a,
                                     int64_t batchA,
                                     const ProbeRecord::ConstantRead *b,
@@ -637,9 +646,9 @@ LogicalResult checkBatchDerivedRead(const ProbeRecord::ConstantRead &a,
   };
   constexpr StringLiteral kNotFollowed =
       " is computed from the batch size by arithmetic the importer does not "
-      "follow (a division that is not exact, a remainder, a minimum or "
-      "maximum that changes operand, ...), so it may differ at batches the "
-      "import did not try";
+      "follow (float arithmetic, a division that is not exact, a remainder, "
+      "a minimum or maximum that changes operand, ...), so it may differ at "
+      "batches the import did not try";
   if (x.shapeForm == BatchForm::Opaque)
     return fail() << "'s shape" << kNotFollowed << kBindBatch;
   bool sameShape = !b || b->tensor.shape == x.shape;
@@ -647,15 +656,20 @@ LogicalResult checkBatchDerivedRead(const ProbeRecord::ConstantRead &a,
     BatchForm form = x.formAt(i);
     if (form.kind == BatchForm::Opaque)
       return fail() << " element " << i << kNotFollowed << kBindBatch;
-    BatchForm other = b ? b->tensor.formAt(i) : BatchForm();
-    if (form.kind == BatchForm::Affine && sameShape && !(form == other)) {
-      // Shortest decimals: the lines are of whole numbers.
-      std::ostringstream line;
-      line << form.slope << " * N + " << form.offset;
+    if (form.kind != BatchForm::Affine)
+      continue;
+    // A target extent of at least 1 at every batch is the result's extent;
+    // anywhere else (a slice's bound, a resize's scale, a constant) the
+    // graph holds only what the op makes of the line at the probes.
+    if (!a.isTargetShape || form.slope < 0 || form.slope + form.offset < 1)
+      return fail() << " element " << i << " is " << formatLine(form)
+                    << " in the batch size N, which only target extents (a "
+                    << "Reshape's or Expand's shape, a Resize's sizes) may be"
+                    << kBindBatch;
+    if (sameShape && !(form == (b ? b->tensor.formAt(i) : BatchForm())))
       return fail() << " element " << i << " is computed from the batch size "
-                    << "as " << line.str() << " at batch " << batchA
+                    << "as " << formatLine(form) << " at batch " << batchA
                     << " but not at batch " << batchB << kBindBatch;
-    }
   }
   return success();
 }

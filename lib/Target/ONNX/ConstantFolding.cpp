@@ -292,14 +292,22 @@ static const HostTensor &in(NodeImporter &n, size_t i) {
   return *n.input(i).constant;
 }
 
-/// Gives `out` the shape form of input `operand`, whose values are its
-/// extents (ConstantOfShape's shape, Expand's, Reshape's target).
-static void takeShapeFrom(NodeImporter &n, size_t operand, HostTensor &out) {
+/// Gives `out` the shape form of input `operand`, which sizes it. When
+/// not `exact` (Squeeze's axes, a Range's count, a Tile's product with a
+/// shape that depends on the batch too) its extents are functions of the
+/// values that need not be lines: a batch that reaches them makes the
+/// shape Opaque.
+static void takeShapeFrom(NodeImporter &n, size_t operand, HostTensor &out,
+                          bool exact = true) {
   if (!n.hasInput(operand))
     return;
   const HostTensor &extents = in(n, operand);
+  BatchForm::Kind kind = BatchForm::None;
   for (int64_t i = 0, e = extents.numElements(); i < e; ++i)
-    out.shapeForm = std::max(out.shapeForm, extents.formAt(i).kind);
+    kind = std::max(kind, extents.formAt(i).kind);
+  if (kind == BatchForm::Affine && !exact)
+    kind = BatchForm::Opaque;
+  out.shapeForm = std::max(out.shapeForm, kind);
 }
 
 /// Makes all of `out` Opaque when any of `operands` (bounds or indices that
@@ -517,14 +525,19 @@ static FailureOr<SmallVector<int64_t>> squeezeShape(NodeImporter &n,
   return out;
 }
 
-/// Reshape-like folds: the data unchanged under a new shape.
+/// Reshape-like folds: the data unchanged under a new shape. `extents`:
+/// input 1 holds the extents (Reshape's target), not axes.
 static LogicalResult foldWithShape(NodeImporter &n,
-                                   FailureOr<SmallVector<int64_t>> shape) {
+                                   FailureOr<SmallVector<int64_t>> shape,
+                                   bool extents = false) {
   if (failed(shape))
     return failure();
   HostTensor out = in(n, 0);
   out.shape = *shape;
-  takeShapeFrom(n, 1, out);
+  // A target's 0 and -1 take extents from the input's count and shape.
+  bool exact = extents && n.hasInput(1) &&
+               llvm::all_of(in(n, 1).ints, [](int64_t d) { return d > 0; });
+  takeShapeFrom(n, 1, out, exact);
   return n.setOutput(0, std::move(out));
 }
 
@@ -706,9 +719,13 @@ static LogicalResult foldRange(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(start.dtype, {count});
   for (int64_t i = 0; i < count; ++i)
     out.set(i, first + i * step);
-  // The limit only says how many elements there are.
+  // The limit only says how many elements there are: limit - start of them
+  // when the step is 1 and the limit a line that starts at or above start.
   takeOpaqueFrom(n, {0, 2}, out);
-  takeShapeFrom(n, 1, out);
+  BatchForm end = limit.formAt(0);
+  takeShapeFrom(n, 1, out,
+                step == 1 && end.kind == BatchForm::Affine && end.slope > 0 &&
+                    end.slope + end.offset >= first);
   return n.setOutput(0, std::move(out));
 }
 
@@ -821,7 +838,7 @@ static LogicalResult foldTile(NodeImporter &n) {
       i += o / to[d] % shape[d] % x.shape[d] * from[d];
     copyElement(x, i, out, o);
   }
-  takeShapeFrom(n, 1, out);
+  takeShapeFrom(n, 1, out, /*exact=*/x.shapeForm == BatchForm::None);
   return n.setOutput(0, std::move(out));
 }
 
@@ -854,8 +871,23 @@ static LogicalResult foldExpand(NodeImporter &n) {
   HostTensor out = HostTensor::zeros(x.dtype, b->shape);
   b->forEach(
       [&](int64_t o, ArrayRef<int64_t> i) { copyElement(x, i[0], out, o); });
-  takeShapeFrom(n, 1, out);
+  takeShapeFrom(n, 1, out, /*exact=*/x.shapeForm == BatchForm::None);
   return n.setOutput(0, std::move(out));
+}
+
+/// The unary form rule of a cast to `to`: f32, f64, int32 and int64 hold
+/// every batch a device can; narrower types and bool do not.
+static StringRef getCastKind(int32_t to) {
+  switch (to) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+    return "CastToFloat";
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT64:
+    return "CastToInteger";
+  default:
+    return "CastToNarrow";
+  }
 }
 
 static LogicalResult foldCast(NodeImporter &n) {
@@ -871,11 +903,7 @@ static LogicalResult foldCast(NodeImporter &n) {
     else
       out.setInt(i, x.ints[i]);
     if (!x.batchForms.empty())
-      out.setForm(i, applyUnaryForm(isFloatType(to) ? "CastToFloat"
-                                    : to == onnx::TensorProto::BOOL
-                                        ? "CastToBool"
-                                        : "CastToInteger",
-                                    x.formAt(i)));
+      out.setForm(i, applyUnaryForm(getCastKind(to), x.formAt(i)));
   }
   return n.setOutput(0, std::move(out));
 }
@@ -947,7 +975,7 @@ const llvm::StringMap<NodeHandler> &npu::onnx_import::getConstantFolders() {
       return foldWithShape(n, squeezedShape(n));
     };
     m["Reshape"] = [](NodeImporter &n) {
-      return foldWithShape(n, reshapeTarget(n));
+      return foldWithShape(n, reshapeTarget(n), /*extents=*/true);
     };
     m["Slice"] = foldSlice;
     m["ConstantOfShape"] = foldConstantOfShape;

@@ -316,7 +316,11 @@ void NodeImporter::recordConstantReads() {
     std::string key = node.name() + "/" +
                       (node.output_size() ? node.output(0) : "") + "#" +
                       std::to_string(i);
-    graph.probe->reads.push_back({key, loc, operand, *it->second.constant});
+    bool isTargetShape = (i == 1 && (node.op_type() == "Reshape" ||
+                                     node.op_type() == "Expand")) ||
+                         (i == 3 && node.op_type() == "Resize");
+    graph.probe->reads.push_back(
+        {key, loc, operand, *it->second.constant, isTargetShape});
   }
 }
 

@@ -140,6 +140,10 @@ struct ProbeRecord {
     /// "input #1 ('shape')".
     std::string operand;
     HostTensor tensor;
+    /// Whether the operand is a target shape (Reshape's, Expand's,
+    /// Resize's sizes), whose values become the result's extents: the only
+    /// place a line in N may go, since the probes' types then show it.
+    bool isTargetShape;
   };
 
   explicit ProbeRecord(int64_t batch, const ProbeRecord *atBatchOne = nullptr)
