@@ -1,6 +1,7 @@
 //===- npu-import-onnx.cpp - ONNX model to npu dialect --------------------===//
 //
-// npu-import-onnx MODEL.onnx [--batch=N] [--weights=arguments|constants]
+// npu-import-onnx MODEL.onnx [--batch=N | --batch-chunk=C]
+//                 [--weights=arguments|constants]
 //                 [--weights-file=WEIGHTS.npz] [-o OUT.mlir]
 // writes the model as one func.func of npu ops (see docs/onnx-import.md),
 // and the weight arguments' data beside it for npu-run --weights.
@@ -31,6 +32,11 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
 static cl::opt<int64_t>
     batch("batch",
           cl::desc("Bind the graph inputs' dynamic leading (batch) dimension"));
+static cl::opt<int64_t> batchChunk(
+    "batch-chunk",
+    cl::desc("Without --batch: the samples the kernels of a batch read at "
+             "run time compute at once, besides one (0 or 1: one only)"),
+    cl::init(npu::ONNXImportOptions().batchChunk));
 static cl::opt<npu::ONNXWeights>
     weights("weights", cl::desc("What float initializers become"),
             cl::init(npu::ONNXWeights::Arguments),
@@ -72,6 +78,7 @@ int main(int argc, char **argv) {
   // taken for "unset".
   if (batch.getNumOccurrences())
     options.batch = batch;
+  options.batchChunk = batchChunk;
   options.weights = weights;
   options.functionName = functionName;
   npu::NpzArrays weightData;

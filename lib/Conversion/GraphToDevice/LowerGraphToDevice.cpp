@@ -327,10 +327,13 @@ private:
         boundDim(dim);
         continue;
       }
-      if (auto map = dyn_cast<MapBatchOp>(op))
-        if (failed(requireStaticSamples(map)) ||
-            failed(computeBlockSizes(map.getSampleBlock())))
+      if (auto map = dyn_cast<MapBatchOp>(op)) {
+        if (failed(requireStaticSamples(map)))
           return failure();
+        for (Block *block : getMapBlocks(map))
+          if (failed(computeBlockSizes(*block)))
+            return failure();
+      }
       for (OpResult result : op.getResults())
         if (failed(computeResultSizes(op, result)))
           return failure();
@@ -533,7 +536,8 @@ private:
       position[&op] = i;
     for (Operation &op : block) {
       if (auto map = dyn_cast<MapBatchOp>(op))
-        findLastUsers(map.getSampleBlock());
+        for (Block *block : getMapBlocks(map))
+          findLastUsers(*block);
       for (Value result : op.getResults()) {
         Operation *last = &op;
         for (Operation *user : result.getUsers())
@@ -682,12 +686,14 @@ private:
     return success();
   }
 
-  /// npu.map_batch becomes a host loop over the samples. The body's ops
-  /// move into it and are lowered there like any other, on dense buffers
-  /// allocated before the loop (one set serves every sample): a `sample`
-  /// launch copies each input's rows of the sample in, and one per result
-  /// copies the yielded rows out. Kernels read strided views only of values
-  /// stored with padded rows, so the rows are not handed to them in place.
+  /// npu.map_batch becomes host loops over the samples: over whole chunks
+  /// of C samples when it has a chunk region, then over the samples left
+  /// one by one. Each region's ops move into its loop and are lowered there
+  /// like any other, on dense buffers allocated before the loop (one set
+  /// serves every iteration): a `sample` launch copies each input's rows
+  /// of the iteration in, and one per result copies the yielded rows out.
+  /// Kernels read strided views only of values stored with padded rows, so
+  /// the rows are not handed to them in place.
   LogicalResult lowerMapBatch(MapBatchOp map) {
     OpBuilder b(map);
     Location loc = map.getLoc();
@@ -703,48 +709,106 @@ private:
     }
     checkSameBatch(b, loc, map, inputs);
     Value batch = b.create<memref::DimOp>(loc, inputs.front(), 0);
-    auto loop =
-        b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
-                             batch, b.create<arith::ConstantIndexOp>(loc, 1));
-    // Erased after the body's ops, which use its block's arguments.
+    // Erased after the regions' ops, which use their blocks' arguments.
     lowered.push_back(map);
-    Block &body = map.getSampleBlock();
-    Block &samples = *loop.getBody();
-    // A map inside a map allocates before the outermost loop: the buffers
-    // are freed at the end of the function.
+    Value first = b.create<arith::ConstantIndexOp>(loc, 0);
+    if (int64_t chunk = map.getChunkSize()) {
+      Value size = b.create<arith::ConstantIndexOp>(loc, chunk);
+      Value chunks = b.create<arith::DivUIOp>(loc, batch, size);
+      if (failed(lowerMapRegion(b, map, map.getChunk().front(), inputs, results,
+                                first, chunks, chunk)))
+        return failure();
+      first = b.create<arith::MulIOp>(loc, chunks, size);
+    }
+    return lowerMapRegion(b, map, map.getSampleBlock(), inputs, results, first,
+                          batch, 1);
+  }
+
+  /// Lowers `block`, a region of `map` that computes `samples` samples,
+  /// into a host loop over iterations [from, to) built at `b`: iteration i
+  /// takes rows [i * samples, (i + 1) * samples) of each input, and writes
+  /// its yielded rows to the same samples of `results`.
+  LogicalResult lowerMapRegion(OpBuilder &b, MapBatchOp map, Block &block,
+                               ArrayRef<Value> inputs, ArrayRef<Value> results,
+                               Value from, Value to, int64_t samples) {
+    Location loc = map.getLoc();
+    // The outermost loops allocate their buffers only when they run, and
+    // free them after: the chunk's and the samples' buffers are not live
+    // at once, and a batch below C allocates none for the chunk.
+    bool outermost = !sampleLoop;
+    OpBuilder::InsertionGuard guard(b);
+    if (outermost) {
+      auto runs = b.create<scf::IfOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, from, to),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(runs.thenBlock()->getTerminator());
+    }
+    auto loop = b.create<scf::ForOp>(loc, from, to,
+                                     b.create<arith::ConstantIndexOp>(loc, 1));
+    Block &iteration = *loop.getBody();
+    // A map inside a map allocates before the outermost loop.
     llvm::SaveAndRestore inLoop(sampleLoop,
                                 sampleLoop ? sampleLoop : loop.getOperation());
-    b.setInsertionPointToStart(&samples);
-    KernelBuilder k(b, loc);
-    Value sample = loop.getInductionVar();
-    for (auto [arg, input] : llvm::zip(body.getArguments(), inputs)) {
+    size_t firstAllocation = allocations.size();
+    OpBuilder inside = OpBuilder::atBlockBegin(&iteration);
+    KernelBuilder k(inside, loc);
+    Value index = loop.getInductionVar();
+    for (auto [arg, input] : llvm::zip(block.getArguments(), inputs)) {
       FailureOr<MemRefType> type = getStorageType(map, arg);
       if (failed(type))
         return failure();
-      Value dense = allocate(b, loc, *type);
-      buildWholeCopy(k, getSampleRows(b, loc, input, sample, 1), dense, device,
-                     "sample");
+      Value dense = allocate(inside, loc, *type);
+      buildWholeCopy(k, getSampleRows(inside, loc, input, index, samples),
+                     dense, device, "sample");
       mapping.map(arg, dense);
     }
     SmallVector<Operation *> ops = llvm::map_to_vector(
-        body.without_terminator(), [](Operation &op) { return &op; });
-    samples.getOperations().splice(samples.getTerminator()->getIterator(),
-                                   body.getOperations(), body.begin(),
-                                   body.getTerminator()->getIterator());
+        block.without_terminator(), [](Operation &op) { return &op; });
+    iteration.getOperations().splice(iteration.getTerminator()->getIterator(),
+                                     block.getOperations(), block.begin(),
+                                     block.getTerminator()->getIterator());
     for (Operation *op : ops) {
       if (failed(lowerOp(*op)))
         return failure();
       releaseDeadValues(*op);
     }
-    b.setInsertionPoint(samples.getTerminator());
-    for (auto [i, value] : llvm::enumerate(map.getSampleResults()))
-      buildWholeCopy(
-          k, mapping.lookup(value),
-          getSampleRows(b, loc, results[i], sample, map.getRowsPerSample(i)),
-          device, "sample");
+    inside.setInsertionPoint(iteration.getTerminator());
+    for (auto [i, value] :
+         llvm::enumerate(block.getTerminator()->getOperands()))
+      buildWholeCopy(k, mapping.lookup(value),
+                     getSampleRows(inside, loc, results[i], index,
+                                   samples * map.getRowsPerSample(i)),
+                     device, "sample");
     // The yield's values are erased before the map.
-    body.getTerminator()->dropAllReferences();
+    block.getTerminator()->dropAllReferences();
+    if (outermost)
+      freeAfter(loop, firstAllocation);
     return success();
+  }
+
+  /// Frees the buffers allocated since `allocations[first]` after `loop`,
+  /// rather than at the end of the function, and takes them out of the
+  /// pool: only the loop used them.
+  void freeAfter(scf::ForOp loop, size_t first) {
+    SmallVector<Value> own(allocations.begin() + first, allocations.end());
+    allocations.resize(first);
+    llvm::SmallPtrSet<Value, 16> ownSet(own.begin(), own.end());
+    for (auto &entry : freeBuffers)
+      llvm::erase_if(entry.second,
+                     [&](Value buffer) { return ownSet.contains(buffer); });
+    OpBuilder after(loop->getContext());
+    after.setInsertionPointAfter(loop);
+    for (Value buffer : own)
+      after.create<memref::DeallocOp>(loop.getLoc(), buffer);
+  }
+
+  /// The blocks of `map`'s regions: the body's, and the chunk's if any.
+  static SmallVector<Block *, 2> getMapBlocks(MapBatchOp map) {
+    SmallVector<Block *, 2> blocks = {&map.getSampleBlock()};
+    if (!map.getChunk().empty())
+      blocks.push_back(&map.getChunk().front());
+    return blocks;
   }
 
   /// Where `result` is written: its destination (an output argument), else
@@ -769,7 +833,7 @@ private:
       auto tensor = dyn_cast<RankedTensorType>(type);
       return !tensor || tensor.hasStaticShape();
     };
-    WalkResult result = map.getBody().walk([&](Operation *op) {
+    auto check = [&](Operation *op) {
       for (Type type :
            llvm::concat<Type>(llvm::to_vector(op->getOperandTypes()),
                               llvm::to_vector(op->getResultTypes())))
@@ -781,8 +845,11 @@ private:
           return WalkResult::interrupt();
         }
       return WalkResult::advance();
-    });
-    return failure(result.wasInterrupted());
+    };
+    for (Block *block : getMapBlocks(map))
+      if (block->walk(check).wasInterrupted())
+        return failure();
+    return success();
   }
 
   /// The `rows` rows of sample `sample` in `buffer`, a view.

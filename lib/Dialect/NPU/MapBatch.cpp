@@ -1,8 +1,8 @@
 //===- MapBatch.cpp - npu.map_batch ---------------------------------------===//
 //
 // The verifier of npu.map_batch: the body's arguments are one row of each
-// input, and each result holds every sample's yielded rows. O(inputs +
-// results).
+// input, each result holds every sample's yielded rows, and the chunk
+// region, if any, is the body at C samples. O(inputs + results).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,53 @@ ValueRange MapBatchOp::getSampleResults() {
 
 int64_t MapBatchOp::getRowsPerSample(unsigned i) {
   return cast<RankedTensorType>(getSampleResults()[i].getType()).getDimSize(0);
+}
+
+int64_t MapBatchOp::getChunkSize() {
+  if (getChunk().empty() || getChunk().front().getNumArguments() == 0)
+    return 0;
+  return cast<RankedTensorType>(getChunk().front().getArgument(0).getType())
+      .getDimSize(0);
+}
+
+/// The chunk region, when there is one, is the body at C samples: C rows
+/// of each input, C times the body's rows of each result.
+static LogicalResult verifyChunk(MapBatchOp op) {
+  Region &chunk = op.getChunk();
+  if (chunk.empty())
+    return success();
+  if (!chunk.hasOneBlock())
+    return op.emitOpError("chunk region must have one block");
+  Block &block = chunk.front();
+  int64_t c = op.getChunkSize();
+  if (block.getNumArguments() != op.getInputs().size() ||
+      ShapedType::isDynamic(c) || c < 2)
+    return op.emitOpError("chunk region takes ")
+           << block.getNumArguments() << " arguments; it needs C >= 2 rows "
+           << "of each of the " << op.getInputs().size() << " inputs";
+  auto expect = [&](StringRef what, unsigned i, Type actual,
+                    Type perSample) -> LogicalResult {
+    auto sample = cast<RankedTensorType>(perSample);
+    RankedTensorType expected =
+        withLeadingSize(sample, sample.getDimSize(0) * c);
+    if (actual == expected)
+      return success();
+    return op.emitOpError("chunk ")
+           << what << " #" << i << " has type " << actual << "; " << c
+           << " samples of the body's " << sample << " make " << expected;
+  };
+  for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+    if (failed(expect("argument", i, arg.getType(),
+                      op.getSampleBlock().getArgument(i).getType())))
+      return failure();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().size() != op.getNumResults())
+    return op.emitOpError("chunk region must yield one value per result");
+  for (auto [i, value, sample] :
+       llvm::enumerate(yield.getValues(), op.getSampleResults()))
+    if (failed(expect("yield", i, value.getType(), sample.getType())))
+      return failure();
+  return success();
 }
 
 /// The batch the inputs share (dynamic when any is read at run time), or
@@ -107,5 +154,5 @@ LogicalResult MapBatchOp::verifyRegions() {
                      : std::to_string(*batch) + " samples")
              << " of the body's " << sample << " make " << expected;
   }
-  return success();
+  return verifyChunk(*this);
 }

@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -602,6 +603,55 @@ LogicalResult buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
   return success();
 }
 
+/// Fills the chunk region of `map` from `chunk`, the graph imported at a
+/// batch of C: its ops that correspond (one for one, in order) to the ops
+/// `map`'s body took from `ops`, the batch-1 graph's, with its batched
+/// arguments as the region's. The others compute what the batch-1 graph
+/// computes above the map (weights, constants): their results stand for
+/// the chunk's.
+LogicalResult buildChunkRegion(MapBatchOp map, ArrayRef<Operation *> ops,
+                               ArrayRef<BlockArgument> arguments,
+                               func::FuncOp chunk) {
+  Block &entry = chunk.front();
+  if (llvm::range_size(entry.without_terminator()) != ops.size() ||
+      entry.getNumArguments() != arguments.size())
+    return emitError(chunk.getLoc())
+           << "the graph at the batch chunk has other ops than at batch 1"
+           << kBindBatch;
+  OpBuilder b(map.getContext());
+  Block *block = b.createBlock(&map.getChunk());
+  IRMapping mapping;
+  for (auto [arg, chunkArg] : llvm::zip(arguments, entry.getArguments())) {
+    // The map's inputs are the batched arguments, in order.
+    if (llvm::is_contained(map.getInputs(), arg))
+      mapping.map(chunkArg,
+                  block->addArgument(chunkArg.getType(), chunkArg.getLoc()));
+    else
+      mapping.map(chunkArg, arg);
+  }
+  Block &body = map.getSampleBlock();
+  // The chunk's op at a per-sample op's place is cloned, whatever it is
+  // (a reshape at batch 1 may be a transpose at C); the others do not
+  // depend on the batch and are the batch-1 graph's.
+  for (auto [op, chunkOp] : llvm::zip(ops, entry.without_terminator())) {
+    if (op->getBlock() == &body) {
+      b.clone(chunkOp, mapping);
+      continue;
+    }
+    if (op->getName() != chunkOp.getName() ||
+        op->getResultTypes() != chunkOp.getResultTypes())
+      return emitNodeError(chunkOp)
+             << "differs from the batch-1 graph's op at its place"
+             << kBindBatch;
+    mapping.map(chunkOp.getResults(), op->getResults());
+  }
+  SmallVector<Value> yielded =
+      llvm::map_to_vector(entry.getTerminator()->getOperands(),
+                          [&](Value v) { return mapping.lookupOrDefault(v); });
+  b.create<YieldOp>(map.getLoc(), yielded);
+  return success();
+}
+
 /// Fails at the first value of `func` that `second` finds the batch in
 /// elsewhere than `first` does.
 LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
@@ -693,7 +743,8 @@ npu::onnx_import::checkBatchDerivedReads(const ProbeRecord &first,
 }
 
 LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
-                                             ArrayRef<func::FuncOp> probes) {
+                                             ArrayRef<func::FuncOp> probes,
+                                             func::FuncOp chunk) {
   assert(probes.size() == std::size(kProbeBatches) && "one per probe batch");
   BatchAxes axes(kProbeBatches[0]);
   if (failed(axes.run(perSample, probes[0])))
@@ -705,6 +756,20 @@ LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
         failed(checkSameAxes(perSample, axes, again)))
       return failure();
   }
+  // The ops in order before buildMapBatch moves them: the chunk's graph
+  // has the same, one for one.
+  SmallVector<Operation *> ops =
+      llvm::map_to_vector(perSample.front().without_terminator(),
+                          [](Operation &op) { return &op; });
+  SmallVector<BlockArgument> arguments(perSample.getArguments());
+  if (failed(buildMapBatch(perSample, axes)))
+    return failure();
+  if (chunk) {
+    auto map = cast<MapBatchOp>(
+        perSample.front().getTerminator()->getOperand(0).getDefiningOp());
+    if (failed(buildChunkRegion(map, ops, arguments, chunk)))
+      return failure();
+  }
   perSample.walk([](SliceOp slice) { slice->removeAttr(kClampedAxesAttr); });
-  return buildMapBatch(perSample, axes);
+  return success();
 }

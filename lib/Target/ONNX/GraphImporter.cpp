@@ -820,6 +820,13 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
   SmallVector<ProbeRecord, 2> records;
   for (int64_t batch : kProbeBatches)
     records.emplace_back(batch, &atBatchOne);
+  constexpr int64_t kMaxChunk = 1 << 16;
+  if (options.batchChunk < 0 || options.batchChunk > kMaxChunk) {
+    emitError(FileLineColLoc::get(context, modelPath, 0, 0))
+        << "the batch chunk must be in [0, " << kMaxChunk << "], got "
+        << options.batchChunk;
+    return {};
+  }
   auto probe = [&](int64_t batch, ProbeRecord &record) {
     npu::ONNXImportOptions at = options;
     at.batch = batch;
@@ -830,7 +837,11 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
     if (!probed)
       emitError(FileLineColLoc::get(context, modelPath, 0, 0))
           << "'" << modelPath << "' leaves its batch dynamic, and keeping it "
-          << "so imports the graph at batch 1, 2 and 7; at batch " << batch
+          << "so imports the graph at batch 1, 2 and 7"
+          << (options.batchChunk >= 2
+                  ? " and at its chunk, " + std::to_string(options.batchChunk)
+                  : std::string())
+          << "; at batch " << batch
           << " it fails as above: bind the batch with --batch=N";
     return probed;
   };
@@ -845,8 +856,15 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
       return {};
     probes.push_back(getGraphFunction(*probed.back()));
   }
+  // The chunk region's graph: the model at the chunk's batch, which the
+  // probes show computes each of its samples apart.
+  ProbeRecord atChunk(options.batchChunk, &atBatchOne);
+  OwningOpRef<ModuleOp> chunk;
+  if (options.batchChunk >= 2 && !(chunk = probe(options.batchChunk, atChunk)))
+    return {};
   if (failed(checkBatchDerivedReads(records[0], records[1])) ||
-      failed(mapOverBatch(getGraphFunction(*module), probes)) ||
+      failed(mapOverBatch(getGraphFunction(*module), probes,
+                          chunk ? getGraphFunction(*chunk) : nullptr)) ||
       failed(verify(*module)))
     return {};
   return module;

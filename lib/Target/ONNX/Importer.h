@@ -403,9 +403,11 @@ mlir::LogicalResult checkBatchDerivedReads(const ProbeRecord &first,
 /// batched arguments. `probes`, the same graph imported at each of
 /// kProbeBatches, show where each value holds the batch; an op that mixes
 /// samples, or a value that differs otherwise, is an error naming it
-/// (BatchMap.cpp).
+/// (BatchMap.cpp). `chunk`, when given, is the graph imported at a batch of
+/// C: it becomes the map's chunk region, which computes C samples at once.
 mlir::LogicalResult mapOverBatch(mlir::func::FuncOp perSample,
-                                 llvm::ArrayRef<mlir::func::FuncOp> probes);
+                                 llvm::ArrayRef<mlir::func::FuncOp> probes,
+                                 mlir::func::FuncOp chunk);
 
 } // namespace npu::onnx_import
 

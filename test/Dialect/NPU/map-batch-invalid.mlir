@@ -151,3 +151,60 @@ func.func @yield_outside(%x: tensor<4xf32>) {
   npu.yield %x : tensor<4xf32>
 }
 
+
+// -----
+
+func.func @chunk_of_one(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'npu.map_batch' op chunk region takes 1 arguments; it needs C >= 2 rows of each of the 1 inputs}}
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    npu.yield %s : tensor<1x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<1x4xf32>):
+    npu.yield %s : tensor<1x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @chunk_argument(%x: tensor<?x4xf32>, %z: tensor<?x2xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'npu.map_batch' op chunk argument #1 has type 'tensor<4x2xf32>'; 2 samples of the body's 'tensor<1x2xf32>' make 'tensor<2x2xf32>'}}
+  %y = npu.map_batch(%x, %z) : (tensor<?x4xf32>, tensor<?x2xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>, %t: tensor<1x2xf32>):
+    npu.yield %s : tensor<1x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<2x4xf32>, %t: tensor<4x2xf32>):
+    npu.yield %s : tensor<2x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @chunk_yield(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'npu.map_batch' op chunk yield #0 has type 'tensor<2x4xf32>'; 2 samples of the body's 'tensor<2x4xf32>' make 'tensor<4x4xf32>'}}
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    %c = npu.concat %s, %s {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+    npu.yield %c : tensor<2x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<2x4xf32>):
+    npu.yield %s : tensor<2x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @chunk_yields(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'npu.map_batch' op chunk region must yield one value per result}}
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    npu.yield %s : tensor<1x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<2x4xf32>):
+    npu.yield
+  }
+  return %y : tensor<?x4xf32>
+}

@@ -246,3 +246,25 @@ func.func @map_batch(%x: tensor<?x4xf32>, %z: tensor<?x4xf32>, %w: tensor<4xf32>
   }
   return %y#0, %y#1 : tensor<?x4xf32>, tensor<?x2x4xf32>
 }
+
+// -----
+
+// With a chunk region: the body at two samples.
+// CHECK-LABEL: func.func @map_batch_chunk
+// CHECK: npu.map_batch(%{{.*}}) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+// CHECK: npu.yield %{{.*}} : tensor<1x4xf32>
+// CHECK-NEXT: } chunk {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x4xf32>):
+// CHECK: npu.yield %{{.*}} : tensor<2x4xf32>
+func.func @map_batch_chunk(%x: tensor<?x4xf32>, %w: tensor<4xf32>) -> tensor<?x4xf32> {
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    %a = npu.add %s, %w : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+    npu.yield %a : tensor<1x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<2x4xf32>):
+    %a = npu.add %s, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+    npu.yield %a : tensor<2x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}

@@ -36,6 +36,10 @@ enum class ONNXWeights {
 struct ONNXImportOptions {
   /// Binds a dynamic leading dimension (the batch) of every graph input.
   std::optional<int64_t> batch;
+  /// With the batch left dynamic: the samples npu.map_batch's chunk region
+  /// computes at once (the graph at that batch, run over as many whole
+  /// chunks as the batch holds); 0 or 1 for none, each sample apart.
+  int64_t batchChunk = 4;
   ONNXWeights weights = ONNXWeights::Arguments;
   /// The name of the function the graph becomes.
   std::string functionName = "main";
