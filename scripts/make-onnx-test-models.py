@@ -498,6 +498,15 @@ def models():
         [ints("four", 4), ints("zero1", [0]), ints("one1", [1]),
          ints("minus11", [-1, -1]), ints("minus1", -1), ints("one", 1),
          weight("cls", [1, 1, 4])])
+    # x beside ones shaped as x, folded on the host: 150,528 elements a
+    # sample, so a chunk of 112 samples passes the 2^24 elements the host
+    # folds; the model then imports without the chunk.
+    m["batch_big_fill"] = model(
+        [node("Shape", ["x"], ["s"]),
+         node("ConstantOfShape", ["s"], ["ones"],
+              value=helper.make_tensor("v", F, [1], [1.0])),
+         node("Concat", ["x", "ones"], ["y"], axis=1)],
+        [("x", F, ["n", 3, 224, 224])], [("y", F, ["n", 6, 224, 224])])
     # Lines the graph would hide, and values the importer does not follow:
     # a slice's end of 64 - 8N on an axis of 4 (clamped to 4 at every
     # probe, 0 at batch 8); a Range's count ceil(N / 8); float arithmetic

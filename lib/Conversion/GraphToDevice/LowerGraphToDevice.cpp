@@ -712,7 +712,7 @@ private:
     // Erased after the regions' ops, which use their blocks' arguments.
     lowered.push_back(map);
     Value first = b.create<arith::ConstantIndexOp>(loc, 0);
-    if (int64_t chunk = map.getChunkSize()) {
+    if (int64_t chunk = fitsGlobalMemory(map) ? map.getChunkSize() : 0) {
       Value size = b.create<arith::ConstantIndexOp>(loc, chunk);
       Value chunks = b.create<arith::DivUIOp>(loc, batch, size);
       if (failed(lowerMapRegion(b, map, map.getChunk().front(), inputs, results,
@@ -801,6 +801,38 @@ private:
     after.setInsertionPointAfter(loop);
     for (Value buffer : own)
       after.create<memref::DeallocOp>(loop.getLoc(), buffer);
+  }
+
+  /// Whether every value of `map`'s chunk region fits the device's global
+  /// memory. One that does not (a chunk of samples past a small device)
+  /// leaves the samples to the body, with a remark: the chunk only speeds
+  /// up whole chunks, and a batch it could serve would not fit either.
+  bool fitsGlobalMemory(MapBatchOp map) {
+    if (map.getChunk().empty())
+      return true;
+    auto fits = [&](Value v) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      std::optional<int64_t> bytes =
+          type && type.hasStaticShape()
+              ? dev::getStaticByteSize(
+                    MemRefType::get(type.getShape(), type.getElementType()))
+              : std::nullopt;
+      return bytes && *bytes <= device.globalBytes;
+    };
+    Block &chunk = map.getChunk().front();
+    auto tooLarge = llvm::find_if_not(chunk.getArguments(), fits);
+    Value large = tooLarge != chunk.args_end() ? Value(*tooLarge) : Value();
+    chunk.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        if (!large && !fits(result))
+          large = result;
+    });
+    if (!large)
+      return true;
+    map.emitRemark("runs every sample apart: its chunk region's value of type ")
+        << large.getType() << " does not fit the " << device.globalBytes
+        << " bytes of global memory of device '" << device.name << "'";
+    return false;
   }
 
   /// The blocks of `map`'s regions: the body's, and the chunk's if any.

@@ -35,8 +35,9 @@ int64_t MapBatchOp::getRowsPerSample(unsigned i) {
 int64_t MapBatchOp::getChunkSize() {
   if (getChunk().empty() || getChunk().front().getNumArguments() == 0)
     return 0;
-  return cast<RankedTensorType>(getChunk().front().getArgument(0).getType())
-      .getDimSize(0);
+  auto type =
+      dyn_cast<RankedTensorType>(getChunk().front().getArgument(0).getType());
+  return type && type.getRank() > 0 ? type.getDimSize(0) : 0;
 }
 
 /// The chunk region, when there is one, is the body at C samples: C rows
@@ -57,8 +58,12 @@ static LogicalResult verifyChunk(MapBatchOp op) {
   auto expect = [&](StringRef what, unsigned i, Type actual,
                     Type perSample) -> LogicalResult {
     auto sample = cast<RankedTensorType>(perSample);
-    RankedTensorType expected =
-        withLeadingSize(sample, sample.getDimSize(0) * c);
+    int64_t rows;
+    if (llvm::MulOverflow(sample.getDimSize(0), c, rows))
+      return op.emitOpError("chunk ")
+             << what << " #" << i << ": " << c << " samples of the body's "
+             << sample << " overflow a size";
+    RankedTensorType expected = withLeadingSize(sample, rows);
     if (actual == expected)
       return success();
     return op.emitOpError("chunk ")

@@ -671,6 +671,26 @@ LogicalResult checkSameAxes(func::FuncOp func, const BatchAxes &first,
   return success();
 }
 
+/// Whether `chunk`, the graph imported at a batch of C, has `perSample`'s
+/// ops and holds the batch where `axes` says (as checkSameAxes does for the
+/// probes); no diagnostic.
+LogicalResult checkChunk(func::FuncOp perSample, func::FuncOp chunk,
+                         const BatchAxes &axes) {
+  ScopedDiagnosticHandler quiet(perSample.getContext(),
+                                [](Diagnostic &) { return success(); });
+  auto batched = llvm::find_if(perSample.getArguments(), [&](Value v) {
+    return axes.lookup(v).has_value();
+  });
+  if (batched == perSample.getArguments().end())
+    return failure();
+  auto type = cast<RankedTensorType>(
+      chunk.getArgument((*batched).getArgNumber()).getType());
+  BatchAxes atChunk(type.getDimSize(0));
+  if (failed(atChunk.run(perSample, chunk)))
+    return failure();
+  return checkSameAxes(perSample, axes, atChunk);
+}
+
 /// `line` as text: "2 * N + 1" (shortest decimals: they are whole
 /// numbers).
 std::string formatLine(const BatchForm &line) {
@@ -755,6 +775,16 @@ LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
     if (failed(again.run(perSample, probe)) ||
         failed(checkSameAxes(perSample, axes, again)))
       return failure();
+  }
+  // The chunk's graph is compared as a probe's is: the same ops, holding
+  // the batch where the batch-1 graph does, so that its ops correspond one
+  // for one to the batch-1 graph's. One that is not runs without its chunk
+  // region.
+  if (chunk && failed(checkChunk(perSample, chunk, axes))) {
+    emitWarning(perSample.getLoc())
+        << "the graph at its batch chunk differs from the batch-1 graph "
+        << "beyond the batch: every sample runs apart";
+    chunk = nullptr;
   }
   // The ops in order before buildMapBatch moves them: the chunk's graph
   // has the same, one for one.

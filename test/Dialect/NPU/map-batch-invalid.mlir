@@ -208,3 +208,18 @@ func.func @chunk_yields(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   }
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+func.func @chunk_scalar(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'npu.map_batch' op chunk region takes 1 arguments; it needs C >= 2 rows of each of the 1 inputs}}
+  %y = npu.map_batch(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<1x4xf32>):
+    npu.yield %s : tensor<1x4xf32>
+  } chunk {
+  ^bb0(%s: tensor<f32>):
+    %c = npu.constant dense<1.0> : tensor<2x4xf32> -> tensor<2x4xf32>
+    npu.yield %c : tensor<2x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
