@@ -909,6 +909,24 @@ TEST_F(FlashAttentionTest, OptionalInputsWithLengthsReadAtRunTime) {
     }
 }
 
+/// TND over 4 batches of 4 query heads, 2 key/value heads and head size 16,
+/// packed at `cumQ` and `cumKV` (cumulative ends) given as data, with
+/// sparse mode `mode` and its tokens: S1 and S2 the longest sequences.
+Case packedCase(const std::vector<int64_t> &cumQ,
+                const std::vector<int64_t> &cumKV, int64_t mode, int64_t pre,
+                int64_t next) {
+  Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, mode, pre, next,
+         smallAttentionDevice()};
+  c.cumQ = cumQ;
+  c.cumKV = cumKV;
+  for (size_t b = 0; b < cumQ.size(); ++b) {
+    c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
+    c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
+  }
+  c.runTimeLengths = true;
+  return c;
+}
+
 TEST_F(FlashAttentionTest, PackedLengthsReadAtRunTime) {
   // TND with seq_qlen and seq_kvlen as operands: one module per direction
   // and mode, run at several packings of the same rows (empty sequences,
@@ -920,20 +938,11 @@ TEST_F(FlashAttentionTest, PackedLengthsReadAtRunTime) {
       {{24, 24, 24, 24}, {0, 10, 20, 30}},
       {{1, 2, 3, 24}, {1, 2, 3, 30}}};
   for (bool grad : {false, true})
-    for (int64_t mode : {3, 7}) {
+    for (int64_t mode : {3, 7})
       for (auto &[cumQ, cumKV] : packings) {
-        Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, mode, 40, -2,
-               smallAttentionDevice()};
-        c.cumQ = cumQ;
-        c.cumKV = cumKV;
-        for (size_t b = 0; b < cumQ.size(); ++b) {
-          c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
-          c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
-        }
-        c.runTimeLengths = true;
+        Case c = packedCase(cumQ, cumKV, mode, 40, -2);
         check(grad ? backward(c) : c);
       }
-    }
 }
 
 TEST_F(FlashAttentionTest, PackedRowsReadAtRunTime) {
@@ -947,21 +956,12 @@ TEST_F(FlashAttentionTest, PackedRowsReadAtRunTime) {
       {{0, 0, 0, 0}, {0, 0, 0, 0}},
       {{30, 60, 61, 90}, {2, 2, 2, 2}}};
   for (bool grad : {false, true})
-    for (int64_t mode : {0, 3}) {
+    for (int64_t mode : {0, 3})
       for (auto &[cumQ, cumKV] : packings) {
-        Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, mode, 40, -2,
-               smallAttentionDevice()};
-        c.cumQ = cumQ;
-        c.cumKV = cumKV;
-        for (size_t b = 0; b < cumQ.size(); ++b) {
-          c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
-          c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
-        }
-        c.runTimeLengths = true;
+        Case c = packedCase(cumQ, cumKV, mode, 40, -2);
         c.dynamicRows = true;
         check(grad ? backward(c) : c);
       }
-    }
 }
 
 TEST_F(FlashAttentionTest, PrefixModesWithLengthsReadAtRunTime) {
@@ -985,16 +985,8 @@ TEST_F(FlashAttentionTest, PrefixModesWithLengthsReadAtRunTime) {
   std::pair<std::vector<int64_t>, std::vector<int64_t>> packings[] = {
       {{7, 7, 19, 24}, {9, 13, 25, 30}}, {{0, 0, 24, 24}, {30, 30, 30, 30}}};
   for (auto &[cumQ, cumKV] : packings) {
-    Case c{ref::Layout::TND,      4, 4, 2, 0, 0, 16, 6, 2147483647, 2147483647,
-           smallAttentionDevice()};
-    c.cumQ = cumQ;
-    c.cumKV = cumKV;
+    Case c = packedCase(cumQ, cumKV, 6, 2147483647, 2147483647);
     c.prefix = {3, 0, 20, 9};
-    for (size_t b = 0; b < cumQ.size(); ++b) {
-      c.seqQ = std::max(c.seqQ, cumQ[b] - (b ? cumQ[b - 1] : 0));
-      c.seqKV = std::max(c.seqKV, cumKV[b] - (b ? cumKV[b - 1] : 0));
-    }
-    c.runTimeLengths = true;
     check(c);
   }
 }
