@@ -240,25 +240,32 @@ private:
   /// kernels, tables and loops from an impossible count.
   LogicalResult checkGlobalMemory(Operation *op, Type type,
                                   ArrayRef<int64_t> shape, Type element) {
-    // index (or another non-numeric element) is stored as 8 bytes.
-    unsigned bits =
-        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-    int64_t bytes = llvm::divideCeil(bits, 8);
-    // A size read at run time is checked when the buffer is allocated.
-    bool overflow = false;
-    for (int64_t size : shape)
-      if (!ShapedType::isDynamic(size))
-        overflow |= llvm::MulOverflow(bytes, size, bytes);
-    if (!overflow && bytes <= device.globalBytes)
+    std::optional<int64_t> bytes = getStaticBytes(shape, element);
+    if (bytes && *bytes <= device.globalBytes)
       return success();
     InFlightDiagnostic diag = op->emitOpError("cannot be lowered for device '")
                               << device.name << "': value of type " << type
                               << " needs ";
-    if (overflow)
+    if (!bytes)
       diag << "more than 2^63 bytes";
     else
-      diag << bytes << " bytes";
+      diag << *bytes << " bytes";
     return diag << " of global memory, the device has " << device.globalBytes;
+  }
+
+  /// The bytes of a buffer of `shape` (its static sizes: one read at run
+  /// time is checked when the buffer is allocated) and `element`, none
+  /// when they overflow. index (or another non-numeric element) is stored
+  /// as 8 bytes.
+  static std::optional<int64_t> getStaticBytes(ArrayRef<int64_t> shape,
+                                               Type element) {
+    unsigned bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+    int64_t bytes = llvm::divideCeil(bits, 8);
+    for (int64_t size : shape)
+      if (!ShapedType::isDynamic(size) && llvm::MulOverflow(bytes, size, bytes))
+        return std::nullopt;
+    return bytes;
   }
 
   /// Whether `value`'s row count depends on the data: it is stored at
@@ -813,10 +820,8 @@ private:
     auto fits = [&](Value v) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       std::optional<int64_t> bytes =
-          type && type.hasStaticShape()
-              ? dev::getStaticByteSize(
-                    MemRefType::get(type.getShape(), type.getElementType()))
-              : std::nullopt;
+          type ? getStaticBytes(type.getShape(), type.getElementType())
+               : std::nullopt;
       return bytes && *bytes <= device.globalBytes;
     };
     Block &chunk = map.getChunk().front();

@@ -169,13 +169,6 @@ bool HostTensor::dependsOnBatch() const {
          });
 }
 
-bool HostTensor::hasOpaqueForm() const {
-  return shapeForm == BatchForm::Opaque ||
-         llvm::any_of(batchForms, [](const BatchForm &f) {
-           return f.kind == BatchForm::Opaque;
-         });
-}
-
 void npu::onnx_import::inheritShapeForms(NodeImporter &n, HostTensor &out) {
   StringRef op = n.opType();
   if (op == "Shape" || op == "Size")

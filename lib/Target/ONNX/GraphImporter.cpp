@@ -827,13 +827,16 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
   SmallVector<ProbeRecord, 2> records;
   for (int64_t batch : kProbeBatches)
     records.emplace_back(batch, &atBatchOne);
-  auto probe = [&](int64_t batch, ProbeRecord &record) {
+  // The model at `batch` (only batch 1's import gives the weights' data).
+  auto importAt = [&](int64_t batch, ProbeRecord &record) {
     npu::ONNXImportOptions at = options;
     at.batch = batch;
     if (batch != 1)
       at.weightData = nullptr;
-    OwningOpRef<ModuleOp> probed =
-        importGraph(bytes, modelPath, context, at, nullptr, &record);
+    return importGraph(bytes, modelPath, context, at, nullptr, &record);
+  };
+  auto probe = [&](int64_t batch, ProbeRecord &record) {
+    OwningOpRef<ModuleOp> probed = importAt(batch, record);
     if (!probed)
       emitError(FileLineColLoc::get(context, modelPath, 0, 0))
           << "'" << modelPath << "' leaves its batch dynamic, and keeping it "
@@ -860,10 +863,7 @@ OwningOpRef<ModuleOp> npu::importONNX(StringRef bytes, StringRef modelPath,
   if (options.batchChunk >= 2) {
     ScopedDiagnosticHandler quiet(context,
                                   [](Diagnostic &) { return success(); });
-    npu::ONNXImportOptions at = options;
-    at.batch = options.batchChunk;
-    at.weightData = nullptr;
-    chunk = importGraph(bytes, modelPath, context, at, nullptr, &atChunk);
+    chunk = importAt(options.batchChunk, atChunk);
   }
   if (options.batchChunk >= 2 && !chunk)
     emitWarning(FileLineColLoc::get(context, modelPath, 0, 0))

@@ -96,8 +96,6 @@ struct HostTensor {
   void setAllOpaque();
   /// Whether any element or the shape depends on the batch.
   bool dependsOnBatch() const;
-  /// Whether any element, or the shape, is Opaque.
-  bool hasOpaqueForm() const;
 };
 
 /// The elements of `shape`, saturated at INT64_MAX (a malformed model's
@@ -134,7 +132,8 @@ struct ProbeRecord {
   /// A host tensor an op (not a folder) read: it becomes a constant, an
   /// attribute or a type of the graph.
   struct ConstantRead {
-    /// The reading node's first output and the operand index ("y#1").
+    /// The reading node's name and first output, and the operand index
+    /// ("y/y#1"): the same read in each probe.
     std::string key;
     mlir::Location loc;
     /// "input #1 ('shape')".
