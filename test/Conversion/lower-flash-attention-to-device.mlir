@@ -111,66 +111,75 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // MLU: npudev.mixed_launch cube(16)
 // A step's cube copies move in pairs. K and V, which vary by step in this
 // launch, have a ring of five tiles (steps t - 3 to t + 1), Q and dY one;
-// S and dP have two sets. Step 0's loads start and are waited for before
-// the loop. Iteration t starts step t + 1's pair, computes step t's S and
-// dP into their set while step t - 1's stores are in flight, waits, then
-// stores S and dP and tells the vector tasks without waiting (the flag is
-// set when the stores are done); then it waits for the vector tasks' step
-// t - 3: the statistics take nothing into cube sums, so this launch runs
-// four steps ahead (four workspace slots), the others three.
+// S and dP have two sets. Step 0's loads start before the loop, which
+// carries the token of each step's pair. Iteration t waits for the vector
+// tasks' step t - 4 (the statistics take nothing into cube sums, so this
+// launch runs four steps ahead, with four workspace slots; the others
+// three), starts step t + 1's pair, waits for step t's alone (not for step
+// t - 1's stores, which stay in flight), computes S and dP into their set
+// and stores each as it is computed, then tells the vector tasks without
+// waiting (the flag is set when the stores are done).
 // CHECK: npudev.alloc : memref<1x{{[0-9]+}}x128xf16, #npudev.space<cube>>
 // CHECK-NEXT: npudev.alloc : memref<1x{{[0-9]+}}x128xf16, #npudev.space<cube>>
 // CHECK-NEXT: npudev.alloc : memref<5x{{[0-9]+}}x128xf16, #npudev.space<cube>>
 // CHECK-NEXT: npudev.alloc : memref<5x{{[0-9]+}}x128xf16, #npudev.space<cube>>
 // CHECK-NEXT: %[[STILE:.*]] = npudev.alloc : memref<2x{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
 // CHECK-NEXT: %[[DPTILE:.*]] = npudev.alloc : memref<2x{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
+// CHECK: %[[FIRST:.*]] = scf.if %{{.*}} -> (!npudev.token) {
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
-// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
-// CHECK: npudev.wait_all
-// CHECK-NOT: npudev.wait_all
-// CHECK: scf.for
-// CHECK-NOT: npudev.wait_all
-// CHECK: scf.if
-// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
-// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
-// CHECK: scf.if
-// CHECK: %[[S:.*]] = memref.subview %[[STILE]][
-// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
-// CHECK: %[[DP:.*]] = memref.subview %[[DPTILE]][
-// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[DP]] {transpose_b}
-// CHECK-NOT: npudev.dma_start
-// CHECK: npudev.wait_all
-// CHECK-NEXT: scf.if
-// CHECK: %[[S2:.*]] = memref.subview %[[STILE]][
-// CHECK: npudev.dma_start %[[S2]],
-// CHECK: %[[DP2:.*]] = memref.subview %[[DPTILE]][
-// CHECK: npudev.dma_start %[[DP2]],
+// CHECK: %[[FIRSTV:.*]] = npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK-NEXT: scf.yield %[[FIRSTV]]
 // CHECK-NOT: npudev.wait
-// CHECK: npudev.set_flag 0 for
-// CHECK: npudev.set_flag 0 for
+// CHECK: scf.for %{{.*}} iter_args(%[[PAIR:.*]] = %[[FIRST]]) -> (!npudev.token)
+// CHECK-NOT: npudev.wait_all
 // CHECK: arith.subi %{{.*}}, %c4
 // CHECK: scf.if
 // CHECK-NEXT: npudev.wait_flag 0
 // CHECK-NEXT: npudev.wait_flag 1
+// CHECK: %[[NEXT:.*]] = scf.if %{{.*}} -> (!npudev.token) {
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>>
+// CHECK-NOT: npudev.wait_all
+// CHECK: npudev.wait %[[PAIR]]
+// CHECK-NEXT: scf.if
+// CHECK: %[[S:.*]] = memref.subview %[[STILE]][
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK: npudev.dma_start %{{.*}} : memref<?x?xf32, {{.*}}#npudev.space<cube>> to
+// CHECK: %[[DP:.*]] = memref.subview %[[DPTILE]][
+// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[DP]] {transpose_b}
+// CHECK: npudev.dma_start %{{.*}} : memref<?x?xf32, {{.*}}#npudev.space<cube>> to
+// CHECK-NOT: npudev.wait
+// CHECK: npudev.set_flag 0 for
+// CHECK: npudev.set_flag 0 for
 // CHECK-NOT: npudev.matmul
+// CHECK: scf.yield %[[NEXT]]
 // Square blocks of 128 do not fit cube memory with D 128; 64 do, and each
 // launch doubles the axis its items span: 128 query rows by 64 keys for
 // the statistics and dQ, 64 rows by 128 keys for dK / dV.
 // CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // The dK / dV launch's f32 sums leave room for one set of S and dP: its
-// iterations wait first, and S is stored while dP is computed.
+// iterations wait first, and S is stored while dP is computed. The
+// iteration starts loading step t - 3's P' and dS before it computes step
+// t, and its sums wait for those loads alone, not for step t's stores.
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.alloc : memref<1x{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
 // CHECK: npudev.wait_all
-// CHECK-NEXT: arith.cmpi slt
-// CHECK-NEXT: scf.if
+// CHECK: %[[TAKING:.*]] = scf.if %{{.*}} -> (!npudev.token) {
+// CHECK-NEXT: npudev.wait_flag 0
+// CHECK-NEXT: npudev.wait_flag 1
+// CHECK: npudev.dma_start
+// CHECK: %[[DS:.*]] = npudev.dma_start
+// CHECK-NEXT: scf.yield %[[DS]]
+// CHECK: scf.if
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>> to
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>> to
 // CHECK-NOT: npudev.wait_all
 // CHECK: npudev.set_flag 0 for
-// CHECK: npudev.matmul {{.*}} {accumulate, transpose_a}
+// CHECK-NOT: npudev.wait_all
+// CHECK: npudev.wait %[[TAKING]]
+// CHECK: npudev.matmul {{.*}} {transpose_a}
 // CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // CHECK: npudev.mixed_launch
 // CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"

@@ -155,7 +155,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     // (copy latencies, two flags, instruction issue); the wider fixed axis
     // doubles the work they are spread over. Cube memory holds the
     // varying pair (kTileSlots slots each) and the fixed pair (one each),
-    // S and dP, two sets of P' and dS, the f32 sums, and for launch 1 a
+    // S and dP, P' and dS, the f32 sums, and for launch 1 a
     // row of ones and its f32 sum.
     int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
     auto cubeBytes = [&](int64_t s1, int64_t s2, bool alongRows) {
@@ -163,7 +163,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       int64_t pairs = (kTileSlots * varying + fixed) * 2 * d * eb;
       int64_t sums = alongRows ? s1 * d * 4 : 2 * s2 * d * 4 + s1 * eb + s2 * 4;
       int64_t sets = scoreSets(alongRows ? Pass::Queries : Pass::KeysValues);
-      return pairs + s1 * s2 * (2 * 4 * sets + 4 * eb) + sums;
+      return pairs + s1 * s2 * (2 * 4 * sets + 2 * eb) + sums;
     };
     int64_t block = kCubeBlock;
     auto fits = [&](int64_t s1, int64_t s2, bool alongRows) {
@@ -521,12 +521,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     int64_t sets = scoreSets(pass);
     Value sTile = tiles.sTile = cube({sets, s1Inner, s2Inner}, f32);
     Value dpTile = tiles.dpTile = cube({sets, s1Inner, s2Inner}, f32);
-    // Two sets of P' and dS tiles: one loading while the sums take the
-    // other.
+    // P' and dS: an iteration loads them and takes them into the sums.
     if (keys)
-      tiles.pTile = cube({2, s1Inner, s2Inner}, element);
+      tiles.pTile = cube({1, s1Inner, s2Inner}, element);
     if (pass != Pass::Statistics)
-      tiles.dsTile = cube({2, s1Inner, s2Inner}, element);
+      tiles.dsTile = cube({1, s1Inner, s2Inner}, element);
     Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
       tiles.sumA = cube({s2Inner, d}, f32);
@@ -577,93 +576,113 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                 slotRows(kTiles, ks, s.cols), slotRows(vTiles, ks, s.cols));
           };
           // Starts loading step t's varying pair; the two loads move
-          // together.
+          // together. Returns the token of the second.
           auto startLoads = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
             if (keys) {
               k.dmaStart(headRows(query, true, s.it, s.it.n, s.r0, s.rows), q);
-              k.dmaStart(headRows(dy, true, s.it, s.it.n, s.r0, s.rows),
-                         dyRows);
-            } else {
-              k.dmaStart(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
-                         kRows);
-              k.dmaStart(
-                  headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols),
-                  vRows);
+              return k.dmaStart(headRows(dy, true, s.it, s.it.n, s.r0, s.rows),
+                                dyRows);
             }
+            k.dmaStart(headRows(key, false, s.it, s.it.kvHead, s.c0, s.cols),
+                       kRows);
+            return k.dmaStart(
+                headRows(value, false, s.it, s.it.kvHead, s.c0, s.cols), vRows);
           };
           // Step t's S and dP into set t mod `sets`, each stored as soon
-          // as it is computed (`store`) or, with two sets, both after the
-          // iteration's wait (storeScores).
-          auto compute = [&](Value t, bool store) {
+          // as it is computed.
+          auto compute = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
             Value set = k.rem(t, k.index(sets));
             k.matmul(q, kRows, setRows(sTile, set, s), /*accumulate=*/false,
                      /*transposeB=*/true);
-            if (store)
-              storeTile(setRows(sTile, set, s), wsScores, s, group);
+            storeTile(setRows(sTile, set, s), wsScores, s, group);
             k.matmul(dyRows, vRows, setRows(dpTile, set, s),
                      /*accumulate=*/false, /*transposeB=*/true);
-            if (store)
-              storeTile(setRows(dpTile, set, s), wsDp, s, group);
-          };
-          auto storeScores = [&](Value t) {
-            Step s = stepAt(t);
-            Value set = k.rem(t, k.index(sets));
-            storeTile(setRows(sTile, set, s), wsScores, s, group);
             storeTile(setRows(dpTile, set, s), wsDp, s, group);
           };
           auto consume = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
-            accumulateStep(tiles, s, k.eq(t, zero), k.rem(t, k.index(2)), q,
-                           dyRows, kRows);
+            accumulateStep(tiles, s, k.eq(t, zero), q, dyRows, kRows);
           };
-          auto startTaking = [&](Value t) {
+          auto waitForVectors = [&] {
             for (int64_t v = 0; v < vectorsPerGroup; ++v)
               k.waitFlag(kProbsReady + v);
-            if (pass != Pass::Statistics)
-              loadProbsAndDs(tiles, group, stepAt(t), k.rem(t, k.index(2)));
           };
           Value lag = k.index(getLag(pass));
-          auto inSteps = [&](Value u) {
-            return k.andI(k.ge(u, zero), k.lt(u, steps));
+          // Iteration t waits for the vector tasks to finish step t - lag
+          // and starts loading its P' and dS, starts step t + 1's pair,
+          // computes and stores step t's S and dP, tells the vector tasks,
+          // and takes step t - lag into the sums: the vector tasks' steps
+          // t - lag + 1 .. t - 1 are still free to run (lag: getLag(pass)),
+          // and the loads of P' and dS move while step t is computed. The
+          // vector tasks are told when a step's stores are issued: a flag is
+          // set once the copies issued before it are done. Before computing,
+          // the iteration waits
+          //  - with one set of S and dP (launch 1), for everything the
+          //    previous one started: its stores read the tiles this step's
+          //    matmuls write;
+          //  - with two, for step t's pair alone, which covers step t - 2's
+          //    stores from the set step t is computed into (copies complete
+          //    in order). Step t - 1's stores stay in flight, and step t's
+          //    queue behind them: the copy engine, not its latency, sets the
+          //    pace.
+          // The sums wait for the loads of P' and dS, not for step t's
+          // stores.
+          Type token = dev::TokenType::get(k.builder().getContext());
+          auto startLoadsIf = [&](Value cond, Value t) {
+            return k.ifThenElse(
+                cond, token, [&] { return startLoads(t); },
+                [&] { return k.completedToken(); });
           };
-          // Iteration t starts step t + 1's pair, computes step t's S and
-          // dP, tells the vector tasks, takes step t - lag into the sums,
-          // then waits for the vector tasks to finish step t - lag + 1
-          // and starts loading its P' and dS: their steps t - lag + 2 ..
-          // t - 1 are still free to run (lag: getLag(pass)). With one set
-          // of S and dP the iteration first waits for everything the
-          // previous one started (its stores and this step's matmuls share
-          // the tiles). With two, step t is computed into its set while step
-          // t - 1's stores, from the other, are in flight; the wait then
-          // covers them, step t + 1's pair and step t - lag's P' and dS,
-          // before step t's stores start. The vector tasks are told when a
-          // step's stores are issued: a flag is set once the copies issued
-          // before it are done.
-          k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
-          if (sets == 2)
-            k.waitAll();
-          k.forLoop(zero, k.add(steps, lag), k.index(1), [&](Value t) {
-            Value next = k.add(t, k.index(1));
+          // `loaded`: step t's pair with two sets, null with one. Returns
+          // step t + 1's.
+          auto iteration = [&](Value t, Value loaded) -> Value {
+            Value next = k.add(t, k.index(1)), hasNext = k.lt(next, steps);
             Value inFlight = k.lt(t, steps);
-            if (sets == 1)
+            Value taken = k.sub(t, lag), takes = k.ge(t, lag);
+            if (!loaded)
               k.waitAll();
-            k.ifThenElse(k.lt(next, steps), [&] { startLoads(next); });
-            k.ifThenElse(inFlight, [&] { compute(t, sets == 1); });
-            if (sets == 2) {
-              k.waitAll();
-              k.ifThenElse(inFlight, [&] { storeScores(t); });
+            Value taking;
+            if (pass == Pass::Statistics)
+              k.ifThenElse(takes, waitForVectors);
+            else
+              taking = k.ifThenElse(
+                  takes, token,
+                  [&] {
+                    waitForVectors();
+                    return loadProbsAndDs(tiles, group, stepAt(taken));
+                  },
+                  [&] { return k.completedToken(); });
+            Value nextLoaded;
+            if (loaded) {
+              nextLoaded = startLoadsIf(hasNext, next);
+              k.wait(loaded);
+            } else {
+              k.ifThenElse(hasNext, [&] { startLoads(next); });
             }
-            k.ifThenElse(inFlight, [&] { signalVectors(kScoresReady); });
-            if (pass != Pass::Statistics)
-              k.ifThenElse(k.ge(t, lag), [&] { consume(k.sub(t, lag)); });
-            Value taken = k.add(k.sub(t, lag), k.index(1));
-            k.ifThenElse(inSteps(taken), [&] { startTaking(taken); });
-          });
+            k.ifThenElse(inFlight, [&] {
+              compute(t);
+              signalVectors(kScoresReady);
+            });
+            if (taking)
+              k.ifThenElse(takes, [&] {
+                k.wait(taking);
+                consume(taken);
+              });
+            return nextLoaded;
+          };
+          Value end = k.add(steps, lag), one = k.index(1);
+          if (sets == 2) {
+            k.forLoop(zero, end, one, startLoadsIf(k.lt(zero, steps), zero),
+                      iteration);
+          } else {
+            k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
+            k.forLoop(zero, end, one, [&](Value t) { iteration(t, Value()); });
+          }
           // The sums go out while the next item loads. An item without
           // steps (a key block no query reaches) writes zeros.
           auto storeSum = [&](Value sum, Value rows, Value target) {
@@ -696,15 +715,15 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   }
 
   /// Starts loading step `s`'s P' (launch 1 only: dQ needs only dS) and dS
-  /// from the workspace into tile set `set`.
-  void loadProbsAndDs(const CubeTiles &tiles, Value group, const Step &s,
-                      Value set) {
+  /// from the workspace into their tiles; returns the token of the last
+  /// (copies complete in order).
+  Value loadProbsAndDs(const CubeTiles &tiles, Value group, const Step &s) {
     Value zero = k.index(0);
     if (tiles.pTile)
       k.dmaStart(slotTile(wsProbs, group, s.slot, zero, s.rows, zero, s.cols),
-                 setRows(tiles.pTile, set, s));
-    k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols),
-               setRows(tiles.dsTile, set, s));
+                 setRows(tiles.pTile, zero, s));
+    return k.dmaStart(slotTile(wsDs, group, s.slot, zero, s.rows, zero, s.cols),
+                      setRows(tiles.dsTile, zero, s));
   }
 
   /// Rows [0, rows) and columns [0, cols) of tile `index` of `tiles` (a
@@ -720,19 +739,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     return tileOf(tiles, set, s.rows, s.cols);
   }
 
-  /// Step `s`'s P' and dS (tile set `set`) into the sums: dV += P'^T dY and
-  /// dK += dS^T Q (and dpse rows) in launch 1, dQ += dS K in launch 2. An
-  /// item's first step (`first`) sets the sums instead.
+  /// Step `s`'s P' and dS into the sums: dV += P'^T dY and dK += dS^T Q
+  /// (and dpse rows) in launch 1, dQ += dS K in launch 2. An item's first
+  /// step (`first`) sets the sums instead.
   void accumulateStep(const CubeTiles &tiles, const Step &s, Value first,
-                      Value set, Value q, Value dyRows, Value kRows) {
+                      Value q, Value dyRows, Value kRows) {
     Value zero = k.index(0), dIdx = k.index(g.headDim);
-    Value ds = setRows(tiles.dsTile, set, s);
+    Value ds = setRows(tiles.dsTile, zero, s);
     if (!tiles.sumA) {
       k.matmulSum(ds, kRows, rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx),
                   first, /*transposeA=*/false, /*transposeB=*/false);
       return;
     }
-    k.matmulSum(setRows(tiles.pTile, set, s), dyRows,
+    k.matmulSum(setRows(tiles.pTile, zero, s), dyRows,
                 rowsOf(tiles.sumB, zero, s.cols, zero, dIdx), first,
                 /*transposeA=*/true, /*transposeB=*/false);
     k.matmulSum(ds, q, rowsOf(tiles.sumA, zero, s.cols, zero, dIdx), first,

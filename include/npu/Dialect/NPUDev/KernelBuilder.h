@@ -90,6 +90,9 @@ public:
   void wait(mlir::Value token);
   /// Waits for every DMA the task has started (npudev.wait_all).
   void waitAll();
+  /// A token that is complete at once (an empty npudev.async), for the
+  /// branch of an scf.if that starts no copy.
+  mlir::Value completedToken();
 
   /// Indexed DMA (dma_gather / dma_scatter).
   void dmaGather(mlir::Value source, mlir::Value indices, mlir::Value target);

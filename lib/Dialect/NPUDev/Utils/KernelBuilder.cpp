@@ -221,6 +221,9 @@ Value KernelBuilder::dmaStart(Value source, Value target) {
 }
 void KernelBuilder::wait(Value token) { b.create<dev::WaitOp>(loc, token); }
 void KernelBuilder::waitAll() { b.create<dev::WaitAllOp>(loc); }
+Value KernelBuilder::completedToken() {
+  return b.create<dev::AsyncOp>(loc).getToken();
+}
 void KernelBuilder::dmaGather(Value source, Value indices, Value target) {
   b.create<dev::DmaGatherOp>(loc, source, indices, target);
 }
