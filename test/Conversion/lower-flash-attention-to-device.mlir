@@ -7,13 +7,21 @@
 
 // S2 = 4096 > 1024: the S1S2 template, 128-row blocks (8 heads x 64
 // blocks of 64 rows exceed the 48 vector cores), s2 inner 1024 on
-// ascend910b (2048 on mlu590, whose vector memory is larger). Key digits,
-// least significant first: UB0 S1 = 3, UB1 S2 = 4, Block none = 9,
-// ImplMode 0, DataType f16 = 0, Format BNSD = 2, Sparse none = 1,
-// BIG_DOUBLE_BUFFER = 2, then zeros.
+// ascend910b (2048 on mlu590, whose vector memory is larger). Without a
+// mask and with 128 items of 256 rows, at least 4 per group, an item takes
+// a block for each of its two vector cores (s1 inner 256) and each K and V
+// chunk, of 64 keys, serves both (L1 reuse). Key digits, least significant
+// first: UB0 S1 = 3, UB1 S2 = 4, Block none = 9, ImplMode 0, DataType
+// f16 = 0, Format BNSD = 2, Sparse none = 1, BIG_DOUBLE_BUFFER = 2, then
+// zeros up to enableL1Reuse = 1.
 // CHECK-LABEL: func.func @s1s2_f16_bnsd
 // ASC: npudev.mixed_launch cube(24) {
 // MLU: npudev.mixed_launch cube(16) {
+// CHECK-NEXT: npudev.task_id
+// CHECK-NEXT: npudev.alloc : memref<256x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<64x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<64x128xf16, #npudev.space<cube>>
+// CHECK-NEXT: npudev.alloc : memref<256x64xf32, #npudev.space<cube>>
 // An item visits its key blocks from a rotated start, the fractional part
 // of its query block times the golden ratio (in 16-bit fixed point) scaled
 // to its blocks, so that the cores sharing a head start far apart.
@@ -62,8 +70,8 @@
 // CHECK: npudev.dma_start %[[L]]
 // CHECK-NEXT: }
 // CHECK-NEXT: npudev.wait_all
-// ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 128 : i64, s2_inner = 1024 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
-// MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 128 : i64, s2_inner = 2048 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000000000021200943"}
+// ASC: npudev.tiling = {groups = 24 : i64, s1_inner = 256 : i64, s2_inner = 1024 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000001000021200943"}
+// MLU: npudev.tiling = {groups = 16 : i64, s1_inner = 256 : i64, s2_inner = 2048 : i64, step = "s1s2", strategy = "flash_attention", template = "s1s2", tiling_key = "10000001000021200943"}
 func.func @s1s2_f16_bnsd(%q: tensor<1x8x4096x128xf16>) -> tensor<1x8x4096x128xf16> {
   %m, %s, %o = npu.flash_attention %q, %q, %q {input_layout = #npu.attention_layout<BNSD>, head_num = 8, scale = 0.088} : (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) -> (tensor<1x8x4096x8xf32>, tensor<1x8x4096x8xf32>, tensor<1x8x4096x128xf16>)
   return %o : tensor<1x8x4096x128xf16>

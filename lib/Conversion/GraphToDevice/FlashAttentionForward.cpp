@@ -55,6 +55,7 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     statisticSlots = 2;
     vectorScalarBytes = kNumStepFields * 8;
     rotateKeyBlocks = true;
+    mayReuseKeysAndValues = true;
   }
 
   /// No query rows: nothing to write.
@@ -70,8 +71,8 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
       if (failed(chooseSizes(shape)))
         return failure();
     checkRunTimeLengths();
-    selectTemplateAtRunTime([&](const AttentionShape &shape) {
-      (void)chooseSizes(shape);
+    selectTemplateAtRunTime([&](const AttentionShape &shape, bool reuse) {
+      (void)chooseSizes(shape, reuse);
       build();
     });
     return success();

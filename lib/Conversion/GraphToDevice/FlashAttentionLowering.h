@@ -67,6 +67,9 @@ template <typename OpT> struct AttentionLowering {
   /// the same result in any order, up to rounding.
   bool rotateKeyBlocks = false;
   attention::ForwardTiling tiling;
+  /// Whether an item may take a query block per vector task, each K and V
+  /// chunk serving all of them from cube memory (chooseKeyValueReuse).
+  bool mayReuseKeysAndValues = false;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
   /// batch order (the backward's sum over a broadcast batch axis).
@@ -218,12 +221,17 @@ template <typename OpT> struct AttentionLowering {
   }
 
   /// The template and tile sizes for `shape` (the op's own, or with lengths
-  /// read at run time one that leads to the template to build a kernel of).
-  LogicalResult chooseSizes(const attention::AttentionShape &shape) {
+  /// read at run time one that leads to the template to build a kernel of,
+  /// and `reuse`: whether that kernel reuses K and V across its vector
+  /// tasks' query blocks, as selectTemplateAtRunTime decides).
+  LogicalResult chooseSizes(const attention::AttentionShape &shape,
+                            bool reuse = false) {
     attention::AttentionLimits limits = attention::getAttentionLimits(device);
+    cubeKeys = kCubeBlock;
     tiling = attention::selectAttentionTemplate(shape, limits);
     describeOp(tiling.key);
-    // One (batch, head) per item; the cube's tiles stay within 128 rows.
+    // One (batch, head) per item; the cube's tiles stay within 128 rows
+    // (a block per vector task with chooseKeyValueReuse).
     s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
     s1Inner = std::min(s1Inner, std::max<int64_t>(shape.s1, 1));
     s2Inner = std::min(limits.s2Inner, std::max<int64_t>(shape.s2, 1));
@@ -236,6 +244,9 @@ template <typename OpT> struct AttentionLowering {
       vectorsPerGroup = 2;
       groups = device.getNumCores() / (1 + vectorsPerGroup);
     }
+    vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
+    if (g.hasStaticLengths() ? reusesAtStaticLengths() : reuse)
+      reuseKeysAndValues();
     // Packed sequences differ in length; other batches are all S1 long,
     // which may be known only at run time: then every group is launched.
     items = 0;
@@ -247,8 +258,19 @@ template <typename OpT> struct AttentionLowering {
     if (g.hasStaticLengths())
       groups = std::min(groups, items);
     groups = std::max<int64_t>(1, groups);
-    vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     rowsPerVector = llvm::divideCeil(s1Inner, vectorsPerGroup);
+    chunkRows = getChunkRows(rowsPerVector);
+    if (chunkRows < 1)
+      return op.emitOpError("cannot be lowered: a row of ")
+             << s2Inner << " keys and head size " << g.headDim
+             << " does not fit the vector memory of device '" << device.name
+             << "'";
+    return success();
+  }
+
+  /// The rows of a vector task's chunks when it owns `ownRows` query rows;
+  /// below 1 when not even one row fits its memory.
+  int64_t getChunkRows(int64_t ownRows) {
     // Vector memory: per chunk row, the scores, the -inf row, the band's
     // key - query differences, two compare rows and the probabilities; per
     // own row, the accumulator and four statistics.
@@ -262,7 +284,7 @@ template <typename OpT> struct AttentionLowering {
     int64_t perChunkRow = s2Inner * (4 + 4 + 4 + 2 + elementBytes + optional) +
                           g.headDim * 4 + narrowRow + 2 * 8 * 4 + 16;
     int64_t fixed =
-        rowsPerVector * (g.headDim * 4 + (5 + 2 * statisticSlots) * 4 + 1) +
+        ownRows * (g.headDim * 4 + (5 + 2 * statisticSlots) * 4 + 1) +
         vectorScalarBytes;
     int64_t room = device.vectorBytes - fixed;
     // Room for a second copy of the tiles a chunk loads and stores (S, P,
@@ -274,27 +296,68 @@ template <typename OpT> struct AttentionLowering {
         s2Inner * (4 + elementBytes + (attenMask ? 1 : 0) + (dropMask ? 1 : 0) +
                    (pse ? elementBytes : 0)) +
         g.headDim * 4 + narrowRow + 2 * 8 * 4;
-    chunkRows = std::min(rowsPerVector, room / (perChunkRow + secondCopy));
-    if (chunkRows < 1)
-      chunkRows = std::min(rowsPerVector, room / perChunkRow);
-    if (chunkRows < 1)
-      return op.emitOpError("cannot be lowered: a row of ")
-             << s2Inner << " keys and head size " << g.headDim
-             << " does not fit the vector memory of device '" << device.name
-             << "'";
-    return success();
+    int64_t rows = std::min(ownRows, room / (perChunkRow + secondCopy));
+    return rows >= 1 ? rows : std::min(ownRows, room / perChunkRow);
+  }
+
+  /// CANN's enableL1Reuse, where it pays: an item takes a query block of
+  /// s1Inner rows for each vector task of its group, and each K and V
+  /// chunk the cube loads serves all of them, in chunks of half as many
+  /// keys so that the tiles fit cube memory. Each item then moves 1 / R of
+  /// the K and V bytes per query row (R vector tasks): at S 4096 without a
+  /// mask on ascend910b, 11.7% fewer bytes through the L2. With fewer,
+  /// larger items the groups' loads balance worse, and at a causal diagonal
+  /// a larger item masks more: measured slower at S 2048, S 1024 and
+  /// causal (docs/flash-attention.md). So only without a mask or optional
+  /// inputs, outside TND, where the tiles fit both memories
+  /// (mayReuseKeysAndValuesHere), and with at least kReuseItemsPerGroup
+  /// items per group (hasItemsToReuseFor).
+  bool mayReuseKeysAndValuesHere() {
+    return mayReuseKeysAndValues && vectorsPerGroup >= 2 &&
+           g.layout != graph::AttentionLayout::TND &&
+           tiling.key.sparse == attention::Sparse::None && !attenMask && !pse &&
+           !dropMask && !hasPrefix() && cubeKeys >= 2 &&
+           getCubeTileBytes(s1Inner * vectorsPerGroup, cubeKeys / 2) <=
+               device.cubeBytes &&
+           getChunkRows(s1Inner) >= 1;
+  }
+  static constexpr int64_t kReuseItemsPerGroup = 4;
+  /// Whether `s1` query rows in items of `rows` leave kReuseItemsPerGroup
+  /// items for each group: an i1 for a length read at run time.
+  Value hasItemsToReuseFor(Value s1, int64_t rows) {
+    int64_t heads = g.batch * g.headsQ;
+    Value blocks = k.div(k.add(s1, k.index(rows - 1)), k.index(rows));
+    return k.andI(k.ge(s1, k.index(rows)),
+                  k.ge(k.mul(k.index(heads), blocks),
+                       k.index(kReuseItemsPerGroup * groups)));
+  }
+  bool reusesAtStaticLengths() {
+    int64_t rows = s1Inner * vectorsPerGroup;
+    return mayReuseKeysAndValuesHere() && g.seqQ >= rows &&
+           g.batch * g.headsQ * int64_t(llvm::divideCeil(g.seqQ, rows)) >=
+               kReuseItemsPerGroup * groups;
+  }
+  void reuseKeysAndValues() {
+    s1Inner *= vectorsPerGroup;
+    cubeKeys /= 2;
+    tiling.key.enableL1Reuse = true;
+  }
+
+  /// Cube memory for items of `rows` query rows and matmuls of `keys`
+  /// keys: Q and the K and V chunks in the input type, S in f32, P in the
+  /// input type, O in f32.
+  int64_t getCubeTileBytes(int64_t rows, int64_t keys) const {
+    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
+    return rows * d * eb + 2 * keys * d * eb + rows * keys * (4 + eb) +
+           rows * d * 4;
   }
 
   /// Halves the query rows or the keys per cube matmul, the larger first,
   /// until the cube's tiles fit its memory (large head sizes: CANN takes D
-  /// up to 512): Q and the K and V chunks in the input type, S in f32, P
-  /// in the input type, O in f32.
+  /// up to 512).
   LogicalResult fitCubeTiles() {
-    int64_t eb = element.getIntOrFloatBitWidth() / 8, d = g.headDim;
-    auto bytes = [&] {
-      return s1Inner * d * eb + 2 * cubeKeys * d * eb +
-             s1Inner * cubeKeys * (4 + eb) + s1Inner * d * 4;
-    };
+    int64_t d = g.headDim;
+    auto bytes = [&] { return getCubeTileBytes(s1Inner, cubeKeys); };
     while (bytes() > device.cubeBytes && (s1Inner > 1 || cubeKeys > 1)) {
       int64_t &larger = s1Inner >= cubeKeys ? s1Inner : cubeKeys;
       larger = llvm::divideCeil(larger, 2);
@@ -1187,12 +1250,13 @@ template <typename OpT> struct AttentionLowering {
                          std::min(kTemplateCubeBlock, limits.s2Inner))};
   }
 
-  /// Calls buildFor(shape) under the test selectAttentionTemplate's rule
-  /// makes on S1 and S2 read at run time, for each of getTemplateShapes():
-  /// a kernel per template, one taken. Every kernel gives the right values
-  /// at every length; the rule picks the one CANN would.
+  /// Calls buildFor(shape, reuse) under the test selectAttentionTemplate's
+  /// rule makes on S1 and S2 read at run time, for each of
+  /// getTemplateShapes(): a kernel per template (two for S1S2, buildS1S2),
+  /// one taken. Every kernel gives the right values at every length; the
+  /// rule picks the one CANN would.
   void selectTemplateAtRunTime(
-      function_ref<void(const attention::AttentionShape &)> buildFor) {
+      function_ref<void(const attention::AttentionShape &, bool)> buildFor) {
     using namespace attention;
     AttentionLimits limits = getAttentionLimits(device);
     std::array<AttentionShape, 4> shapes = getTemplateShapes();
@@ -1210,14 +1274,29 @@ template <typename OpT> struct AttentionLowering {
           k.ifThenElse(
               k.andI(atMost(s2, kTemplateCubeBlock),
                      atMost(area, limits.roundElements / 2)),
-              [&] { buildFor(shapes[3]); }, [&] { buildFor(shapes[2]); });
+              [&] { buildFor(shapes[3], false); },
+              [&] { buildFor(shapes[2], false); });
         },
         [&] {
           Value outer = k.mul(k.index(heads), ceilDiv(s1, kS1Inner));
           k.ifThenElse(
-              atMost(outer, limits.vectorCores), [&] { buildFor(shapes[1]); },
-              [&] { buildFor(shapes[0]); });
+              atMost(outer, limits.vectorCores),
+              [&] { buildFor(shapes[1], false); },
+              [&] { buildS1S2(shapes[0], s1, buildFor); });
         });
+  }
+
+  /// The S1S2 template's kernel, and where mayReuseKeysAndValuesHere
+  /// allows, a second that reuses K and V, taken when the query length
+  /// leaves enough items for it.
+  void buildS1S2(
+      const attention::AttentionShape &shape, Value s1,
+      function_ref<void(const attention::AttentionShape &, bool)> buildFor) {
+    if (failed(chooseSizes(shape)) || !mayReuseKeysAndValuesHere())
+      return buildFor(shape, false);
+    k.ifThenElse(
+        hasItemsToReuseFor(s1, s1Inner * vectorsPerGroup),
+        [&] { buildFor(shape, true); }, [&] { buildFor(shape, false); });
   }
 
   /// ceil(v / d) of a non-negative v.
