@@ -68,7 +68,8 @@ template <typename OpT> struct AttentionLowering {
   bool rotateKeyBlocks = false;
   attention::ForwardTiling tiling;
   /// Whether an item may take a query block per vector task, each K and V
-  /// chunk serving all of them from cube memory (chooseKeyValueReuse).
+  /// chunk serving all of them from cube memory (the forward; see
+  /// mayReuseKeysAndValuesHere).
   bool mayReuseKeysAndValues = false;
   /// Whether an item's group depends only on its place within its batch,
   /// so that one group sees a (head, query block) for every batch, in
@@ -231,7 +232,7 @@ template <typename OpT> struct AttentionLowering {
     tiling = attention::selectAttentionTemplate(shape, limits);
     describeOp(tiling.key);
     // One (batch, head) per item; the cube's tiles stay within 128 rows
-    // (a block per vector task with chooseKeyValueReuse).
+    // (a block per vector task with reuseKeysAndValues).
     s1Inner = std::clamp<int64_t>(tiling.s1Inner, 1, kCubeBlock);
     s1Inner = std::min(s1Inner, std::max<int64_t>(shape.s1, 1));
     s2Inner = std::min(limits.s2Inner, std::max<int64_t>(shape.s2, 1));
@@ -331,12 +332,15 @@ template <typename OpT> struct AttentionLowering {
                   k.ge(k.mul(k.index(heads), blocks),
                        k.index(kReuseItemsPerGroup * groups)));
   }
+  /// Whether a kernel of static lengths reuses K and V.
   bool reusesAtStaticLengths() {
     int64_t rows = s1Inner * vectorsPerGroup;
     return mayReuseKeysAndValuesHere() && g.seqQ >= rows &&
            g.batch * g.headsQ * int64_t(llvm::divideCeil(g.seqQ, rows)) >=
                kReuseItemsPerGroup * groups;
   }
+  /// Items of a query block per vector task, in half as many keys per
+  /// matmul.
   void reuseKeysAndValues() {
     s1Inner *= vectorsPerGroup;
     cubeKeys /= 2;
