@@ -1051,63 +1051,48 @@ TEST_F(FlashAttentionTest, MaskedBlocksAreSkipped) {
 }
 
 TEST_F(FlashAttentionTest, KeysAndValuesReusedAcrossQueryBlocks) {
-  // Without a mask, with 4 items or more per cube core at a block of 128
-  // query rows per vector core (N 48, S1 512: 96 items for 24 cube
-  // cores), an item takes 256 rows and each K and V chunk serves both
-  // vector cores' blocks (CANN's enableL1Reuse, the tiling key's last
-  // field). With fewer items (N 24: 48) or a causal band, 128 rows.
-  auto forwardTiling = [&] {
+  // On a device of 4 groups (a cube and two vector cores each), S2 300 >
+  // its s2 inner 256: the S1S2 template, 128-row blocks. Without a mask
+  // and with 4 items or more per group at 256 rows (N 2, S1 2048: 16), an
+  // item takes 256 rows and each K and V chunk serves both vector cores'
+  // blocks (CANN's enableL1Reuse, the tiling key's last field). With fewer
+  // items (S1 1024: 8) or a causal band, 128 rows. With the lengths read
+  // at run time the module holds both kernels and takes the one the static
+  // module has: the same bytes through the L2.
+  auto expectRows = [&](int64_t rows, unsigned reuseDigit) {
     DictionaryAttr tiling;
     lowered.sim->walk([&](Operation *op) {
       auto t = op->getAttrOfType<DictionaryAttr>("npudev.tiling");
       if (t && t.getAs<StringAttr>("strategy").getValue() == "flash_attention")
         tiling = t;
     });
-    return tiling;
-  };
-  auto expectRows = [&](int64_t rows, unsigned reuseDigit) {
-    DictionaryAttr tiling = forwardTiling();
     ASSERT_TRUE(tiling);
     EXPECT_EQ(tiling.getAs<IntegerAttr>("s1_inner").getInt(), rows);
     uint64_t key =
         std::stoull(tiling.getAs<StringAttr>("tiling_key").getValue().str());
     EXPECT_EQ(key / 1000000000000ULL % 10, reuseDigit);
   };
-  Case c{ref::Layout::BNSD, 1,          48,          48, 512, 256, 64, 0,
-         2147483647,        2147483647, "ascend910b"};
+  Case c{
+      ref::Layout::BNSD,     1, 2, 2, 2048, 300, 16, 0, 2147483647, 2147483647,
+      smallAttentionDevice()};
   c.element = ElementKind::F16;
-  check(c);
-  expectRows(256, 1);
-  c.headsQ = c.headsKV = 24;
-  check(c);
-  expectRows(128, 0);
-  c.headsQ = c.headsKV = 48;
-  c.mode = 2;
-  check(c);
-  expectRows(128, 0);
-}
-
-TEST_F(FlashAttentionTest, KeysAndValuesReusedAtRunTimeLengths) {
-  // S2 1100 > 1024: the S1S2 template, 128-row blocks, whose module with
-  // lengths read at run time holds a kernel that reuses K and V and one
-  // that does not. At S1 2048 (N 12: 96 items of 256 rows for 24 cube
-  // cores) it takes the first, at S1 1024 (48) the second, as the static
-  // module does: the same bytes through the L2 as the static module's.
-  Case c{ref::Layout::BNSD, 1,          12,          12, 2048, 1100, 16, 0,
-         2147483647,        2147483647, "ascend910b"};
-  c.element = ElementKind::F16;
-  std::vector<double> bytes;
+  std::vector<int64_t> bytes;
   for (int64_t s1 : {2048, 1024})
     for (bool runTime : {false, true}) {
       c.seqQ = s1;
       c.runTimeLengths = runTime;
       check(c);
+      if (!runTime)
+        expectRows(s1 == 2048 ? 256 : 128, s1 == 2048 ? 1 : 0);
       bytes.push_back(lastReport.globalBytes);
     }
   EXPECT_EQ(bytes[0], bytes[1]);
   EXPECT_EQ(bytes[2], bytes[3]);
-  // Reuse halves the K and V bytes per query row.
-  EXPECT_LT(bytes[0], 2 * bytes[2]);
+  c.runTimeLengths = false;
+  c.seqQ = 2048;
+  c.mode = 2;
+  check(c);
+  expectRows(128, 0);
 }
 
 TEST_F(FlashAttentionTest, CausalWorkIsDealtEvenly) {
