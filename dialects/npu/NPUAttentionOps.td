@@ -103,6 +103,14 @@ def NPU_FlashAttentionGradOp : NPU_Op<"flash_attention_grad", [Pure,
     over the query heads of a group for GQA). `dpse` (dS per position, as
     pse is shaped) is a result exactly when `pse` is given. dq, dk and dv
     are shaped and typed as query, key and value.
+
+    `recompute_statistics` (default true) computes each row's max, sum and
+    D = rowsum(P * dP') again from the scores instead of reading
+    softmax_max, softmax_sum and attention_in: the same values where those
+    are the forward's exact results, and more accurate in rows that see
+    few keys, for one more pass over the scores. With false the op reads
+    them, as CANN and FlashAttention-2 do (docs/flash-attention.md has
+    the cost and the accuracy of each).
   }];
   let arguments = !con((ins NPU_AttentionFloat:$query,
       NPU_AttentionFloat:$key, NPU_AttentionFloat:$value,
@@ -112,7 +120,8 @@ def NPU_FlashAttentionGradOp : NPU_Op<"flash_attention_grad", [Pure,
       Optional<NPU_AttentionFloat>:$pse,
       Optional<NPU_AttentionMask>:$drop_mask,
       Optional<NPU_SequenceEnds>:$seq_qlen,
-      Optional<NPU_SequenceEnds>:$seq_kvlen), NPU_AttentionAttrs);
+      Optional<NPU_SequenceEnds>:$seq_kvlen), NPU_AttentionAttrs,
+      (ins DefaultValuedAttr<BoolAttr, "true">:$recompute_statistics));
   let results = (outs NPU_AttentionFloat:$dq, NPU_AttentionFloat:$dk,
       NPU_AttentionFloat:$dv, Optional<NPU_AttentionFloat>:$dpse);
   let assemblyFormat = [{

@@ -145,8 +145,10 @@ template <ElementKind K> struct Rounded {
 };
 using std::exp;
 
+/// Row i of batch b, head n; with `given`, P from its max and sum.
 template <typename T>
-Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
+Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i,
+                  const GivenStatistics *given = nullptr) {
   int64_t s2 = a.getSeqKV(b), kvHead = n / (a.headsQ / a.headsKV);
   Row<T> row;
   std::vector<T> scores(s2);
@@ -167,6 +169,10 @@ Row<T> computeRow(const Attention &a, int64_t b, int64_t n, int64_t i) {
   for (int64_t j = 0; j < s2; ++j)
     if (seen[j])
       row.sum += exp(scores[j] - row.max);
+  if (given) {
+    row.max = T(given->max[statisticsRow(a, b, n, i)]);
+    row.sum = T(given->sum[statisticsRow(a, b, n, i)]);
+  }
   for (int64_t j = 0; j < s2; ++j) {
     if (!seen[j])
       continue;
@@ -226,7 +232,8 @@ namespace {
 /// The gradients computed in T: every product and sum rounded to T (the
 /// sums are kept in doubles but each addition rounds).
 template <typename T>
-Gradients backwardIn(const Attention &a, const std::vector<double> &dy) {
+Gradients backwardIn(const Attention &a, const std::vector<double> &dy,
+                     const GivenStatistics *given) {
   Gradients g;
   g.dq.assign(a.q.size(), 0);
   g.dk.assign(a.k.size(), 0);
@@ -237,7 +244,7 @@ Gradients backwardIn(const Attention &a, const std::vector<double> &dy) {
   for (int64_t b = 0; b < a.batch; ++b)
     for (int64_t n = 0; n < a.headsQ; ++n)
       for (int64_t i = 0; i < a.getSeqQ(b); ++i) {
-        Row<T> row = computeRow<T>(a, b, n, i);
+        Row<T> row = computeRow<T>(a, b, n, i, given);
         int64_t s2 = a.getSeqKV(b), kv = n / group;
         std::vector<T> dp(s2, T(0));
         T rowDot = T(0);
@@ -252,6 +259,13 @@ Gradients backwardIn(const Attention &a, const std::vector<double> &dy) {
           }
           dp[j] = row.dropped[j] == 0 ? T(0) : dDropped / T(a.keepProb);
           rowDot += row.p[j] * dp[j];
+        }
+        if (given) {
+          rowDot = T(0);
+          for (int64_t d = 0; d < a.headDim; ++d) {
+            int64_t at = a.index(true, b, n, i, d);
+            rowDot += T(dy[at]) * T(given->out[at]);
+          }
         }
         for (int64_t j = 0; j < s2; ++j) {
           if (row.p[j] == 0)
@@ -272,19 +286,21 @@ Gradients backwardIn(const Attention &a, const std::vector<double> &dy) {
 } // namespace
 
 Gradients npu::reference::backward(const Attention &a,
-                                   const std::vector<double> &dy) {
-  return backwardIn<double>(a, dy);
+                                   const std::vector<double> &dy,
+                                   const GivenStatistics *given) {
+  return backwardIn<double>(a, dy, given);
 }
 
 Gradients npu::reference::backwardNaive(const Attention &a,
                                         const std::vector<double> &dy,
-                                        ElementKind kind) {
+                                        ElementKind kind,
+                                        const GivenStatistics *given) {
   switch (kind) {
   case ElementKind::F16:
-    return backwardIn<Rounded<ElementKind::F16>>(a, dy);
+    return backwardIn<Rounded<ElementKind::F16>>(a, dy, given);
   case ElementKind::BF16:
-    return backwardIn<Rounded<ElementKind::BF16>>(a, dy);
+    return backwardIn<Rounded<ElementKind::BF16>>(a, dy, given);
   default:
-    return backwardIn<float>(a, dy);
+    return backwardIn<float>(a, dy, given);
   }
 }

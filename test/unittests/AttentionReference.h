@@ -62,6 +62,13 @@ struct Gradients {
   std::vector<double> dq, dk, dv, dpse;
 };
 
+/// What the backward reads instead of recomputing it (CANN's
+/// softmax_max, softmax_sum and attention_in): each row's max and sum,
+/// ordered as Forward's, and an output shaped as q.
+struct GivenStatistics {
+  std::vector<double> max, sum, out;
+};
+
 /// The row index of (b, n, i) in Forward::max / sum.
 int64_t statisticsRow(const Attention &a, int64_t b, int64_t n, int64_t i);
 
@@ -69,11 +76,15 @@ Forward forward(const Attention &a);
 /// The same computed naively in `kind` (f32, f16 or bf16: every operation
 /// rounds to it): the yardstick of the error criterion.
 Forward forwardNaive(const Attention &a, ElementKind kind);
-/// The gradients of sum(out * dy).
-Gradients backward(const Attention &a, const std::vector<double> &dy);
+/// The gradients of sum(out * dy). With `given`, as CANN and
+/// FlashAttention-2 define them from the given statistics: P = exp(S -
+/// max) / sum and D = rowsum(dy * out) with the given max, sum and out.
+Gradients backward(const Attention &a, const std::vector<double> &dy,
+                   const GivenStatistics *given = nullptr);
 /// The same computed naively in `kind` (f32, f16 or bf16).
 Gradients backwardNaive(const Attention &a, const std::vector<double> &dy,
-                        ElementKind kind);
+                        ElementKind kind,
+                        const GivenStatistics *given = nullptr);
 
 } // namespace npu::reference
 

@@ -68,6 +68,10 @@ struct Case {
   std::vector<int64_t> cumQ, cumKV, prefix;
   /// Check npu.flash_attention_grad instead of the forward.
   bool grad = false;
+  /// The backward's recompute_statistics. With false the case passes
+  /// statistics and an output that are not the forward's (checkGrad), so
+  /// that only reading them gives the reference's gradients.
+  bool recomputeStatistics = true;
   /// Types with S1 and S2 read at run time ('?'), or for TND the lengths
   /// given as the seq_qlen / seq_kvlen operands: one module serves every
   /// case that differs only in the lengths.
@@ -199,7 +203,9 @@ std::string buildSource(const Case &c, double scale) {
   std::string extra = (endsAsData ? std::string()
                                   : array("actual_seq_qlen", c.cumQ) +
                                         array("actual_seq_kvlen", c.cumKV)) +
-                      array("prefix", c.prefix);
+                      array("prefix", c.prefix) +
+                      (c.recomputeStatistics ? ""
+                                             : ", recompute_statistics = false");
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
   if (c.grad) {
@@ -461,11 +467,22 @@ protected:
                  std::vector<HostArray> inputs, std::mt19937 &rng) {
     std::uniform_real_distribution<double> uniform(-1, 1);
     ref::Forward f = ref::forward(a);
+    // Read statistics are moved off the forward's (P scaled by
+    // exp(-0.25) / 1.5, O by 0.75): recomputing them would miss the
+    // reference.
+    ref::GivenStatistics given;
+    bool reads = !c.recomputeStatistics;
+    if (reads)
+      for (size_t row = 0; row < f.max.size(); ++row) {
+        f.max[row] += 0.25;
+        f.sum[row] *= 1.5;
+      }
     std::vector<double> dy(a.q.size()), out(a.q.size());
     for (size_t i = 0; i < dy.size(); ++i) {
       dy[i] = roundFloat(c.element, uniform(rng));
-      out[i] = roundFloat(c.element, f.out[i]);
+      out[i] = roundFloat(c.element, (reads ? 0.75 : 1) * f.out[i]);
     }
+    given = {f.max, f.sum, out};
     std::vector<int64_t> statsShape =
         c.layout == ref::Layout::TND
             ? std::vector<int64_t>{c.cumQ.back(), c.headsQ, 8}
@@ -488,8 +505,9 @@ protected:
     std::vector<HostArray> sim = run(*l.sim, inputs, false, &lastReport);
     std::vector<HostArray> jit =
         run(*l.sim, inputs, true, nullptr, l.kernel.get());
-    ref::Gradients exact = ref::backward(a, dy),
-                   naive = ref::backwardNaive(a, dy, c.element);
+    const ref::GivenStatistics *read = reads ? &given : nullptr;
+    ref::Gradients exact = ref::backward(a, dy, read),
+                   naive = ref::backwardNaive(a, dy, c.element, read);
     const std::vector<double> *exacts[] = {&exact.dq, &exact.dk, &exact.dv,
                                            &exact.dpse};
     const std::vector<double> *naives[] = {&naive.dq, &naive.dk, &naive.dv,
@@ -498,7 +516,8 @@ protected:
     size_t results = c.pse != Case::Pse::None ? 4 : 3;
     // Every gradient within twice the naive implementation's error, dpse
     // included: the lowering recomputes each row's statistics and D =
-    // rowsum(P * dP') (docs/flash-attention.md).
+    // rowsum(P * dP') (docs/flash-attention.md), or reads them as the
+    // reference and the naive implementation do.
     for (size_t r = 0; r < results; ++r) {
       size_t i = inputs.size() + r;
       EXPECT_EQ(sim[i].data, jit[i].data) << names[r];
@@ -864,6 +883,43 @@ TEST_F(FlashAttentionTest, BackwardSequenceLengthsReadAtRunTime) {
       c.runTimeLengths = true;
       check(backward(c));
     }
+}
+
+TEST_F(FlashAttentionTest, BackwardReadsTheGivenStatistics) {
+  // recompute_statistics = false: softmax_max, softmax_sum and D =
+  // rowsum(dY * attention_in) are read, as CANN does, given values that are
+  // not the forward's. Every layout; mask, pse and dropout; f16 over
+  // several blocks on ascend910b; rows that see no key; TND; lengths read
+  // at run time; no batch.
+  auto reading = [](Case c) {
+    c.grad = true;
+    c.recomputeStatistics = false;
+    return c;
+  };
+  for (ref::Layout layout : {ref::Layout::BSH, ref::Layout::SBH,
+                             ref::Layout::BSND, ref::Layout::BNSD})
+    check(reading({layout, 2, 4, 2, 37, 53, 64}));
+  Case inputs{ref::Layout::BNSD, 2, 2, 1, 24, 40, 64};
+  inputs.mask = Case::Mask::PerHead;
+  inputs.pse = Case::Pse::Full;
+  inputs.keepProb = 0.8;
+  check(reading(inputs));
+  Case half{ref::Layout::BSND, 1, 4, 2, 150, 140, 128, 3};
+  half.element = ElementKind::F16;
+  half.device = "ascend910b";
+  check(reading(half));
+  check(reading({ref::Layout::BNSD, 1, 2, 2, 40, 24, 64, 3}));
+  Case tnd{ref::Layout::TND, 4, 4, 2, 12, 12, 64, 8};
+  tnd.cumQ = {7, 7, 19, 24};
+  tnd.cumKV = {10, 14, 30, 35};
+  check(reading(tnd));
+  for (auto [s1, s2] : {std::pair<int64_t, int64_t>{150, 70}, {0, 5}}) {
+    Case dynamic{ref::Layout::BSND,       1, 4, 2, s1, s2, 16, 3, 40, 3,
+                 smallAttentionDevice()};
+    dynamic.runTimeLengths = true;
+    check(reading(dynamic));
+  }
+  check(reading({ref::Layout::BNSD, 0, 2, 1, 8, 8, 64}));
 }
 
 TEST_F(FlashAttentionTest, OptionalInputsWithLengthsReadAtRunTime) {

@@ -28,7 +28,9 @@ namespace {
 /// carries O's rounding, which dP - D does not cancel as the softmax's own
 /// backward does (in a row that sees few keys, dq came out 6x the error of
 /// a plain f32 implementation), and statistics computed elsewhere do not
-/// match this S to the last bit (dv 3x). Then the vector tasks
+/// match this S to the last bit (dv 3x). With recompute_statistics = false
+/// the op reads them as CANN does: a vector launch takes D = rowsum(dY * O)
+/// in place of launch 0, a quarter of the work saved. Then the vector tasks
 /// recompute P = exp(prepared S - m) / l and write P' (P through the
 /// dropout) and dS = scale P (dP' - D); the cube accumulates. Launch 1
 /// takes (batch, key/value head, key block)
@@ -68,18 +70,21 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   static bool hasNoWork(const AttentionGeometry &g) {
     return g.batch * g.headsQ * (g.seqQ + g.seqKV) == 0;
   }
-  /// softmax_max, softmax_sum and attention_in are not read: launch 0
-  /// recomputes what they stand for (see above).
-  Value dy, statMax;
-  /// Read only to check their lengths when those are read at run time.
-  Value statSum, attentionIn;
+  /// softmax_max, softmax_sum and attention_in are read only with
+  /// recompute_statistics = false; otherwise launch 0 recomputes what they
+  /// stand for (see above), and they are read only to check their lengths
+  /// when those are read at run time.
+  Value dy, statMax, statSum, attentionIn;
   Value dq, dk, dv, dpse;
   /// Where the cube's sums go: the outputs, or f32 scratch copies.
   Value dqSum, dkSum, dvSum;
   Value wsDp, wsDs, zeros;
   /// Per query row, from launch 0: m, l and D = rowsum(P * dP'), each
-  /// shaped as the statistics with one column.
+  /// shaped as the statistics with one column. Read from the operands
+  /// instead: softmax_max, softmax_sum (column 0 of each) and D =
+  /// rowsum(dY * O) from buildRowDots.
   Value rowMaxes, rowSums, rowDots;
+  bool readsStatistics() { return !op.getRecomputeStatistics(); }
   /// The launches: the rows' statistics, dK and dV over key blocks, dQ
   /// over query blocks.
   enum class Pass { Statistics, KeysValues, Queries };
@@ -324,9 +329,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     zeros = globalBuffer({rows, g.headDim}, f32);
     elementwiseLaunch(Value(), zeros, "zeros",
                       [&](Value, Value to) { k.vfill(to, k.f32(0)); });
-    rowMaxes = rowBuffer();
-    rowSums = rowBuffer();
+    rowMaxes = readsStatistics() ? statMax : rowBuffer();
+    rowSums = readsStatistics() ? statSum : rowBuffer();
     rowDots = rowBuffer();
+    if (readsStatistics())
+      buildRowDots();
     if (dpse) {
       dpseSum = pseGrad == PseGrad::Full ? dpse : sumBuffer(dpse);
       Type sumType = getElementTypeOrSelf(dpseSum);
@@ -343,6 +350,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [pass, step] : {std::pair{Pass::Statistics, "statistics"},
                               {Pass::KeysValues, "dk_dv"},
                               {Pass::Queries, "dq"}}) {
+      if (pass == Pass::Statistics && readsStatistics())
+        continue;
       useBlocks(pass == Pass::KeysValues ? keyBlocks : queryBlocks);
       int64_t slots = getLag(pass);
       wsScores = workspace(s2Inner, f32, slots);
@@ -367,11 +376,61 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       if (sum != out)
         round(sum, out, step);
     for (Value buffer : {batchTable, zeros, rowMaxes, rowSums, rowDots, ones})
-      if (buffer)
+      if (buffer && buffer != statMax && buffer != statSum)
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     for (auto [sum, out, step] : sums)
       if (sum != out)
         k.builder().create<memref::DeallocOp>(k.location(), sum);
+  }
+
+  /// A vector launch writing D = rowsum(dY * O) per query row into rowDots,
+  /// in f32 from dy and attention_in: each task takes its own rows of its
+  /// group's query-block items (as launch 0 would), in chunks of both
+  /// operands' rows. O(B N1 S1 D).
+  void buildRowDots() {
+    useBlocks(queryBlocks);
+    bool widen = element != f32;
+    int64_t eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t rowBytes = g.headDim * 2 * (eb + (widen ? 4 : 0)) + 4;
+    int64_t chunk = std::max<int64_t>(
+        1, std::min(rowsPerVector, device.vectorBytes / rowBytes));
+    dev::LaunchOp launch = k.launch(groups * vectorsPerGroup, [&](Value task) {
+      Value dyTile = k.alloc({chunk, g.headDim}, element);
+      Value outTile = k.alloc({chunk, g.headDim}, element);
+      Value dyWide = widen ? k.alloc({chunk, g.headDim}, f32) : dyTile;
+      Value outWide = widen ? k.alloc({chunk, g.headDim}, f32) : outTile;
+      Value dots = k.alloc({chunk}, f32);
+      Value group = k.div(task, k.index(vectorsPerGroup));
+      Value own0 =
+          k.mul(k.rem(task, k.index(vectorsPerGroup)), k.index(rowsPerVector));
+      Value zero = k.index(0), d = k.index(g.headDim);
+      forEachItem(group, [&](const Item &it) {
+        Value own = k.max(
+            zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
+        k.forLoop(zero, own, k.index(chunk), [&](Value r) {
+          Value rows = k.min(k.index(chunk), k.sub(own, r));
+          Value i0 = k.add(it.r0, k.add(own0, r));
+          auto load = [&](Value tensor, Value tile, Value wide) {
+            Value narrow = rowsOf(tile, zero, rows, zero, d);
+            k.dmaStart(headRows(tensor, true, it, it.n, i0, rows), narrow);
+            return std::make_pair(narrow, rowsOf(wide, zero, rows, zero, d));
+          };
+          auto [dyRows, dyF32] = load(dy, dyTile, dyWide);
+          auto [outRows, outF32] = load(attentionIn, outTile, outWide);
+          k.waitAll();
+          if (widen) {
+            k.vcast(dyRows, dyF32);
+            k.vcast(outRows, outF32);
+          }
+          Value dotRows = k.window(dots, {zero}, {rows});
+          k.vbinary(dev::BinaryKind::mul, dyF32, outF32, dyF32);
+          k.vreduce(dev::ReduceKind::sum, dyF32, dotRows);
+          k.dma(dotRows, statisticColumn(rowDots, it, i0, rows));
+        });
+      });
+    });
+    KernelBuilder::recordStep(launch, "flash_attention_grad", "row_dots",
+                              "chunk", chunk);
   }
 
   /// One f32 per query row, shaped as the statistics with one column.
