@@ -2,7 +2,8 @@
 //
 // The issue's shapes: B 1, N 8, D 128, S = S1 = S2.
 //  - Simulator, ascend910b, f16, S 1024 / 4096 (--sim-16k adds 16384), no
-//    mask and causal (sparse_mode 2), forward and backward: modelled time,
+//    mask and causal (sparse_mode 2), forward, backward, and backward with
+//    recompute_statistics = false (reading the forward's): modelled time,
 //    cube utilisation (MACs over what 24 cube cores do at the f16 rate),
 //    IO efficiency, the roofline ratio, the L2's hit rate and HBM bytes,
 //    and each pipe's busy share of the cores' time.
@@ -58,14 +59,31 @@ namespace {
 
 constexpr int64_t kHeads = 8, kHeadDim = 128;
 
+/// The forward, the backward, or the backward reading the forward's
+/// statistics (recompute_statistics = false).
+enum class Direction { Forward, Backward, BackwardReading };
+
+const char *getDirectionName(Direction d) {
+  switch (d) {
+  case Direction::Forward:
+    return " forward";
+  case Direction::Backward:
+    return " backward";
+  case Direction::BackwardReading:
+    return " backward reading statistics";
+  }
+  return "";
+}
+
 llvm::raw_ostream &out() { return llvm::outs(); }
 
-/// The module of one forward (or, with `grad`, backward) attention,
-/// lowered for `device`; with `runTimeLengths` its types read S at run time.
+/// The module of one attention in `direction`, lowered for `device`; with
+/// `runTimeLengths` its types read S at run time.
 OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
                                      const char *element, int64_t mode,
-                                     const char *device, bool grad = false,
+                                     const char *device, Direction direction,
                                      bool runTimeLengths = false) {
+  bool grad = direction != Direction::Forward;
   std::string length = runTimeLengths ? "?" : std::to_string(s);
   std::string t = llvm::formatv("tensor<1x{0}x{1}x{2}x{3}>", kHeads, length,
                                 kHeadDim, element);
@@ -74,10 +92,13 @@ OwningOpRef<ModuleOp> lowerAttention(MLIRContext &ctx, int64_t s,
       grad
           ? llvm::formatv(
                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}, %dy: {0}, %m: {1}, %s: {1}, %o: {0}) -> ({0}, {0}, {0}) {{
-  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %v, %dy, %m, %s, %o {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}} : ({0}, {0}, {0}, {0}, {1}, {1}, {0}) -> ({0}, {0}, {0})
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %v, %dy, %m, %s, %o {{input_layout = #npu.attention_layout<BNSD>, head_num = {2}, scale = 8.8388347648318440e-02, sparse_mode = {3}{4}} : ({0}, {0}, {0}, {0}, {1}, {1}, {0}) -> ({0}, {0}, {0})
   return %dq, %dk, %dv : {0}, {0}, {0}
 })mlir",
-                t, stats, kHeads, mode)
+                t, stats, kHeads, mode,
+                direction == Direction::BackwardReading
+                    ? ", recompute_statistics = false"
+                    : "")
                 .str()
           : llvm::formatv(
                 R"mlir(func.func @fa(%q: {0}, %k: {0}, %v: {0}) -> ({1}, {1}, {0}) {{
@@ -133,12 +154,12 @@ std::vector<HostArray> arguments(ModuleOp module, int64_t s) {
 /// parameters the lowering does not read changed): the kernel is built for
 /// `preset` and then marked as compiled for `device`.
 sim::SimulationReport simulateAttention(MLIRContext &ctx, int64_t s,
-                                        int64_t mode, bool grad,
+                                        int64_t mode, Direction direction,
                                         StringRef preset,
                                         const DeviceModel &device,
                                         bool runTimeLengths = false) {
   OwningOpRef<ModuleOp> module = lowerAttention(
-      ctx, s, "f16", mode, preset.str().c_str(), grad, runTimeLengths);
+      ctx, s, "f16", mode, preset.str().c_str(), direction, runTimeLengths);
   (*module)->setAttr("npudev.device", dev::getDeviceAttr(&ctx, device));
   std::vector<HostArray> args = arguments(*module, s);
   sim::SimulationReport report;
@@ -148,10 +169,11 @@ sim::SimulationReport simulateAttention(MLIRContext &ctx, int64_t s,
   return report;
 }
 
-void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode, bool grad) {
+void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode,
+                    Direction direction) {
   DeviceModel device = cantFail(DeviceModel::getPreset("ascend910b"));
   sim::SimulationReport report =
-      simulateAttention(ctx, s, mode, grad, "ascend910b", device);
+      simulateAttention(ctx, s, mode, direction, "ascend910b", device);
   unsigned cores = device.getNumCores(dev::CoreKind::vector) +
                    device.getNumCores(dev::CoreKind::cube);
   std::string pipes;
@@ -161,7 +183,7 @@ void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode, bool grad) {
                            report.pipeBusyCycles[p] / (cores * report.cycles))
                  .str();
   int64_t lines = report.l2Hits + report.l2Misses;
-  out() << "| sim ascend910b f16 S " << s << (grad ? " backward" : " forward")
+  out() << "| sim ascend910b f16 S " << s << getDirectionName(direction)
         << (mode ? " causal" : " no mask") << " | "
         << llvm::format("%.1f", report.seconds * 1e6) << " us | "
         << llvm::format("%.1f%%", 100 * report.cubeUtilization) << " | "
@@ -175,17 +197,18 @@ void benchSimulator(MLIRContext &ctx, int64_t s, int64_t mode, bool grad) {
 
 /// The module that reads S at run time against the one built for it
 /// (issue #34's target: within 5%), and the forward's template taken.
-void benchRunTimeLengths(MLIRContext &ctx, int64_t s, int64_t mode, bool grad) {
+void benchRunTimeLengths(MLIRContext &ctx, int64_t s, int64_t mode,
+                         Direction direction) {
   DeviceModel device = cantFail(DeviceModel::getPreset("ascend910b"));
   sim::SimulationReport fixed =
-      simulateAttention(ctx, s, mode, grad, "ascend910b", device);
+      simulateAttention(ctx, s, mode, direction, "ascend910b", device);
   sim::SimulationReport read =
-      simulateAttention(ctx, s, mode, grad, "ascend910b", device, true);
+      simulateAttention(ctx, s, mode, direction, "ascend910b", device, true);
   std::string taken = "one kernel";
   for (const sim::SimulationReport::Step &step : read.steps)
     if (StringRef(step.name).starts_with("flash_attention."))
       taken = step.name;
-  out() << "| sim ascend910b f16 S " << s << (grad ? " backward" : " forward")
+  out() << "| sim ascend910b f16 S " << s << getDirectionName(direction)
         << (mode ? " causal" : " no mask") << " | "
         << llvm::format("%.1f", fixed.seconds * 1e6) << " us | "
         << llvm::format("%.1f", read.seconds * 1e6) << " us (" << taken
@@ -222,7 +245,8 @@ void benchSensitivity(MLIRContext &ctx, StringRef preset) {
   };
   DeviceModel base = cantFail(DeviceModel::getPreset(preset));
   auto utilisation = [&](const DeviceModel &device) {
-    return 100 * simulateAttention(ctx, 4096, 0, false, preset, device)
+    return 100 * simulateAttention(ctx, 4096, 0, Direction::Forward, preset,
+                                   device)
                      .cubeUtilization;
   };
   out() << "\n| " << preset << " parameter (S 4096 forward, cube utilisation "
@@ -243,7 +267,8 @@ void benchSensitivity(MLIRContext &ctx, StringRef preset) {
 
 void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
   OwningOpRef<ModuleOp> module =
-      lowerAttention(ctx, s, "f32", 0, "mlu590", grad);
+      lowerAttention(ctx, s, "f32", 0, "mlu590",
+                     grad ? Direction::Backward : Direction::Forward);
   std::vector<HostArray> args = arguments(*module, s);
   auto kernel = jit::CompiledKernel::compile(*module, "fa");
   if (failed(kernel))
@@ -273,16 +298,17 @@ int main(int argc, char **argv) {
     std::vector<int64_t> lengths = {1024, 4096};
     if (sim16k)
       lengths.push_back(16384);
-    for (bool grad : {false, true})
+    for (Direction direction : {Direction::Forward, Direction::Backward,
+                                Direction::BackwardReading})
       for (int64_t s : lengths)
         for (int64_t mode : {0, 2})
-          benchSimulator(ctx, s, mode, grad);
+          benchSimulator(ctx, s, mode, direction);
     out() << "\n| lengths read at run time | static | read at run time "
              "(template taken) | ratio |\n|---|---:|---:|---:|\n";
-    for (bool grad : {false, true})
+    for (Direction direction : {Direction::Forward, Direction::Backward})
       for (int64_t s : lengths)
         for (int64_t mode : {0, 2})
-          benchRunTimeLengths(ctx, s, mode, grad);
+          benchRunTimeLengths(ctx, s, mode, direction);
   }
   if (sensitivity)
     for (StringRef preset : {"ascend910b", "mlu590"})

@@ -201,6 +201,39 @@ func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8x
 
 // -----
 
+// recompute_statistics = false: a vector launch takes D = rowsum(dY * O)
+// from dy (%arg1) and attention_in (%arg4), in f32, in place of the
+// statistics launch, and the dK / dV and dQ launches read column 0 of
+// softmax_max (%arg2) and softmax_sum (%arg3).
+// CHECK-LABEL: func.func @grad_reads_statistics
+// CHECK-NOT: step = "statistics"
+// CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {chunk = {{[0-9]+}} : i64, step = "row_dots"
+// CHECK: memref.subview %arg1[
+// CHECK-NEXT: npudev.dma_start
+// CHECK: memref.subview %arg4[
+// CHECK-NEXT: npudev.dma_start
+// CHECK: npudev.wait_all
+// CHECK-NEXT: npudev.vcast
+// CHECK-NEXT: npudev.vcast
+// CHECK: npudev.vbinary <mul>
+// CHECK-NEXT: npudev.vreduce <sum>
+// CHECK: npudev.mixed_launch
+// CHECK: memref.subview %arg2[
+// CHECK: strided<[8], offset: ?>, #npudev.space<global>> to
+// CHECK: memref.subview %arg3[
+// CHECK: step = "dk_dv"
+// CHECK: npudev.mixed_launch
+// CHECK: memref.subview %arg2[
+// CHECK: memref.subview %arg3[
+// CHECK: step = "dq"
+// CHECK-NOT: step = "statistics"
+func.func @grad_reads_statistics(%q: tensor<1x2x256x64xf16>, %dy: tensor<1x2x256x64xf16>, %max: tensor<1x2x256x8xf32>, %sum: tensor<1x2x256x8xf32>, %o: tensor<1x2x256x64xf16>) -> (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>) {
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %dy, %max, %sum, %o {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125, recompute_statistics = false} : (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x8xf32>, tensor<1x2x256x8xf32>, tensor<1x2x256x64xf16>) -> (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return %dq, %dk, %dv : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>
+}
+
+// -----
+
 // Small scores, f32, SBH, an atten_mask and a pse shared by the query rows:
 // N2 G S1 S2 = 2 * 1 * 32 * 48 = 3072 < 8192, FAG template bn2gs1s2_b
 // (10000). Digits: B = 0, none = 9, B = 0, 0, f32 = 1, SBND = 1, all = 0,

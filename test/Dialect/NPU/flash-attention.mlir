@@ -29,16 +29,20 @@ func.func @optional_inputs(%q: tensor<16x2x64xf32>, %k: tensor<24x2x64xf32>, %ma
 // -----
 
 // TND: two packed sequences of 3 and 5 queries (7 and 9 keys); statistics
-// are [T1, N1, 8]. The backward op gives dpse only with pse.
+// are [T1, N1, 8]. The backward op gives dpse only with pse, and reads the
+// given statistics with recompute_statistics = false (true, the default,
+// is not printed).
 // CHECK-LABEL: func.func @tnd_and_grad
 // CHECK: actual_seq_kvlen = array<i64: 7, 16>, actual_seq_qlen = array<i64: 3, 8>
 // CHECK: npu.flash_attention_grad
+// CHECK-SAME: recompute_statistics = false
 // CHECK: npu.flash_attention_grad {{.*}} pse
+// CHECK-NOT: recompute_statistics
 func.func @tnd_and_grad(%q: tensor<8x2x64xf16>, %k: tensor<16x1x64xf16>,
                         %q4: tensor<1x2x8x64xf32>, %k4: tensor<1x2x8x64xf32>, %st: tensor<1x2x8x8xf32>, %pse: tensor<1x2x8x8xf32>) {
   %m, %s, %o = npu.flash_attention %q, %k, %k {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.125, sparse_mode = 7, actual_seq_qlen = array<i64: 3, 8>, actual_seq_kvlen = array<i64: 7, 16>} : (tensor<8x2x64xf16>, tensor<16x1x64xf16>, tensor<16x1x64xf16>) -> (tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8x2x64xf16>)
-  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %k, %o, %m, %s, %o {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.125, actual_seq_qlen = array<i64: 3, 8>, actual_seq_kvlen = array<i64: 7, 16>} : (tensor<8x2x64xf16>, tensor<16x1x64xf16>, tensor<16x1x64xf16>, tensor<8x2x64xf16>, tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8x2x64xf16>) -> (tensor<8x2x64xf16>, tensor<16x1x64xf16>, tensor<16x1x64xf16>)
-  %dq4, %dk4, %dv4, %dpse = npu.flash_attention_grad %q4, %k4, %k4, %q4, %st, %st, %q4 pse %pse {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125} : (tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>)
+  %dq, %dk, %dv = npu.flash_attention_grad %q, %k, %k, %o, %m, %s, %o {input_layout = #npu.attention_layout<TND>, head_num = 2, scale = 0.125, actual_seq_qlen = array<i64: 3, 8>, actual_seq_kvlen = array<i64: 7, 16>, recompute_statistics = false} : (tensor<8x2x64xf16>, tensor<16x1x64xf16>, tensor<16x1x64xf16>, tensor<8x2x64xf16>, tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8x2x64xf16>) -> (tensor<8x2x64xf16>, tensor<16x1x64xf16>, tensor<16x1x64xf16>)
+  %dq4, %dk4, %dv4, %dpse = npu.flash_attention_grad %q4, %k4, %k4, %q4, %st, %st, %q4 pse %pse {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125, recompute_statistics = true} : (tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x8xf32>)
   return
 }
 
