@@ -245,9 +245,9 @@ void benchSensitivity(MLIRContext &ctx, StringRef preset) {
   };
   DeviceModel base = cantFail(DeviceModel::getPreset(preset));
   auto utilisation = [&](const DeviceModel &device) {
-    return 100 * simulateAttention(ctx, 4096, 0, Direction::Forward, preset,
-                                   device)
-                     .cubeUtilization;
+    return 100 *
+           simulateAttention(ctx, 4096, 0, Direction::Forward, preset, device)
+               .cubeUtilization;
   };
   out() << "\n| " << preset << " parameter (S 4096 forward, cube utilisation "
         << llvm::format("%.1f%%", utilisation(base))
@@ -298,8 +298,8 @@ int main(int argc, char **argv) {
     std::vector<int64_t> lengths = {1024, 4096};
     if (sim16k)
       lengths.push_back(16384);
-    for (Direction direction : {Direction::Forward, Direction::Backward,
-                                Direction::BackwardReading})
+    for (Direction direction :
+         {Direction::Forward, Direction::Backward, Direction::BackwardReading})
       for (int64_t s : lengths)
         for (int64_t mode : {0, 2})
           benchSimulator(ctx, s, mode, direction);

@@ -200,12 +200,12 @@ std::string buildSource(const Case &c, double scale) {
     return text + ">";
   };
   bool endsAsData = c.runTimeLengths && c.layout == ref::Layout::TND;
-  std::string extra = (endsAsData ? std::string()
-                                  : array("actual_seq_qlen", c.cumQ) +
-                                        array("actual_seq_kvlen", c.cumKV)) +
-                      array("prefix", c.prefix) +
-                      (c.recomputeStatistics ? ""
-                                             : ", recompute_statistics = false");
+  std::string extra =
+      (endsAsData ? std::string()
+                  : array("actual_seq_qlen", c.cumQ) +
+                        array("actual_seq_kvlen", c.cumKV)) +
+      array("prefix", c.prefix) +
+      (c.recomputeStatistics ? "" : ", recompute_statistics = false");
   std::string args = "%q: " + q + ", %k: " + kv + ", %v: " + kv;
   std::string operands = "%q, %k, %v", types = q + ", " + kv + ", " + kv;
   if (c.grad) {
@@ -914,7 +914,7 @@ TEST_F(FlashAttentionTest, BackwardReadsTheGivenStatistics) {
   tnd.cumKV = {10, 14, 30, 35};
   check(reading(tnd));
   for (auto [s1, s2] : {std::pair<int64_t, int64_t>{150, 70}, {0, 5}}) {
-    Case dynamic{ref::Layout::BSND,       1, 4, 2, s1, s2, 16, 3, 40, 3,
+    Case dynamic{ref::Layout::BSND,     1, 4, 2, s1, s2, 16, 3, 40, 3,
                  smallAttentionDevice()};
     dynamic.runTimeLengths = true;
     check(reading(dynamic));

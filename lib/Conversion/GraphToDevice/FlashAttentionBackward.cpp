@@ -405,8 +405,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           k.mul(k.rem(task, k.index(vectorsPerGroup)), k.index(rowsPerVector));
       Value zero = k.index(0), d = k.index(g.headDim);
       forEachItem(group, [&](const Item &it) {
-        Value own = k.max(
-            zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
+        Value own =
+            k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
         k.forLoop(zero, own, k.index(chunk), [&](Value r) {
           Value rows = k.min(k.index(chunk), k.sub(own, r));
           Value i0 = k.add(it.r0, k.add(own0, r));
