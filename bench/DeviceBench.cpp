@@ -225,7 +225,7 @@ void benchScaledCopy(MLIRContext &ctx, Report &report, size_t bytes) {
   report.row("JIT scaled copy y = 1.5 x", llvm::formatv("{0:F2} GB/s", gbps),
              llvm::formatv("{0:F2} of memcpy, **{1:F2}x the loop**",
                            gbps / report.copyGBps, gbps / peer));
-  report.row("peer: C++ loop y[i] = 1.5f * x[i] (g++ -O3)",
+  report.row("peer: C++ loop y[i] = 1.5f * x[i] (" NPU_BENCH_LOOP_FLAGS ")",
              llvm::formatv("{0:F2} GB/s", peer),
              llvm::formatv("{0:F2} of memcpy", peer / report.copyGBps));
 }

@@ -13,11 +13,12 @@
 //    and backward: GFLOP/s (forward 4 S^2 D per head: Q K^T and P V;
 //    backward 8 S^2 D: dV, dP, dQ, dK, as the peer script counts) and its
 //    fraction of this core's peak FMA rate, measured in the same run.
-// The peer (python3-torch's attention) is bench/flash_attention_peer.py,
-// run separately.
+// The peer is python3-torch's attention, bench/flash_attention_peer.py,
+// at its strongest (OpenBLAS, the faster of its kernels for this CPU):
+// --peer runs it first and gives each JIT row as a ratio to it.
 //
 // Usage: npu-flash-attention-bench [--runs=3] [--sim-16k] [--no-sim]
-//          [--no-jit] [--sensitivity]
+//          [--no-jit] [--peer] [--sensitivity]
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdio>
+#include <map>
 #include <random>
 
 using namespace mlir;
@@ -49,6 +52,10 @@ static llvm::cl::opt<bool> sim16k("sim-16k",
 static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator"));
 static llvm::cl::opt<bool> noJit("no-jit", llvm::cl::desc("skip the JIT"));
+static llvm::cl::opt<bool>
+    withPeer("peer", llvm::cl::desc("run bench/flash_attention_peer.py "
+                                    "(python3-torch) before the JIT and give "
+                                    "each JIT row as a ratio to it"));
 static llvm::cl::opt<bool>
     sensitivity("sensitivity",
                 llvm::cl::desc("simulate the S 4096 forward with each "
@@ -265,7 +272,48 @@ void benchSensitivity(MLIRContext &ctx, StringRef preset) {
   }
 }
 
-void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
+/// The torch peer's configurations (its BLAS and kernels) and, per
+/// length, its best seconds forward and backward with the configuration
+/// each came from.
+struct TorchPeer {
+  std::vector<std::string> names;
+  std::map<int64_t, std::pair<double, unsigned>> forward, backward;
+};
+
+/// Runs bench/flash_attention_peer.py --machine; empty when it fails.
+TorchPeer runTorchPeer() {
+  TorchPeer peer;
+  std::string command = "/usr/bin/python3 " NPU_BENCH_DIR
+                        "/flash_attention_peer.py --machine --runs=" +
+                        std::to_string(runs);
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe)
+    return peer;
+  char buffer[1024];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) {
+    StringRef line = StringRef(buffer).trim();
+    SmallVector<StringRef> fields;
+    line.split(fields, ' ');
+    if (fields.size() > 2 && fields[0] == "peer")
+      peer.names.push_back(line.split(' ').second.split(' ').second.str());
+    int64_t s;
+    unsigned fwdPeer, bwdPeer;
+    double fwd, bwd;
+    if (fields.size() == 6 && fields[0] == "S" &&
+        !fields[1].getAsInteger(10, s) && !fields[2].getAsDouble(fwd) &&
+        !fields[3].getAsInteger(10, fwdPeer) && !fields[4].getAsDouble(bwd) &&
+        !fields[5].getAsInteger(10, bwdPeer)) {
+      peer.forward[s] = {fwd, fwdPeer};
+      peer.backward[s] = {bwd, bwdPeer};
+    }
+  }
+  if (pclose(pipe) != 0)
+    llvm::errs() << "torch peer: " << command << " failed\n";
+  return peer;
+}
+
+void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad,
+              const TorchPeer &peer) {
   OwningOpRef<ModuleOp> module =
       lowerAttention(ctx, s, "f32", 0, "mlu590",
                      grad ? Direction::Backward : Direction::Forward);
@@ -278,7 +326,16 @@ void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad) {
   out() << "| JIT f32 1 thread S " << s << (grad ? " backward" : " forward")
         << " | " << llvm::format("%.1f", t * 1e3) << " ms | "
         << llvm::format("%.1f", gflops) << " GFLOP/s | "
-        << llvm::format("%.3f", gflops / peak) << " of FMA peak |\n";
+        << llvm::format("%.3f", gflops / peak) << " of FMA peak | ";
+  const auto &peerTimes = grad ? peer.backward : peer.forward;
+  auto it = peerTimes.find(s);
+  if (it == peerTimes.end()) {
+    out() << "| |\n";
+    return;
+  }
+  auto [peerSeconds, config] = it->second;
+  out() << llvm::format("%.1f", peerSeconds * 1e3) << " ms (peer " << config
+        << ") | " << llvm::format("%.2fx", peerSeconds / t) << " |\n";
 }
 
 } // namespace
@@ -316,12 +373,18 @@ int main(int argc, char **argv) {
   if (!noJit) {
     auto [avx2, avx512] = bench::peakFmaGFlops(runs);
     double peak = std::max(avx2, avx512);
-    out() << "\n| JIT | time | rate | ratio |\n|---|---:|---:|---:|\n";
+    TorchPeer peer = withPeer ? runTorchPeer() : TorchPeer();
+    out() << "\n";
+    for (auto [i, name] : llvm::enumerate(peer.names))
+      out() << "peer " << i << ": " << name << "\n";
+    out() << "\n| JIT | time | rate | ratio | torch | JIT / torch |\n"
+             "|---|---:|---:|---:|---:|---:|\n";
     out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
-          << ") | | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.000 |\n";
+          << ") | | " << llvm::format("%.1f", peak)
+          << " GFLOP/s | 1.000 | | |\n";
     for (bool grad : {false, true})
       for (int64_t s : {1024, 2048, 4096})
-        benchJit(ctx, s, peak, grad);
+        benchJit(ctx, s, peak, grad, peer);
   }
   return 0;
 }

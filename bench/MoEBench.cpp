@@ -6,12 +6,12 @@
 // mlu590, runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
 // machine's memcpy bandwidth measured in the same run, next to a peer (a
-// plain C++ loop, g++ -O3); then simulates it on --sim-device (mlu590)
-// and reports the modelled IO efficiency, roofline ratio and L2 hit rate.
-// Bandwidth counts copy-equivalent bytes, as memcpy's figure does: the bytes of
-// the [*, hidden] result written (each also read once), or for backward_gate
-// one row per sample, plus half of the gates/indices/locations read; for
-// combine, half of the rows read and written.
+// plain C++ loop, g++ -O3 -march=native); then simulates it on --sim-device
+// (mlu590) and reports the modelled IO efficiency, roofline ratio and L2 hit
+// rate. Bandwidth counts copy-equivalent bytes, as memcpy's figure does: the
+// bytes of the [*, hidden] result written (each also read once), or for
+// backward_gate one row per sample, plus half of the gates/indices/locations
+// read; for combine, half of the rows read and written.
 //
 // Inputs are those of a top-1 router: experts drawn uniformly, each sample
 // taking the next free slot of its expert (so every sample is kept at
@@ -411,7 +411,8 @@ void benchOp(MLIRContext &ctx, const OpBench &op, const Shape &s,
                       .str())
         << " |\n";
   }
-  out << "| peer: C++ loop " << name << ", 1 thread | "
+  out << "| peer: C++ loop " << name
+      << " (" NPU_BENCH_LOOP_FLAGS "), 1 thread | "
       << llvm::format("%.3f", tp * 1e3) << " ms, "
       << llvm::format("%.2f", bytes / tp / 1e9) << " GB/s | "
       << llvm::format("%.2f", bytes / tp / 1e9 / copyGBps) << " of memcpy |\n";

@@ -5,11 +5,13 @@
 // nonzeros. For feature sizes 32, 128 and 512, SpMM (out = A B) and SDDMM
 // (out[i, j] = X[i] . Y[j] on A's pattern) written in the sparse dialect,
 // lowered by stages 1 and 2 and compiled by the JIT (one thread), against
-// a plain C++ CSR loop (g++ -O3) and against upstream MLIR 19's
+// a plain C++ CSR loop (g++ -O3 -march=native) and against upstream MLIR 19's
 // sparsifier (linalg SpMM / sampled SDDMM on a CSR tensor assembled from
 // the same arrays, mlir-opt-19 --sparsifier, then mlir-translate-19,
 // opt-19 -O3 and llc-19 for this CPU into a shared object the bench
-// loads); all as GFLOP/s (2 nnz F) and as a fraction of this machine's FMA
+// loads), built with each of kSparsifierOptions (scalar, and vectorized at
+// 8 and 16 lanes) and counted at its fastest, whose options the row names;
+// all as GFLOP/s (2 nnz F) and as a fraction of this machine's FMA
 // peak measured in the same run. Then the simulator's SpMM and SDDMM at
 // F = 128 on mlu590, through npu-sparse-to-device-pipeline (rows over 48
 // tasks by nonzeros): modelled time, IO efficiency and roofline ratio.
@@ -256,20 +258,34 @@ std::string getPeerDir() {
   return "/tmp/npu-sparse-bench-" + std::to_string(getpid());
 }
 
-/// Builds `kernel` with the upstream tools into a shared object and loads
-/// it; null (naming the failed step on stderr) when a tool fails.
+/// The sparsifier's options the peer tries, each on every shape; the
+/// fastest counts. vl is the vector length (0, the default, does not
+/// vectorize); the index and reduction options let its vector loops use
+/// 32-bit indices and reassociate sums, as -O3 -march=native does for the
+/// C++ loop's.
+const char *const kSparsifierOptions[] = {
+    "vl=0",
+    "vl=8 enable-index-optimizations reassociate-fp-reductions",
+    "vl=16",
+    "vl=16 enable-index-optimizations reassociate-fp-reductions",
+};
+
+/// Builds `kernel` with the upstream tools into a shared object (the
+/// sparsifier given `options`) and loads it; null (naming the failed step
+/// on stderr) when a tool fails.
 SparsifierKernel buildSparsifierKernel(const std::string &kernel, const Csr &m,
-                                       int64_t f) {
+                                       int64_t f, unsigned options) {
   std::string dir = getPeerDir();
-  std::string base = dir + "/" + kernel + std::to_string(f) + m.name;
+  std::string base = dir + "/" + kernel + std::to_string(f) + m.name + "-" +
+                     std::to_string(options);
   std::string lib = "/usr/lib/llvm-19/lib";
   if (std::system(("mkdir -p " + dir).c_str()) != 0)
     return nullptr;
   std::ofstream(base + ".mlir") << sparsifierSource(kernel, m, f);
   std::string steps[] = {
       "mlir-opt-19 " + base +
-          ".mlir --sparsifier=enable-runtime-library=false -o " + base +
-          ".llvm.mlir",
+          ".mlir '--sparsifier=enable-runtime-library=false " +
+          kSparsifierOptions[options] + "' -o " + base + ".llvm.mlir",
       "mlir-translate-19 --mlir-to-llvmir " + base + ".llvm.mlir -o " + base +
           ".ll",
       "opt-19 -O3 -mcpu=native " + base + ".ll -o " + base + ".bc",
@@ -380,15 +396,22 @@ int main(int argc, char **argv) {
             << llvm::format("%.3f", flops / jitTime / 1e9 / peak) << " | "
             << llvm::format("%.2f", flops / loopTime / 1e9) << " GFLOP/s | "
             << llvm::format("%.2f", loopTime / jitTime) << "x | ";
-        if (SparsifierKernel fn = buildSparsifierKernel(kernel, m, f)) {
-          double peerTime = timeSparsifier(
-              fn, kernel, m, f, args[3].getValues<float>(),
-              args[4].getValues<float>(), kernel == "spmm" ? x : a);
-          out << llvm::format("%.2f", flops / peerTime / 1e9) << " GFLOP/s | "
+        double peerTime = 0;
+        unsigned best = 0;
+        for (unsigned o = 0; o < std::size(kSparsifierOptions); ++o)
+          if (SparsifierKernel fn = buildSparsifierKernel(kernel, m, f, o)) {
+            double t = timeSparsifier(
+                fn, kernel, m, f, args[3].getValues<float>(),
+                args[4].getValues<float>(), kernel == "spmm" ? x : a);
+            if (peerTime == 0 || t < peerTime)
+              std::tie(peerTime, best) = std::make_pair(t, o);
+          }
+        if (peerTime > 0)
+          out << llvm::format("%.2f", flops / peerTime / 1e9) << " GFLOP/s ("
+              << kSparsifierOptions[best] << ") | "
               << llvm::format("%.2f", peerTime / jitTime) << "x |\n";
-        } else {
+        else
           out << "not built | |\n";
-        }
       }
   (void)std::system(("rm -rf " + getPeerDir()).c_str());
   if (noSim)

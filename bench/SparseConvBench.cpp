@@ -399,9 +399,9 @@ void benchShape(MLIRContext &ctx, const Shape &s,
         << hash.outputs << ", pairs "
         << std::accumulate(hash.num.begin(), hash.num.end(), int64_t(0))
         << " | | |\n";
-  out() << "| peer: dense grid (spconv 1.x CPU), " << s.name << " | "
-        << llvm::format("%.2f", tDense * 1e3) << " ms | |\n";
-  out() << "| peer: hash map, " << s.name << " | "
+  out() << "| peer: dense grid (spconv 1.x CPU; " NPU_BENCH_LOOP_FLAGS "), "
+        << s.name << " | " << llvm::format("%.2f", tDense * 1e3) << " ms | |\n";
+  out() << "| peer: hash map (" NPU_BENCH_LOOP_FLAGS "), " << s.name << " | "
         << llvm::format("%.2f", tHash * 1e3) << " ms | |\n";
   for (StringRef strategy : {"sort", "grid"})
     if (selected(strategies, strategy))
