@@ -400,13 +400,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       Value dyWide = widen ? k.alloc({chunk, g.headDim}, f32) : dyTile;
       Value outWide = widen ? k.alloc({chunk, g.headDim}, f32) : outTile;
       Value dots = k.alloc({chunk}, f32);
-      Value group = k.div(task, k.index(vectorsPerGroup));
-      Value own0 =
-          k.mul(k.rem(task, k.index(vectorsPerGroup)), k.index(rowsPerVector));
+      VectorTask vt = decodeVectorTask(task);
+      Value group = vt.group, own0 = vt.own0;
       Value zero = k.index(0), d = k.index(g.headDim);
       forEachItem(group, [&](const Item &it) {
-        Value own =
-            k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
+        Value own = ownRows(it.rows, own0);
         k.forLoop(zero, own, k.index(chunk), [&](Value r) {
           Value rows = k.min(k.index(chunk), k.sub(own, r));
           Value i0 = k.add(it.r0, k.add(own0, r));
@@ -874,26 +872,22 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     }
     buf.rowD = k.alloc({chunkRows}, f32);
     buf.dotSum = k.alloc({rowsPerVector}, f32);
-    Value group = k.div(task, k.index(vectorsPerGroup));
-    Value part = k.rem(task, k.index(vectorsPerGroup));
+    VectorTask vt = decodeVectorTask(task);
+    Value group = vt.group, part = vt.part, own0 = vt.own0;
     k.vfill(buf.base.negInf, k.f32(-std::numeric_limits<double>::infinity()));
     Value zero = k.index(0);
-    Value own0 = k.mul(part, k.index(rowsPerVector));
-    auto ownRows = [&](Value rows) {
-      return k.max(zero, k.min(k.index(rowsPerVector), k.sub(rows, own0)));
-    };
     forEachItemOf(
         group, pass, [&](Item &it, Value steps, function_ref<Step(Value)> at) {
           if (statistics)
             startStatistics(buf);
           if (prefetch)
-            statisticsSteps(buf, group, part, own0, ownRows(it.rows), steps,
-                            at);
+            statisticsSteps(buf, group, part, own0, ownRows(it.rows, own0),
+                            steps, at);
           else
             k.forLoop(zero, steps, k.index(1), [&](Value t) {
               Step s = at(t);
               k.waitFlag(kScoresReady);
-              forEachChunk(ownRows(s.rows), [&](Value r, Value rows) {
+              forEachChunk(ownRows(s.rows, own0), [&](Value r, Value rows) {
                 if (statistics) {
                   ScoreRows loaded = startScoreLoads(
                       buf.base.scores, buf.dp, s, group, k.add(own0, r), rows);
@@ -905,7 +899,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
               signalCube(part, group);
             });
           if (statistics)
-            forEachChunk(ownRows(it.rows), [&](Value r, Value rows) {
+            forEachChunk(ownRows(it.rows, own0), [&](Value r, Value rows) {
               writeStatistics(buf, it, k.add(it.r0, k.add(own0, r)), r, rows);
             });
         });

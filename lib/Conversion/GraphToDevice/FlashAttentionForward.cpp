@@ -241,16 +241,14 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     rowWrite.sum = k.alloc({2, chunkRows, 8}, f32);
     if (element != f32)
       rowWrite.out = k.alloc({2, chunkRows, g.headDim}, element);
-    Value group = k.div(task, k.index(vectorsPerGroup));
-    Value part = k.rem(task, k.index(vectorsPerGroup));
-    // This task's rows of an item: [own0, own0 + ownRows(item)).
-    Value own0 = k.mul(part, k.index(rowsPerVector));
+    VectorTask vt = decodeVectorTask(task);
+    Value group = vt.group, part = vt.part, own0 = vt.own0;
     double inf = std::numeric_limits<double>::infinity();
     k.vfill(buf.negInf, k.f32(-inf));
     Value steps = stepTable(dev::MemorySpace::vector, 1);
     Value zero = k.index(0), one = k.index(1);
     forEachItem(group, [&](const Item &it) {
-      Value own = ownRows(it, own0);
+      Value own = ownRows(it.rows, own0);
       // The item's m and l: the last item's stay until its rows are out.
       Value items = field(steps, kItems);
       Value parity = k.rem(items, k.index(2));
@@ -283,18 +281,12 @@ struct AttentionForwardLowering : AttentionLowering<FlashAttentionOp> {
     foldPending(buf, steps, group, own0);
   }
 
-  /// The rows of item `it` a vector task starting at row own0 owns.
-  Value ownRows(const Item &it, Value own0) {
-    Value zero = k.index(0);
-    return k.max(zero, k.min(k.index(rowsPerVector), k.sub(it.rows, own0)));
-  }
-
   /// Folds the pending step's output into acc (acc = O at its item's first
   /// step) and, at its item's last step, writes the item's rows.
   void foldPending(const VectorBuffers &buf, Value steps, Value group,
                    Value own0) {
     finishPending(steps, k.index(0), [&](const Item &it) {
-      Value own = ownRows(it, own0);
+      Value own = ownRows(it.rows, own0);
       Value slot = field(steps, kSlot);
       VectorBuffers cur = withStatisticSlot(buf, field(steps, kParity));
       k.waitFlag(kOutputReady);

@@ -995,6 +995,26 @@ template <typename OpT> struct AttentionLowering {
           [&] { k.setFlag(kProbsReady + v, dev::CoreKind::cube, group); });
   }
 
+  /// A vector task's group, its place in the group, and the first row of
+  /// an item it owns: [own0, own0 + ownRows(rows, own0)).
+  struct VectorTask {
+    Value group, part, own0;
+  };
+  VectorTask decodeVectorTask(Value task) {
+    VectorTask t;
+    t.group = k.div(task, k.index(vectorsPerGroup));
+    t.part = k.rem(task, k.index(vectorsPerGroup));
+    t.own0 = k.mul(t.part, k.index(rowsPerVector));
+    return t;
+  }
+
+  /// The rows of an item of `rows` query rows that a vector task starting
+  /// at row own0 owns.
+  Value ownRows(Value rows, Value own0) {
+    Value zero = k.index(0);
+    return k.max(zero, k.min(k.index(rowsPerVector), k.sub(rows, own0)));
+  }
+
   /// for (r = 0; r < own; r += chunkRows) body(r, min(chunkRows, own - r)).
   void forEachChunk(Value own, function_ref<void(Value, Value)> body) {
     k.forLoop(k.index(0), own, k.index(chunkRows), [&](Value r) {
