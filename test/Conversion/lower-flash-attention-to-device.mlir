@@ -105,16 +105,26 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 
 // -----
 
-// The backward: a zero tile for the cube's sums, then three mixed
-// launches: each query row's statistics and D = rowsum(P dP') over the key
-// blocks (S and dP on the cube, nothing summed there), dK / dV over key
-// blocks and dQ over query blocks; and the f16 outputs rounded from their
-// f32 sums. B N2 = 8 does not exceed the 24 AI cores and the groups are
+// The backward: a zero tile for the cube's sums, then two mixed launches:
+// each query row's statistics and D = rowsum(P dP') over the key blocks (S
+// and dP on the cube, nothing summed there), and dQ / dK / dV over key
+// blocks; dQ's partial sums added up; and the f16 outputs rounded from
+// their f32 sums. B N2 = 8 does not exceed the 24 AI cores and the groups are
 // large: FAG template s1s2_bn2gs1s2 (16000). Key digits: UB0 S1 = 3, UB1
 // S2 = 4, Block S2 = 4, ImplMode 0, f16 = 0, BNSD = 2, causal = 3,
 // BIG_DOUBLE_BUFFER = 2.
 // CHECK-LABEL: func.func @grad_f16_causal
 // CHECK: step = "zeros", strategy = "flash_attention_grad"
+// Launch 1's runs of items (a start per group and an end) and each head's
+// first and last group, filled by host loops; dQ's partial sums, one per
+// (group, head) pair a run can make, G + 8 - 1, zero filled.
+// ASC: memref.alloc() : memref<25x2xi64, #npudev.space<global>>
+// MLU: memref.alloc() : memref<17x2xi64, #npudev.space<global>>
+// CHECK: memref.alloc() : memref<8x2xi64, #npudev.space<global>>
+// CHECK: scf.for
+// ASC: memref.alloc() : memref<31x1x4096x128xf32, #npudev.space<global>>
+// MLU: memref.alloc() : memref<23x1x4096x128xf32, #npudev.space<global>>
+// CHECK: step = "zero_dq_parts"
 // ASC: npudev.mixed_launch cube(24)
 // MLU: npudev.mixed_launch cube(16)
 // A step's cube copies move in pairs. K and V, which vary by step in this
@@ -165,13 +175,24 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // launch doubles the axis its items span: 128 query rows by 64 keys for
 // the statistics and dQ, 64 rows by 128 keys for dK / dV.
 // CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "statistics", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
-// The dK / dV launch's f32 sums leave room for one set of S and dP: its
-// iterations wait first, and S is stored while dP is computed. The
+// Launch 1 sums dQ too (step "dq_dk_dv"), into partial sums in global
+// memory, zero filled, one per (group, head), which a last vector launch
+// adds up into dq: no launch computes S and dP for dQ alone. Its items go
+// in contiguous runs balanced by work. Its f32 sums (dK, dV, and a tile of partial dQ
+// rows) leave room for one set of S and dP. Iteration 0 waits for the
+// item's loads; iteration t waits for the previous store of dP (copies
+// complete in order), not for the partial rows of dQ it stored last. The
 // iteration starts loading step t - 3's P' and dS before it computes step
-// t, and its sums wait for those loads alone, not for step t's stores.
+// t, and its sums wait for those loads alone. It then waits for the
+// previous partial store, loads the step's partial rows while dV and dK
+// take P' and dS, adds dS K to them and starts storing them back.
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.alloc : memref<1x{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
+// CHECK: %[[PARTIAL:.*]] = npudev.alloc : memref<64x128xf32, #npudev.space<cube>>
 // CHECK: npudev.wait_all
+// CHECK-NEXT: %[[DONE:.*]] = npudev.async
+// CHECK: scf.for %{{.*}} iter_args(%[[STORED:.*]] = %[[DONE]], %[[ADDED:.*]] = %[[DONE]]) -> (!npudev.token, !npudev.token)
+// CHECK: npudev.wait %[[STORED]]
 // CHECK: %[[TAKING:.*]] = scf.if %{{.*}} -> (!npudev.token) {
 // CHECK-NEXT: npudev.wait_flag 0
 // CHECK-NEXT: npudev.wait_flag 1
@@ -182,16 +203,32 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: npudev.matmul {{.*}} {transpose_b}
 // CHECK: npudev.dma_start {{.*}}#npudev.space<cube>> to
 // CHECK: npudev.matmul {{.*}} {transpose_b}
-// CHECK: npudev.dma_start {{.*}}#npudev.space<cube>> to
-// CHECK-NOT: npudev.wait_all
+// CHECK: %[[DP:.*]] = npudev.dma_start {{.*}}#npudev.space<cube>> to
+// CHECK-NOT: npudev.wait
 // CHECK: npudev.set_flag 0 for
-// CHECK-NOT: npudev.wait_all
-// CHECK: npudev.wait %[[TAKING]]
+// CHECK: npudev.set_flag 0 for
+// CHECK-NEXT: scf.yield %[[DP]]
+// CHECK: scf.if %{{.*}} -> (!npudev.token) {
+// CHECK: npudev.wait %[[ADDED]]
+// CHECK: %[[LOADED:.*]] = npudev.dma_start %{{.*}}, %[[INTO:.*]] : memref<?x128xf32, {{.*}}#npudev.space<global>> to memref<?x128xf32, {{.*}}#npudev.space<cube>>
+// CHECK-NEXT: npudev.wait %[[TAKING]]
 // CHECK: npudev.matmul {{.*}} {transpose_a}
-// CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
-// CHECK: npudev.mixed_launch
-// CHECK: s1_inner = 128 : i64, s2_inner = 64 : i64, step = "dq", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
-// CHECK: step = "round_dq"
+// CHECK: npudev.matmul {{.*}} {transpose_a}
+// CHECK: npudev.wait %[[LOADED]]
+// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %[[INTO]] {accumulate}
+// CHECK: %[[BACK:.*]] = npudev.dma_start %[[INTO]]
+// CHECK-NEXT: scf.yield %[[BACK]]
+// CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dq_dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
+// The partials of the groups that touched a head are added in group
+// order, each loading while the previous is added, and rounded into dq.
+// CHECK-NOT: npudev.mixed_launch
+// CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {chunk = {{[0-9]+}} : i64, step = "dq_sum"
+// CHECK: scf.for %{{.*}} iter_args(%[[PART:.*]] = %{{.*}}) -> (!npudev.token)
+// CHECK-NEXT: npudev.wait %[[PART]]
+// CHECK: npudev.dma_start
+// CHECK: npudev.vbinary <add>
+// CHECK: npudev.vcast
+// CHECK-NOT: step = "round_dq"
 // CHECK: step = "round_dk"
 // CHECK: step = "round_dv"
 func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8xf32>) -> (tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>, tensor<1x8x4096x128xf16>) {
@@ -203,8 +240,9 @@ func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8x
 
 // recompute_statistics = false: a vector launch takes D = rowsum(dY * O)
 // from dy (%arg1) and attention_in (%arg4), in f32, in place of the
-// statistics launch, and the dK / dV and dQ launches read column 0 of
-// softmax_max (%arg2) and softmax_sum (%arg3).
+// statistics launch, and the dQ / dK / dV launch reads column 0 of
+// softmax_max (%arg2) and softmax_sum (%arg3). It is the only mixed
+// launch: S and dP are computed once.
 // CHECK-LABEL: func.func @grad_reads_statistics
 // CHECK-NOT: step = "statistics"
 // CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {chunk = {{[0-9]+}} : i64, step = "row_dots"
@@ -221,12 +259,10 @@ func.func @grad_f16_causal(%q: tensor<1x8x4096x128xf16>, %st: tensor<1x8x4096x8x
 // CHECK: memref.subview %arg2[
 // CHECK: strided<[8], offset: ?>, #npudev.space<global>> to
 // CHECK: memref.subview %arg3[
-// CHECK: step = "dk_dv"
-// CHECK: npudev.mixed_launch
-// CHECK: memref.subview %arg2[
-// CHECK: memref.subview %arg3[
-// CHECK: step = "dq"
-// CHECK-NOT: step = "statistics"
+// CHECK: step = "dq_dk_dv"
+// CHECK-NOT: npudev.mixed_launch
+// CHECK: step = "dq_sum"
+// CHECK-NOT: npudev.mixed_launch
 func.func @grad_reads_statistics(%q: tensor<1x2x256x64xf16>, %dy: tensor<1x2x256x64xf16>, %max: tensor<1x2x256x8xf32>, %sum: tensor<1x2x256x8xf32>, %o: tensor<1x2x256x64xf16>) -> (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>) {
   %dq, %dk, %dv = npu.flash_attention_grad %q, %q, %q, %dy, %max, %sum, %o {input_layout = #npu.attention_layout<BNSD>, head_num = 2, scale = 0.125, recompute_statistics = false} : (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x8xf32>, tensor<1x2x256x8xf32>, tensor<1x2x256x64xf16>) -> (tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
   return %dq, %dk, %dv : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>
@@ -238,14 +274,14 @@ func.func @grad_reads_statistics(%q: tensor<1x2x256x64xf16>, %dy: tensor<1x2x256
 // N2 G S1 S2 = 2 * 1 * 32 * 48 = 3072 < 8192, FAG template bn2gs1s2_b
 // (10000). Digits: B = 0, none = 9, B = 0, 0, f32 = 1, SBND = 1, all = 0,
 // 2, ND = 0, no dropout = 0, mask = 1, pse = 1. dpse of [B, N1, 1, S2] is summed
-// by the dK / dV launch's cube, ones^T dS, into dpse itself (f32).
+// by the dQ / dK / dV launch's cube, ones^T dS, into dpse itself (f32).
 // CHECK-LABEL: func.func @grad_f32_pse_one_row
 // CHECK: step = "zero_dpse"
 // CHECK: step = "ones"
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate, transpose_a}
 // CHECK: npudev.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate} : memref<1x?xf32
-// CHECK: step = "dk_dv", strategy = "flash_attention_grad", template = "bn2gs1s2_b", tiling_key = "10000000110020110090"
+// CHECK: step = "dq_dk_dv", strategy = "flash_attention_grad", template = "bn2gs1s2_b", tiling_key = "10000000110020110090"
 // CHECK-NOT: round_dpse
 // CHECK: return
 func.func @grad_f32_pse_one_row(%q: tensor<32x2x64xf32>, %k: tensor<48x2x64xf32>, %st: tensor<2x2x32x8xf32>, %mask: tensor<32x48xi1>, %pse: tensor<2x2x1x48xf32>) -> tensor<2x2x1x48xf32> {
@@ -256,7 +292,10 @@ func.func @grad_f32_pse_one_row(%q: tensor<32x2x64xf32>, %k: tensor<48x2x64xf32>
 // -----
 
 // A bf16 pse shared by the batches: summed in f32 scratch by the dQ
-// launch's vector tasks (read, add, write back), then rounded.
+// launch's vector tasks (read, add, write back), then rounded. Its sum
+// needs one task per element in batch order, which the dQ launch's items
+// give: dQ is not summed with dK and dV here, and S and dP are computed
+// for it again.
 // CHECK-LABEL: func.func @grad_bf16_pse_one_batch
 // CHECK: step = "zero_dpse"
 // CHECK-NOT: step = "ones"

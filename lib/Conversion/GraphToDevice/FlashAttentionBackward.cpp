@@ -2,8 +2,9 @@
 //
 // npu.flash_attention_grad on the device, from the part of the forward's
 // lowering both share (FlashAttentionLowering.h): see
-// AttentionBackwardLowering. Work O(B N S1 S2 D), in three mixed launches
-// and the launches around them.
+// AttentionBackwardLowering. Work O(B N S1 S2 D), in one to three mixed
+// launches and the launches around them; host loops O(B N2 S2 / block)
+// deal the key-block items.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +36,19 @@ namespace {
 /// dropout) and dS = scale P (dP' - D); the cube accumulates. Launch 1
 /// takes (batch, key/value head, key block)
 /// items and accumulates dV += P'^T dY and dK += dS^T Q over every query
-/// head of the group and every query block the band reaches; launch 2
-/// takes (batch, query head, query block) items and accumulates
-/// dQ += dS K over the key blocks. Every output element is summed by one
-/// task in a fixed order, so the bytes do not depend on timing or
-/// threads. dpse is written over a zero fill: for a pse of the full shape
-/// by launch 2's vector tasks; for one broadcast over the query rows
+/// head of the group and every query block the band reaches, and dQ +=
+/// dS K into a partial sum per (group, head): its items go in contiguous
+/// runs balanced by work, so a group's run touches the heads of one range
+/// and the partials number at most G + B N2 - 1; a vector launch adds each
+/// head's partials up in group order. S and dP are then computed once per
+/// visited block pair past the statistics. With a dpse summed over the
+/// batches, launch 1 keeps the snake's items and launch 2 takes (batch,
+/// query head, query block) items and accumulates dQ += dS K over the key
+/// blocks, computing S and dP again. Every output element is summed by one
+/// task, or partial by partial, in a fixed order, so the bytes do not
+/// depend on timing or threads. dpse is written over a zero fill: for a pse
+/// of the full shape by the vector tasks of the launch that computes dS
+/// last; for one broadcast over the query rows
 /// ([B, N1, 1, S2]) summed by launch 1's cube as ones^T dS over the query
 /// blocks of each head; for one broadcast over the batch ([1, N1, S1, S2])
 /// added up by launch 2's vector tasks, each of which sees a (head, query
@@ -102,6 +110,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     SumBatches
   } pseGrad = PseGrad::None;
   Value dpseSum, ones;
+  /// With mergesQueries: launch 1's runs of items per group and the groups
+  /// per head (buildKeyRuns), and the partial sums of dQ.
+  Value keyRuns, headGroups, dqParts;
 
   AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
                             AttentionGeometry g, const KernelOperands &io,
@@ -166,7 +177,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     auto cubeBytes = [&](int64_t s1, int64_t s2, bool alongRows) {
       int64_t varying = alongRows ? s2 : s1, fixed = alongRows ? s1 : s2;
       int64_t pairs = (kTileSlots * varying + fixed) * 2 * d * eb;
-      int64_t sums = alongRows ? s1 * d * 4 : 2 * s2 * d * 4 + s1 * eb + s2 * 4;
+      int64_t sums = alongRows ? s1 * d * 4
+                               : 2 * s2 * d * 4 + s1 * eb + s2 * 4 +
+                                     (mergesQueries() ? s1 * d * 4 : 0);
       int64_t sets = scoreSets(alongRows ? Pass::Queries : Pass::KeysValues);
       return pairs + s1 * s2 * (2 * 4 * sets + 2 * eb) + sums;
     };
@@ -315,7 +328,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   }
 
   void build() {
-    dqSum = sumBuffer(dq);
+    // Merged, the last launch adds dQ's partials up into dq itself.
+    dqSum = mergesQueries() ? dq : sumBuffer(dq);
     dkSum = sumBuffer(dk);
     dvSum = sumBuffer(dv);
     // The batch table's item bases count query blocks for launches 0 and
@@ -347,11 +361,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         k.vfill(to, k.floatConstant(element, 1));
       });
     }
+    if (mergesQueries()) {
+      useBlocks(keyBlocks);
+      buildKeyRuns();
+      buildQueryPartials();
+    }
     for (auto [pass, step] : {std::pair{Pass::Statistics, "statistics"},
                               {Pass::KeysValues, "dk_dv"},
                               {Pass::Queries, "dq"}}) {
-      if (pass == Pass::Statistics && readsStatistics())
+      if ((pass == Pass::Statistics && readsStatistics()) ||
+          (pass == Pass::Queries && mergesQueries()))
         continue;
+      if (pass == Pass::KeysValues && mergesQueries())
+        step = "dq_dk_dv";
       useBlocks(pass == Pass::KeysValues ? keyBlocks : queryBlocks);
       int64_t slots = getLag(pass);
       wsScores = workspace(s2Inner, f32, slots);
@@ -366,6 +388,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       for (Value buffer : {wsScores, wsDp, wsProbs, wsDs})
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     }
+    if (mergesQueries())
+      buildQuerySums();
     // Sums in f32 scratch are rounded into their outputs.
     std::tuple<Value, Value, StringRef> sums[] = {
         {dqSum, dq, "round_dq"},
@@ -375,7 +399,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     for (auto [sum, out, step] : sums)
       if (sum != out)
         round(sum, out, step);
-    for (Value buffer : {batchTable, zeros, rowMaxes, rowSums, rowDots, ones})
+    for (Value buffer : {batchTable, zeros, rowMaxes, rowSums, rowDots, ones,
+                         keyRuns, headGroups, dqParts})
       if (buffer && buffer != statMax && buffer != statSum)
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     for (auto [sum, out, step] : sums)
@@ -519,34 +544,285 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     });
   }
 
+  /// Key block `block` of an item's head: its keys [c0, c0 + cols) and
+  /// the query blocks that reach it, [qFirst, qFirst + qBlocks): rows
+  /// [c0 - high, c0 + cols - 1 - low], or every row when the block starts
+  /// inside the prefix.
+  struct KeyBlockReach {
+    Value c0, cols, qFirst, qBlocks;
+  };
+  KeyBlockReach reachOfKeyBlock(const Item &it, Value block) {
+    KeyBlockReach r;
+    r.c0 = k.mul(block, k.index(s2Inner));
+    r.cols = k.min(k.index(s2Inner), k.sub(it.seqKV, r.c0));
+    Value zero = k.index(0), one = k.index(1);
+    Value lo = k.max(zero, k.sub(r.c0, it.high));
+    Value hi = k.min(k.sub(it.seqQ, one),
+                     k.sub(k.sub(k.add(r.c0, r.cols), one), it.low));
+    if (hasPrefix()) {
+      Value inPrefix = k.lt(r.c0, it.prefixEnd);
+      lo = k.select(inPrefix, zero, lo);
+      hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
+    }
+    r.qFirst = k.div(lo, k.index(s1Inner));
+    Value qBlocks =
+        k.max(zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), r.qFirst));
+    r.qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
+    return r;
+  }
+
   /// Items (batch, key/value head, key block) of `group`, with the query
-  /// blocks that reach the key block: rows [c0 - high, c0 + cols - 1 -
-  /// low], or every row when the block starts inside the prefix.
+  /// blocks that reach the key block (reachOfKeyBlock): the group's run
+  /// when dQ is summed with dK and dV (keyRuns), else forEachGroupItem's.
   void
   forEachKeyItem(Value group,
                  function_ref<void(Item &, Value, Value, Value, Value)> body) {
-    forEachGroupItem(
-        group, /*alongKeys=*/true,
-        [&](Item &it, Value head, Value block, Value) {
-          it.kvHead = head;
-          it.n = k.mul(it.kvHead, k.index(g.getGroup()));
-          Value c0 = k.mul(block, k.index(s2Inner));
-          Value cols = k.min(k.index(s2Inner), k.sub(it.seqKV, c0));
-          Value zero = k.index(0), one = k.index(1);
-          Value lo = k.max(zero, k.sub(c0, it.high));
-          Value hi = k.min(k.sub(it.seqQ, one),
-                           k.sub(k.sub(k.add(c0, cols), one), it.low));
-          if (hasPrefix()) {
-            Value inPrefix = k.lt(c0, it.prefixEnd);
-            lo = k.select(inPrefix, zero, lo);
-            hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
-          }
-          Value qFirst = k.div(lo, k.index(s1Inner));
-          Value qBlocks = k.max(
-              zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), qFirst));
-          qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
-          body(it, c0, cols, qFirst, qBlocks);
+    auto visit = [&](Item &it, Value head, Value block) {
+      it.kvHead = head;
+      it.n = k.mul(it.kvHead, k.index(g.getGroup()));
+      KeyBlockReach r = reachOfKeyBlock(it, block);
+      body(it, r.c0, r.cols, r.qFirst, r.qBlocks);
+    };
+    if (keyRuns) {
+      forEachRunItem(group, visit);
+      return;
+    }
+    forEachGroupItem(group, /*alongKeys=*/true,
+                     [&](Item &it, Value head, Value block, Value) {
+                       visit(it, head, block);
+                     });
+  }
+
+  //===--- dQ summed with dK and dV ---------------------------------------===//
+
+  /// Whether launch 1 also sums dQ += dS K, into one partial sum per
+  /// (group, head) that a last launch adds up, so that no launch computes
+  /// S and dP again for dQ alone. Not with a dpse summed over the batches:
+  /// its sum takes one vector task per element, in batch order, which
+  /// launch 2's dealing gives and launch 1's does not.
+  bool mergesQueries() const { return pseGrad != PseGrad::SumBatches; }
+
+  /// Heads (batch, key/value head) in order: hg = b N2 + kvHead.
+  int64_t getNumHeads() const { return g.batch * g.headsKV; }
+
+  /// The blocks of `it`'s keys.
+  Value keyBlocksOf(const Item &it) { return ceilDiv(it.seqKV, s2Inner); }
+
+  /// What key item `block` of `it`'s head costs launch 1: a step per query
+  /// head of the group and query block reaching it, and one for the item
+  /// (its K, V loads and sums).
+  Value keyItemWork(const Item &it, Value block) {
+    Value steps =
+        k.mul(reachOfKeyBlock(it, block).qBlocks, k.index(g.getGroup()));
+    return k.add(steps, k.index(1));
+  }
+
+  /// for hg over the heads, for each key block of hg: state = body(hg, it,
+  /// block, state), `it` holding hg's batch and key/value head, after
+  /// beforeHead(hg). Returns the state.
+  SmallVector<Value> foldKeyItems(
+      ValueRange init,
+      function_ref<SmallVector<Value>(Value, const Item &, Value, ValueRange)>
+          body,
+      function_ref<void(Value)> beforeHead = nullptr) {
+    Value zero = k.index(0), one = k.index(1);
+    return k.forLoopCarrying(
+        zero, k.index(getNumHeads()), one, init,
+        [&](Value hg, ValueRange state) {
+          Item it = readBatch(k.div(hg, k.index(g.headsKV)));
+          it.kvHead = k.rem(hg, k.index(g.headsKV));
+          if (beforeHead)
+            beforeHead(hg);
+          return k.forLoopCarrying(zero, keyBlocksOf(it), one, state,
+                                   [&](Value block, ValueRange inner) {
+                                     return body(hg, it, block, inner);
+                                   });
         });
+  }
+
+  /// Deals launch 1's items in contiguous runs balanced by their work
+  /// (keyItemWork), head by head, key block by key block: item j, with
+  /// work c_j before it and w_j its own out of W, goes to group
+  /// floor((c_j + w_j / 2) G / W), the share its midpoint falls in. A
+  /// group's sum is then within half the largest item of W / G, and it
+  /// touches the heads of one range. Fills keyRuns ([G + 1, 2] i64: where
+  /// group g's run starts, as (head, key block); group g + 1's start ends
+  /// it) and headGroups ([heads, 2]: the first and last group whose run
+  /// has an item of the head). Host loops, O(B N2 S2 / s2Inner).
+  void buildKeyRuns() {
+    Type i64 = k.builder().getI64Type();
+    keyRuns = globalBuffer({groups + 1, 2}, i64);
+    headGroups = globalBuffer({std::max<int64_t>(getNumHeads(), 1), 2}, i64);
+    auto put = [&](Value table, Value row, int64_t column, Value v) {
+      k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v),
+              table, {row, k.index(column)});
+    };
+    Value zero = k.index(0), one = k.index(1), total = k.index(getNumHeads());
+    // Runs not started by an item are empty: (heads, 0) ends the last head.
+    k.forLoop(zero, k.index(groups + 1), one, [&](Value grp) {
+      put(keyRuns, grp, 0, k.select(k.eq(grp, zero), zero, total));
+      put(keyRuns, grp, 1, zero);
+    });
+    Value work =
+        foldKeyItems(zero, [&](Value, const Item &it, Value block,
+                               ValueRange sum) {
+          return SmallVector<Value>{k.add(sum[0], keyItemWork(it, block))};
+        }).front();
+    Value twiceWork = k.mul(k.max(work, one), k.index(2));
+    foldKeyItems(
+        {zero, zero},
+        [&](Value hg, const Item &it, Value block, ValueRange state) {
+          Value c = state[0], lastOwner = state[1];
+          Value w = keyItemWork(it, block);
+          Value mid = k.add(k.mul(c, k.index(2)), w);
+          Value owner = k.div(k.mul(mid, k.index(groups)), twiceWork);
+          k.ifThenElse(k.eq(block, zero),
+                       [&] { put(headGroups, hg, 0, owner); });
+          put(headGroups, hg, 1, owner);
+          // The groups after the previous item's start their runs here.
+          k.forLoop(k.add(lastOwner, one), k.add(owner, one), one,
+                    [&](Value grp) {
+                      put(keyRuns, grp, 0, hg);
+                      put(keyRuns, grp, 1, block);
+                    });
+          return SmallVector<Value>{k.add(c, w), owner};
+        },
+        [&](Value hg) {
+          // No group until the head's first item is dealt.
+          put(headGroups, hg, 0, one);
+          put(headGroups, hg, 1, zero);
+        });
+  }
+
+  /// Calls visit(it, head, block) for the items of `group`'s run
+  /// (buildKeyRuns), in order.
+  void forEachRunItem(Value group,
+                      function_ref<void(Item &, Value, Value)> visit) {
+    Value zero = k.index(0), one = k.index(1);
+    auto runStart = [&](Value grp, int64_t column) {
+      return k.toIndex(k.load(keyRuns, {grp, k.index(column)}));
+    };
+    Value head0 = runStart(group, 0), block0 = runStart(group, 1);
+    Value next = k.add(group, one);
+    Value head1 = runStart(next, 0), block1 = runStart(next, 1);
+    Value heads = k.index(getNumHeads());
+    k.forLoop(head0, k.min(k.add(head1, one), heads), one, [&](Value hg) {
+      Item it = readBatch(k.div(hg, k.index(g.headsKV)));
+      Value head = k.rem(hg, k.index(g.headsKV));
+      Value from = k.select(k.eq(hg, head0), block0, zero);
+      Value to = k.select(k.eq(hg, head1), block1, keyBlocksOf(it));
+      k.forLoop(from, to, one, [&](Value block) {
+        Item item = it;
+        visit(item, head, block);
+      });
+    });
+  }
+
+  /// Rows [r0, r0 + rows) of query head n in the partial sum of dQ of
+  /// (group, `it`'s head hg): slot hg + group, which no other pair takes,
+  /// since a group's heads follow the previous group's.
+  Value partialRows(const Item &it, Value n, Value group, Value r0,
+                    Value rows) {
+    OpFoldResult one = k.builder().getIndexAttr(1);
+    Value hg = k.add(k.mul(it.b, k.index(g.headsKV)), it.kvHead);
+    Value within = k.sub(n, k.mul(it.kvHead, k.index(g.getGroup())));
+    return k.window(dqParts, {k.add(hg, group), within, r0, k.index(0)},
+                    {one, one, rows, k.index(g.headDim)}, {0, 1});
+  }
+  /// Step `s`'s rows in its partial sum of dQ.
+  Value partialRows(const Step &s, Value group) {
+    return partialRows(s.it, s.it.n, group, s.r0, s.rows);
+  }
+
+  /// The partial sums of dQ: [G + heads - 1, G_q, longest S1, D] f32,
+  /// zero filled (a partial's rows no key block of its run reaches stay 0).
+  void buildQueryPartials() {
+    int64_t slots = groups + getNumHeads() - 1;
+    SmallVector<int64_t> shape = {slots, g.getGroup(), ShapedType::kDynamic,
+                                  g.headDim};
+    SmallVector<Value> sizes;
+    if (g.hasStaticLengths()) {
+      int64_t longest = 0;
+      for (int64_t b = 0; b < g.batch; ++b)
+        longest = std::max(longest, g.getSeqQ(b));
+      shape[2] = longest;
+    } else {
+      Value zero = k.index(0);
+      sizes.push_back(k.forLoop(zero, k.index(g.batch), k.index(1), zero,
+                                [&](Value b, Value longest) {
+                                  return k.max(longest, batchField(b, kSeqQ));
+                                }));
+    }
+    OpBuilder &b = k.builder();
+    dqParts = b.create<memref::AllocOp>(
+        k.location(),
+        MemRefType::get(shape, f32, MemRefLayoutAttrInterface(),
+                        dev::MemorySpaceAttr::get(b.getContext(),
+                                                  dev::MemorySpace::global)),
+        sizes);
+    elementwiseLaunch(Value(), dqParts, "zero_dq_parts",
+                      [&](Value, Value to) { k.vfill(to, k.f32(0)); });
+  }
+
+  /// A vector launch adding up the partial sums of dQ into dq (rounded for
+  /// f16 / bf16): each task takes its own rows of its group's query-block
+  /// items, and per chunk of them adds the partials of the groups that
+  /// touched the head, in group order, each loading while the one before is
+  /// added. O(B N1 S1 D (G / (B N2) + 1)).
+  void buildQuerySums() {
+    useBlocks(queryBlocks);
+    bool narrow = element != f32;
+    int64_t d = g.headDim, eb = element.getIntOrFloatBitWidth() / 8;
+    int64_t rowBytes = d * (4 + 2 * 4 + (narrow ? eb : 0));
+    int64_t chunk = std::max<int64_t>(
+        1, std::min(rowsPerVector, device.vectorBytes / rowBytes));
+    dev::LaunchOp launch = k.launch(groups * vectorsPerGroup, [&](Value task) {
+      Value sum = k.alloc({chunk, d}, f32), parts = k.alloc({2, chunk, d}, f32);
+      Value out = narrow ? k.alloc({chunk, d}, element) : sum;
+      VectorTask vt = decodeVectorTask(task);
+      Value zero = k.index(0), one = k.index(1), dIdx = k.index(d);
+      forEachItem(vt.group, [&](const Item &it) {
+        Value hg = k.add(k.mul(it.b, k.index(g.headsKV)), it.kvHead);
+        auto groupOf = [&](int64_t column) {
+          return k.toIndex(k.load(headGroups, {hg, k.index(column)}));
+        };
+        Value first = groupOf(0), last = groupOf(1);
+        Value own = ownRows(it.rows, vt.own0);
+        k.forLoop(zero, own, k.index(chunk), [&](Value r) {
+          Value rows = k.min(k.index(chunk), k.sub(own, r));
+          Value i0 = k.add(it.r0, k.add(vt.own0, r));
+          Value sumRows = rowsOf(sum, zero, rows, zero, dIdx);
+          // Group grp's partial lands in buffer grp mod 2.
+          auto partRows = [&](Value grp) {
+            return tileOf(parts, k.rem(grp, k.index(2)), rows, dIdx);
+          };
+          auto startLoad = [&](Value grp) {
+            return k.ifThenElse(
+                k.ge(last, grp), dev::TokenType::get(k.builder().getContext()),
+                [&] {
+                  return k.dmaStart(partialRows(it, it.n, grp, i0, rows),
+                                    partRows(grp));
+                },
+                [&] { return k.completedToken(); });
+          };
+          k.vfill(sumRows, k.f32(0));
+          k.forLoop(first, k.add(last, one), one, startLoad(first),
+                    [&](Value grp, Value loaded) {
+                      k.wait(loaded);
+                      Value next = startLoad(k.add(grp, one));
+                      k.vbinary(dev::BinaryKind::add, sumRows, partRows(grp),
+                                sumRows);
+                      return next;
+                    });
+          Value outRows = rowsOf(out, zero, rows, zero, dIdx);
+          if (narrow)
+            k.vcast(sumRows, outRows);
+          k.dma(outRows, headRows(dq, true, it, it.n, i0, rows));
+        });
+      });
+    });
+    KernelBuilder::recordStep(launch, "flash_attention_grad", "dq_sum", "chunk",
+                              chunk);
   }
 
   //===--- Cube side ------------------------------------------------------===//
@@ -585,6 +861,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       tiles.dsTile = cube({1, s1Inner, s2Inner}, element);
     Value zero = k.index(0), dIdx = k.index(d);
     if (keys) {
+      if (mergesQueries())
+        tiles.sumQ = cube({s1Inner, d}, f32);
       tiles.sumA = cube({s2Inner, d}, f32);
       tiles.sumB = cube({s2Inner, d}, f32);
       if (pseGrad == PseGrad::SumRows) {
@@ -658,12 +936,26 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             storeTile(setRows(sTile, set, s), wsScores, s, group);
             k.matmul(dyRows, vRows, setRows(dpTile, set, s),
                      /*accumulate=*/false, /*transposeB=*/true);
-            storeTile(setRows(dpTile, set, s), wsDp, s, group);
+            return storeTile(setRows(dpTile, set, s), wsDp, s, group);
           };
           auto consume = [&](Value t) {
             Step s = stepAt(t);
             auto [q, dyRows, kRows, vRows] = varying(s);
             accumulateStep(tiles, s, k.eq(t, zero), q, dyRows, kRows);
+          };
+          // A merged launch 1 takes step t into dK and dV while its partial
+          // rows of dQ load into `partial`, adds dS K to them and starts
+          // storing them back; returns the store's token.
+          bool merged = keys && tiles.sumQ;
+          auto consumeWithPartial = [&](Value t, Value partial,
+                                        Value partialLoaded) {
+            Step s = stepAt(t);
+            auto [q, dyRows, kRows, vRows] = varying(s);
+            accumulateStep(tiles, s, k.eq(t, zero), q, dyRows, kRows);
+            k.wait(partialLoaded);
+            k.matmul(setRows(tiles.dsTile, zero, s), kRows, partial,
+                     /*accumulate=*/true);
+            return k.dmaStart(partial, partialRows(s, group));
           };
           auto waitForVectors = [&] {
             for (int64_t v = 0; v < vectorsPerGroup; ++v)
@@ -679,9 +971,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           // vector tasks are told when a step's stores are issued: a flag is
           // set once the copies issued before it are done. Before computing,
           // the iteration waits
-          //  - with one set of S and dP (launch 1), for everything the
-          //    previous one started: its stores read the tiles this step's
-          //    matmuls write;
+          //  - with one set of S and dP (launch 1), for the previous one's
+          //    stores of S and dP, which read the tiles this step's matmuls
+          //    write: for everything it started, but in a merged launch 1
+          //    for the store of dP alone (copies complete in order), so that
+          //    the partial rows of dQ it stored last move meanwhile. Their
+          //    tile is loaded again only after that store;
           //  - with two, for step t's pair alone, which covers step t - 2's
           //    stores from the set step t is computed into (copies complete
           //    in order). Step t - 1's stores stay in flight, and step t's
@@ -695,13 +990,20 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                 cond, token, [&] { return startLoads(t); },
                 [&] { return k.completedToken(); });
           };
-          // `loaded`: step t's pair with two sets, null with one. Returns
-          // step t + 1's.
-          auto iteration = [&](Value t, Value loaded) -> Value {
+          // The tokens carried from iteration to iteration: with two sets,
+          // step t's pair (`loaded`); in a merged launch 1, the previous
+          // step's store of dP (`stored`) and of its partial rows of dQ
+          // (`added`).
+          struct Carried {
+            Value loaded, stored, added;
+          };
+          auto iteration = [&](Value t, const Carried &in) {
             Value next = k.add(t, k.index(1)), hasNext = k.lt(next, steps);
             Value inFlight = k.lt(t, steps);
             Value taken = k.sub(t, lag), takes = k.ge(t, lag);
-            if (!loaded)
+            if (in.stored)
+              k.wait(in.stored);
+            else if (!in.loaded)
               k.waitAll();
             Value taking;
             if (pass == Pass::Statistics)
@@ -714,32 +1016,78 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                     return loadProbsAndDs(tiles, group, stepAt(taken));
                   },
                   [&] { return k.completedToken(); });
-            Value nextLoaded;
-            if (loaded) {
-              nextLoaded = startLoadsIf(hasNext, next);
-              k.wait(loaded);
+            Carried out;
+            if (in.loaded) {
+              out.loaded = startLoadsIf(hasNext, next);
+              k.wait(in.loaded);
             } else {
               k.ifThenElse(hasNext, [&] { startLoads(next); });
             }
-            k.ifThenElse(inFlight, [&] {
-              compute(t);
+            auto computeAndSignal = [&] {
+              Value stored = compute(t);
               signalVectors(kScoresReady);
-            });
-            if (taking)
+              return stored;
+            };
+            // A token not started here is complete: past the steps nothing
+            // is computed again, and before step kLag no partial is stored.
+            // (Carrying the previous one instead would tie tokens in a
+            // cycle through the loop, which the JIT cannot drop.)
+            auto completed = [&] { return k.completedToken(); };
+            if (merged)
+              out.stored =
+                  k.ifThenElse(inFlight, token, computeAndSignal, completed);
+            else
+              k.ifThenElse(inFlight, [&] { computeAndSignal(); });
+            if (merged)
+              out.added = k.ifThenElse(
+                  takes, token,
+                  [&] {
+                    Step s = stepAt(taken);
+                    Value partial =
+                        rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx);
+                    k.wait(in.added);
+                    Value partialLoaded =
+                        k.dmaStart(partialRows(s, group), partial);
+                    k.wait(taking);
+                    return consumeWithPartial(taken, partial, partialLoaded);
+                  },
+                  completed);
+            else if (taking)
               k.ifThenElse(takes, [&] {
                 k.wait(taking);
                 consume(taken);
               });
-            return nextLoaded;
+            return out;
           };
-          Value end = k.add(steps, lag), one = k.index(1);
+          auto pack = [](const Carried &c) {
+            SmallVector<Value> values;
+            for (Value v : {c.loaded, c.stored, c.added})
+              if (v)
+                values.push_back(v);
+            return values;
+          };
+          Carried init;
           if (sets == 2) {
-            k.forLoop(zero, end, one, startLoadsIf(k.lt(zero, steps), zero),
-                      iteration);
+            init.loaded = startLoadsIf(k.lt(zero, steps), zero);
           } else {
             k.ifThenElse(k.lt(zero, steps), [&] { startLoads(zero); });
-            k.forLoop(zero, end, one, [&](Value t) { iteration(t, Value()); });
           }
+          if (merged) {
+            // Iteration 0 waits for its loads and the previous item's
+            // stores here.
+            k.waitAll();
+            init.stored = init.added = k.completedToken();
+          }
+          Value end = k.add(steps, lag), one = k.index(1);
+          k.forLoopCarrying(
+              zero, end, one, pack(init), [&](Value t, ValueRange carried) {
+                Carried in = init;
+                unsigned i = 0;
+                for (Value *v : {&in.loaded, &in.stored, &in.added})
+                  if (*v)
+                    *v = carried[i++];
+                return pack(iteration(t, in));
+              });
           // The sums go out while the next item loads. An item without
           // steps (a key block no query reaches) writes zeros.
           auto storeSum = [&](Value sum, Value rows, Value target) {
@@ -757,7 +1105,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             storeSum(
                 sumB, first.cols,
                 headRows(dvSum, false, it, it.kvHead, first.c0, first.cols));
-          } else if (sumQ) {
+          } else if (pass == Pass::Queries) {
             storeSum(sumQ, it.rows,
                      headRows(dqSum, true, it, it.n, it.r0, it.rows));
           }
@@ -765,10 +1113,12 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     k.waitAll();
   }
 
-  /// Starts storing `tile`, step `s`'s S or dP, into its workspace slot.
-  void storeTile(Value tile, Value ws, const Step &s, Value group) {
+  /// Starts storing `tile`, step `s`'s S or dP, into its workspace slot;
+  /// returns the copy's token.
+  Value storeTile(Value tile, Value ws, const Step &s, Value group) {
     Value zero = k.index(0);
-    k.dmaStart(tile, slotTile(ws, group, s.slot, zero, s.rows, zero, s.cols));
+    return k.dmaStart(tile,
+                      slotTile(ws, group, s.slot, zero, s.rows, zero, s.cols));
   }
 
   /// Starts loading step `s`'s P' (launch 1 only: dQ needs only dS) and dS
@@ -1017,7 +1367,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   void gradChunk(const GradBuffers &buf, const Step &st, Value group, Value row,
                  Value rows, Pass pass) {
     bool writeProbs = pass == Pass::KeysValues;
-    bool writeDpse = pass == Pass::Queries;
+    // dpse of the full shape is dS itself, written by whichever launch
+    // computes dS last.
+    bool writeDpse =
+        pass == (mergesQueries() ? Pass::KeysValues : Pass::Queries);
     const VectorBuffers &v = buf.base;
     Value zero = k.index(0), cols = st.cols;
     Value i0 = k.add(st.r0, row);

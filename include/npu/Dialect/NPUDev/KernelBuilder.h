@@ -159,6 +159,12 @@ public:
   mlir::Value
   forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step, mlir::Value init,
           llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> body);
+  /// for with loop-carried values; returns their final values.
+  llvm::SmallVector<mlir::Value> forLoopCarrying(
+      mlir::Value lb, mlir::Value ub, mlir::Value step, mlir::ValueRange init,
+      llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value,
+                                                        mlir::ValueRange)>
+          body);
   /// while (cond(state)) state = body(state); returns the final state.
   llvm::SmallVector<mlir::Value>
   whileLoop(mlir::ValueRange init,

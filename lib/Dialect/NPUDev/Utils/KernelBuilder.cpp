@@ -336,15 +336,25 @@ void KernelBuilder::forLoop(Value lb, Value ub, Value step,
 
 Value KernelBuilder::forLoop(Value lb, Value ub, Value step, Value init,
                              function_ref<Value(Value, Value)> body) {
+  return forLoopCarrying(lb, ub, step, init,
+                         [&](Value iv, ValueRange carried) {
+                           return SmallVector<Value>{body(iv, carried.front())};
+                         })
+      .front();
+}
+
+SmallVector<Value> KernelBuilder::forLoopCarrying(
+    Value lb, Value ub, Value step, ValueRange init,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
   auto loop = b.create<scf::ForOp>(
-      loc, lb, ub, step, ValueRange{init},
+      loc, lb, ub, step, init,
       [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        b.create<scf::YieldOp>(loc, body(iv, carried.front()));
+        b.create<scf::YieldOp>(loc, body(iv, carried));
       });
-  return loop.getResult(0);
+  return SmallVector<Value>(loop.getResults());
 }
 
 SmallVector<Value>
