@@ -220,12 +220,15 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK-NEXT: scf.yield %[[BACK]]
 // CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dq_dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // The partials of the groups that touched a head are added in group
-// order, each loading while the previous is added, and rounded into dq.
+// order, four loading together, and rounded into dq.
 // CHECK-NOT: npudev.mixed_launch
 // CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {chunk = {{[0-9]+}} : i64, step = "dq_sum"
-// CHECK: scf.for %{{.*}} iter_args(%[[PART:.*]] = %{{.*}}) -> (!npudev.token)
-// CHECK-NEXT: npudev.wait %[[PART]]
-// CHECK: npudev.dma_start
+// CHECK: %[[PARTS:.*]] = npudev.alloc : memref<4x{{[0-9]+}}x128xf32, #npudev.space<vector>>
+// CHECK: scf.for %{{.*}} step %c4
+// CHECK: scf.for
+// CHECK: npudev.dma_start %{{.*}}, %{{.*}} : memref<?x128xf32, {{.*}}#npudev.space<global>> to memref<?x128xf32, {{.*}}#npudev.space<vector>>
+// CHECK: npudev.wait_all
+// CHECK-NEXT: scf.for
 // CHECK: npudev.vbinary <add>
 // CHECK: npudev.vcast
 // CHECK-NOT: step = "round_dq"

@@ -767,17 +767,21 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// A vector launch adding up the partial sums of dQ into dq (rounded for
   /// f16 / bf16): each task takes its own rows of its group's query-block
   /// items, and per chunk of them adds the partials of the groups that
-  /// touched the head, in group order, each loading while the one before is
-  /// added. O(B N1 S1 D (G / (B N2) + 1)).
+  /// touched the head, in group order, kPartialsInFlight at a time: their
+  /// loads move together, so a head touched by that many groups waits for
+  /// one copy's latency, not for one per group. O(B N1 S1 D (G / (B N2) +
+  /// 1)).
+  static constexpr int64_t kPartialsInFlight = 4;
   void buildQuerySums() {
     useBlocks(queryBlocks);
     bool narrow = element != f32;
     int64_t d = g.headDim, eb = element.getIntOrFloatBitWidth() / 8;
-    int64_t rowBytes = d * (4 + 2 * 4 + (narrow ? eb : 0));
+    int64_t rowBytes = d * (4 + kPartialsInFlight * 4 + (narrow ? eb : 0));
     int64_t chunk = std::max<int64_t>(
         1, std::min(rowsPerVector, device.vectorBytes / rowBytes));
     dev::LaunchOp launch = k.launch(groups * vectorsPerGroup, [&](Value task) {
-      Value sum = k.alloc({chunk, d}, f32), parts = k.alloc({2, chunk, d}, f32);
+      Value sum = k.alloc({chunk, d}, f32);
+      Value parts = k.alloc({kPartialsInFlight, chunk, d}, f32);
       Value out = narrow ? k.alloc({chunk, d}, element) : sum;
       VectorTask vt = decodeVectorTask(task);
       Value zero = k.index(0), one = k.index(1), dIdx = k.index(d);
@@ -792,28 +796,20 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           Value rows = k.min(k.index(chunk), k.sub(own, r));
           Value i0 = k.add(it.r0, k.add(vt.own0, r));
           Value sumRows = rowsOf(sum, zero, rows, zero, dIdx);
-          // Group grp's partial lands in buffer grp mod 2.
-          auto partRows = [&](Value grp) {
-            return tileOf(parts, k.rem(grp, k.index(2)), rows, dIdx);
-          };
-          auto startLoad = [&](Value grp) {
-            return k.ifThenElse(
-                k.ge(last, grp), dev::TokenType::get(k.builder().getContext()),
-                [&] {
-                  return k.dmaStart(partialRows(it, it.n, grp, i0, rows),
-                                    partRows(grp));
-                },
-                [&] { return k.completedToken(); });
-          };
+          Value inFlight = k.index(kPartialsInFlight);
           k.vfill(sumRows, k.f32(0));
-          k.forLoop(first, k.add(last, one), one, startLoad(first),
-                    [&](Value grp, Value loaded) {
-                      k.wait(loaded);
-                      Value next = startLoad(k.add(grp, one));
-                      k.vbinary(dev::BinaryKind::add, sumRows, partRows(grp),
-                                sumRows);
-                      return next;
-                    });
+          k.forLoop(first, k.add(last, one), inFlight, [&](Value from) {
+            Value count = k.min(inFlight, k.sub(k.add(last, one), from));
+            k.forLoop(zero, count, one, [&](Value j) {
+              k.dmaStart(partialRows(it, it.n, k.add(from, j), i0, rows),
+                         tileOf(parts, j, rows, dIdx));
+            });
+            k.waitAll();
+            k.forLoop(zero, count, one, [&](Value j) {
+              k.vbinary(dev::BinaryKind::add, sumRows,
+                        tileOf(parts, j, rows, dIdx), sumRows);
+            });
+          });
           Value outRows = rowsOf(out, zero, rows, zero, dIdx);
           if (narrow)
             k.vcast(sumRows, outRows);
