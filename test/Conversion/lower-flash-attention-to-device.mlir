@@ -115,16 +115,20 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // BIG_DOUBLE_BUFFER = 2.
 // CHECK-LABEL: func.func @grad_f16_causal
 // CHECK: step = "zeros", strategy = "flash_attention_grad"
-// Launch 1's runs of items (a start per group and an end) and each head's
-// first and last group, filled by host loops; dQ's partial sums, one per
-// (group, head) pair a run can make, G + 8 - 1, zero filled.
+// Launch 1's runs of items (a start per group and an end), the query
+// rows each (group, head) pair reached, and each head's first and last
+// group, filled by host loops; dQ's partial sums, one per (group, head)
+// pair a run can make, G + 8 - 1, not filled: a step that first reaches
+// a query block sets its rows, and the sum reads only reached rows.
 // ASC: memref.alloc() : memref<25x2xi64, #npudev.space<global>>
+// ASC-NEXT: memref.alloc() : memref<31x2xi64, #npudev.space<global>>
 // MLU: memref.alloc() : memref<17x2xi64, #npudev.space<global>>
-// CHECK: memref.alloc() : memref<8x2xi64, #npudev.space<global>>
+// MLU-NEXT: memref.alloc() : memref<23x2xi64, #npudev.space<global>>
+// CHECK-NEXT: memref.alloc() : memref<8x2xi64, #npudev.space<global>>
 // CHECK: scf.for
 // ASC: memref.alloc() : memref<31x1x4096x128xf32, #npudev.space<global>>
 // MLU: memref.alloc() : memref<23x1x4096x128xf32, #npudev.space<global>>
-// CHECK: step = "zero_dq_parts"
+// CHECK-NOT: step = "zero_dq_parts"
 // ASC: npudev.mixed_launch cube(24)
 // MLU: npudev.mixed_launch cube(16)
 // A step's cube copies move in pairs. K and V, which vary by step in this
@@ -184,8 +188,9 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // complete in order), not for the partial rows of dQ it stored last. The
 // iteration starts loading step t - 3's P' and dS before it computes step
 // t, and its sums wait for those loads alone. It then waits for the
-// previous partial store, loads the step's partial rows while dV and dK
-// take P' and dS, adds dS K to them and starts storing them back.
+// previous partial store, loads the step's partial rows (unless no earlier
+// item of the run reached its query block) while dV and dK take P' and
+// dS, sets them to dS K or adds it, and starts storing them back.
 // CHECK: npudev.mixed_launch
 // CHECK: npudev.alloc : memref<1x{{[0-9]+}}x{{[0-9]+}}xf32, #npudev.space<cube>>
 // CHECK: %[[PARTIAL:.*]] = npudev.alloc : memref<64x128xf32, #npudev.space<cube>>
@@ -209,26 +214,41 @@ func.func @b_f32_sbh_band(%q: tensor<64x4x128xf32>) -> tensor<64x4x128xf32> {
 // CHECK: npudev.set_flag 0 for
 // CHECK-NEXT: scf.yield %[[DP]]
 // CHECK: scf.if %{{.*}} -> (!npudev.token) {
-// CHECK: npudev.wait %[[ADDED]]
-// CHECK: %[[LOADED:.*]] = npudev.dma_start %{{.*}}, %[[INTO:.*]] : memref<?x128xf32, {{.*}}#npudev.space<global>> to memref<?x128xf32, {{.*}}#npudev.space<cube>>
-// CHECK-NEXT: npudev.wait %[[TAKING]]
+// CHECK: %[[INTO:.*]] = memref.subview
+// CHECK-NEXT: npudev.wait %[[ADDED]]
+// CHECK: %[[LOADED:.*]] = scf.if %{{.*}} -> (!npudev.token) {
+// CHECK-NEXT: npudev.async
+// CHECK: } else {
+// CHECK: %[[LOAD:.*]] = npudev.dma_start %{{.*}}, %[[INTO]] : memref<?x128xf32, {{.*}}#npudev.space<global>> to memref<?x128xf32, {{.*}}#npudev.space<cube>>
+// CHECK-NEXT: scf.yield %[[LOAD]]
+// CHECK: npudev.wait %[[TAKING]]
 // CHECK: npudev.matmul {{.*}} {transpose_a}
 // CHECK: npudev.matmul {{.*}} {transpose_a}
 // CHECK: npudev.wait %[[LOADED]]
-// CHECK: npudev.matmul %{{.*}}, %{{.*}}, %[[INTO]] {accumulate}
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[INTO]] :
+// CHECK-NEXT: } else {
+// CHECK-NEXT: npudev.matmul %{{.*}}, %{{.*}}, %[[INTO]] {accumulate}
 // CHECK: %[[BACK:.*]] = npudev.dma_start %[[INTO]]
 // CHECK-NEXT: scf.yield %[[BACK]]
 // CHECK: s1_inner = 64 : i64, s2_inner = 128 : i64, step = "dq_dk_dv", strategy = "flash_attention_grad", template = "s1s2_bn2gs1s2", tiling_key = "10000000000023200443"
 // The partials of the groups that touched a head are added in group
-// order, four loading together, and rounded into dq.
+// order, four loading together, each only over the rows its run reached
+// (read from a copy of the head's rows of the reach table), and rounded
+// into dq.
 // CHECK-NOT: npudev.mixed_launch
 // CHECK: npudev.launch tasks({{[0-9]+}}) on vector attributes {npudev.tiling = {chunk = {{[0-9]+}} : i64, step = "dq_sum"
 // CHECK: %[[PARTS:.*]] = npudev.alloc : memref<4x{{[0-9]+}}x128xf32, #npudev.space<vector>>
+// CHECK: %[[REACH:.*]] = npudev.alloc : memref<{{[0-9]+}}x2xi64, #npudev.space<vector>>
+// CHECK: npudev.dma %{{.*}}, %{{.*}} : memref<?x2xi64, {{.*}}#npudev.space<global>> to memref<?x2xi64, {{.*}}#npudev.space<vector>>
 // CHECK: scf.for %{{.*}} step %c4
 // CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<?x2xi64
+// CHECK: scf.if
 // CHECK: npudev.dma_start %{{.*}}, %{{.*}} : memref<?x128xf32, {{.*}}#npudev.space<global>> to memref<?x128xf32, {{.*}}#npudev.space<vector>>
 // CHECK: npudev.wait_all
 // CHECK-NEXT: scf.for
+// CHECK: scf.if
 // CHECK: npudev.vbinary <add>
 // CHECK: npudev.vcast
 // CHECK-NOT: step = "round_dq"

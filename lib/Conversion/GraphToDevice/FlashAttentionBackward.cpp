@@ -113,6 +113,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// With mergesQueries: launch 1's runs of items per group and the groups
   /// per head (buildKeyRuns), and the partial sums of dQ.
   Value keyRuns, headGroups, dqParts;
+  /// Per partial of dQ, the query rows its run reached: [lo, hi).
+  Value partialReach;
 
   AttentionBackwardLowering(KernelBuilder &k, FlashAttentionGradOp op,
                             AttentionGeometry g, const KernelOperands &io,
@@ -400,7 +402,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       if (sum != out)
         round(sum, out, step);
     for (Value buffer : {batchTable, zeros, rowMaxes, rowSums, rowDots, ones,
-                         keyRuns, headGroups, dqParts})
+                         keyRuns, headGroups, partialReach, dqParts})
       if (buffer && buffer != statMax && buffer != statSum)
         k.builder().create<memref::DeallocOp>(k.location(), buffer);
     for (auto [sum, out, step] : sums)
@@ -493,6 +495,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     Value r0, rows, c0, cols, slot, tileSlot;
     /// Launch 1: the step's query block among its head's `headBlocks`.
     Value headBlock, headBlocks;
+    /// A merged launch 1: whether no earlier item of the group's run
+    /// reached the step's query block, so that the step sets its partial
+    /// rows of dQ instead of adding to them (an i1).
+    Value freshPartial;
   };
 
   /// Calls body(it, steps, stepAt) for each item of `group` in `pass`:
@@ -520,8 +526,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       });
       return;
     }
-    forEachKeyItem(group, [&](Item &it, Value c0, Value cols, Value qFirst,
-                              Value qBlocks) {
+    forEachKeyItem(group, [&](Item &it, const KeyBlockReach &reach) {
+      Value qFirst = reach.qFirst, qBlocks = reach.qBlocks;
       // Steps exist only when qBlocks > 0; the divisor stays positive
       // for the step the cube decodes before its loop.
       Value divisor = k.max(qBlocks, k.index(1));
@@ -534,10 +540,13 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         s.headBlocks = qBlocks;
         s.r0 = k.mul(k.add(qFirst, s.headBlock), k.index(s1Inner));
         s.rows = k.min(k.index(s1Inner), k.sub(it.seqQ, s.r0));
-        s.c0 = c0;
-        s.cols = cols;
+        s.c0 = reach.c0;
+        s.cols = reach.cols;
         s.slot = k.rem(t, k.index(getLag(pass)));
         s.tileSlot = k.rem(t, k.index(kTileSlots));
+        if (reach.reachedBefore)
+          s.freshPartial =
+              k.ge(k.add(qFirst, s.headBlock), reach.reachedBefore);
         return s;
       };
       body(it, k.mul(qBlocks, k.index(g.getGroup())), step);
@@ -548,13 +557,19 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// the query blocks that reach it, [qFirst, qFirst + qBlocks): rows
   /// [c0 - high, c0 + cols - 1 - low], or every row when the block starts
   /// inside the prefix.
+  /// In a run (buildKeyRuns), `reachedBefore` ends the query blocks its
+  /// earlier key blocks of the head reached: [0, reachedBefore), since a
+  /// key block's reach neither starts nor ends before its predecessor's
+  /// (the band moves right with the keys; prefix blocks, which reach every
+  /// row, come first) and leaves no gap (a band is at least a key wide).
   struct KeyBlockReach {
-    Value c0, cols, qFirst, qBlocks;
+    Value c0, cols, qFirst, qBlocks, reachedBefore;
   };
   KeyBlockReach reachOfKeyBlock(const Item &it, Value block) {
+    int64_t s1 = s1Inner, s2 = s2Inner;
     KeyBlockReach r;
-    r.c0 = k.mul(block, k.index(s2Inner));
-    r.cols = k.min(k.index(s2Inner), k.sub(it.seqKV, r.c0));
+    r.c0 = k.mul(block, k.index(s2));
+    r.cols = k.min(k.index(s2), k.sub(it.seqKV, r.c0));
     Value zero = k.index(0), one = k.index(1);
     Value lo = k.max(zero, k.sub(r.c0, it.high));
     Value hi = k.min(k.sub(it.seqQ, one),
@@ -564,9 +579,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       lo = k.select(inPrefix, zero, lo);
       hi = k.select(inPrefix, k.sub(it.seqQ, one), hi);
     }
-    r.qFirst = k.div(lo, k.index(s1Inner));
+    r.qFirst = k.div(lo, k.index(s1));
     Value qBlocks =
-        k.max(zero, k.sub(k.add(k.div(hi, k.index(s1Inner)), one), r.qFirst));
+        k.max(zero, k.sub(k.add(k.div(hi, k.index(s1)), one), r.qFirst));
     r.qBlocks = k.select(k.lt(hi, lo), zero, qBlocks);
     return r;
   }
@@ -574,23 +589,34 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Items (batch, key/value head, key block) of `group`, with the query
   /// blocks that reach the key block (reachOfKeyBlock): the group's run
   /// when dQ is summed with dK and dV (keyRuns), else forEachGroupItem's.
-  void
-  forEachKeyItem(Value group,
-                 function_ref<void(Item &, Value, Value, Value, Value)> body) {
+  void forEachKeyItem(Value group,
+                      function_ref<void(Item &, const KeyBlockReach &)> body) {
     auto visit = [&](Item &it, Value head, Value block) {
       it.kvHead = head;
       it.n = k.mul(it.kvHead, k.index(g.getGroup()));
-      KeyBlockReach r = reachOfKeyBlock(it, block);
-      body(it, r.c0, r.cols, r.qFirst, r.qBlocks);
+      return reachOfKeyBlock(it, block);
     };
     if (keyRuns) {
-      forEachRunItem(group, visit);
+      forEachRunItem(group,
+                     [&](Item &it, Value head, Value block, Value runFirst) {
+                       KeyBlockReach r = visit(it, head, block);
+                       r.reachedBefore = reachEnd(it, runFirst, block);
+                       body(it, r);
+                     });
       return;
     }
     forEachGroupItem(group, /*alongKeys=*/true,
                      [&](Item &it, Value head, Value block, Value) {
-                       visit(it, head, block);
+                       body(it, visit(it, head, block));
                      });
+  }
+
+  /// The end of the query blocks that key blocks [from, to) of `it`'s
+  /// head reach together: 0 when the range is empty (KeyBlockReach).
+  Value reachEnd(const Item &it, Value from, Value to) {
+    Value zero = k.index(0), one = k.index(1);
+    KeyBlockReach last = reachOfKeyBlock(it, k.max(zero, k.sub(to, one)));
+    return k.select(k.lt(from, to), k.add(last.qFirst, last.qBlocks), zero);
   }
 
   //===--- dQ summed with dK and dV ---------------------------------------===//
@@ -605,15 +631,14 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Heads (batch, key/value head) in order: hg = b N2 + kvHead.
   int64_t getNumHeads() const { return g.batch * g.headsKV; }
 
-  /// The blocks of `it`'s keys.
-  Value keyBlocksOf(const Item &it) { return ceilDiv(it.seqKV, s2Inner); }
+  /// Launch 1's blocks of `it`'s keys.
+  Value keyBlocksOf(const Item &it) { return ceilDiv(it.seqKV, keyBlocks.s2); }
 
-  /// What key item `block` of `it`'s head costs launch 1: a step per query
-  /// head of the group and query block reaching it, and one for the item
-  /// (its K, V loads and sums).
-  Value keyItemWork(const Item &it, Value block) {
-    Value steps =
-        k.mul(reachOfKeyBlock(it, block).qBlocks, k.index(g.getGroup()));
+  /// What a key item whose block has `reach` costs launch 1: a step per
+  /// query head of the group and query block reaching it, and one for the
+  /// item (its K, V loads and sums).
+  Value keyItemWork(const KeyBlockReach &reach) {
+    Value steps = k.mul(reach.qBlocks, k.index(g.getGroup()));
     return k.add(steps, k.index(1));
   }
 
@@ -652,6 +677,7 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   void buildKeyRuns() {
     Type i64 = k.builder().getI64Type();
     keyRuns = globalBuffer({groups + 1, 2}, i64);
+    partialReach = globalBuffer({groups + getNumHeads() - 1, 2}, i64);
     headGroups = globalBuffer({std::max<int64_t>(getNumHeads(), 1), 2}, i64);
     auto put = [&](Value table, Value row, int64_t column, Value v) {
       k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v),
@@ -663,29 +689,37 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
       put(keyRuns, grp, 0, k.select(k.eq(grp, zero), zero, total));
       put(keyRuns, grp, 1, zero);
     });
-    Value work =
-        foldKeyItems(zero, [&](Value, const Item &it, Value block,
-                               ValueRange sum) {
-          return SmallVector<Value>{k.add(sum[0], keyItemWork(it, block))};
-        }).front();
+    Value work = foldKeyItems(zero, [&](Value, const Item &it, Value block,
+                                        ValueRange sum) {
+                   return SmallVector<Value>{
+                       k.add(sum[0], keyItemWork(reachOfKeyBlock(it, block)))};
+                 }).front();
     Value twiceWork = k.mul(k.max(work, one), k.index(2));
+    Value no = k.constant(k.builder().getI1Type(), 0);
     foldKeyItems(
-        {zero, zero},
+        {zero, zero, no},
         [&](Value hg, const Item &it, Value block, ValueRange state) {
-          Value c = state[0], lastOwner = state[1];
-          Value w = keyItemWork(it, block);
+          Value c = state[0], lastOwner = state[1], reached = state[2];
+          KeyBlockReach reach = reachOfKeyBlock(it, block);
+          Value w = keyItemWork(reach);
           Value mid = k.add(k.mul(c, k.index(2)), w);
           Value owner = k.div(k.mul(mid, k.index(groups)), twiceWork);
-          k.ifThenElse(k.eq(block, zero),
-                       [&] { put(headGroups, hg, 0, owner); });
+          Value first = k.eq(block, zero);
+          k.ifThenElse(first, [&] { put(headGroups, hg, 0, owner); });
           put(headGroups, hg, 1, owner);
-          // The groups after the previous item's start their runs here.
+          // The groups after the previous item's start their runs here;
+          // those before `owner` get none, and reach no row of hg.
           k.forLoop(k.add(lastOwner, one), k.add(owner, one), one,
                     [&](Value grp) {
                       put(keyRuns, grp, 0, hg);
                       put(keyRuns, grp, 1, block);
+                      put(partialReach, k.add(hg, grp), 0, zero);
+                      put(partialReach, k.add(hg, grp), 1, zero);
                     });
-          return SmallVector<Value>{k.add(c, w), owner};
+          reached = recordReachedRows(
+              hg, owner, reach, k.select(first, first, k.lt(lastOwner, owner)),
+              reached);
+          return SmallVector<Value>{k.add(c, w), owner, reached};
         },
         [&](Value hg) {
           // No group until the head's first item is dealt.
@@ -694,28 +728,72 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         });
   }
 
-  /// Calls visit(it, head, block) for the items of `group`'s run
-  /// (buildKeyRuns), in order.
-  void forEachRunItem(Value group,
-                      function_ref<void(Item &, Value, Value)> visit) {
-    Value zero = k.index(0), one = k.index(1);
-    auto runStart = [&](Value grp, int64_t column) {
+  /// Widens the query rows the run of `owner` reached in head hg
+  /// (partialReach's row of its partial, [lo, hi)) by an item's `reach`:
+  /// `startsPair` when the item is the pair's first, `reached` whether an
+  /// earlier one of the pair reached a row. Empty reaches (keys no query
+  /// sees, before or past the band) leave it: their blocks' qFirst lies
+  /// outside what the pair's steps write. Returns the new `reached`.
+  Value recordReachedRows(Value hg, Value owner, const KeyBlockReach &reach,
+                          Value startsPair, Value reached) {
+    Value slot = k.add(hg, owner), zero = k.index(0);
+    Type i64 = k.builder().getI64Type();
+    auto put = [&](int64_t column, Value v) {
+      k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v),
+              partialReach, {slot, k.index(column)});
+    };
+    k.ifThenElse(startsPair, [&] {
+      put(0, zero);
+      put(1, zero);
+    });
+    reached =
+        k.select(startsPair, k.constant(k.builder().getI1Type(), 0), reached);
+    Value reaches = k.lt(zero, reach.qBlocks);
+    k.ifThenElse(reaches, [&] {
+      k.ifThenElse(
+          reached, [] {},
+          [&] { put(0, k.mul(reach.qFirst, k.index(s1Inner))); });
+      put(1, k.mul(k.add(reach.qFirst, reach.qBlocks), k.index(s1Inner)));
+    });
+    return k.select(reaches, reaches, reached);
+  }
+
+  /// A group's run: from (head0, block0) to (head1, block1), exclusive.
+  struct Run {
+    Value head0, block0, head1, block1;
+  };
+  Run loadRun(Value group) {
+    auto start = [&](Value grp, int64_t column) {
       return k.toIndex(k.load(keyRuns, {grp, k.index(column)}));
     };
-    Value head0 = runStart(group, 0), block0 = runStart(group, 1);
-    Value next = k.add(group, one);
-    Value head1 = runStart(next, 0), block1 = runStart(next, 1);
+    Value next = k.add(group, k.index(1));
+    return {start(group, 0), start(group, 1), start(next, 0), start(next, 1)};
+  }
+  /// The key blocks [from, to) of head hg (`it`'s) in `run`, which must
+  /// reach it.
+  std::pair<Value, Value> runBlocks(const Run &run, Value hg, const Item &it) {
+    return {k.select(k.eq(hg, run.head0), run.block0, k.index(0)),
+            k.select(k.eq(hg, run.head1), run.block1, keyBlocksOf(it))};
+  }
+
+  /// Calls visit(it, head, block, first) for the items of `group`'s run
+  /// (buildKeyRuns), in order; `first` is the run's first key block of the
+  /// head.
+  void forEachRunItem(Value group,
+                      function_ref<void(Item &, Value, Value, Value)> visit) {
+    Value one = k.index(1);
+    Run run = loadRun(group);
     Value heads = k.index(getNumHeads());
-    k.forLoop(head0, k.min(k.add(head1, one), heads), one, [&](Value hg) {
-      Item it = readBatch(k.div(hg, k.index(g.headsKV)));
-      Value head = k.rem(hg, k.index(g.headsKV));
-      Value from = k.select(k.eq(hg, head0), block0, zero);
-      Value to = k.select(k.eq(hg, head1), block1, keyBlocksOf(it));
-      k.forLoop(from, to, one, [&](Value block) {
-        Item item = it;
-        visit(item, head, block);
-      });
-    });
+    k.forLoop(run.head0, k.min(k.add(run.head1, one), heads), one,
+              [&](Value hg) {
+                Item it = readBatch(k.div(hg, k.index(g.headsKV)));
+                Value head = k.rem(hg, k.index(g.headsKV));
+                auto [from, to] = runBlocks(run, hg, it);
+                k.forLoop(from, to, one, [&, from = from](Value block) {
+                  Item item = it;
+                  visit(item, head, block, from);
+                });
+              });
   }
 
   /// Rows [r0, r0 + rows) of query head n in the partial sum of dQ of
@@ -734,8 +812,10 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     return partialRows(s.it, s.it.n, group, s.r0, s.rows);
   }
 
-  /// The partial sums of dQ: [G + heads - 1, G_q, longest S1, D] f32,
-  /// zero filled (a partial's rows no key block of its run reaches stay 0).
+  /// The partial sums of dQ: [G + heads - 1, G_q, longest S1, D] f32. Not
+  /// filled: a step that first reaches a query block of its run sets its
+  /// rows (Step::freshPartial), and the sum reads only the rows a run
+  /// reached (buildQuerySums).
   void buildQueryPartials() {
     int64_t slots = groups + getNumHeads() - 1;
     SmallVector<int64_t> shape = {slots, g.getGroup(), ShapedType::kDynamic,
@@ -760,8 +840,6 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                         dev::MemorySpaceAttr::get(b.getContext(),
                                                   dev::MemorySpace::global)),
         sizes);
-    elementwiseLaunch(Value(), dqParts, "zero_dq_parts",
-                      [&](Value, Value to) { k.vfill(to, k.f32(0)); });
   }
 
   /// A vector launch adding up the partial sums of dQ into dq (rounded for
@@ -782,6 +860,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     dev::LaunchOp launch = k.launch(groups * vectorsPerGroup, [&](Value task) {
       Value sum = k.alloc({chunk, d}, f32);
       Value parts = k.alloc({kPartialsInFlight, chunk, d}, f32);
+      // A head's partials' reached rows: at most every group touches it.
+      Value reachRows = k.alloc({groups, 2}, k.builder().getI64Type());
       Value out = narrow ? k.alloc({chunk, d}, element) : sum;
       VectorTask vt = decodeVectorTask(task);
       Value zero = k.index(0), one = k.index(1), dIdx = k.index(d);
@@ -792,23 +872,48 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         };
         Value first = groupOf(0), last = groupOf(1);
         Value own = ownRows(it.rows, vt.own0);
+        Value touching = k.max(zero, k.sub(k.add(last, one), first));
+        Value reach = rowsOf(reachRows, zero, touching, zero, k.index(2));
+        k.ifThenElse(k.lt(zero, touching), [&] {
+          k.dma(rowsOf(partialReach, k.add(hg, first), touching, zero,
+                       k.index(2)),
+                reach);
+        });
         k.forLoop(zero, own, k.index(chunk), [&](Value r) {
           Value rows = k.min(k.index(chunk), k.sub(own, r));
           Value i0 = k.add(it.r0, k.add(vt.own0, r));
           Value sumRows = rowsOf(sum, zero, rows, zero, dIdx);
           Value inFlight = k.index(kPartialsInFlight);
           k.vfill(sumRows, k.f32(0));
+          // Partial j of the batch starting at group `from`: the rows of
+          // [i0, i0 + rows) its run reached, at `offset` in the chunk.
+          auto forEachReached =
+              [&](Value from, Value count,
+                  function_ref<void(Value, Value, Value, Value)> body) {
+                k.forLoop(zero, count, one, [&](Value j) {
+                  Value grp = k.add(from, j);
+                  auto [offset, reached] =
+                      reachedRows(reach, k.sub(grp, first), i0, rows);
+                  k.ifThenElse(k.lt(zero, reached),
+                               [&, offset = offset, reached = reached] {
+                                 body(j, grp, offset, reached);
+                               });
+                });
+              };
           k.forLoop(first, k.add(last, one), inFlight, [&](Value from) {
             Value count = k.min(inFlight, k.sub(k.add(last, one), from));
-            k.forLoop(zero, count, one, [&](Value j) {
-              k.dmaStart(partialRows(it, it.n, k.add(from, j), i0, rows),
-                         tileOf(parts, j, rows, dIdx));
-            });
+            forEachReached(
+                from, count, [&](Value j, Value grp, Value offset, Value n) {
+                  k.dmaStart(partialRows(it, it.n, grp, k.add(i0, offset), n),
+                             partSlot(parts, j, offset, n, dIdx));
+                });
             k.waitAll();
-            k.forLoop(zero, count, one, [&](Value j) {
-              k.vbinary(dev::BinaryKind::add, sumRows,
-                        tileOf(parts, j, rows, dIdx), sumRows);
-            });
+            forEachReached(from, count,
+                           [&](Value j, Value, Value offset, Value n) {
+                             Value at = rowsOf(sum, offset, n, zero, dIdx);
+                             k.vbinary(dev::BinaryKind::add, at,
+                                       partSlot(parts, j, offset, n, dIdx), at);
+                           });
           });
           Value outRows = rowsOf(out, zero, rows, zero, dIdx);
           if (narrow)
@@ -819,6 +924,28 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     });
     KernelBuilder::recordStep(launch, "flash_attention_grad", "dq_sum", "chunk",
                               chunk);
+  }
+
+  /// Rows [offset, offset + n) of slot j of `parts` ([slots, rows, d]).
+  Value partSlot(Value parts, Value j, Value offset, Value n, Value d) {
+    Value zero = k.index(0);
+    return k.window(parts, {j, offset, zero},
+                    {k.builder().getIndexAttr(1), n, d}, {0});
+  }
+
+  /// The rows of [i0, i0 + rows) that group first + j's run reached in
+  /// head hg, as (offset from i0, count), from `reach`: partialReach's rows
+  /// of the head's partials, copied to vector memory.
+  std::pair<Value, Value> reachedRows(Value reach, Value j, Value i0,
+                                      Value rows) {
+    auto bound = [&](int64_t column) {
+      return k.toIndex(k.load(reach, {j, k.index(column)}));
+    };
+    Value lo = bound(0), hi = bound(1);
+    Value end = k.add(i0, rows);
+    Value a = k.min(k.max(i0, lo), end);
+    Value b = k.max(k.min(end, hi), a);
+    return {k.sub(a, i0), k.sub(b, a)};
   }
 
   //===--- Cube side ------------------------------------------------------===//
@@ -949,8 +1076,9 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
             auto [q, dyRows, kRows, vRows] = varying(s);
             accumulateStep(tiles, s, k.eq(t, zero), q, dyRows, kRows);
             k.wait(partialLoaded);
-            k.matmul(setRows(tiles.dsTile, zero, s), kRows, partial,
-                     /*accumulate=*/true);
+            k.matmulSum(setRows(tiles.dsTile, zero, s), kRows, partial,
+                        s.freshPartial, /*transposeA=*/false,
+                        /*transposeB=*/false);
             return k.dmaStart(partial, partialRows(s, group));
           };
           auto waitForVectors = [&] {
@@ -1042,8 +1170,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
                     Value partial =
                         rowsOf(tiles.sumQ, zero, s.rows, zero, dIdx);
                     k.wait(in.added);
+                    // Rows the run reached before hold its sum so far.
                     Value partialLoaded =
-                        k.dmaStart(partialRows(s, group), partial);
+                        k.ifThenElse(s.freshPartial, token, completed, [&] {
+                          return k.dmaStart(partialRows(s, group), partial);
+                        });
                     k.wait(taking);
                     return consumeWithPartial(taken, partial, partialLoaded);
                   },
