@@ -631,6 +631,20 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   /// Heads (batch, key/value head) in order: hg = b N2 + kvHead.
   int64_t getNumHeads() const { return g.batch * g.headsKV; }
 
+  /// Head hg's batch fields, with its key/value head.
+  Item readHead(Value hg) {
+    Item it = readBatch(k.div(hg, k.index(g.headsKV)));
+    it.kvHead = k.rem(hg, k.index(g.headsKV));
+    return it;
+  }
+
+  /// table[row, column] = v, an index stored in an i64 table.
+  void storeIndex(Value table, Value row, int64_t column, Value v) {
+    Type i64 = k.builder().getI64Type();
+    k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v), table,
+            {row, k.index(column)});
+  }
+
   /// Launch 1's blocks of `it`'s keys.
   Value keyBlocksOf(const Item &it) { return ceilDiv(it.seqKV, keyBlocks.s2); }
 
@@ -651,18 +665,17 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           body,
       function_ref<void(Value)> beforeHead = nullptr) {
     Value zero = k.index(0), one = k.index(1);
-    return k.forLoopCarrying(
-        zero, k.index(getNumHeads()), one, init,
-        [&](Value hg, ValueRange state) {
-          Item it = readBatch(k.div(hg, k.index(g.headsKV)));
-          it.kvHead = k.rem(hg, k.index(g.headsKV));
-          if (beforeHead)
-            beforeHead(hg);
-          return k.forLoopCarrying(zero, keyBlocksOf(it), one, state,
+    return k.forLoopCarrying(zero, k.index(getNumHeads()), one, init,
+                             [&](Value hg, ValueRange state) {
+                               Item it = readHead(hg);
+                               if (beforeHead)
+                                 beforeHead(hg);
+                               return k.forLoopCarrying(
+                                   zero, keyBlocksOf(it), one, state,
                                    [&](Value block, ValueRange inner) {
                                      return body(hg, it, block, inner);
                                    });
-        });
+                             });
   }
 
   /// Deals launch 1's items in contiguous runs balanced by their work
@@ -679,15 +692,11 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     keyRuns = globalBuffer({groups + 1, 2}, i64);
     partialReach = globalBuffer({groups + getNumHeads() - 1, 2}, i64);
     headGroups = globalBuffer({std::max<int64_t>(getNumHeads(), 1), 2}, i64);
-    auto put = [&](Value table, Value row, int64_t column, Value v) {
-      k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v),
-              table, {row, k.index(column)});
-    };
     Value zero = k.index(0), one = k.index(1), total = k.index(getNumHeads());
     // Runs not started by an item are empty: (heads, 0) ends the last head.
     k.forLoop(zero, k.index(groups + 1), one, [&](Value grp) {
-      put(keyRuns, grp, 0, k.select(k.eq(grp, zero), zero, total));
-      put(keyRuns, grp, 1, zero);
+      storeIndex(keyRuns, grp, 0, k.select(k.eq(grp, zero), zero, total));
+      storeIndex(keyRuns, grp, 1, zero);
     });
     Value work = foldKeyItems(zero, [&](Value, const Item &it, Value block,
                                         ValueRange sum) {
@@ -705,16 +714,16 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
           Value mid = k.add(k.mul(c, k.index(2)), w);
           Value owner = k.div(k.mul(mid, k.index(groups)), twiceWork);
           Value first = k.eq(block, zero);
-          k.ifThenElse(first, [&] { put(headGroups, hg, 0, owner); });
-          put(headGroups, hg, 1, owner);
+          k.ifThenElse(first, [&] { storeIndex(headGroups, hg, 0, owner); });
+          storeIndex(headGroups, hg, 1, owner);
           // The groups after the previous item's start their runs here;
           // those before `owner` get none, and reach no row of hg.
           k.forLoop(k.add(lastOwner, one), k.add(owner, one), one,
                     [&](Value grp) {
-                      put(keyRuns, grp, 0, hg);
-                      put(keyRuns, grp, 1, block);
-                      put(partialReach, k.add(hg, grp), 0, zero);
-                      put(partialReach, k.add(hg, grp), 1, zero);
+                      storeIndex(keyRuns, grp, 0, hg);
+                      storeIndex(keyRuns, grp, 1, block);
+                      storeIndex(partialReach, k.add(hg, grp), 0, zero);
+                      storeIndex(partialReach, k.add(hg, grp), 1, zero);
                     });
           reached = recordReachedRows(
               hg, owner, reach, k.select(first, first, k.lt(lastOwner, owner)),
@@ -723,8 +732,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
         },
         [&](Value hg) {
           // No group until the head's first item is dealt.
-          put(headGroups, hg, 0, one);
-          put(headGroups, hg, 1, zero);
+          storeIndex(headGroups, hg, 0, one);
+          storeIndex(headGroups, hg, 1, zero);
         });
   }
 
@@ -737,10 +746,8 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
   Value recordReachedRows(Value hg, Value owner, const KeyBlockReach &reach,
                           Value startsPair, Value reached) {
     Value slot = k.add(hg, owner), zero = k.index(0);
-    Type i64 = k.builder().getI64Type();
     auto put = [&](int64_t column, Value v) {
-      k.store(k.builder().create<arith::IndexCastOp>(k.location(), i64, v),
-              partialReach, {slot, k.index(column)});
+      storeIndex(partialReach, slot, column, v);
     };
     k.ifThenElse(startsPair, [&] {
       put(0, zero);
@@ -758,42 +765,29 @@ struct AttentionBackwardLowering : AttentionLowering<FlashAttentionGradOp> {
     return k.select(reaches, reaches, reached);
   }
 
-  /// A group's run: from (head0, block0) to (head1, block1), exclusive.
-  struct Run {
-    Value head0, block0, head1, block1;
-  };
-  Run loadRun(Value group) {
-    auto start = [&](Value grp, int64_t column) {
-      return k.toIndex(k.load(keyRuns, {grp, k.index(column)}));
-    };
-    Value next = k.add(group, k.index(1));
-    return {start(group, 0), start(group, 1), start(next, 0), start(next, 1)};
-  }
-  /// The key blocks [from, to) of head hg (`it`'s) in `run`, which must
-  /// reach it.
-  std::pair<Value, Value> runBlocks(const Run &run, Value hg, const Item &it) {
-    return {k.select(k.eq(hg, run.head0), run.block0, k.index(0)),
-            k.select(k.eq(hg, run.head1), run.block1, keyBlocksOf(it))};
-  }
-
   /// Calls visit(it, head, block, first) for the items of `group`'s run
-  /// (buildKeyRuns), in order; `first` is the run's first key block of the
+  /// (buildKeyRuns), in order: from (head0, block0), its start, to (head1,
+  /// block1), the next group's; `first` is the run's first key block of the
   /// head.
   void forEachRunItem(Value group,
                       function_ref<void(Item &, Value, Value, Value)> visit) {
-    Value one = k.index(1);
-    Run run = loadRun(group);
+    Value zero = k.index(0), one = k.index(1);
+    auto runStart = [&](Value grp, int64_t column) {
+      return k.toIndex(k.load(keyRuns, {grp, k.index(column)}));
+    };
+    Value next = k.add(group, one);
+    Value head0 = runStart(group, 0), block0 = runStart(group, 1);
+    Value head1 = runStart(next, 0), block1 = runStart(next, 1);
     Value heads = k.index(getNumHeads());
-    k.forLoop(run.head0, k.min(k.add(run.head1, one), heads), one,
-              [&](Value hg) {
-                Item it = readBatch(k.div(hg, k.index(g.headsKV)));
-                Value head = k.rem(hg, k.index(g.headsKV));
-                auto [from, to] = runBlocks(run, hg, it);
-                k.forLoop(from, to, one, [&, from = from](Value block) {
-                  Item item = it;
-                  visit(item, head, block, from);
-                });
-              });
+    k.forLoop(head0, k.min(k.add(head1, one), heads), one, [&](Value hg) {
+      Item it = readHead(hg);
+      Value from = k.select(k.eq(hg, head0), block0, zero);
+      Value to = k.select(k.eq(hg, head1), block1, keyBlocksOf(it));
+      k.forLoop(from, to, one, [&](Value block) {
+        Item item = it;
+        visit(item, it.kvHead, block, from);
+      });
+    });
   }
 
   /// Rows [r0, r0 + rows) of query head n in the partial sum of dQ of
