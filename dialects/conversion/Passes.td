@@ -111,7 +111,9 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
     a matmul reads the global source of a buffer a DMA just filled for it,
     and an elementwise op whose buffer only carries data from one global
     window to another (DMA in, the op in place, DMA out) reads and writes
-    those windows (`forward-transits`).
+    those windows, and a vector op whose output an `npudev.dma_start`
+    consumes (`consumes_source`) writes the DMA's global target
+    (`forward-transits`).
 
     Then each `npudev.launch` moves into a private function of its own,
     `__npu_launch_<n>`, marked `no_inline`, called where it stood
@@ -122,7 +124,9 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
   let options = [
     Option<"forwardTransits", "forward-transits", "bool", "true",
            "let elementwise ops read and write the global windows their "
-           "buffer only carries data between (off: every copy as written)">,
+           "buffer only carries data between, and vector ops write the "
+           "targets of the DMAs that consume their output (off: every "
+           "copy as written)">,
     Option<"outlineLaunches", "outline-launches", "bool", "true",
            "move each launch into a function of its own (off: launches "
            "stay where they are, as scf.parallel)">

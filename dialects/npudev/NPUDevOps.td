@@ -205,9 +205,16 @@ def NPUDev_DmaStartOp : NPUDev_Op<"dma_start"> {
     Starts the copy of `npudev.dma` and returns at once; the copy runs on the
     DMA engine until `npudev.wait` on the token. Neither buffer may be used
     before the wait.
+
+    `consumes_source` is its producer's promise that the copy is the last
+    read of the on-chip `source`'s values: nothing reads them again before
+    writing them. The simulator holds the kernel to it (the values are
+    gone, and a later read fails as a read of unwritten memory); the JIT
+    may then let the op that computed them write `target` directly.
   }];
   let arguments = (ins Arg<NPUDev_AnyMemRef, "", [MemRead]>:$source,
-                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target);
+                       Arg<NPUDev_AnyMemRef, "", [MemWrite]>:$target,
+                       UnitAttr:$consumes_source);
   let results = (outs NPUDev_TokenType:$token);
   let assemblyFormat =
       "$source `,` $target attr-dict `:` type($source) `to` type($target)";

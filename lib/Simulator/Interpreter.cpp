@@ -823,7 +823,8 @@ LogicalResult OpExecution::checkWritten(const MemRefView &view) {
     return success();
   return emitOpError() << "reads element " << formatShape(*index) << " of "
                        << view.buffer->describe()
-                       << ", which was never written";
+                       << ", which was never written (or not since a DMA "
+                          "consumed it)";
 }
 
 LogicalResult OpExecution::checkWritten(const MemRefView &view,
@@ -832,7 +833,8 @@ LogicalResult OpExecution::checkWritten(const MemRefView &view,
     return success();
   return emitOpError() << "reads element " << formatShape(indices) << " of "
                        << view.buffer->describe()
-                       << ", which was never written";
+                       << ", which was never written (or not since a DMA "
+                          "consumed it)";
 }
 
 LogicalResult OpExecution::checkIndices(const MemRefView &view,

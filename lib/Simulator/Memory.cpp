@@ -20,6 +20,10 @@ void Buffer::markWritten(const MemRefView &view) {
   view.forEachElement([&](int64_t i) { written.set(i); });
 }
 
+void Buffer::forget(const MemRefView &view) {
+  view.forEachElement([&](int64_t i) { written.reset(i); });
+}
+
 std::string Buffer::describe() const {
   std::string s;
   llvm::raw_string_ostream os(s);

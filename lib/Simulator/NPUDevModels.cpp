@@ -124,6 +124,9 @@ template <bool wait> struct Dma {
       return failure();
     copyView(src, dst);
     exec.markWritten(dst);
+    if constexpr (!wait)
+      if (cast<DmaStartOp>(exec.getOp()).getConsumesSource())
+        src.buffer->forget(src);
     double done = exec.chargeDma(src, dst, wait);
     if (!wait)
       exec.setFloat(0, done);

@@ -140,3 +140,100 @@ func.func @op_before_dma(%x: !g, %y: !g, %i: index, %a: f32) {
   }
   return
 }
+
+// -----
+
+!g = memref<8x64xf32, #npudev.space<global>>
+!w = memref<4x64xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!v = memref<4x64xf32, #npudev.space<vector>>
+!s = memref<4xf32, #npudev.space<vector>>
+// A tile scaled row by row in place, then copied out by a DMA that
+// consumes it: the product loop stores into y's window (whose offset is
+// computed between the two ops), and no copy loop is left. The tile's
+// buffer stays: a DMA fills it.
+// CHECK-LABEL: func.func @consumed_write_back
+// CHECK-SAME: (%[[X:[^:]*]]: memref<8x64xf32>, %[[Y:[^:]*]]: memref<8x64xf32>
+// CHECK: %[[T:.*]] = memref.alloc() : memref<4x64xf32>
+// CHECK: %[[YS:.*]] = memref.subview %[[Y]]
+// CHECK: scf.for %[[I:.*]] =
+// CHECK-NEXT: scf.for %[[J:.*]] =
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[T]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[G:.*]] = memref.load
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[V]], %[[G]]
+// CHECK-NEXT: memref.store %[[P]], %[[YS]][%[[I]], %[[J]]]
+// CHECK-NOT: scf.for
+// CHECK: return
+// Checked mode keeps the copy.
+// KEPT-LABEL: func.func @consumed_write_back
+// KEPT-COUNT-3: scf.for
+// KEPT: memref.store %{{.*}}, %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: ?>>
+func.func @consumed_write_back(%x: !g, %y: !g, %i: index, %gates: !s) {
+  npudev.launch tasks(1) {
+    %tile = npudev.alloc : !v
+    %xs = memref.subview %x[%i, 0] [4, 64] [1, 1] : !g to !w
+    npudev.dma %xs, %tile : !w to !v
+    npudev.vbinary_broadcast <mul> %tile, %gates, %tile along 0 : !v, !s, !v
+    %c4 = arith.constant 4 : index
+    %j = arith.addi %i, %c4 : index
+    %ys = memref.subview %y[%j, 0] [4, 64] [1, 1] : !g to !w
+    %t = npudev.dma_start %tile, %ys {consumes_source} : !v to !w
+    npudev.wait_all
+  }
+  return
+}
+
+// -----
+
+!g = memref<8x64xf32, #npudev.space<global>>
+!w = memref<4x64xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!v = memref<4x64xf32, #npudev.space<vector>>
+!s = memref<4xf32, #npudev.space<vector>>
+// Not forwarded, the copy loop stays:
+//  - @not_consumed: the DMA makes no promise, so the tile's values may be
+//    read again;
+//  - @token_waited: the DMA's token is used (erasing it would need a
+//    replacement);
+//  - @store_between: an op with memory effects stands between them.
+// CHECK-LABEL: func.func @not_consumed
+// CHECK-COUNT-3: scf.for
+func.func @not_consumed(%x: !g, %y: !g, %i: index, %gates: !s) {
+  npudev.launch tasks(1) {
+    %tile = npudev.alloc : !v
+    %xs = memref.subview %x[%i, 0] [4, 64] [1, 1] : !g to !w
+    %ys = memref.subview %y[%i, 0] [4, 64] [1, 1] : !g to !w
+    npudev.dma %xs, %tile : !w to !v
+    npudev.vbinary_broadcast <mul> %tile, %gates, %tile along 0 : !v, !s, !v
+    %t = npudev.dma_start %tile, %ys : !v to !w
+    npudev.wait_all
+  }
+  return
+}
+// CHECK-LABEL: func.func @token_waited
+// CHECK-COUNT-3: scf.for
+func.func @token_waited(%x: !g, %y: !g, %i: index, %gates: !s) {
+  npudev.launch tasks(1) {
+    %tile = npudev.alloc : !v
+    %xs = memref.subview %x[%i, 0] [4, 64] [1, 1] : !g to !w
+    %ys = memref.subview %y[%i, 0] [4, 64] [1, 1] : !g to !w
+    npudev.dma %xs, %tile : !w to !v
+    npudev.vbinary_broadcast <mul> %tile, %gates, %tile along 0 : !v, !s, !v
+    %t = npudev.dma_start %tile, %ys {consumes_source} : !v to !w
+    npudev.wait %t
+  }
+  return
+}
+// CHECK-LABEL: func.func @store_between
+// CHECK-COUNT-3: scf.for
+func.func @store_between(%x: !g, %y: !g, %i: index, %gates: !s, %f: f32) {
+  npudev.launch tasks(1) {
+    %tile = npudev.alloc : !v
+    %xs = memref.subview %x[%i, 0] [4, 64] [1, 1] : !g to !w
+    %ys = memref.subview %y[%i, 0] [4, 64] [1, 1] : !g to !w
+    npudev.dma %xs, %tile : !w to !v
+    npudev.vbinary_broadcast <mul> %tile, %gates, %tile along 0 : !v, !s, !v
+    memref.store %f, %gates[%i] : !s
+    %t = npudev.dma_start %tile, %ys {consumes_source} : !v to !w
+    npudev.wait_all
+  }
+  return
+}

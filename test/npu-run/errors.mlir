@@ -152,6 +152,38 @@ func.func @unwritten_tail(%x: !g) {
   return
 }
 
+// A DMA that consumes its source ends the values there: reading them again
+// is an error (the kernel broke its promise), writing them first is not.
+// RUN: not npu-run %s --entry=consumed_then_read --random-inputs=0 2>&1 | FileCheck %s --check-prefix=CONSUMED
+// RUN: npu-run %s --entry=consumed_then_rewritten --random-inputs=0
+// CONSUMED: errors.mlir:[[@LINE+9]]:{{[0-9]+}}: error: 'npudev.vunary' op reads element [0] of the buffer of 'npudev.alloc' at {{.*}}errors.mlir:[[@LINE+4]]:{{[0-9]+}}, which was never written (or not since a DMA consumed it)
+func.func @consumed_then_read(%x: !g) {
+  %one = arith.constant 1.0 : f32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !v16
+    %w = memref.subview %x[0] [16] [1] : !g to memref<16xf32, strided<[1]>, #npudev.space<global>>
+    npudev.vfill %one, %a : f32, !v16
+    %t = npudev.dma_start %a, %w {consumes_source} : !v16 to memref<16xf32, strided<[1]>, #npudev.space<global>>
+    npudev.wait %t
+    npudev.vunary <abs> %a, %a : !v16, !v16
+  }
+  return
+}
+
+func.func @consumed_then_rewritten(%x: !g) {
+  %one = arith.constant 1.0 : f32
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !v16
+    %w = memref.subview %x[0] [16] [1] : !g to memref<16xf32, strided<[1]>, #npudev.space<global>>
+    npudev.vfill %one, %a : f32, !v16
+    %t = npudev.dma_start %a, %w {consumes_source} : !v16 to memref<16xf32, strided<[1]>, #npudev.space<global>>
+    npudev.wait %t
+    npudev.vfill %one, %a : f32, !v16
+    npudev.vunary <abs> %a, %a : !v16, !v16
+  }
+  return
+}
+
 func.func @wants_32(%x: memref<32xf32, #npudev.space<global>>) {
   return
 }

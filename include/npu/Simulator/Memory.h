@@ -62,6 +62,8 @@ struct Buffer {
   int64_t getSizeInBytes() const { return bytes.size(); }
   void markWritten(const MemRefView &view);
   void markWritten(int64_t linear) { written.set(linear); }
+  /// Marks `view`'s elements unwritten: a DMA consumed their values.
+  void forget(const MemRefView &view);
   /// "argument #2" or "the buffer of 'npudev.alloc' at loc".
   std::string describe() const;
 };

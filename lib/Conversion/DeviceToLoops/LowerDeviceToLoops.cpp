@@ -63,8 +63,10 @@ struct LowerDeviceToLoopsPass
     lowerRowReports(module);
     outlineMixedLaunches(module);
     forwardStagedMatmulInputs(module);
-    if (forwardTransits)
+    if (forwardTransits) {
       forwardTransitBuffers(module);
+      forwardConsumedWriteBacks(module);
+    }
     // After the forwardings: they tell windows of different kernel
     // arguments apart, and an outlined launch's arguments may alias.
     if (outlineLaunches)

@@ -61,6 +61,11 @@ bool leavesGlobalMemoryAlone(mlir::Operation *op);
 /// (TransitForwarding.cpp).
 void forwardTransitBuffers(mlir::ModuleOp module);
 
+/// Makes each vector op whose output an npudev.dma_start consumes (copies
+/// to global memory as the values' last read) write the DMA's target,
+/// erasing the DMA (TransitForwarding.cpp).
+void forwardConsumedWriteBacks(mlir::ModuleOp module);
+
 /// Replaces every npudev.report_rows by a status argument and atomic
 /// stores, and guards each launch by it (ReportLowering.cpp).
 void lowerRowReports(mlir::ModuleOp module);

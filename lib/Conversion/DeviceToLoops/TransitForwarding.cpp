@@ -14,10 +14,19 @@
 //    are the same window or windows of different kernel arguments or
 //    allocations (they do not overlap), so reading S[i] and writing G[i]
 //    element by element reads what the first DMA read.
+// The same holds for the second half alone: a vector op writes a window X'
+// of on-chip memory and an npudev.dma_start that consumes X' (its producer
+// promises nothing reads those values again) copies it to a global window
+// G, with only ops free of memory effects between them. The op writes G
+// instead and the copy goes: the values G receives are the op's, and the
+// promise (which the simulator checks) means no one misses them in X'. The
+// op's inputs are on chip or other storage than G, so writing G changes
+// nothing it reads.
 // The device-level IR is unchanged: this runs only in the JIT's lowering
 // (and not in checked mode, where every access stays attributed to the op
-// the kernel wrote). One walk over the buffers; per buffer, a scan of the
-// ops between its DMAs: linear in the IR size.
+// the kernel wrote). One walk over the buffers, one over the DMAs; per
+// candidate, a scan of the ops between it and its partner: linear in the
+// IR size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +35,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace npu::dev;
@@ -121,7 +131,53 @@ void forwardTransit(AllocOp buffer) {
   buffer->erase();
 }
 
+/// The inputs and the output of a vector op that writes all of its output
+/// from its inputs (and scalars), or nullopt.
+std::optional<std::pair<SmallVector<OpOperand *>, OpOperand *>>
+getWholeOutputOperands(Operation *op) {
+  if (auto broadcast = dyn_cast<VBinaryBroadcastOp>(op))
+    return std::make_pair(SmallVector<OpOperand *>{&broadcast.getLhsMutable(),
+                                                   &broadcast.getRhsMutable()},
+                          &broadcast.getOutMutable());
+  return getElementwiseOperands(op);
+}
+
+/// Makes the op computing what `dma` consumes write the DMA's target, if
+/// the DMA consumes an on-chip window the op wrote just before (only ops
+/// free of memory effects between them, moved above the op) and its token
+/// is unused.
+void forwardConsumedWriteBack(DmaStartOp dma) {
+  Value target = dma.getTarget();
+  if (!dma.getConsumesSource() || !dma.getToken().use_empty() ||
+      !isInSpace(cast<MemRefType>(target.getType()), {MemorySpace::global}))
+    return;
+  Operation *producer = dma->getPrevNode();
+  while (producer && isMemoryEffectFree(producer))
+    producer = producer->getPrevNode();
+  auto operands = producer ? getWholeOutputOperands(producer) : std::nullopt;
+  if (!operands || operands->second->get() != dma.getSource())
+    return;
+  for (OpOperand *input : operands->first)
+    if (isInSpace(cast<MemRefType>(input->get().getType()),
+                  {MemorySpace::global}) &&
+        !readsBeforeOverwriting(input->get(), target))
+      return;
+  // The ops between compute the target's window; the producer has no
+  // results, so they may run before it.
+  while (producer->getNextNode() != dma.getOperation())
+    producer->getNextNode()->moveBefore(producer);
+  operands->second->set(target);
+  dma->erase();
+}
+
 } // namespace
+
+void npu::dev::forwardConsumedWriteBacks(ModuleOp module) {
+  SmallVector<DmaStartOp> dmas;
+  module.walk([&](DmaStartOp op) { dmas.push_back(op); });
+  for (DmaStartOp dma : dmas)
+    forwardConsumedWriteBack(dma);
+}
 
 void npu::dev::forwardTransitBuffers(ModuleOp module) {
   SmallVector<AllocOp> buffers;

@@ -14,7 +14,9 @@
 //    rows are gathered by asynchronous DMA, dropped rows zero-filled, and
 //    each row is scaled by its gate (0 for a dropped sample). Tiles are
 //    software-pipelined over two slots (RowTilePipeline): tile t+1's
-//    gathers run on the DMA engine while tile t is scaled and written back.
+//    gathers run on the DMA engine while tile t is scaled and written back
+//    (a write-back that consumes the tile: the next gather into the slot
+//    rewrites every row, so the JIT may scale straight into the result).
 //  - split_samples_chunked (Kernel 2 when one row does not fit): one sample
 //    at a time, hidden in chunks of deal_h.
 // moe_dispatch_forward (gather_rows) turns the scatter into a gather: each
@@ -662,7 +664,8 @@ void buildSplitSamples(KernelBuilder &k, const MoEOperands &in, Value grad,
               block,
               k.window(grad,
                        {k.add(start, k.mul(t, k.index(dealS))), k.index(0)},
-                       {n, k.builder().getIndexAttr(shape.hidden)}));
+                       {n, k.builder().getIndexAttr(shape.hidden)}),
+              /*consumesSource=*/true);
         });
   });
   recordTiling(launch, "split_samples", dealS, shape.hidden);
@@ -846,7 +849,8 @@ void buildGatherRows(KernelBuilder &k, const MoEOperands &in, Value result,
                                /*dimension=*/0);
             k.dmaStart(block,
                        k.window(result, {k.add(c0, offsetOf(t)), k.index(0)},
-                                {n, k.builder().getIndexAttr(shape.hidden)}));
+                                {n, k.builder().getIndexAttr(shape.hidden)}),
+                       /*consumesSource=*/true);
           });
     });
   });

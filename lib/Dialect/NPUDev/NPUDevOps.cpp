@@ -291,6 +291,10 @@ LogicalResult DmaOp::verify() {
   return verifyCopy(*this, getSource(), getTarget());
 }
 LogicalResult DmaStartOp::verify() {
+  if (getConsumesSource() &&
+      getMemorySpace(memrefOf(getSource())) == MemorySpace::global)
+    return emitOpError("consumes its source, which is in global memory; only "
+                       "an on-chip source can be consumed");
   return verifyCopy(*this, getSource(), getTarget());
 }
 

@@ -219,6 +219,16 @@ func.func @dma_global_to_global(%g: memref<16xf32, #npudev.space<global>>) {
 
 // -----
 
+// Only on-chip values can be consumed: a kernel argument outlives the kernel.
+func.func @dma_consumes_global(%g: memref<16xf32, #npudev.space<global>>) {
+  %b = npudev.alloc : memref<16xf32, #npudev.space<vector>>
+  // expected-error @+1 {{'npudev.dma_start' op consumes its source, which is in global memory; only an on-chip source can be consumed}}
+  %t = npudev.dma_start %g, %b {consumes_source} : memref<16xf32, #npudev.space<global>> to memref<16xf32, #npudev.space<vector>>
+  return
+}
+
+// -----
+
 func.func @dma_no_space(%g: memref<16xf32>) {
   %b = npudev.alloc : memref<16xf32, #npudev.space<vector>>
   // expected-error @+1 {{'npudev.dma' op operand #0 must be memref in an npudev memory space}}

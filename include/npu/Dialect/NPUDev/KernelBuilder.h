@@ -84,8 +84,11 @@ public:
   mlir::Value load(mlir::Value memref, mlir::ValueRange indices);
   void store(mlir::Value value, mlir::Value memref, mlir::ValueRange indices);
   void dma(mlir::Value source, mlir::Value target);
-  /// An asynchronous DMA; returns its token.
-  mlir::Value dmaStart(mlir::Value source, mlir::Value target);
+  /// An asynchronous DMA; returns its token. `consumesSource`: the copy is
+  /// the last read of the on-chip source's values (npudev.dma_start's
+  /// promise).
+  mlir::Value dmaStart(mlir::Value source, mlir::Value target,
+                       bool consumesSource = false);
   /// Waits for the DMA of `token`.
   void wait(mlir::Value token);
   /// Waits for every DMA the task has started (npudev.wait_all).

@@ -215,9 +215,9 @@ void KernelBuilder::store(Value value, Value memref, ValueRange indices) {
 void KernelBuilder::dma(Value source, Value target) {
   b.create<dev::DmaOp>(loc, source, target);
 }
-Value KernelBuilder::dmaStart(Value source, Value target) {
+Value KernelBuilder::dmaStart(Value source, Value target, bool consumesSource) {
   return b.create<dev::DmaStartOp>(loc, dev::TokenType::get(b.getContext()),
-                                   source, target);
+                                   source, target, consumesSource);
 }
 void KernelBuilder::wait(Value token) { b.create<dev::WaitOp>(loc, token); }
 void KernelBuilder::waitAll() { b.create<dev::WaitAllOp>(loc); }
