@@ -3,7 +3,8 @@
 // For each network shape of mlu-ops' MoE dispatch backward
 // (mluOpMoeDispatchBackwardData) and each op of the family
 // (backward_data, forward, backward_gate, combine): lowers the op for
-// mlu590, runs it
+// --jit-device (host: this machine, one task per hardware thread and tiles
+// sized from its L2), runs it
 // through the JIT on one thread and reports its bandwidth as a ratio of this
 // machine's memcpy bandwidth measured in the same run, next to a peer (a
 // plain C++ loop, g++ -O3 -march=native); then simulates it on --sim-device
@@ -59,8 +60,8 @@ using namespace npu;
 static llvm::cl::opt<std::string>
     jitDevice("jit-device",
               llvm::cl::desc("device the JIT's kernel is built for (preset "
-                             "or JSON)"),
-              llvm::cl::init("mlu590"));
+                             "or JSON; host: this machine)"),
+              llvm::cl::init("host"));
 static llvm::cl::opt<std::string>
     simDevice("sim-device",
               llvm::cl::desc("device the simulator models (preset or JSON)"),
@@ -474,8 +475,12 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   auto &out = llvm::outs();
   unsigned bits = bench::effectiveVectorBits(maxVectorBits);
+  DeviceModel jitModel = llvm::cantFail(DeviceModel::load(jitDevice));
   out << "host: " << bench::hostCpuName() << "; vectors used: " << bits
-      << "-bit (" << bench::describeVectorBits(bits) << ")\n\n";
+      << "-bit (" << bench::describeVectorBits(bits)
+      << "); JIT kernels built for " << jitModel.name << " ("
+      << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
+      << " KiB of vector memory)\n\n";
   double copyGBps = bench::memcpyGBps(runs, size_t(256) << 20);
   double twoThreadGBps = bench::memcpyGBpsOnThreads(runs, size_t(256) << 20, 2);
   HostLimits host{copyGBps, twoThreadGBps / copyGBps};

@@ -13,6 +13,11 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+#include <thread>
+
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "npu/Device/DeviceEnums.cpp.inc"
@@ -108,6 +113,33 @@ static DeviceModel makeAscend910B() {
   return m;
 }
 
+/// A cache's size in bytes as sysconf reports it (`name`), else `fallback`.
+static int64_t getCacheBytes(int name, int64_t fallback) {
+  long bytes = sysconf(name);
+  return bytes > 0 ? bytes : fallback;
+}
+
+DeviceModel DeviceModel::getHost() {
+  DeviceModel m = makeMLU590();
+  m.name = "host";
+  m.clusters = 1;
+  m.coresPerCluster = std::max(1u, std::thread::hardware_concurrency());
+  // A quarter of a core's L2: a kernel's two tile slots and its other
+  // buffers stay in L2 while a tile is computed and written back.
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  int64_t l2 = getCacheBytes(_SC_LEVEL2_CACHE_SIZE, 512 * 1024);
+  int64_t llc = getCacheBytes(_SC_LEVEL3_CACHE_SIZE, l2 * m.coresPerCluster);
+#else
+  int64_t l2 = 512 * 1024, llc = l2 * m.coresPerCluster;
+#endif
+  m.vectorBytes = m.cubeBytes = l2 / 4;
+  m.sharedBytes = m.l2Bytes = llc;
+  long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageBytes > 0)
+    m.globalBytes = int64_t(pages) * pageBytes;
+  return m;
+}
+
 ArrayRef<DeviceModel> DeviceModel::getPresets() {
   // The first is the default.
   static const DeviceModel presets[] = {makeMLU590(), makeAscend910B()};
@@ -120,9 +152,12 @@ llvm::Expected<DeviceModel> DeviceModel::getPreset(StringRef name) {
   for (const DeviceModel &m : getPresets())
     if (m.name == name)
       return m;
+  if (name == "host")
+    return getHost();
   std::string known;
   for (const DeviceModel &m : getPresets())
-    known += (known.empty() ? "" : ", ") + m.name;
+    known += m.name + ", ";
+  known += "host";
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "unknown device preset '" + name +
                                      "' (known: " + known + ")");

@@ -189,7 +189,7 @@ func.func @wants_32(%x: memref<32xf32, #npudev.space<global>>) {
 }
 
 // NODATA: npu-run: argument #0 of 'oob_load' has no data: give it with --input, or use --random-inputs
-// DEVICE: npu-run: unknown device preset 'tpu' (known: mlu590, ascend910b)
+// DEVICE: npu-run: unknown device preset 'tpu' (known: mlu590, ascend910b, host)
 // BAD-DEVICE: npu-run: device description '{{.*}}bad-device.json': clusters x (cores_per_cluster + cube_cores_per_cluster) is 4294967296 cores, more than 65536
 // ENTRY: npu-run: no function named 'missing'
 // SHAPE: error: argument #0 has shape [64] but the function takes 'memref<32xf32, #npudev.space<global>>'

@@ -11,6 +11,11 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <thread>
+
+#include <unistd.h>
+
 using namespace npu;
 
 namespace {
@@ -40,7 +45,33 @@ TEST(DeviceModelTest, Presets) {
   llvm::Expected<DeviceModel> unknown = DeviceModel::getPreset("tpu");
   ASSERT_FALSE(!!unknown);
   EXPECT_EQ(llvm::toString(unknown.takeError()),
-            "unknown device preset 'tpu' (known: mlu590, ascend910b)");
+            "unknown device preset 'tpu' (known: mlu590, ascend910b, host)");
+}
+
+// "host" describes the machine the test runs on: read back here from the
+// same sources (one core per hardware thread, on-chip memory from sysconf's
+// L2 size), it keeps mlu590's timing and builds kernels that verify.
+TEST(DeviceModelTest, HostPreset) {
+  llvm::Expected<DeviceModel> host = DeviceModel::getPreset("host");
+  ASSERT_TRUE(!!host) << llvm::toString(host.takeError());
+  EXPECT_EQ(host->name, "host");
+  EXPECT_EQ(host->getNumCores(),
+            std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_FALSE(host->hasSplitCores());
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) {
+    EXPECT_EQ(host->vectorBytes, l2 / 4);
+    EXPECT_EQ(host->cubeBytes, l2 / 4);
+  }
+  EXPECT_GT(host->vectorBytes, 0);
+  const DeviceModel &mlu = DeviceModel::getDefault();
+  EXPECT_EQ(host->clockGHz, mlu.clockGHz);
+  EXPECT_EQ(host->vectorBytesPerCycle, mlu.vectorBytesPerCycle);
+  // Its description round-trips like any other.
+  llvm::Expected<DeviceModel> back = DeviceModel::fromJSON(host->toJSON());
+  ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->vectorBytes, host->vectorBytes);
+  EXPECT_EQ(back->getNumCores(), host->getNumCores());
 }
 
 TEST(DeviceModelTest, JsonOverridesItsBase) {
@@ -68,7 +99,7 @@ TEST(DeviceModelTest, JsonErrors) {
   EXPECT_NE(jsonError("{").find("Expected"), std::string::npos);
   EXPECT_EQ(jsonError("[1]"), "device description must be an object");
   EXPECT_EQ(jsonError(R"({"base": "gpu"})"),
-            "unknown device preset 'gpu' (known: mlu590, ascend910b)");
+            "unknown device preset 'gpu' (known: mlu590, ascend910b, host)");
   EXPECT_EQ(jsonError(R"({"base": 3})"),
             "device description: field 'base' must be a preset name");
   EXPECT_EQ(jsonError(R"({"name": 3})"),

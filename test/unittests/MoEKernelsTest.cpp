@@ -325,6 +325,10 @@ INSTANTIATE_TEST_SUITE_P(
         MoECase{49, 24, 8, 4, "mlu590",
                 ALL_OPS("split_samples", "gather_rows", "dot_tiles",
                         "combine_tiles")},
+        // Built for the machine running the test (the JIT's device).
+        MoECase{49, 24, 8, 4, "host",
+                ALL_OPS("split_samples", "gather_rows", "dot_tiles",
+                        "combine_tiles")},
         MoECase{300, 33, 16, 8, "ascend910b",
                 ALL_OPS("split_samples", "gather_rows", "dot_tiles",
                         "combine_tiles"),

@@ -114,7 +114,14 @@ struct DeviceModel {
   /// The device of a module that names none and of a description without
   /// "base": the mlu590 preset.
   static const DeviceModel &getDefault();
-  /// A preset by name, or an error naming the known ones.
+  /// The machine this process runs on, as a device to build the JIT's
+  /// kernels for ("host"): mlu590's structure and timing, one unified core
+  /// per hardware thread, vector and cube memory a quarter of a core's L2,
+  /// shared memory and L2 the last-level cache, global memory the RAM.
+  /// Unlike the presets it differs from machine to machine.
+  static DeviceModel getHost();
+  /// A preset by name ("host": getHost()), or an error naming the known
+  /// ones.
   static llvm::Expected<DeviceModel> getPreset(llvm::StringRef name);
   /// Reads a description (see docs/device-model.md): "name", "base" (the
   /// preset the other fields default to, getDefault() if absent) and the

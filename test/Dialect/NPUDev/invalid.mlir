@@ -114,7 +114,7 @@ module attributes {npudev.device = 590 : i64} {
 
 module attributes {npudev.device = "tpu"} {
   func.func @unknown_device() {
-    // expected-error @+1 {{'npudev.launch' op npudev.device: unknown device preset 'tpu' (known: mlu590, ascend910b)}}
+    // expected-error @+1 {{'npudev.launch' op npudev.device: unknown device preset 'tpu' (known: mlu590, ascend910b, host)}}
     npudev.launch tasks(1) {
     }
     return
