@@ -18,8 +18,12 @@
 // one thread, as GFLOP/s and as a fraction of this core's peak FMA rate
 // measured in the same run.
 //
+// The JIT's kernels are built for --jit-device (host: this machine, one
+// task per hardware thread), the simulator's for --device (mlu590).
+//
 // Usage: npu-sparse-conv-bench [--runs=3] [--sim-subm] [--no-sim]
 //          [--shapes=default,subm,small,conv] [--strategies=sort,grid]
+//          [--jit-device=host]
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +67,11 @@ static llvm::cl::opt<std::string>
     simDevice("device",
               llvm::cl::desc("device the simulator models (preset or JSON)"),
               llvm::cl::init("mlu590"));
+static llvm::cl::opt<std::string>
+    jitDevice("jit-device",
+              llvm::cl::desc("device the JIT's kernels are built for (preset "
+                             "or JSON; host: this machine)"),
+              llvm::cl::init("host"));
 static llvm::cl::list<std::string>
     strategies("strategies", llvm::cl::desc("strategies to run (sort, grid)"),
                llvm::cl::CommaSeparated);
@@ -366,7 +375,7 @@ void simulateStrategy(MLIRContext &ctx, const Shape &s,
 double jitStrategy(MLIRContext &ctx, const Shape &s,
                    const std::vector<Site> &sites, StringRef strategy,
                    const PeerResult &want, double peerSeconds) {
-  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy);
+  OwningOpRef<ModuleOp> module = lowerPairs(ctx, s, strategy, jitDevice);
   auto func = *module->getOps<func::FuncOp>().begin();
   int64_t workspace = workspaceBytes(func);
   std::vector<HostArray> args = pairsArguments(func, sites);
@@ -436,7 +445,9 @@ void benchConv(MLIRContext &ctx, const Shape &s, const std::vector<Site> &sites,
       L, c);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   PassManager pm(&ctx);
-  buildGraphToDevicePipeline(pm, GraphToDevicePipelineOptions());
+  GraphToDevicePipelineOptions options;
+  options.device = jitDevice.getValue();
+  buildGraphToDevicePipeline(pm, options);
   if (!module || failed(pm.run(*module)))
     std::exit(1);
   std::vector<float> features(L * c), weights(kOffsets * c * c);
@@ -477,6 +488,10 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   auto [avx2, avx512] = bench::peakFmaGFlops(runs);
   double peak = std::max(avx2, avx512);
+  DeviceModel jitModel = llvm::cantFail(DeviceModel::load(jitDevice));
+  out() << "JIT kernels built for " << jitModel.name << " ("
+        << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
+        << " KiB of vector memory)\n\n";
   out() << "| figure | value | ratio |\n|---|---:|---:|\n";
   out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
         << ") | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.00 |\n";
