@@ -55,13 +55,47 @@ func.func @strided_dma(%x: memref<16xf32, #npudev.space<global>>) {
 // Reductions run in index order from the identity of the element type.
 // CHECK-LABEL: func.func @reduce
 // CHECK: %[[INIT:.*]] = arith.constant -2147483648 : i32
-// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (i32)
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]], %{{.*}} = %[[INIT]], %{{.*}} = %[[INIT]], %{{.*}} = %[[INIT]]) -> (i32, i32, i32, i32)
 // CHECK:   arith.maxsi %[[ACC]]
 func.func @reduce() {
   npudev.launch tasks(1) {
     %a = npudev.alloc : memref<4x8xi32, #npudev.space<vector>>
     %r = npudev.alloc : memref<4xi32, #npudev.space<vector>>
     npudev.vreduce <max> %a, %r : memref<4x8xi32, #npudev.space<vector>>, memref<4xi32, #npudev.space<vector>>
+  }
+  return
+}
+
+// -----
+
+// Row sums fold 8 rows side by side (their dependent additions overlap),
+// then at most one block of 4, one of 2 and a last row (the row count is
+// read at run time here): each row still adds its elements in index order
+// from 0.0, with its own accumulator.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.for %[[R:[^ ]*]] = %{{.*}} to %{{.*}} step %c8
+// CHECK: %[[S:[^:]*]]:8 = scf.for %[[K:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:[^ ]*]] = %[[ZERO]], %[[A1:[^ ]*]] = %[[ZERO]], {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: %[[X0:[^ ]*]] = memref.load %{{.*}}[%[[R]], %[[K]]]
+// CHECK-NEXT: %[[Y0:[^ ]*]] = arith.addf %[[A0]], %[[X0]]
+// CHECK: %[[X1:[^ ]*]] = memref.load %{{.*}}[%{{.*}}, %[[K]]]
+// CHECK-NEXT: %[[Y1:[^ ]*]] = arith.addf %[[A1]], %[[X1]]
+// CHECK: scf.yield %[[Y0]], %[[Y1]],
+// CHECK: memref.store %[[S]]#0
+// CHECK: memref.store %[[S]]#7
+// CHECK: scf.for %{{.*}} step %c4
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: scf.for %{{.*}} step %c2
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (f32, f32)
+// CHECK: scf.for %{{.*}} step %c1
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (f32)
+func.func @row_sums(%n: index) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<15x64xf32, #npudev.space<vector>>
+    %r = npudev.alloc : memref<15xf32, #npudev.space<vector>>
+    %rows = memref.subview %a[0, 0] [%n, 64] [1, 1] : memref<15x64xf32, #npudev.space<vector>> to memref<?x64xf32, strided<[64, 1]>, #npudev.space<vector>>
+    %sums = memref.subview %r[0] [%n] [1] : memref<15xf32, #npudev.space<vector>> to memref<?xf32, strided<[1]>, #npudev.space<vector>>
+    npudev.vreduce <sum> %rows, %sums : memref<?x64xf32, strided<[64, 1]>, #npudev.space<vector>>, memref<?xf32, strided<[1]>, #npudev.space<vector>>
   }
   return
 }

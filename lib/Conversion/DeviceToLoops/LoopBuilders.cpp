@@ -184,6 +184,86 @@ void buildRowScan(
       /*drop=*/1);
 }
 
+/// Rows a reduction folds at once (the last rows of a tile go in blocks of
+/// half as many, down to one): enough independent chains to cover an
+/// addition's latency on the host's two vector pipes, few enough that their
+/// accumulators stay in registers.
+constexpr int64_t kInterleavedRows = 8;
+
+/// Folds the `count` rows from `first` of `input` (whose leading indices
+/// are `outer`) together, one loop over their elements.
+static void
+foldRows(OpBuilder &b, Location loc, Value input, Value init, ValueRange outer,
+         Value first, int64_t count,
+         function_ref<Value(OpBuilder &, Location, Value, Value)> step,
+         function_ref<void(OpBuilder &, Location, Value, ValueRange)> finish) {
+  auto type = cast<MemRefType>(input.getType());
+  SmallVector<Value> rows;
+  for (int64_t r = 0; r < count; ++r)
+    rows.push_back(b.create<arith::AddIOp>(loc, first, indexConst(b, loc, r)));
+  auto at = [&](Value row) {
+    SmallVector<Value> idx(outer.begin(), outer.end());
+    idx.push_back(row);
+    return idx;
+  };
+  Value length = b.create<memref::DimOp>(loc, input, type.getRank() - 1);
+  auto loop = b.create<scf::ForOp>(
+      loc, indexConst(b, loc, 0), length, indexConst(b, loc, 1),
+      SmallVector<Value>(count, init),
+      [&](OpBuilder &ib, Location il, Value k, ValueRange accs) {
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < count; ++r) {
+          SmallVector<Value> idx = at(rows[r]);
+          idx.push_back(k);
+          Value x = ib.create<memref::LoadOp>(il, input, idx);
+          next.push_back(step(ib, il, accs[r], x));
+        }
+        ib.create<scf::YieldOp>(il, next);
+      });
+  for (int64_t r = 0; r < count; ++r)
+    finish(b, loc, loop.getResult(r), at(rows[r]));
+}
+
+void buildRowReduce(
+    OpBuilder &b, Location loc, Value input, Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> step,
+    function_ref<void(OpBuilder &, Location, Value, ValueRange)> finish) {
+  auto type = cast<MemRefType>(input.getType());
+  if (type.getRank() < 2)
+    return buildRowScan(
+        b, loc, input, init,
+        [&](OpBuilder &ib, Location il, Value acc, Value x, ValueRange, Value) {
+          return step(ib, il, acc, x);
+        },
+        finish);
+  buildLoopsOver(
+      b, loc, input,
+      [&](OpBuilder &ob, Location l, ValueRange outer) {
+        // Blocks of kInterleavedRows rows, then at most one block each of
+        // half as many, down to one row: rows [rows - rows % 2w, rows -
+        // rows % w) in blocks of w.
+        Value rows = ob.create<memref::DimOp>(l, input, type.getRank() - 2);
+        auto wholeBlocks = [&](int64_t width) -> Value {
+          return ob.create<arith::SubIOp>(
+              l, rows,
+              ob.create<arith::RemUIOp>(l, rows, indexConst(ob, l, width)));
+        };
+        Value begin = indexConst(ob, l, 0);
+        for (int64_t width = kInterleavedRows; width >= 1; width /= 2) {
+          Value end = wholeBlocks(width);
+          ob.create<scf::ForOp>(
+              l, begin, end, indexConst(ob, l, width), ValueRange{},
+              [&](OpBuilder &ib, Location il, Value first, ValueRange) {
+                foldRows(ib, il, input, init, outer, first, width, step,
+                         finish);
+                ib.create<scf::YieldOp>(il);
+              });
+          begin = end;
+        }
+      },
+      /*drop=*/2);
+}
+
 LogicalResult requireUnusedToken(Operation *op, PatternRewriter &rewriter) {
   if (op->use_empty())
     return success();

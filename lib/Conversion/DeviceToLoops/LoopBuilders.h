@@ -62,6 +62,21 @@ void buildRowScan(
                             mlir::ValueRange)>
         finish);
 
+/// Folds each innermost row of `input` into one value: `step(acc, x)` per
+/// element, in order from `init`; `finish(acc, row's ivs)` after each row.
+/// Rows are folded kInterleavedRows at a time, their accumulators side by
+/// side in one loop: every row folds its elements in the same order (the
+/// same bits as buildRowScan), but the rows' chains of dependent steps
+/// overlap instead of running one after another.
+void buildRowReduce(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, mlir::Value init,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value, mlir::Value)>
+        step,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                            mlir::ValueRange)>
+        finish);
+
 /// How buildIndexedCopy moves a row.
 enum class IndexedCopy { Gather, Scatter, ScatterAdd };
 /// Row-indexed copy between `rows`, row indices[i], and `dense`, row i,

@@ -221,11 +221,11 @@ struct LowerVReduce : OpRewritePattern<VReduceOp> {
     Type accType = getAccumulatorType(type);
     BinaryKind combine = getReductionCombiner(op.getKind());
     bool rankOne = cast<MemRefType>(op.getInput().getType()).getRank() == 1;
-    buildRowScan(
+    buildRowReduce(
         rewriter, loc, op.getInput(),
         rewriter.create<arith::ConstantOp>(
             loc, getReductionIdentity(op.getKind(), accType)),
-        [&](OpBuilder &b, Location l, Value acc, Value x, ValueRange, Value) {
+        [&](OpBuilder &b, Location l, Value acc, Value x) {
           return buildBinary(b, l, combine, acc,
                              convertElement(b, l, x, accType));
         },
