@@ -12,13 +12,16 @@
 //  - JIT on this machine, one thread, f32, S 1024 / 2048 / 4096, forward
 //    and backward: GFLOP/s (forward 4 S^2 D per head: Q K^T and P V;
 //    backward 8 S^2 D: dV, dP, dQ, dK, as the peer script counts) and its
-//    fraction of this core's peak FMA rate, measured in the same run.
+//    fraction of this core's peak FMA rate, measured in the same run; the
+//    kernels built for --jit-device (mlu590: on a two-core host the `host`
+//    device's one vector task per group, in a quarter of the L2, runs the
+//    backward 2.4x slower, docs/benchmarks.md).
 // The peer is python3-torch's attention, bench/flash_attention_peer.py,
 // at its strongest (OpenBLAS, the faster of its kernels for this CPU):
 // --peer runs it first and gives each JIT row as a ratio to it.
 //
 // Usage: npu-flash-attention-bench [--runs=3] [--sim-16k] [--no-sim]
-//          [--no-jit] [--peer] [--sensitivity]
+//          [--no-jit] [--peer] [--sensitivity] [--jit-device=mlu590]
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +55,11 @@ static llvm::cl::opt<bool> sim16k("sim-16k",
 static llvm::cl::opt<bool> noSim("no-sim",
                                  llvm::cl::desc("skip the simulator"));
 static llvm::cl::opt<bool> noJit("no-jit", llvm::cl::desc("skip the JIT"));
+static llvm::cl::opt<std::string>
+    jitDevice("jit-device",
+              llvm::cl::desc("device the JIT's kernels are built for (preset "
+                             "or JSON; host: this machine)"),
+              llvm::cl::init("mlu590"));
 static llvm::cl::opt<bool>
     withPeer("peer", llvm::cl::desc("run bench/flash_attention_peer.py "
                                     "(python3-torch) before the JIT and give "
@@ -315,7 +323,7 @@ TorchPeer runTorchPeer() {
 void benchJit(MLIRContext &ctx, int64_t s, double peak, bool grad,
               const TorchPeer &peer) {
   OwningOpRef<ModuleOp> module =
-      lowerAttention(ctx, s, "f32", 0, "mlu590",
+      lowerAttention(ctx, s, "f32", 0, jitDevice.c_str(),
                      grad ? Direction::Backward : Direction::Forward);
   std::vector<HostArray> args = arguments(*module, s);
   auto kernel = jit::CompiledKernel::compile(*module, "fa");
@@ -377,6 +385,10 @@ int main(int argc, char **argv) {
     out() << "\n";
     for (auto [i, name] : llvm::enumerate(peer.names))
       out() << "peer " << i << ": " << name << "\n";
+    DeviceModel jitModel = cantFail(DeviceModel::load(jitDevice));
+    out() << "\nJIT kernels built for " << jitModel.name << " ("
+          << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
+          << " KiB of vector memory)\n";
     out() << "\n| JIT | time | rate | ratio | torch | JIT / torch |\n"
              "|---|---:|---:|---:|---:|---:|\n";
     out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")

@@ -801,6 +801,27 @@ const char *smallAttentionDevice() {
       .c_str();
 }
 
+/// A unified device of two cores, as the `host` device of a two-core
+/// machine: a group is one cube task and one vector task.
+const char *twoCoreDevice() {
+  return npu::testing::getDeviceFile(
+             R"({"name": "two_core", "base": "mlu590", "clusters": 1,
+                 "cores_per_cluster": 2})")
+      .c_str();
+}
+
+TEST_F(FlashAttentionTest, OneVectorTaskPerGroup) {
+  // The vector task takes every row of an item, both directions, with a
+  // causal band and with several key blocks.
+  for (Case c : {Case{ref::Layout::BNSD, 1, 2, 1, 45, 53, 64},
+                 Case{ref::Layout::BSND, 2, 2, 1, 40, 30, 64, 3},
+                 Case{ref::Layout::BNSD, 1, 1, 1, 130, 1100, 64}}) {
+    c.device = twoCoreDevice();
+    check(c);
+    check(backward(c));
+  }
+}
+
 TEST_F(FlashAttentionTest, SequenceLengthsReadAtRunTime) {
   // Per layout and mode, one module (S1 and S2 '?') run at lengths that
   // take each forward template, and at 0, in both executors against the

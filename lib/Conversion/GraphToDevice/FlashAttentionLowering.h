@@ -242,8 +242,17 @@ template <typename OpT> struct AttentionLowering {
       groups = device.getNumCores(dev::CoreKind::cube);
       vectorsPerGroup = device.getNumCores(dev::CoreKind::vector) / groups;
     } else {
-      vectorsPerGroup = 2;
-      groups = device.getNumCores() / (1 + vectorsPerGroup);
+      // A group's cube and vector tasks wait for each other, so all of them
+      // hold a core at once: two vector tasks where three cores fit, one
+      // on a device of two cores, and none can run on one.
+      int64_t cores = device.getNumCores();
+      if (cores < 2)
+        return op.emitOpError("cannot be lowered: its cube and vector tasks "
+                              "wait for each other, so they need two cores, "
+                              "and device '")
+               << device.name << "' has one";
+      vectorsPerGroup = std::min<int64_t>(2, cores - 1);
+      groups = cores / (1 + vectorsPerGroup);
     }
     vectorsPerGroup = std::max<int64_t>(1, vectorsPerGroup);
     if (g.hasStaticLengths() ? reusesAtStaticLengths() : reuse)
