@@ -3,6 +3,8 @@
 #ifndef NPU_BENCH_BENCHSUPPORT_H
 #define NPU_BENCH_BENCHSUPPORT_H
 
+#include "npu/Device/DeviceModel.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -144,6 +146,15 @@ inline unsigned effectiveVectorBits(unsigned limit) {
 /// "AVX-512", "AVX2" or "SSE (no AVX)".
 inline const char *describeVectorBits(unsigned bits) {
   return bits >= 512 ? "AVX-512" : bits >= 256 ? "AVX2" : "SSE (no AVX)";
+}
+
+/// "JIT kernels built for <device> (<n> tasks, <m> KiB of vector memory)"
+/// for a preset or JSON description; exits if it cannot be loaded.
+inline std::string describeJitDevice(llvm::StringRef device) {
+  DeviceModel model = llvm::cantFail(DeviceModel::load(device));
+  return "JIT kernels built for " + model.name + " (" +
+         std::to_string(model.getNumCores()) + " tasks, " +
+         std::to_string(model.vectorBytes / 1024) + " KiB of vector memory)";
 }
 
 /// The host's CPU model name, from /proc/cpuinfo.

@@ -385,10 +385,7 @@ int main(int argc, char **argv) {
     out() << "\n";
     for (auto [i, name] : llvm::enumerate(peer.names))
       out() << "peer " << i << ": " << name << "\n";
-    DeviceModel jitModel = cantFail(DeviceModel::load(jitDevice));
-    out() << "\nJIT kernels built for " << jitModel.name << " ("
-          << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
-          << " KiB of vector memory)\n";
+    out() << "\n" << bench::describeJitDevice(jitDevice) << "\n";
     out() << "\n| JIT | time | rate | ratio | torch | JIT / torch |\n"
              "|---|---:|---:|---:|---:|---:|\n";
     out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")

@@ -475,12 +475,9 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   auto &out = llvm::outs();
   unsigned bits = bench::effectiveVectorBits(maxVectorBits);
-  DeviceModel jitModel = llvm::cantFail(DeviceModel::load(jitDevice));
   out << "host: " << bench::hostCpuName() << "; vectors used: " << bits
-      << "-bit (" << bench::describeVectorBits(bits)
-      << "); JIT kernels built for " << jitModel.name << " ("
-      << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
-      << " KiB of vector memory)\n\n";
+      << "-bit (" << bench::describeVectorBits(bits) << "); "
+      << bench::describeJitDevice(jitDevice) << "\n\n";
   double copyGBps = bench::memcpyGBps(runs, size_t(256) << 20);
   double twoThreadGBps = bench::memcpyGBpsOnThreads(runs, size_t(256) << 20, 2);
   HostLimits host{copyGBps, twoThreadGBps / copyGBps};

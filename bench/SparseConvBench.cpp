@@ -488,10 +488,7 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   auto [avx2, avx512] = bench::peakFmaGFlops(runs);
   double peak = std::max(avx2, avx512);
-  DeviceModel jitModel = llvm::cantFail(DeviceModel::load(jitDevice));
-  out() << "JIT kernels built for " << jitModel.name << " ("
-        << jitModel.getNumCores() << " tasks, " << jitModel.vectorBytes / 1024
-        << " KiB of vector memory)\n\n";
+  out() << bench::describeJitDevice(jitDevice) << "\n\n";
   out() << "| figure | value | ratio |\n|---|---:|---:|\n";
   out() << "| peak FMA rate, 1 core (" << (avx512 > 0 ? "AVX-512" : "AVX2")
         << ") | " << llvm::format("%.1f", peak) << " GFLOP/s | 1.00 |\n";

@@ -819,18 +819,18 @@ void OpExecution::deallocate(const MemRefView &view) {
 
 LogicalResult OpExecution::checkWritten(const MemRefView &view) {
   std::optional<SmallVector<int64_t, 4>> index = view.findUnwritten();
-  if (!index)
-    return success();
-  return emitOpError() << "reads element " << formatShape(*index) << " of "
-                       << view.buffer->describe()
-                       << ", which was never written (or not since a DMA "
-                          "consumed it)";
+  return index ? emitUnwrittenRead(view, *index) : success();
 }
 
 LogicalResult OpExecution::checkWritten(const MemRefView &view,
                                         ArrayRef<int64_t> indices) {
   if (view.buffer->written.test(view.linearize(indices)))
     return success();
+  return emitUnwrittenRead(view, indices);
+}
+
+LogicalResult OpExecution::emitUnwrittenRead(const MemRefView &view,
+                                             ArrayRef<int64_t> indices) {
   return emitOpError() << "reads element " << formatShape(indices) << " of "
                        << view.buffer->describe()
                        << ", which was never written (or not since a DMA "

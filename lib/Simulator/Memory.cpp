@@ -10,18 +10,25 @@ using namespace mlir;
 using namespace npu;
 using namespace npu::sim;
 
-void Buffer::markWritten(const MemRefView &view) {
+/// Sets (or resets) the bits of `view`'s elements in `bits`.
+static void setElementBits(llvm::BitVector &bits, const MemRefView &view,
+                           bool value) {
   if (view.getNumElements() == 0)
     return;
   if (view.isContiguous()) {
-    written.set(view.offset, view.offset + view.getNumElements());
+    int64_t end = view.offset + view.getNumElements();
+    value ? bits.set(view.offset, end) : bits.reset(view.offset, end);
     return;
   }
-  view.forEachElement([&](int64_t i) { written.set(i); });
+  view.forEachElement([&](int64_t i) { bits[i] = value; });
+}
+
+void Buffer::markWritten(const MemRefView &view) {
+  setElementBits(written, view, true);
 }
 
 void Buffer::forget(const MemRefView &view) {
-  view.forEachElement([&](int64_t i) { written.reset(i); });
+  setElementBits(written, view, false);
 }
 
 std::string Buffer::describe() const {

@@ -195,6 +195,10 @@ private:
   const RtValue &operandSlot(unsigned operand) const {
     return slots[current->operands[operand]];
   }
+  /// Fails naming the op, `view`'s buffer and the element at `indices`,
+  /// which holds no value.
+  mlir::LogicalResult emitUnwrittenRead(const MemRefView &view,
+                                        llvm::ArrayRef<int64_t> indices);
 
   Interpreter &interpreter;
   RtValue *slots;
