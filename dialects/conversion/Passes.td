@@ -183,6 +183,25 @@ def MathToLibmWherePossible : Pass<"npu-math-to-libm", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def MarkDistinctArguments
+    : Pass<"npu-mark-distinct-arguments", "mlir::ModuleOp"> {
+  let summary = "Promise LLVM that the entry's memref arguments never overlap";
+  let description = [{
+    In the LLVM dialect, marks `noalias` the aligned pointer of each memref
+    argument of every function with a C interface (`llvm.emit_c_interface`,
+    the entries a caller invokes), so that LLVM vectorizes a loop that reads
+    one argument and writes another without first versioning it on a
+    run-time overlap test (or, once it has unrolled the loop, not at all).
+    Sound only when every caller passes arguments whose memory is disjoint:
+    the JIT does (each argument is a HostArray that owns its bytes), a user
+    calling the lowered code with one buffer for two arguments must not run
+    it. Memrefs arrive as (allocated, aligned, offset, sizes..., strides...)
+    and no scalar argument is a pointer, so an aligned pointer is a pointer
+    argument that follows another. O(arguments).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def LowerMixedLaunchCalls
     : Pass<"npu-lower-mixed-launch-calls", "mlir::ModuleOp"> {
   let summary = "Hand each mixed launch's regions to the JIT runtime";

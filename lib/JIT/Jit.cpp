@@ -43,6 +43,8 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module,
   DeviceToLLVMPipelineOptions pipeline;
   pipeline.threads = options.threads;
   pipeline.checked = options.checked;
+  // run() passes one HostArray per argument, each owning its bytes.
+  pipeline.distinctArguments = true;
   buildDeviceToLLVMPipeline(pm, pipeline);
   return pm.run(module);
 }

@@ -123,11 +123,18 @@ struct DeviceToLLVMPipelineOptions
                        llvm::cl::desc("bounds-check every memory access "
                                       "(npu-guard-memory-accesses)"),
                        llvm::cl::init(false)};
+  Option<bool> distinctArguments{
+      *this, "distinct-arguments",
+      llvm::cl::desc("every caller passes memref arguments that never "
+                     "overlap: mark them noalias "
+                     "(npu-mark-distinct-arguments)"),
+      llvm::cl::init(false)};
 };
 
 /// npudev kernels to the LLVM dialect: npu-lower-device-to-loops, tasks on
 /// the async runtime's threads (threads > 1), math to libm where it has
-/// the function, upstream lowerings to LLVM, npu-lower-mixed-launch-calls.
+/// the function, upstream lowerings to LLVM, npu-lower-mixed-launch-calls
+/// [, npu-mark-distinct-arguments].
 void buildDeviceToLLVMPipeline(mlir::OpPassManager &pm,
                                const DeviceToLLVMPipelineOptions &options);
 
