@@ -39,7 +39,21 @@ def SparseLowerIterations
     the accesses that need the same search. A coordinate not found reads
     0; a store that would need a search is an error (a store cannot create
     a nonzero), as is a search in an axis not declared `sorted`.
+
+    With `reassociate-reductions`, a carried accumulator's update (an
+    `arith.addf`, `mulf` or float min/max of the accumulator and another
+    value) gets `fastmath<reassoc>`: LLVM may then keep partial results in
+    vector lanes and combine them at the end, as upstream's sparsifier does
+    with `reassociate-fp-reductions`. Sums are regrouped, so the results may
+    round differently from the order the iteration states (and from the
+    simulator, which adds in that order).
   }];
+  let options = [
+    Option<"reassociateReductions", "reassociate-reductions", "bool",
+           /*default=*/"false",
+           "Let a carried accumulator be reduced in any order "
+           "(fastmath<reassoc> on its update)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect"];

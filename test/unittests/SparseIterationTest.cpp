@@ -213,6 +213,30 @@ TEST_F(SparseIterationTest, HybridEllCsrSplit) {
     checkSpMM("{hybrid_ell_width = " + std::to_string(width) + " : i64}");
 }
 
+/// SDDMM's arguments: `m`'s pattern with NaN values (the output), x and y.
+static std::vector<HostArray> sddmmArgs(const Csr &m, ArrayRef<float> x,
+                                        ArrayRef<float> y, int64_t f) {
+  return {HostArray::fromValues(ElementKind::I32, m.indptr, {m.rows + 1}),
+          HostArray::fromValues(ElementKind::I32, m.indices, {m.nnz()}),
+          HostArray::fromValues(ElementKind::F32,
+                                std::vector<float>(m.nnz(), NAN), {m.nnz()}),
+          HostArray::fromValues(ElementKind::F32, x.vec(), {m.rows * f}),
+          HostArray::fromValues(ElementKind::F32, y.vec(), {m.cols * f})};
+}
+
+/// Expects SDDMM's output `got` on `m`: out[p] = sum_k x[i, k] y[j, k] at
+/// each nonzero p = (i, j), in float64; exact for small integers.
+static void expectSDDMM(const Csr &m, ArrayRef<float> x, ArrayRef<float> y,
+                        int64_t f, ArrayRef<float> got, bool integers) {
+  for (int64_t r = 0; r < m.rows; ++r)
+    for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p) {
+      double want = 0;
+      for (int64_t k = 0; k < f; ++k)
+        want += double(x[r * f + k]) * y[m.indices[p] * f + k];
+      EXPECT_NEAR(got[p], want, integers ? 0 : 1e-5) << "nonzero " << p;
+    }
+}
+
 /// out[i, j] = sum_k X[i, k] Y[j, k] where (i, j) is in the pattern.
 void SparseIterationTest::checkSDDMM(ArrayRef<Shape> shapes) {
   std::mt19937 rng(11);
@@ -222,27 +246,46 @@ void SparseIterationTest::checkSDDMM(ArrayRef<Shape> shapes) {
       Csr m = randomCsr(rows, cols, density, rng, integers);
       std::vector<float> x = randomDense(rows * f, rng, integers);
       std::vector<float> y = randomDense(cols * f, rng, integers);
-      std::vector<HostArray> args = csrArgs(m);
-      args[2] = HostArray::fromValues(
-          ElementKind::F32, std::vector<float>(m.nnz(), NAN), {m.nnz()});
-      args.push_back(HostArray::fromValues(ElementKind::F32, x, {rows * f}));
-      args.push_back(HostArray::fromValues(ElementKind::F32, y, {cols * f}));
       std::vector<float> got =
-          run(workloads::getSDDMMSource(sizes(m, f)), args)[2]
+          run(workloads::getSDDMMSource(sizes(m, f)), sddmmArgs(m, x, y, f))[2]
               .getValues<float>();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int32_t p = m.indptr[r]; p < m.indptr[r + 1]; ++p) {
-          double want = 0;
-          for (int64_t k = 0; k < f; ++k)
-            want += double(x[r * f + k]) * y[m.indices[p] * f + k];
-          EXPECT_NEAR(got[p], want, integers ? 0 : 1e-5) << "nonzero " << p;
-        }
+      expectSDDMM(m, x, y, f, got, integers);
     }
   }
 }
 
 TEST_F(SparseIterationTest, SDDMM) {
   checkSDDMM({{9, 13, 5, 0.3}, {0, 3, 4, 0.5}, {12, 7, 16, 0.4}});
+}
+
+/// With reductions reassociated, the JIT may sum each dot product in vector
+/// lanes (as upstream's sparsifier does with reassociate-fp-reductions):
+/// small integers still sum exactly, other values to within rounding.
+TEST_F(SparseIterationTest, ReassociatedReductionsOnTheHost) {
+  std::mt19937 rng(13);
+  for (auto [rows, cols, f] :
+       {std::tuple<int64_t, int64_t, int64_t>{19, 23, 64},
+        {5, 9, 37},
+        {0, 4, 16}}) {
+    SCOPED_TRACE(testing::Message() << rows << "x" << cols << " F " << f);
+    for (bool integers : {true, false}) {
+      Csr m = randomCsr(rows, cols, 0.3, rng, integers);
+      std::vector<float> x = randomDense(rows * f, rng, integers);
+      std::vector<float> y = randomDense(cols * f, rng, integers);
+      std::vector<HostArray> args = sddmmArgs(m, x, y, f);
+      OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+          workloads::getSDDMMSource(sizes(m, f)), &ctx);
+      ASSERT_TRUE(module);
+      PassManager pm(&ctx);
+      SparseToDevicePipelineOptions options;
+      options.onDevice = false;
+      options.reassociateReductions = true;
+      buildSparseToDevicePipeline(pm, options);
+      ASSERT_TRUE(succeeded(pm.run(*module)));
+      ASSERT_TRUE(succeeded(jit::runJit(*module, "kernel", args)));
+      expectSDDMM(m, x, y, f, args[2].getValues<float>(), integers);
+    }
+  }
 }
 
 /// On the device the row loop runs at the rows with nonzeros, listed 256

@@ -82,6 +82,11 @@ struct SparseToDevicePipelineOptions
       llvm::cl::desc("what a row costs beyond its nonzeros, in nonzeros, "
                      "when rows are split over the tasks"),
       llvm::cl::init(6)};
+  Option<bool> reassociateReductions{
+      *this, "reassociate-reductions",
+      llvm::cl::desc("let a carried accumulator be reduced in any order "
+                     "(npu-sparse-lower-iterations)"),
+      llvm::cl::init(false)};
   Option<bool> tile{*this, "tile",
                     llvm::cl::desc("innermost dense loops as DMA'd tiles "
                                    "(npu-sparse-tile-dense-axis)"),

@@ -30,7 +30,9 @@ void npu::buildSparseToDevicePipeline(
     toDevice.rowCost = options.rowCost;
     func.addPass(createSparseToDevice(toDevice));
   }
-  func.addPass(sparse::createSparseLowerIterations());
+  sparse::SparseLowerIterationsOptions lowering;
+  lowering.reassociateReductions = options.reassociateReductions;
+  func.addPass(sparse::createSparseLowerIterations(lowering));
   if (options.onDevice && options.tile) {
     func.addPass(createSparseTilePositions());
     func.addPass(createSparseTileDenseAxis());

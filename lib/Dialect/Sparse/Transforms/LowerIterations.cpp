@@ -63,9 +63,12 @@ class Nest {
 public:
   /// `fill`: an accumulator of that buffer kept across the innermost loop
   /// starts from its constant instead of a load.
+  /// `reassociate`: the update of an accumulator kept in a register may be
+  /// regrouped (fastmath<reassoc>).
   Nest(IterationOp op, OpBuilder &b,
-       std::optional<ConstantFill> fill = std::nullopt)
-      : op(op), b(b), loc(op.getLoc()), fill(fill) {}
+       std::optional<ConstantFill> fill = std::nullopt,
+       bool reassociate = false)
+      : op(op), b(b), loc(op.getLoc()), fill(fill), reassociate(reassociate) {}
 
   /// Loops over the iteration's axes `loopAxes` (outermost first; `fused`
   /// runs the pair as one loop) at b's insertion point, `region` cloned
@@ -119,6 +122,7 @@ private:
   OpBuilder &b;
   Location loc;
   std::optional<ConstantFill> fill;
+  bool reassociate;
   bool startedFromFill = false;
   SmallVector<Level> levels;
   SmallVector<scf::ForOp> loops;
@@ -256,6 +260,23 @@ LogicalResult Nest::build(ArrayRef<unsigned> loopAxes,
   return success();
 }
 
+/// Marks `update` reassociable when it is a reduction step of `carried`:
+/// carried (+, *, min or max) something. LLVM then may keep partial results
+/// in vector lanes.
+static void allowReassociation(Value update, Value carried) {
+  Operation *step = update.getDefiningOp();
+  if (!step ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp>(step) ||
+      !llvm::is_contained(step->getOperands(), carried))
+    return;
+  auto fastMath = cast<arith::ArithFastMathInterface>(step);
+  arith::FastMathFlags flags = fastMath.getFastMathFlagsAttr().getValue() |
+                               arith::FastMathFlags::reassoc;
+  step->setAttr(fastMath.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(step->getContext(), flags));
+}
+
 void Nest::promoteAccumulators() {
   if (loops.empty())
     return;
@@ -317,6 +338,8 @@ void Nest::promoteAccumulators() {
       load.replaceAllUsesWith(carried);
       load->erase();
     }
+    if (reassociate)
+      allowReassociation(stored, carried);
     rewriter.setInsertionPointAfter(promoted);
     rewriter.create<PosStoreOp>(loc, promoted.getResults().back(),
                                 store.getBuffer(), store.getPositions());
@@ -544,6 +567,8 @@ LogicalResult Nest::lowerAccess(Operation *access) {
 
 struct SparseLowerIterationsPass
     : npu::sparse::impl::SparseLowerIterationsBase<SparseLowerIterationsPass> {
+  using SparseLowerIterationsBase::SparseLowerIterationsBase;
+
   void runOnOperation() override {
     SmallVector<IterationOp> iterations;
     getOperation().walk([&](IterationOp op) { iterations.push_back(op); });
@@ -572,7 +597,7 @@ struct SparseLowerIterationsPass
     // The main nest first: the init's goes before it, unless the main
     // nest's accumulator starts from the init's constant.
     Operation *before = op->getPrevNode();
-    Nest body(op, b, matchConstantFill(op, spatial));
+    Nest body(op, b, matchConstantFill(op, spatial), reassociateReductions);
     if (failed(body.build(loops, all, fused, op.getBody())))
       return failure();
     if (!op.getInit().empty() && !body.startsFromFill()) {
