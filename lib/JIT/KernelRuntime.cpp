@@ -8,9 +8,9 @@
 // instruction set the kernel was compiled for); the kernels'
 // `malloc` and `free` (memref.alloc and memref.dealloc) are the workspace
 // cache's (WorkspaceAllocator.cpp). A mixed launch is `npu_rt_run_mixed`,
-// its flags `_mlir_ciface_npu_rt_{set,wait}_flag`: every task on a thread
-// of its own (ConcurrentTasks), as many running at once as the JIT has
-// threads.
+// its flags `_mlir_ciface_npu_rt_{set,wait}_flag`: with one thread every
+// task a fiber of it, with more every task on a thread of its own
+// (ConcurrentTasks), as many running at once as the JIT has threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -238,7 +238,11 @@ extern "C" void _mlir_ciface_npu_rt_set_flag(int32_t kind, int64_t task,
 /// After a failure the wait returns at once: the launch finishes with
 /// whatever its buffers hold, and the kernel reports the error.
 extern "C" void _mlir_ciface_npu_rt_wait_flag(int32_t flag) {
-  currentRun->tasks->wait(currentTask, flag);
+  // With one thread the tasks are fibers of it: others ran in between and
+  // set currentTask.
+  size_t self = currentTask;
+  currentRun->tasks->wait(self, flag);
+  currentTask = self;
 }
 
 std::string npu::jit::takeMixedLaunchError() {

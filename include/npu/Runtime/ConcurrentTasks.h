@@ -1,13 +1,15 @@
 //===- ConcurrentTasks.h - tasks that wait for each other -------*- C++ -*-===//
 //
 // The tasks of an npudev.mixed_launch signal and wait for cross-core flags,
-// so none can be run to completion before another starts. Each task gets a
-// thread; a number of permits bounds how many run at once, and a task gives
-// its permit back while it waits. With one permit and a priority the
-// schedule is deterministic (the simulator: the task whose core clock is
-// earliest goes next); with more, tasks run in parallel (the JIT, bounded
-// by its thread count). Both executors share this class, so flags mean the
-// same in each.
+// so none can be run to completion before another starts. A number of
+// permits bounds how many run at once, and a task gives its permit back
+// while it waits. With one permit and a priority the schedule is
+// deterministic (the simulator: the task whose core clock is earliest goes
+// next), and the tasks run as fibers on the calling thread, each on a stack
+// of its own: a hand-over is a context switch in the process, not a wake-up
+// of another thread through the kernel. With more permits each task gets a
+// thread and tasks run in parallel (the JIT, bounded by its thread count).
+// Both executors share this class, so flags mean the same in each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +43,9 @@ public:
   ConcurrentTasks(size_t numTasks, unsigned permits,
                   std::function<double(size_t)> priority = nullptr);
 
-  /// Runs `body(task)` for every task, each on its own thread, and returns
-  /// when all have finished. False when a body returned false, abort() was
+  /// Runs `body(task)` for every task and returns when all have finished:
+  /// with one permit as fibers on the calling thread, else each on a
+  /// thread of its own. False when a body returned false, abort() was
   /// called or the tasks deadlocked (isDeadlocked()).
   bool run(llvm::function_ref<bool(size_t)> body);
 
@@ -72,6 +75,14 @@ private:
   void abortLocked();
   /// The ready task to run next, or numTasks.
   size_t pickReady() const;
+  bool runOnThreads(llvm::function_ref<bool(size_t)> body);
+  bool runOnFibers(llvm::function_ref<bool(size_t)> body);
+  /// Runs task `t`'s body in its permit, then marks it done. Called with
+  /// `mutex` unlocked.
+  void runTask(size_t t, llvm::function_ref<bool(size_t)> body);
+  /// From task `self`'s fiber, with `lock` held: gives the thread back to
+  /// the scheduler until the task is resumed.
+  void yieldFiber(size_t self, std::unique_lock<std::mutex> &lock);
 
   size_t numTasks;
   unsigned freePermits;
@@ -85,6 +96,10 @@ private:
   bool aborted = false;
   bool deadlocked = false;
   std::vector<std::pair<size_t, unsigned>> waitingAtDeadlock;
+  /// The fibers of a one-permit run (lib/Runtime/ConcurrentTasks.cpp), or
+  /// null.
+  struct Fibers;
+  Fibers *fibers = nullptr;
 };
 
 //===--- The errors of a mixed launch, the same in both executors --------===//
