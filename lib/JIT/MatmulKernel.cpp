@@ -138,6 +138,32 @@ __attribute__((target("avx,f16c"))) void widenHalves(const uint16_t *src,
   for (; i < n; ++i)
     dst[i] = halfToFloat(src[i]);
 }
+
+/// dst[c * ldd + r] = src[r * ld + c] for r, c < 8: an 8 x 8 f32 block
+/// transposed in registers (pairs interleaved, then quads, then halves).
+__attribute__((target("avx"))) void transpose8x8(const float *src, int64_t ld,
+                                                 float *dst, int64_t ldd) {
+  __m256 r[8], t[8], q[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm256_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int j = 0; j < 2; ++j) {
+      q[i + 2 * j] =
+          _mm256_shuffle_ps(t[i + j], t[i + j + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      q[i + 2 * j + 1] =
+          _mm256_shuffle_ps(t[i + j], t[i + j + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ldd,
+                     _mm256_permute2f128_ps(q[i], q[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd,
+                     _mm256_permute2f128_ps(q[i], q[i + 4], 0x31));
+  }
+}
 } // namespace avx2
 
 namespace avx512 {
@@ -233,9 +259,16 @@ struct Packer {
       dst[i] = halfToFloat(h[i * stride]);
   }
 
-  /// out[k * rows + r] = a[i0 + r, k0 + k] for r < rows, k < depth.
+  /// out[k * rows + r] = a[i0 + r, k0 + k] for r < rows, k < depth; reading
+  /// along whichever dimension of a is denser.
   void packRows(const MatrixRef &a, int64_t i0, int64_t rows, int64_t k0,
                 int64_t depth, float *out, std::vector<float> &scratch) const {
+    if (std::abs(a.strides[0]) < std::abs(a.strides[1])) {
+      // A transposed: the tile's rows of each k lie side by side.
+      for (int64_t k = 0; k < depth; ++k)
+        widen(address(a, i0, k0 + k), a.strides[0], rows, out + k * rows);
+      return;
+    }
     scratch.resize(depth);
     for (int64_t r = 0; r < rows; ++r) {
       widen(address(a, i0 + r, k0), a.strides[1], depth, scratch.data());
@@ -267,8 +300,24 @@ struct Packer {
         widen(address(b, k0 + k, j0), b.strides[1], cols, out + k * width);
       return;
     }
+    int64_t j = 0;
+#if defined(__x86_64__)
+    // B transposed with contiguous columns: 8 x 8 blocks through registers.
+    if (vectorized && input == MatmulInput::F32 && b.strides[0] == 1)
+      for (; j + 8 <= cols; j += 8) {
+        int64_t k = 0;
+        for (; k + 8 <= depth; k += 8)
+          avx2::transpose8x8(
+              reinterpret_cast<const float *>(address(b, k0 + k, j0 + j)),
+              b.strides[1], out + k * width + j, width);
+        for (; k < depth; ++k)
+          for (int64_t jj = j; jj < j + 8; ++jj)
+            out[k * width + jj] =
+                *reinterpret_cast<const float *>(address(b, k0 + k, j0 + jj));
+      }
+#endif
     scratch.resize(depth);
-    for (int64_t j = 0; j < cols; ++j) {
+    for (; j < cols; ++j) {
       widen(address(b, k0, j0 + j), b.strides[0], depth, scratch.data());
       for (int64_t k = 0; k < depth; ++k)
         out[k * width + j] = scratch[k];

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace npu;
@@ -150,6 +151,13 @@ std::vector<Case> edgeCases() {
   for (int mask = 0; mask < 8; ++mask)
     cases.push_back(
         {19, 35, 70, bool(mask & 1), bool(mask & 2), bool(mask & 4), true});
+  // Transposed operands packed in 8 x 8 blocks and their edges: whole
+  // blocks, a partial block of columns and of depth, a second depth block.
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{6, 16, 8},
+                         {13, 33, 17},
+                         {40, 70, 300}})
+    for (bool accumulate : {false, true})
+      cases.push_back({m, n, k, true, true, false, accumulate});
   // Zero-element results: nothing to do, nothing written.
   cases.push_back({0, 16, 8, false, false, false, false});
   cases.push_back({8, 0, 8, false, false, false, true});
