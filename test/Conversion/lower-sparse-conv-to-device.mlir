@@ -69,7 +69,8 @@ func.func @default(%idx: tensor<20x4xi32>, %f: tensor<20x4xf32>, %w: tensor<27x4
 // candidate found by lower_bound (dma_gather rounds), out_indices copied
 // from the input (static rows, no count; the conv's rows keep one); the
 // conv takes the centre offset first, pairing each row with itself by
-// plain DMA, in and out (the product is written over the zero fill).
+// plain DMA, in and out: its products are written, not added, so the zero
+// fill starts past the centre's count (every row, for this table).
 // CHECK-LABEL: func.func @subm
 // CHECK-SAME: %arg3: memref<20x4xi32, #npudev.space<global>> {npudev.output},
 // CHECK-SAME: %arg4: memref<20x8xf32, #npudev.space<global>> {npudev.output, npudev.rows = 5 : i64}
@@ -84,6 +85,10 @@ func.func @default(%idx: tensor<20x4xi32>, %f: tensor<20x4xf32>, %w: tensor<27x4
 // CHECK: memref.copy %arg0, %arg3
 // CHECK: step = "write_pairs"
 // CHECK: step = "zero_fill"
+// CHECK: %[[CENTRE:.*]] = memref.load %{{.*}}[%c13{{.*}}] : memref<27xi32
+// CHECK: %[[FIRST:.*]] = arith.index_cast %[[CENTRE]] : i32 to index
+// CHECK: %[[START:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[START]] to
 // CHECK: npudev.launch tasks(48) on cube {{.*}}step = "centre"
 // CHECK-NOT: npudev.dma_gather
 // CHECK-NOT: npudev.dma_scatter

@@ -7,7 +7,9 @@
 //     each listed row inside the features or the output) and reports the
 //     offset that breaks a rule, so no later launch reads past the table
 //     or the features;
-//  1. a launch zero-fills the num_act_out output rows;
+//  1. a launch zero-fills the num_act_out output rows (past the centre's
+//     count when the centre pairs each row with itself, see 2: for a
+//     submanifold table that is none of them);
 //  2. one launch per offset, in order (subm: offset K / 2 first), so
 //     that the additions into each output row happen in that order. Within
 //     one offset every output row appears in at most one pair (an offset
@@ -103,9 +105,16 @@ struct SparseConvLowering {
   /// M and tasks those of cube or vector launches.
   void forEachChunk(Value tid, Value n, bool cube,
                     function_ref<void(Value, Value)> body) {
+    forEachChunk(tid, k.index(0), n, cube, body);
+  }
+
+  /// The same over rows [first, n) (none when first >= n).
+  void forEachChunk(Value tid, Value first, Value n, bool cube,
+                    function_ref<void(Value, Value)> body) {
     int64_t chunk = cube ? cubeChunk : vectorChunk;
     int64_t tasks = cube ? cubeTasks : vectorTasks;
-    k.forLoop(k.mul(tid, k.index(chunk)), n, k.index(tasks * chunk),
+    k.forLoop(k.add(first, k.mul(tid, k.index(chunk))), n,
+              k.index(tasks * chunk),
               [&](Value j) { body(j, k.min(k.index(chunk), k.sub(n, j))); });
   }
 
@@ -120,14 +129,22 @@ struct SparseConvLowering {
                               cube ? cubeChunk : vectorChunk);
   }
 
-  void buildZeroFill() {
+  /// Zero-fills the output rows the first offset does not write: all of
+  /// them, or with a centre that pairs each row with itself (whose
+  /// products are written, not added) the rows past its count, none for a
+  /// submanifold table.
+  void buildZeroFill(bool afterCentreIdentity) {
     auto launch = k.launch(vectorTasks, [&](Value tid) {
       Value zeros = k.alloc({vectorChunk, cout}, f32);
       k.vfill(zeros, k.f32(0.0));
-      forEachChunk(tid, numActOut, /*cube=*/false, [&](Value j, Value size) {
-        k.dma(rowsOf(zeros, k.index(0), size, cout),
-              rowsOf(sums, j, size, cout));
-      });
+      Value first = afterCentreIdentity
+                        ? k.toIndex(k.load(pairCounts, k.index(offsets / 2)))
+                        : k.index(0);
+      forEachChunk(tid, first, numActOut, /*cube=*/false,
+                   [&](Value j, Value size) {
+                     k.dma(rowsOf(zeros, k.index(0), size, cout),
+                           rowsOf(sums, j, size, cout));
+                   });
     });
     record(launch, "zero_fill");
   }
@@ -223,7 +240,7 @@ struct SparseConvLowering {
       buildTableChecks();
     else if (!op.getInverse())
       checkFeatureRows();
-    buildZeroFill();
+    buildZeroFill(offsets > 0 && isCentreIdentity());
     buildOffsets();
     if (sums != output) {
       buildRounding();
