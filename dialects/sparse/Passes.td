@@ -42,17 +42,18 @@ def SparseLowerIterations
 
     With `reassociate-reductions`, a carried accumulator's update (an
     `arith.addf`, `mulf` or float min/max of the accumulator and another
-    value) gets `fastmath<reassoc>`: LLVM may then keep partial results in
-    vector lanes and combine them at the end, as upstream's sparsifier does
-    with `reassociate-fp-reductions`. Sums are regrouped, so the results may
-    round differently from the order the iteration states (and from the
-    simulator, which adds in that order).
+    value) gets `fastmath<reassoc, nsz>`: LLVM may then keep partial
+    results in vector lanes and combine them at the end, as upstream's
+    sparsifier does with `reassociate-fp-reductions` (`nsz` because LLVM
+    regroups a fully unrolled sum only if a zero's sign may change). Sums
+    are regrouped, so the results may round differently from the order the
+    iteration states (and from the simulator, which adds in that order).
   }];
   let options = [
     Option<"reassociateReductions", "reassociate-reductions", "bool",
            /*default=*/"false",
            "Let a carried accumulator be reduced in any order "
-           "(fastmath<reassoc> on its update)">
+           "(fastmath<reassoc, nsz> on its update)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

@@ -1,6 +1,7 @@
 // npu-sparse-lower-iterations{reassociate-reductions}: the update of an
-// accumulator carried through the innermost loop may be regrouped; nothing
-// else is.
+// accumulator carried through the innermost loop may be regrouped (and a
+// zero's sign may change with it, which LLVM needs to regroup an unrolled
+// sum); nothing else is.
 // RUN: npu-opt %s --split-input-file --npu-sparse-lower-iterations="reassociate-reductions=1" --canonicalize | FileCheck %s
 // RUN: npu-opt %s --split-input-file --npu-sparse-lower-iterations --canonicalize | FileCheck %s --check-prefix=IN-ORDER
 
@@ -9,7 +10,7 @@
 // CHECK-LABEL: func.func @sddmm
 // CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK: %[[P:.*]] = arith.mulf %{{[^ ]*}}, %{{[^ ]*}} : f32
-// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] fastmath<reassoc> : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] fastmath<reassoc,nsz> : f32
 // IN-ORDER-LABEL: func.func @sddmm
 // IN-ORDER-NOT: fastmath
 // IN-ORDER: return
@@ -38,7 +39,7 @@ func.func @sddmm(%indptr: memref<5xi32>, %indices: memref<?xi32>, %out: memref<?
 // A row maximum over a CSR row: the carried maximumf is reassociable too.
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
-// CHECK: arith.maximumf %[[ACC]], %{{.*}} fastmath<reassoc> : f32
+// CHECK: arith.maximumf %[[ACC]], %{{.*}} fastmath<reassoc,nsz> : f32
 func.func @row_max(%indptr: memref<5xi32>, %indices: memref<?xi32>, %a: memref<?xf32>, %out: memref<4xf32>) {
   %i = sparse.axis dense_fixed length 4
   %j = sparse.axis sparse_variable parent %i length 6 indptr %indptr : memref<5xi32> indices %indices : memref<?xi32> sorted

@@ -262,7 +262,9 @@ LogicalResult Nest::build(ArrayRef<unsigned> loopAxes,
 
 /// Marks `update` reassociable when it is a reduction step of `carried`:
 /// carried (+, *, min or max) something. LLVM then may keep partial results
-/// in vector lanes.
+/// in vector lanes. `nsz` too: LLVM regroups a sum it has unrolled only if
+/// a zero's sign may change (Instruction::isAssociative), and regrouping
+/// is what can change it.
 static void allowReassociation(Value update, Value carried) {
   Operation *step = update.getDefiningOp();
   if (!step ||
@@ -272,7 +274,8 @@ static void allowReassociation(Value update, Value carried) {
     return;
   auto fastMath = cast<arith::ArithFastMathInterface>(step);
   arith::FastMathFlags flags = fastMath.getFastMathFlagsAttr().getValue() |
-                               arith::FastMathFlags::reassoc;
+                               arith::FastMathFlags::reassoc |
+                               arith::FastMathFlags::nsz;
   step->setAttr(fastMath.getFastMathAttrName(),
                 arith::FastMathFlagsAttr::get(step->getContext(), flags));
 }
