@@ -188,17 +188,21 @@ def MarkDistinctArguments
   let summary = "Promise LLVM that the entry's memref arguments never overlap";
   let description = [{
     In the LLVM dialect, marks `noalias` the aligned pointer of each memref
-    argument of every function with a C interface (`llvm.emit_c_interface`,
-    the entries a caller invokes), so that LLVM vectorizes a loop that reads
-    one argument and writes another without first versioning it on a
-    run-time overlap test (or, once it has unrolled the loop, not at all).
-    Sound only when every caller passes arguments whose memory is disjoint:
-    the JIT does (each argument is a HostArray that owns its bytes), a user
-    calling the lowered code with one buffer for two arguments must not run
-    it. Memrefs arrive as (allocated, aligned, offset, sizes..., strides...)
-    and no scalar argument is a pointer, so an aligned pointer is a pointer
-    argument that follows another. O(arguments).
+    argument of the function `entry` (the one a caller invokes, not its
+    `_mlir_ciface_` wrapper), so that LLVM vectorizes a loop that reads one
+    argument and writes another without first versioning it on a run-time
+    overlap test (or, once it has unrolled the loop, not at all). Sound
+    only when every caller passes arguments whose memory is disjoint: the
+    JIT does (each argument is a HostArray that owns its bytes); other
+    functions, which the entry may call with overlapping views, are left
+    alone. Memrefs arrive as (allocated, aligned, offset, sizes...,
+    strides...) and no scalar argument is a pointer, so an aligned pointer
+    is a pointer argument that follows another. O(arguments).
   }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "The function whose memref arguments never overlap">
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 

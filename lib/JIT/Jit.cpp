@@ -36,15 +36,16 @@ using namespace mlir;
 using namespace npu;
 using namespace npu::jit;
 
-/// Lowers `module` in place to the LLVM dialect (npu-lower-to-llvm).
-static LogicalResult lowerToLLVMDialect(ModuleOp module,
+/// Lowers `module` in place to the LLVM dialect (npu-lower-to-llvm), with
+/// `entry`'s memref arguments promised never to overlap.
+static LogicalResult lowerToLLVMDialect(ModuleOp module, StringRef entry,
                                         const JitOptions &options) {
   PassManager pm(module.getContext());
   DeviceToLLVMPipelineOptions pipeline;
   pipeline.threads = options.threads;
   pipeline.checked = options.checked;
   // run() passes one HostArray per argument, each owning its bytes.
-  pipeline.distinctArguments = true;
+  pipeline.distinctArgumentsOf = entry.str();
   buildDeviceToLLVMPipeline(pm, pipeline);
   return pm.run(module);
 }
@@ -237,7 +238,7 @@ CompiledKernel::compile(ModuleOp module, StringRef entry,
   // Argument annotations (npudev.output) mean nothing to LLVM.
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     func.setArgAttrs(i, DictionaryAttr::get(module.getContext()));
-  if (failed(lowerToLLVMDialect(module, options)))
+  if (failed(lowerToLLVMDialect(module, entry, options)))
     return failure();
   if (auto sites = module->getAttrOfType<ArrayAttr>("npudev.checked_sites")) {
     for (auto site : sites.getAsRange<ArrayAttr>()) {

@@ -128,12 +128,12 @@ struct DeviceToLLVMPipelineOptions
                        llvm::cl::desc("bounds-check every memory access "
                                       "(npu-guard-memory-accesses)"),
                        llvm::cl::init(false)};
-  Option<bool> distinctArguments{
-      *this, "distinct-arguments",
-      llvm::cl::desc("every caller passes memref arguments that never "
-                     "overlap: mark them noalias "
-                     "(npu-mark-distinct-arguments)"),
-      llvm::cl::init(false)};
+  Option<std::string> distinctArgumentsOf{
+      *this, "distinct-arguments-of",
+      llvm::cl::desc("the entry every caller passes memref arguments that "
+                     "never overlap: mark them noalias "
+                     "(npu-mark-distinct-arguments); empty: none"),
+      llvm::cl::init("")};
 };
 
 /// npudev kernels to the LLVM dialect: npu-lower-device-to-loops, tasks on

@@ -74,8 +74,8 @@ void npu::buildDeviceToLLVMPipeline(
   LowerMixedLaunchCallsOptions mixed;
   mixed.threads = std::max<int64_t>(options.threads, 1);
   pm.addPass(createLowerMixedLaunchCalls(mixed));
-  if (options.distinctArguments)
-    pm.addPass(createMarkDistinctArguments());
+  if (!options.distinctArgumentsOf.empty())
+    pm.addPass(createMarkDistinctArguments({options.distinctArgumentsOf}));
 }
 
 void npu::registerDeviceToLLVMPipeline() {

@@ -1,8 +1,8 @@
 //===- MarkDistinctArguments.cpp - entry memrefs as noalias pointers ------===//
 //
-// npu-mark-distinct-arguments: each function with a C interface (not its
-// `_mlir_ciface_` wrapper, which takes descriptors by pointer) gets
-// `noalias` on the aligned pointer of each of its memref arguments. Memrefs
+// npu-mark-distinct-arguments{entry}: the entry (not its `_mlir_ciface_`
+// wrapper, which takes descriptors by pointer) gets `noalias` on the
+// aligned pointer of each of its memref arguments. Memrefs
 // arrive flattened as (allocated, aligned, offset, sizes..., strides...)
 // and scalars are never pointers, so the aligned pointer is a pointer that
 // follows another. LLVM's inliner carries the promise into the C wrapper as
@@ -35,14 +35,16 @@ void markAlignedPointersNoAlias(LLVM::LLVMFuncOp func) {
 
 struct MarkDistinctArguments
     : npu::impl::MarkDistinctArgumentsBase<MarkDistinctArguments> {
+  using MarkDistinctArgumentsBase::MarkDistinctArgumentsBase;
+
   void runOnOperation() override {
-    // The wrappers FuncToLLVM generated keep the attribute but take
-    // pointers to descriptors.
-    for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>())
-      if (!func.isExternal() &&
-          func->hasAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName()) &&
-          !func.getName().starts_with("_mlir_ciface_"))
-        markAlignedPointersNoAlias(func);
+    auto func = getOperation().lookupSymbol<LLVM::LLVMFuncOp>(entry);
+    if (!func || func.isExternal()) {
+      getOperation().emitError("npu-mark-distinct-arguments: no function '")
+          << entry << "' with a body";
+      return signalPassFailure();
+    }
+    markAlignedPointersNoAlias(func);
   }
 };
 
