@@ -276,8 +276,6 @@ bool ConcurrentTasks::runOnFibers(llvm::function_ref<bool(size_t)> body) {
       abortLocked();
     }
   }
-  for (State &s : states)
-    s = State::Done;
   fibers = nullptr;
   return !aborted;
 }
