@@ -241,6 +241,9 @@ def models():
     m["dynamic_batch"] = model(
         [node("Relu", ["x"], ["y"])],
         [("x", F, ["batch", 3, 4, 4])], [("y", F, ["batch", 3, 4, 4])])
+    # No graph outputs: the batch map has no results (a fuzzer's find).
+    m["batch_no_outputs"] = model(
+        [node("Relu", ["x"], ["y"])], [("x", F, ["batch", 3, 4, 4])], [])
     m["dropout"] = model(
         [node("Dropout", ["x", "ratio", "train"], ["y"])],
         [("x", F, [2, 3])], [("y", F, [2, 3])],

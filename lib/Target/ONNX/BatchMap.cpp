@@ -554,8 +554,9 @@ private:
 
 /// Moves the ops of `func` that depend on the batch (in order) into an
 /// npu.map_batch over the batched arguments, whose results the function
-/// returns; the arguments' leading sizes become dynamic.
-LogicalResult buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
+/// returns; the arguments' leading sizes become dynamic. Returns the map (one
+/// without results when the graph has no outputs).
+FailureOr<MapBatchOp> buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
   Block &entry = func.front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   SmallVector<BlockArgument> batched;
@@ -600,7 +601,7 @@ LogicalResult buildMapBatch(func::FuncOp func, const BatchAxes &axes) {
   ret->setOperands(map.getResults());
   func.setType(FunctionType::get(func.getContext(), entry.getArgumentTypes(),
                                  resultTypes));
-  return success();
+  return map;
 }
 
 /// Fills the chunk region of `map` from `chunk`, the graph imported at a
@@ -792,14 +793,10 @@ LogicalResult npu::onnx_import::mapOverBatch(func::FuncOp perSample,
       llvm::map_to_vector(perSample.front().without_terminator(),
                           [](Operation &op) { return &op; });
   SmallVector<BlockArgument> arguments(perSample.getArguments());
-  if (failed(buildMapBatch(perSample, axes)))
+  FailureOr<MapBatchOp> map = buildMapBatch(perSample, axes);
+  if (failed(map) ||
+      (chunk && failed(buildChunkRegion(*map, ops, arguments, chunk))))
     return failure();
-  if (chunk) {
-    auto map = cast<MapBatchOp>(
-        perSample.front().getTerminator()->getOperand(0).getDefiningOp());
-    if (failed(buildChunkRegion(map, ops, arguments, chunk)))
-      return failure();
-  }
   perSample.walk([](SliceOp slice) { slice->removeAttr(kClampedAxesAttr); });
   return success();
 }
