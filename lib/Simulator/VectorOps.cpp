@@ -9,6 +9,7 @@
 #include "VectorOps.h"
 #include "IntegerSemantics.h"
 #include "npu/Dialect/NPUDev/Semantics.h"
+#include "npu/Support/DeviceExp.h"
 #include "npu/Support/Ordering.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -126,6 +127,15 @@ template <typename T> T floatBinary(BinaryKind kind, T a, T b) {
   llvm_unreachable("integer-only op on floats");
 }
 
+/// The vector unit's exp: the device's own in f32 (and in the narrower
+/// floats, computed in f32), libm's in f64.
+template <typename T> T deviceExpOf(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return deviceExp(x);
+  else
+    return std::exp(x);
+}
+
 template <typename T> T floatUnary(UnaryKind kind, T x) {
   switch (kind) {
   case UnaryKind::abs:
@@ -135,7 +145,7 @@ template <typename T> T floatUnary(UnaryKind kind, T x) {
   case UnaryKind::relu:
     return maximum(x, T(0));
   case UnaryKind::exp:
-    return std::exp(x);
+    return deviceExpOf(x);
   case UnaryKind::log:
     return std::log(x);
   case UnaryKind::sqrt:
@@ -147,7 +157,7 @@ template <typename T> T floatUnary(UnaryKind kind, T x) {
   case UnaryKind::tanh:
     return std::tanh(x);
   case UnaryKind::sigmoid:
-    return T(1) / (T(1) + std::exp(-x));
+    return T(1) / (T(1) + deviceExpOf(-x));
   case UnaryKind::erf:
     return std::erf(x);
   }

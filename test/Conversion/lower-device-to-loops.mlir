@@ -14,7 +14,17 @@
 // CHECK:   memref.store %[[IN]], %[[BUF]][%[[J]]]
 // CHECK: scf.for %[[I:.*]] =
 // CHECK:   %[[V:.*]] = memref.load %[[BUF]][%[[I]]]
-// CHECK:   %[[E:.*]] = math.exp %[[V]] : f32
+// The device's f32 exp (include/npu/Support/DeviceExp.h), not libm's: a
+// rounding fma, two reduction fmas and seven Horner steps, the power of two
+// in two halves, a NaN passed through.
+// CHECK-NOT: math.exp
+// CHECK-COUNT-10: math.fma
+// CHECK-NOT: math.fma
+// CHECK:   arith.shrsi
+// CHECK:   arith.mulf
+// CHECK:   arith.mulf
+// CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK:   %[[E:.*]] = arith.select %[[NAN]], %[[V]], %{{.*}} : f32
 // CHECK:   memref.store %[[E]], %[[BUF]][%[[I]]]
 // CHECK: scf.for %[[K:.*]] =
 // CHECK:   %[[OUT:.*]] = memref.load %[[BUF]][%[[K]]]
@@ -32,6 +42,22 @@ func.func @kernel(%x: memref<64xf32, #npudev.space<global>>) {
     npudev.wait_all
     npudev.vunary <exp> %b, %b : memref<16xf32, #npudev.space<vector>>, memref<16xf32, #npudev.space<vector>>
     npudev.dma %b, %w : memref<16xf32, #npudev.space<vector>> to memref<16xf32, strided<[1], offset: ?>, #npudev.space<global>>
+  }
+  return
+}
+
+// -----
+
+// In f64 the vector exp is libm's.
+// CHECK-LABEL: func.func @exp_f64
+// CHECK: math.exp %{{.*}} : f64
+// CHECK-NOT: math.fma
+func.func @exp_f64(%x: memref<16xf64, #npudev.space<global>>) {
+  npudev.launch tasks(1) {
+    %b = npudev.alloc : memref<16xf64, #npudev.space<vector>>
+    npudev.dma %x, %b : memref<16xf64, #npudev.space<global>> to memref<16xf64, #npudev.space<vector>>
+    npudev.vunary <exp> %b, %b : memref<16xf64, #npudev.space<vector>>, memref<16xf64, #npudev.space<vector>>
+    npudev.dma %b, %x : memref<16xf64, #npudev.space<vector>> to memref<16xf64, #npudev.space<global>>
   }
   return
 }

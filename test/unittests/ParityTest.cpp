@@ -20,6 +20,7 @@
 #include "npu/JIT/Jit.h"
 #include "npu/Simulator/Execution.h"
 #include "npu/Simulator/Simulator.h"
+#include "npu/Support/DeviceExp.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,6 +32,9 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -356,6 +360,97 @@ TEST_F(ParityTest, NarrowerHostsGiveTheSameBytes) {
   }
   for (const Kernel &kernel : getKernels(ctx))
     expectParity(kernel, narrow);
+}
+
+// The vector unit's exp and sigmoid are the device's (DeviceExp.h): over
+// inputs from -110 to 95, the edges and NaN, the simulator and the JIT (at
+// every vector width) give npu::deviceExp's bits, which libm's expf would
+// not (exp is not correctly rounded by either).
+TEST_F(ParityTest, VectorExpIsTheDeviceExpInBoth) {
+  const char *source = R"mlir(
+    !g = memref<128x256xf32, #npudev.space<global>>
+    !v = memref<128x256xf32, #npudev.space<vector>>
+    func.func @exp(%x: !g, %e: !g {npudev.output}, %s: !g {npudev.output}) {
+      npudev.launch tasks(1) {
+        %a = npudev.alloc : !v
+        %b = npudev.alloc : !v
+        npudev.dma %x, %a : !g to !v
+        npudev.vunary <exp> %a, %b : !v, !v
+        npudev.dma %b, %e : !v to !g
+        npudev.vunary <sigmoid> %a, %b : !v, !v
+        npudev.dma %b, %s : !v to !g
+      }
+      return
+    })mlir";
+  constexpr int64_t kCount = 128 * 256;
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          88.7228317f,
+                          88.723f,
+                          -87.34f,
+                          -103.9f,
+                          -104.0f,
+                          1e30f,
+                          -1e30f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> range(-110.0f, 95.0f);
+  while (x.size() < kCount)
+    x.push_back(range(rng));
+  std::vector<float> exp(kCount), sigmoid(kCount);
+  for (int64_t i = 0; i < kCount; ++i) {
+    exp[i] = deviceExp(x[i]);
+    sigmoid[i] = 1.0f / (1.0f + deviceExp(-x[i]));
+  }
+  // A NaN's sign is the host's choice: any NaN stands for the reference's.
+  auto bitsOf = [](const std::vector<float> &v) {
+    std::vector<uint32_t> bits(v.size());
+    std::memcpy(bits.data(), v.data(), v.size() * sizeof(float));
+    for (auto [value, b] : llvm::zip(v, bits))
+      if (std::isnan(value))
+        b = 0x7fc00000;
+    return bits;
+  };
+  auto expectDeviceBits = [&](std::vector<HostArray> &args,
+                              const std::string &label) {
+    EXPECT_EQ(bitsOf(args[1].getValues<float>()), bitsOf(exp)) << label;
+    EXPECT_EQ(bitsOf(args[2].getValues<float>()), bitsOf(sigmoid)) << label;
+  };
+  // Else an executor calling libm would pass too.
+  std::vector<float> libmExp(kCount);
+  for (int64_t i = 0; i < kCount; ++i)
+    libmExp[i] = std::exp(x[i]);
+  ASSERT_NE(bitsOf(libmExp), bitsOf(exp));
+  auto arguments = [&] {
+    std::vector<HostArray> args;
+    for (int i = 0; i < 3; ++i)
+      args.push_back(HostArray::fromValues(ElementKind::F32, x, {128, 256}));
+    return args;
+  };
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  ASSERT_TRUE(module);
+  std::vector<HostArray> simArgs = arguments();
+  sim::SimulationReport report;
+  ASSERT_TRUE(succeeded(sim::simulate(module->lookupSymbol<func::FuncOp>("exp"),
+                                      simArgs, {}, report)));
+  expectDeviceBits(simArgs, "simulator");
+  // 0: the host's widest vectors.
+  for (unsigned bits : {0u, 256u, 128u}) {
+    OwningOpRef<ModuleOp> jitModule = parseSourceString<ModuleOp>(source, &ctx);
+    ASSERT_TRUE(jitModule);
+    jit::JitOptions options;
+    options.maxVectorBits = bits;
+    std::vector<HostArray> jitArgs = arguments();
+    ASSERT_TRUE(succeeded(jit::runJit(*jitModule, "exp", jitArgs, options)));
+    std::string label = "JIT, vectors of at most " + std::to_string(bits);
+    expectDeviceBits(jitArgs, label);
+    for (int i : {1, 2})
+      EXPECT_EQ(jitArgs[i].data, simArgs[i].data) << label << ", #" << i;
+  }
 }
 
 // Threaded kernels one after another in one process: the async runtime

@@ -7,6 +7,8 @@
 
 #include "LoopBuilders.h"
 
+#include "npu/Support/DeviceExp.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -33,6 +35,55 @@ Value intConst(OpBuilder &b, Location loc, Type type, const APInt &v) {
 
 Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
+}
+
+/// The device's f32 exp: the operations of npu::deviceExp, one for one, so
+/// the JIT gives the simulator's bits (include/npu/Support/DeviceExp.h).
+static Value buildDeviceExp(OpBuilder &b, Location loc, Value x) {
+  using namespace device_exp;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto constant = [&](float v) { return floatConst(b, loc, f32, v); };
+  auto intConstant = [&](int32_t v) {
+    return b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(v));
+  };
+  auto fma = [&](Value a, Value m, Value c) {
+    return b.create<math::FmaOp>(loc, a, m, c);
+  };
+  // Compare-and-select keeps a NaN, as the C++ conditional does.
+  auto clampBelow = [&](Value v, float bound) {
+    Value below = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, v,
+                                          constant(bound));
+    return b.create<arith::SelectOp>(loc, below, constant(bound), v);
+  };
+  auto clampAbove = [&](Value v, float bound) {
+    Value above = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, v,
+                                          constant(bound));
+    return b.create<arith::SelectOp>(loc, above, constant(bound), v);
+  };
+  Value clamped = clampBelow(clampAbove(x, kHighest), kLowest);
+  Value shift = constant(kRoundingShift);
+  Value shifted = fma(clamped, constant(kLog2E), shift);
+  Value n = b.create<arith::SubFOp>(loc, shifted, shift);
+  Value r = fma(n, constant(-kLn2High), clamped);
+  r = fma(n, constant(-kLn2Low), r);
+  Value p = constant(kTaylor[7]);
+  for (int k = 6; k >= 0; --k)
+    p = fma(p, r, constant(kTaylor[k]));
+  Value e = b.create<arith::SubIOp>(
+      loc, b.create<arith::BitcastOp>(loc, i32, shifted),
+      intConstant(static_cast<int32_t>(bitsOf(kRoundingShift))));
+  Value half = b.create<arith::ShRSIOp>(loc, e, intConstant(1));
+  auto powerOfTwo = [&](Value k) -> Value {
+    Value biased = b.create<arith::AddIOp>(loc, k, intConstant(kExponentBias));
+    return b.create<arith::BitcastOp>(
+        loc, f32,
+        b.create<arith::ShLIOp>(loc, biased, intConstant(kMantissaBits)));
+  };
+  Value scaled = b.create<arith::MulFOp>(loc, p, powerOfTwo(half));
+  scaled = b.create<arith::MulFOp>(
+      loc, scaled, powerOfTwo(b.create<arith::SubIOp>(loc, e, half)));
+  Value isNaN = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  return b.create<arith::SelectOp>(loc, isNaN, x, scaled);
 }
 
 Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
@@ -70,7 +121,8 @@ Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
   case UnaryKind::relu:
     return b.create<arith::MaximumFOp>(loc, x, zeroOf(b, loc, type));
   case UnaryKind::exp:
-    return b.create<math::ExpOp>(loc, x);
+    return type.isF32() ? buildDeviceExp(b, loc, x)
+                        : b.create<math::ExpOp>(loc, x).getResult();
   case UnaryKind::log:
     return b.create<math::LogOp>(loc, x);
   case UnaryKind::sqrt:
@@ -84,7 +136,8 @@ Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
   case UnaryKind::erf:
     return b.create<math::ErfOp>(loc, x);
   case UnaryKind::sigmoid: {
-    Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+    Value e =
+        buildUnary(b, loc, UnaryKind::exp, b.create<arith::NegFOp>(loc, x));
     return b.create<arith::DivFOp>(loc, one,
                                    b.create<arith::AddFOp>(loc, one, e));
   }
