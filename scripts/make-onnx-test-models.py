@@ -364,6 +364,15 @@ def models():
         [node("LayerNormalization", ["x", "g"], ["y", "mean"], axis=2**31)],
         [("x", F, [2, 8])], [("y", F, ["a", "b"]), ("mean", F, ["c", "d"])],
         [weight("g", [8])])
+    # The same axis with the statistics unread (a fuzzer's find): they are
+    # dropped, and the axis is then the importer's error.
+    m["err_layernorm_axis_unread_stats"] = model(
+        [node("LayerNormalization", ["x", "g"], ["y", "mean"], axis=2**31)],
+        [("x", F, [2, 8])], [("y", F, ["a", "b"])], [weight("g", [8])])
+    m["layernorm_unread_stats"] = model(
+        [node("LayerNormalization", ["x", "g"], ["y", "mean", "inv_std"],
+              axis=-1)],
+        [("x", F, [2, 8])], [("y", F, [2, 8])], [weight("g", [8])])
     shape = ints("shape", [3, 4])
     shape.raw_data = shape.raw_data[:4]
     m["err_truncated_shape"] = model(

@@ -443,8 +443,10 @@ npu::onnx_import::loadModel(llvm::StringRef bytes, llvm::StringRef path,
   loaded.dir = std::string(llvm::sys::path::parent_path(path));
   for (const onnx::TensorProto &t : model.graph().initializer())
     loaded.initializers.insert(t.name());
-  if (failed(checkBeforeONNX(model, loadError)) ||
-      failed(bindBatch(*model.mutable_graph(), loaded.initializers,
+  if (failed(checkBeforeONNX(model, loadError)))
+    return failure();
+  dropUnreadStatistics(*model.mutable_graph());
+  if (failed(bindBatch(*model.mutable_graph(), loaded.initializers,
                        options.batch, probe, error, loadError.unboundBatch)) ||
       loadError.unboundBatch ||
       failed(checkValueTypes(model.graph(), loadError)) ||

@@ -51,6 +51,12 @@ int64_t getElementBytes(int32_t dtype);
 /// A node's name: its own, else its first output's.
 std::string nodeName(const onnx::NodeProto &node);
 
+/// Drops the Mean and InvStdDev outputs of every LayerNormalization node,
+/// which checkBeforeONNX has found unread: libonnx 1.12 shapes them from
+/// the input's dimensions at `axis` without checking it (2^31: SIGSEGV),
+/// even when nothing reads them.
+void dropUnreadStatistics(onnx::GraphProto &graph);
+
 /// What the ONNX checker and shape inference would trip on, checked before
 /// either runs: unsupported ops, windowed ops' sizes, tensors whose data
 /// does not match their shape, sizes past kMaxElements (ModelChecks.cpp).

@@ -155,7 +155,8 @@ LogicalResult checkNode(const onnx::NodeProto &node,
   if (isWindowed(op) && failed(checkWindow(node, error)))
     return failure();
   // libonnx shapes the statistics from the input's dimensions below
-  // `axis`, unchecked; the importer does not support them anyway.
+  // `axis`, unchecked; the importer does not support them anyway (unread
+  // ones are dropped: dropUnreadStatistics).
   if (op == "LayerNormalization")
     for (int i = 1; i < node.output_size(); ++i)
       if (!node.output(i).empty() && usedValues.contains(node.output(i)))
@@ -221,4 +222,10 @@ LogicalResult npu::onnx_import::checkBeforeONNX(const onnx::ModelProto &model,
     if (failed(checkNode(node, used, error)))
       return failure();
   return success();
+}
+
+void npu::onnx_import::dropUnreadStatistics(onnx::GraphProto &graph) {
+  for (onnx::NodeProto &node : *graph.mutable_node())
+    if (node.op_type() == "LayerNormalization" && node.output_size() > 1)
+      node.mutable_output()->DeleteSubrange(1, node.output_size() - 1);
 }
