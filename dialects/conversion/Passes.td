@@ -179,9 +179,11 @@ def MathToLibmWherePossible : Pass<"npu-math-to-libm", "mlir::ModuleOp"> {
     math-to-llvm lowers afterwards; running math-to-llvm first would expand
     expm1 and friends instead of calling the libm function the simulator
     calls. math.fma is left to math-to-llvm: it is exact, so LLVM's fma
-    gives libm's bits in one instruction that vectorizes.
+    gives libm's bits in one instruction that vectorizes; an f16 or bf16
+    fma is computed in f32 and rounded once, as the simulator does.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def MarkDistinctArguments

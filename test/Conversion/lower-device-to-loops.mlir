@@ -3,6 +3,17 @@
 
 // CHECK-LABEL: func.func @kernel
 // CHECK-SAME: (%[[X:.*]]: memref<64xf32>)
+// The device's exp's constants (include/npu/Support/DeviceExp.h), hoisted.
+// CHECK-DAG: %[[BITS:.*]] = arith.constant 1262485504 : i32
+// CHECK-DAG: %[[C0:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[C2:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG: %[[C7:.*]] = arith.constant 1.98412701E-4 : f32
+// CHECK-DAG: %[[LN2LO:.*]] = arith.constant 1.90465421E-9 : f32
+// CHECK-DAG: %[[LN2HI:.*]] = arith.constant -0.693147182 : f32
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[SHIFT:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-DAG: %[[LO:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 8.900000e+01 : f32
 // CHECK-NOT: npudev
 // CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
 // CHECK: %[[OFF:.*]] = arith.muli %[[T]]
@@ -14,17 +25,32 @@
 // CHECK:   memref.store %[[IN]], %[[BUF]][%[[J]]]
 // CHECK: scf.for %[[I:.*]] =
 // CHECK:   %[[V:.*]] = memref.load %[[BUF]][%[[I]]]
-// The device's f32 exp (include/npu/Support/DeviceExp.h), not libm's: a
-// rounding fma, two reduction fmas and seven Horner steps, the power of two
-// in two halves, a NaN passed through.
+// The device's f32 exp, not libm's: clamp, round x log2(e) to n, reduce
+// by n ln2 in two fmas, seven Horner steps, 2^n in two halves, a NaN made
+// quiet.
 // CHECK-NOT: math.exp
-// CHECK-COUNT-10: math.fma
-// CHECK-NOT: math.fma
-// CHECK:   arith.shrsi
-// CHECK:   arith.mulf
-// CHECK:   arith.mulf
+// CHECK:   %[[ABOVE:.*]] = arith.cmpf ogt, %[[V]], %[[HI]] : f32
+// CHECK:   %[[X1:.*]] = arith.select %[[ABOVE]], %[[HI]], %[[V]] : f32
+// CHECK:   %[[BELOW:.*]] = arith.cmpf olt, %[[X1]], %[[LO]] : f32
+// CHECK:   %[[X2:.*]] = arith.select %[[BELOW]], %[[LO]], %[[X1]] : f32
+// CHECK:   %[[SHIFTED:.*]] = math.fma %[[X2]], %[[LOG2E]], %[[SHIFT]] : f32
+// CHECK:   %[[N:.*]] = arith.subf %[[SHIFTED]], %[[SHIFT]] : f32
+// CHECK:   %[[R1:.*]] = math.fma %[[N]], %[[LN2HI]], %[[X2]] : f32
+// CHECK:   %[[R:.*]] = math.fma %[[N]], %[[LN2LO]], %[[R1]] : f32
+// CHECK:   math.fma %[[C7]], %[[R]], %{{.*}} : f32
+// CHECK-COUNT-3: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
+// CHECK:   %[[P2:.*]] = math.fma %{{.*}}, %[[R]], %[[C2]] : f32
+// CHECK:   %[[P1:.*]] = math.fma %[[P2]], %[[R]], %[[C0]] : f32
+// CHECK:   %[[P0:.*]] = math.fma %[[P1]], %[[R]], %[[C0]] : f32
+// CHECK-NEXT: %[[SBITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK-NEXT: %[[E:.*]] = arith.subi %[[SBITS]], %[[BITS]] : i32
+// CHECK-NEXT: %[[HALF:.*]] = arith.shrsi %[[E]], %{{.*}} : i32
+// CHECK:   %[[S1:.*]] = arith.mulf %[[P0]], %{{.*}} : f32
+// CHECK:   arith.subi %[[E]], %[[HALF]] : i32
+// CHECK:   %[[S2:.*]] = arith.mulf %[[S1]], %{{.*}} : f32
 // CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
-// CHECK:   %[[E:.*]] = arith.select %[[NAN]], %[[V]], %{{.*}} : f32
+// CHECK:   %[[QUIET:.*]] = arith.addf %[[V]], %[[V]] : f32
+// CHECK:   %[[E:.*]] = arith.select %[[NAN]], %[[QUIET]], %[[S2]] : f32
 // CHECK:   memref.store %[[E]], %[[BUF]][%[[I]]]
 // CHECK: scf.for %[[K:.*]] =
 // CHECK:   %[[OUT:.*]] = memref.load %[[BUF]][%[[K]]]

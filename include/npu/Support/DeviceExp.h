@@ -16,7 +16,7 @@
 // emits the same operations from the constants below. It is faithfully
 // rounded: less than kDeviceExpMaxUlps unit in the last place from e^x
 // (0.93 at worst over every 7th float; DeviceExpTest checks a sweep), and
-// NaN, the infinities, overflow and underflow are as libm's.
+// NaN (made quiet), the infinities, overflow and underflow are as libm's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +30,7 @@
 namespace npu::device_exp {
 
 /// Inputs are clamped to [kLowest, kHighest] first: below, e^x rounds to 0;
-/// above, it overflows. Both bound n to [-150, 129], where the two halves of
+/// above, it overflows. Both bound n to [-150, 128], where the two halves of
 /// 2^n are normal floats.
 inline constexpr float kLowest = -104.0f;
 inline constexpr float kHighest = 89.0f;
@@ -84,7 +84,8 @@ inline float deviceExp(float x) {
   int32_t e = static_cast<int32_t>(bitsOf(shifted) - bitsOf(kRoundingShift));
   int32_t half = e >> 1;
   float result = p * powerOfTwo(half) * powerOfTwo(e - half);
-  return std::isnan(x) ? x : result;
+  // x + x: a signalling NaN comes out quiet, as libm's would.
+  return std::isnan(x) ? x + x : result;
 }
 
 } // namespace npu

@@ -83,7 +83,8 @@ static Value buildDeviceExp(OpBuilder &b, Location loc, Value x) {
   scaled = b.create<arith::MulFOp>(
       loc, scaled, powerOfTwo(b.create<arith::SubIOp>(loc, e, half)));
   Value isNaN = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
-  return b.create<arith::SelectOp>(loc, isNaN, x, scaled);
+  return b.create<arith::SelectOp>(loc, isNaN,
+                                   b.create<arith::AddFOp>(loc, x, x), scaled);
 }
 
 Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
