@@ -11,22 +11,16 @@
 
 #include "npu/Support/DeviceExp.h"
 
+#include "llvm/ADT/bit.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 using namespace npu;
 
 namespace {
-
-float floatOfBits(uint32_t bits) {
-  float x;
-  std::memcpy(&x, &bits, sizeof(x));
-  return x;
-}
 
 /// |got - e^x| in units of the last place of floats in e^x's binade
 /// (2^-149 below the normal range), so that an error below 1 means got is
@@ -50,7 +44,7 @@ TEST(DeviceExpTest, WithinItsBoundOverTheFloats) {
   // value.
   constexpr uint64_t kStride = 251;
   for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += kStride) {
-    float x = floatOfBits(static_cast<uint32_t>(bits));
+    float x = llvm::bit_cast<float>(static_cast<uint32_t>(bits));
     if (std::isnan(x))
       continue;
     double error = ulpError(x, deviceExp(x));

@@ -50,17 +50,12 @@ static Value buildDeviceExp(OpBuilder &b, Location loc, Value x) {
     return b.create<math::FmaOp>(loc, a, m, c);
   };
   // Compare-and-select keeps a NaN, as the C++ conditional does.
-  auto clampBelow = [&](Value v, float bound) {
-    Value below = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, v,
-                                          constant(bound));
-    return b.create<arith::SelectOp>(loc, below, constant(bound), v);
+  auto clamp = [&](Value v, arith::CmpFPredicate beyond, float bound) {
+    Value out = b.create<arith::CmpFOp>(loc, beyond, v, constant(bound));
+    return b.create<arith::SelectOp>(loc, out, constant(bound), v);
   };
-  auto clampAbove = [&](Value v, float bound) {
-    Value above = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, v,
-                                          constant(bound));
-    return b.create<arith::SelectOp>(loc, above, constant(bound), v);
-  };
-  Value clamped = clampBelow(clampAbove(x, kHighest), kLowest);
+  Value clamped = clamp(clamp(x, arith::CmpFPredicate::OGT, kHighest),
+                        arith::CmpFPredicate::OLT, kLowest);
   Value shift = constant(kRoundingShift);
   Value shifted = fma(clamped, constant(kLog2E), shift);
   Value n = b.create<arith::SubFOp>(loc, shifted, shift);
