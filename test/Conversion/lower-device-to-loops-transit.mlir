@@ -163,10 +163,14 @@ func.func @op_before_dma(%x: !g, %y: !g, %i: index, %a: f32) {
 // CHECK-NEXT: memref.store %[[P]], %[[YS]][%[[I]], %[[J]]]
 // CHECK-NOT: scf.for
 // CHECK: return
-// Checked mode keeps the copy.
+// Checked mode keeps the copy: one loop over the window's rows, which lie
+// back to back.
 // KEPT-LABEL: func.func @consumed_write_back
 // KEPT-COUNT-3: scf.for
-// KEPT: memref.store %{{.*}}, %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: ?>>
+// KEPT: %[[WINDOW:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<4x64xf32, strided<[64, 1], offset: ?>> into memref<256xf32, strided<[1], offset: ?>>
+// KEPT-NEXT: scf.for %[[K:.*]] =
+// KEPT-NEXT: %[[E:.*]] = memref.load
+// KEPT-NEXT: memref.store %[[E]], %[[WINDOW]][%[[K]]]
 func.func @consumed_write_back(%x: !g, %y: !g, %i: index, %gates: !s) {
   npudev.launch tasks(1) {
     %tile = npudev.alloc : !v

@@ -90,6 +90,50 @@ func.func @exp_f64(%x: memref<16xf64, #npudev.space<global>>) {
 
 // -----
 
+// Elementwise ops and DMAs over buffers whose rows lie back to back are one
+// loop over 1-D views: it vectorizes across rows, and LLVM does not unroll
+// it whole (a 17 x 1024 fill as two nested loops of static bounds became one
+// block of 2,176 vector stores, which the post-RA scheduler took seconds
+// over). A window with a gap between its rows keeps the loop nest.
+// CHECK-LABEL: func.func @elementwise_rows
+// CHECK-SAME: (%[[X:.*]]: memref<4x16xf32>)
+// CHECK: %[[A:.*]] = memref.alloc() : memref<17x1024xf32>
+// CHECK-NEXT: %[[AF:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1]] : memref<17x1024xf32> into memref<17408xf32>
+// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %c17408 step %c1 {
+// CHECK-NEXT: memref.store %{{.*}}, %[[AF]][%[[I]]] : memref<17408xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[B:.*]] = memref.alloc() : memref<4x16xf32>
+// CHECK-NEXT: %[[XF:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1]] : memref<4x16xf32> into memref<64xf32>
+// CHECK-NEXT: %[[BF:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1]] : memref<4x16xf32> into memref<64xf32>
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %c64 step %c1 {
+// CHECK-NEXT: %[[E:.*]] = memref.load %[[XF]][%[[J]]] : memref<64xf32>
+// CHECK-NEXT: memref.store %[[E]], %[[BF]][%[[J]]] : memref<64xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[W:.*]] = memref.subview %[[B]][0, 0] [4, 8] [1, 1]
+// CHECK-NEXT: %[[C:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK-NEXT: scf.for %[[R:.*]] = %{{.*}} to %c4 step %c1 {
+// CHECK-NEXT: scf.for %[[K:.*]] = %{{.*}} to %c8 step %c1 {
+// CHECK-NEXT: memref.load %[[W]][%[[R]], %[[K]]] : memref<4x8xf32, strided<[16, 1]>>
+// CHECK-NEXT: math.absf
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]][%[[R]], %[[K]]] : memref<4x8xf32>
+func.func @elementwise_rows(%x: memref<4x16xf32, #npudev.space<global>>) {
+  npudev.launch tasks(1) {
+    %cst = arith.constant 0xFF800000 : f32
+    %a = npudev.alloc : memref<17x1024xf32, #npudev.space<vector>>
+    npudev.vfill %cst, %a : f32, memref<17x1024xf32, #npudev.space<vector>>
+    %b = npudev.alloc : memref<4x16xf32, #npudev.space<vector>>
+    npudev.dma %x, %b : memref<4x16xf32, #npudev.space<global>> to memref<4x16xf32, #npudev.space<vector>>
+    %w = memref.subview %b[0, 0] [4, 8] [1, 1] : memref<4x16xf32, #npudev.space<vector>> to memref<4x8xf32, strided<[16, 1]>, #npudev.space<vector>>
+    %c = npudev.alloc : memref<4x8xf32, #npudev.space<vector>>
+    npudev.vunary <abs> %w, %c : memref<4x8xf32, strided<[16, 1]>, #npudev.space<vector>>, memref<4x8xf32, #npudev.space<vector>>
+    npudev.dma %c, %w : memref<4x8xf32, #npudev.space<vector>> to memref<4x8xf32, strided<[16, 1]>, #npudev.space<vector>>
+    npudev.dma %b, %x : memref<4x16xf32, #npudev.space<vector>> to memref<4x16xf32, #npudev.space<global>>
+  }
+  return
+}
+
+// -----
+
 // A DMA whose innermost dimension is strided stays a memref.copy.
 // CHECK-LABEL: func.func @strided_dma
 // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<8xf32, strided<[2]>> to memref<8xf32>

@@ -56,7 +56,7 @@ bool hasContiguousRows(MemRefType type) {
 }
 
 /// A DMA as copies. Rows contiguous on both sides become an element loop
-/// nest, which LLVM vectorizes or turns into memcpy (memref.copy of a
+/// (nest), which LLVM vectorizes or turns into memcpy (memref.copy of a
 /// dynamically sized window would call the runtime's generic memrefCopy,
 /// which copies one element per call); anything else is one memref.copy.
 void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
@@ -66,11 +66,9 @@ void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
     b.create<memref::CopyOp>(loc, source, target);
     return;
   }
-  buildLoopsOver(
-      b, loc, target, [&](OpBuilder &lb, Location l, ValueRange ivs) {
-        lb.create<memref::StoreOp>(l, lb.create<memref::LoadOp>(l, source, ivs),
-                                   target, ivs);
-      });
+  buildElementwiseLoops(
+      b, loc, source, target,
+      [](OpBuilder &, Location, ArrayRef<Value> v) { return v.front(); });
 }
 
 struct LowerDma : OpRewritePattern<DmaOp> {

@@ -194,17 +194,50 @@ void buildLoopsOver(OpBuilder &b, Location loc, Value memref,
   scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
 }
 
+/// The 1-D views of `memrefs` (all of one shape) when each one's rows lie
+/// back to back, else none. One loop over them vectorizes across rows, and
+/// LLVM does not unroll it whole: a 17 x 1024 fill as two nested loops of
+/// static bounds became one block of 2,176 vector stores, on which the
+/// post-RA scheduler (quadratic in a block) spent 2.5 s.
+static SmallVector<Value> collapseToRows(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> memrefs) {
+  int64_t rank = cast<MemRefType>(memrefs.front().getType()).getRank();
+  if (rank < 2)
+    return {};
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < rank; ++d)
+    all.front().push_back(d);
+  if (!llvm::all_of(memrefs, [&](Value m) {
+        return memref::CollapseShapeOp::isGuaranteedCollapsible(
+            cast<MemRefType>(m.getType()), all);
+      }))
+    return {};
+  return llvm::map_to_vector(memrefs, [&](Value m) -> Value {
+    return b.create<memref::CollapseShapeOp>(loc, m, all);
+  });
+}
+
+void buildElementwiseLoops(
+    OpBuilder &b, Location loc, ValueRange inputs, Value out,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> compute) {
+  SmallVector<Value> operands(inputs);
+  operands.push_back(out);
+  if (SmallVector<Value> rows = collapseToRows(b, loc, operands); !rows.empty())
+    operands = rows;
+  buildLoopsOver(b, loc, operands.back(),
+                 [&](OpBuilder &lb, Location l, ValueRange ivs) {
+                   SmallVector<Value> loaded;
+                   for (Value in : ArrayRef(operands).drop_back())
+                     loaded.push_back(lb.create<memref::LoadOp>(l, in, ivs));
+                   lb.create<memref::StoreOp>(l, compute(lb, l, loaded),
+                                              operands.back(), ivs);
+                 });
+}
+
 void buildElementwise(
     PatternRewriter &rewriter, Operation *op, ValueRange inputs, Value out,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> compute) {
-  Location loc = op->getLoc();
-  buildLoopsOver(
-      rewriter, loc, out, [&](OpBuilder &b, Location l, ValueRange ivs) {
-        SmallVector<Value> loaded;
-        for (Value in : inputs)
-          loaded.push_back(b.create<memref::LoadOp>(l, in, ivs));
-        b.create<memref::StoreOp>(l, compute(b, l, loaded), out, ivs);
-      });
+  buildElementwiseLoops(rewriter, op->getLoc(), inputs, out, compute);
   rewriter.eraseOp(op);
 }
 

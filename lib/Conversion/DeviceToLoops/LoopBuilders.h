@@ -41,8 +41,16 @@ void buildLoopsOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
                                             mlir::ValueRange)>
                         body,
                     unsigned drop = 0);
-/// out[i] = compute(in0[i], in1[i], ...) over the shape of `out`; erases
-/// `op`.
+/// out[i] = compute(in0[i], in1[i], ...) over the shape of `out`: one loop
+/// over 1-D views when every operand's rows lie back to back, else a loop
+/// nest.
+void buildElementwiseLoops(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+    mlir::Value out,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   llvm::ArrayRef<mlir::Value>)>
+        compute);
+/// The same, replacing `op`: erases it.
 void buildElementwise(
     mlir::PatternRewriter &rewriter, mlir::Operation *op,
     mlir::ValueRange inputs, mlir::Value out,
