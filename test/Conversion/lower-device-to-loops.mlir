@@ -385,3 +385,101 @@ func.func @staging_kept(%A: !g, %B: !g, %C: !g, %i: index) {
   }
   return
 }
+
+// -----
+
+// Staging forwarded through views, to matmuls in scf.if branches (as the
+// attention kernels stage a block of keys, whose first block starts the
+// sum and the rest accumulate): each buffer is reached only through a
+// subview and a cast, whose one DMA fills it and whose other users read
+// it; a branch runs at most once, so nothing can run between the DMA and
+// either matmul. Neither the copies nor the buffers remain.
+!g = memref<64x64xf32, #npudev.space<global>>
+!w = memref<?x64xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!c = memref<16x64xf32, #npudev.space<cube>>
+!s = memref<?x64xf32, strided<[64, 1]>, #npudev.space<cube>>
+!r = memref<?x64xf32, strided<[64, 1], offset: ?>, #npudev.space<cube>>
+!o = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staged_views_in_branches
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x64xf32>, %[[B:[^:]*]]: memref<64x64xf32>
+// CHECK: %[[O:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[WA:.*]] = memref.subview %[[A]]
+// CHECK: %[[WB:.*]] = memref.subview %[[B]]
+// CHECK: scf.if
+// CHECK: %[[CA:.*]] = memref.cast %[[WA]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA]], %{{.*}}, %{{.*}}, %false)
+// CHECK: } else {
+// CHECK: %[[CA2:.*]] = memref.cast %[[WA]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA2]], %{{.*}}, %{{.*}}, %true)
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @staged_views_in_branches(%A: !g, %B: !g, %i: index, %n: index, %first: i1) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !c
+    %b = npudev.alloc : !c
+    %o = npudev.alloc : !o
+    %sa = memref.subview %a[0, 0] [%n, 64] [1, 1] : !c to !s
+    %va = memref.cast %sa : !s to !r
+    %sb = memref.subview %b[0, 0] [%n, 64] [1, 1] : !c to !s
+    %vb = memref.cast %sb : !s to !r
+    %wa = memref.subview %A[%i, 0] [%n, 64] [1, 1] : !g to !w
+    %wb = memref.subview %B[%i, 0] [%n, 64] [1, 1] : !g to !w
+    npudev.dma %wa, %va : !w to !r
+    npudev.dma %wb, %vb : !w to !r
+    scf.if %first {
+      npudev.matmul %va, %vb, %o {transpose_b} : !r, !r, !o
+    } else {
+      npudev.matmul %va, %vb, %o {transpose_b, accumulate} : !r, !r, !o
+    }
+  }
+  return
+}
+
+// -----
+
+// Not forwarded: a second view of %a is filled between the first view's
+// DMA and the matmul (it may overwrite what the matmul reads), and %b's
+// matmul runs in a loop (its iterations run again after the DMA). Both
+// buffers and their copies stay.
+!g = memref<64x64xf32, #npudev.space<global>>
+!w = memref<16x64xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!c = memref<32x64xf32, #npudev.space<cube>>
+!s = memref<16x64xf32, strided<[64, 1], offset: ?>, #npudev.space<cube>>
+!o = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staged_views_kept
+// CHECK: %[[BUFA:.*]] = memref.alloc() : memref<32x64xf32>
+// CHECK: %[[BUFB:.*]] = memref.alloc() : memref<32x64xf32>
+// CHECK: %[[A0:.*]] = memref.subview %[[BUFA]]
+// CHECK: %[[A1:.*]] = memref.subview %[[BUFA]]
+// CHECK: %[[B0:.*]] = memref.subview %[[BUFB]]
+// CHECK: memref.collapse_shape %[[A0]]
+// CHECK: memref.collapse_shape %[[A1]]
+// CHECK: memref.cast %[[A0]]
+// CHECK: func.call @npu_rt_matmul_f32
+// CHECK: memref.collapse_shape %[[B0]]
+// CHECK: scf.for
+// CHECK: memref.cast %[[B0]]
+// CHECK: func.call @npu_rt_matmul_f32
+func.func @staged_views_kept(%A: !g, %B: !g, %i: index, %j: index, %k: index, %n: index) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !c
+    %b = npudev.alloc : !c
+    %o = npudev.alloc : !o
+    %a0 = memref.subview %a[%k, 0] [16, 64] [1, 1] : !c to !s
+    %a1 = memref.subview %a[%i, 0] [16, 64] [1, 1] : !c to !s
+    %b0 = memref.subview %b[%k, 0] [16, 64] [1, 1] : !c to !s
+    %wa = memref.subview %A[%k, 0] [16, 64] [1, 1] : !g to !w
+    %wb = memref.subview %B[%j, 0] [16, 64] [1, 1] : !g to !w
+    npudev.dma %wa, %a0 : !w to !s
+    npudev.dma %wb, %a1 : !w to !s
+    npudev.matmul %a0, %a1, %o {transpose_b} : !s, !s, !o
+    npudev.dma %wb, %b0 : !w to !s
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %t = %c0 to %n step %c1 {
+      npudev.matmul %b0, %b0, %o {transpose_b, accumulate} : !s, !s, !o
+    }
+  }
+  return
+}

@@ -113,6 +113,8 @@ mlir::func::FuncOp getRuntimeFunction(mlir::OpBuilder &builder,
                                       mlir::TypeRange results);
 
 //===--- Matmul -----------------------------------------------------------===//
+/// Whether the runtime has a kernel for `op`'s inputs (f32, f16 or bf16).
+bool hasMatmulKernel(MatmulOp op);
 /// Calls the runtime's kernel for `op` (f32, f16 or bf16 inputs) on `a` and
 /// `b`: its operands, or views holding what they would hold (any strides,
 /// any memory space). Fails for inputs without a kernel (MatmulPatterns.cpp).

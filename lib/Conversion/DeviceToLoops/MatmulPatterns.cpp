@@ -99,13 +99,21 @@ struct LowerFloatMatmulToKernel : OpRewritePattern<MatmulOp> {
 
 } // namespace
 
+/// The runtime kernel's name suffix for inputs of `type`, if it has one.
+static std::optional<StringRef> getMatmulKernelSuffix(Type input) {
+  std::optional<ElementKind> kind = getElementKind(input);
+  return kind ? abi::getMatmulSuffix(*kind) : std::nullopt;
+}
+
+bool npu::dev::loops::hasMatmulKernel(MatmulOp op) {
+  return getMatmulKernelSuffix(elementTypeOf(op.getA())).has_value();
+}
+
 LogicalResult npu::dev::loops::buildMatmulKernelCall(OpBuilder &builder,
                                                      MatmulOp op, Value a,
                                                      Value b) {
   Type input = elementTypeOf(a);
-  std::optional<ElementKind> kind = getElementKind(input);
-  std::optional<StringRef> suffix =
-      kind ? abi::getMatmulSuffix(*kind) : std::nullopt;
+  std::optional<StringRef> suffix = getMatmulKernelSuffix(input);
   if (!suffix)
     return failure();
   MLIRContext *ctx = builder.getContext();

@@ -46,9 +46,10 @@ void outlineLaunches(mlir::ModuleOp module);
 /// LLVM (MixedLaunchLowering.cpp).
 void outlineMixedLaunches(mlir::ModuleOp module);
 
-/// Lowers each matmul whose inputs are staged through on-chip buffers (one
-/// DMA in, read only by the matmul) to its kernel call on the DMAs'
-/// sources, erasing the DMAs (StagingForwarding.cpp).
+/// Lowers the matmuls that read buffers which only stage matmul inputs
+/// (each view of one filled by one DMA, and otherwise only read by matmuls)
+/// to kernel calls on the DMAs' sources, erasing the DMAs and the buffers
+/// (StagingForwarding.cpp).
 void forwardStagedMatmulInputs(mlir::ModuleOp module);
 
 /// Whether `op` leaves global memory alone: it has no memory effects,
