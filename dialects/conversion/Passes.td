@@ -123,7 +123,8 @@ def LowerDeviceToLoops : Pass<"npu-lower-device-to-loops", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"forwardTransits", "forward-transits", "bool", "true",
-           "let elementwise ops read and write the global windows their "
+           "let matmuls read the global sources of their staged inputs, "
+           "elementwise ops read and write the global windows their "
            "buffer only carries data between, and vector ops write the "
            "targets of the DMAs that consume their output (off: every "
            "copy as written)">,

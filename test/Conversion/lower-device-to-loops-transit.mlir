@@ -241,3 +241,34 @@ func.func @store_between(%x: !g, %y: !g, %i: index, %gates: !s, %f: f32) {
   }
   return
 }
+
+// -----
+
+// Staged matmul inputs are forwarded with the transits, and kept with
+// them (checked mode keeps every copy as written).
+!g = memref<64x64xf32, #npudev.space<global>>
+!w = memref<16x16xf32, strided<[64, 1], offset: ?>, #npudev.space<global>>
+!c = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staged_matmul
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x64xf32>
+// CHECK: %[[O:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[WA:.*]] = memref.subview %[[A]]
+// CHECK: %[[CA:.*]] = memref.cast %[[WA]]
+// CHECK: %[[CB:.*]] = memref.cast %[[WA]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA]], %[[CB]],
+// KEPT-LABEL: func.func @staged_matmul
+// KEPT: %[[BUF:.*]] = memref.alloc() : memref<16x16xf32>
+// KEPT: %[[CA:.*]] = memref.cast %[[BUF]]
+// KEPT: %[[CB:.*]] = memref.cast %[[BUF]]
+// KEPT: func.call @npu_rt_matmul_f32(%[[CA]], %[[CB]],
+func.func @staged_matmul(%A: !g, %i: index) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : !c
+    %o = npudev.alloc : !c
+    %wa = memref.subview %A[%i, 0] [16, 16] [1, 1] : !g to !w
+    npudev.dma %wa, %a : !w to !c
+    npudev.matmul %a, %a, %o : !c, !c, !c
+  }
+  return
+}

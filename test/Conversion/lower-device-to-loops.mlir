@@ -134,6 +134,25 @@ func.func @elementwise_rows(%x: memref<4x16xf32, #npudev.space<global>>) {
 
 // -----
 
+// Dynamic shapes keep the loop nest: two of them may disagree at run time
+// with equal element counts, which the nest's checked mode reports.
+// CHECK-LABEL: func.func @elementwise_dynamic_rows
+// CHECK-NOT: memref.collapse_shape
+// CHECK: scf.for %[[R:.*]] =
+// CHECK-NEXT: scf.for %[[K:.*]] =
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[K]]] : memref<?x64xf32, strided<[64, 1]>>
+func.func @elementwise_dynamic_rows(%n: index, %f: f32) {
+  npudev.launch tasks(1) {
+    %a = npudev.alloc : memref<16x64xf32, #npudev.space<vector>>
+    %rows = memref.subview %a[0, 0] [%n, 64] [1, 1] : memref<16x64xf32, #npudev.space<vector>> to memref<?x64xf32, strided<[64, 1]>, #npudev.space<vector>>
+    %d = memref.cast %rows : memref<?x64xf32, strided<[64, 1]>, #npudev.space<vector>> to memref<?x64xf32, #npudev.space<vector>>
+    npudev.vfill %f, %d : f32, memref<?x64xf32, #npudev.space<vector>>
+  }
+  return
+}
+
+// -----
+
 // A DMA whose innermost dimension is strided stays a memref.copy.
 // CHECK-LABEL: func.func @strided_dma
 // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<8xf32, strided<[2]>> to memref<8xf32>
@@ -480,6 +499,33 @@ func.func @staged_views_kept(%A: !g, %B: !g, %i: index, %j: index, %k: index, %n
     scf.for %t = %c0 to %n step %c1 {
       npudev.matmul %b0, %b0, %o {transpose_b, accumulate} : !s, !s, !o
     }
+  }
+  return
+}
+
+// -----
+
+// Not forwarded: the DMA's source is on chip, and the prefetch after it
+// rewrites that source before the matmul runs (only global memory is
+// proven unchanged between the two).
+!g = memref<16x16xf32, #npudev.space<global>>
+!s = memref<16x16xf32, #npudev.space<shared>>
+!c = memref<16x16xf32, #npudev.space<cube>>
+// CHECK-LABEL: func.func @staged_from_chip
+// CHECK: %[[S:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: %[[BUFA:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: memref.collapse_shape %[[BUFA]]
+// CHECK: %[[CA:.*]] = memref.cast %[[BUFA]]
+// CHECK: func.call @npu_rt_matmul_f32(%[[CA]],
+func.func @staged_from_chip(%g0: !g, %g1: !g) {
+  npudev.launch tasks(1) {
+    %s = npudev.alloc : !s
+    %a = npudev.alloc : !c
+    %o = npudev.alloc : !c
+    npudev.dma %g0, %s : !g to !s
+    npudev.dma %s, %a : !s to !c
+    npudev.dma %g1, %s : !g to !s
+    npudev.matmul %a, %a, %o : !c, !c, !c
   }
   return
 }

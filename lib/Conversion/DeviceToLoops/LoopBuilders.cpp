@@ -194,22 +194,25 @@ void buildLoopsOver(OpBuilder &b, Location loc, Value memref,
   scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
 }
 
-/// The 1-D views of `memrefs` (all of one shape) when each one's rows lie
-/// back to back, else none. One loop over them vectorizes across rows, and
-/// LLVM does not unroll it whole: a 17 x 1024 fill as two nested loops of
-/// static bounds became one block of 2,176 vector stores, on which the
-/// post-RA scheduler (quadratic in a block) spent 2.5 s.
+/// The 1-D views of `memrefs` (all of one static shape) when each one's
+/// rows lie back to back, else none. One loop over them vectorizes across
+/// rows, and LLVM does not unroll it whole: a 17 x 1024 fill as two nested
+/// loops of static bounds became one block of 2,176 vector stores, on which
+/// the post-RA scheduler (quadratic in a block) spent 2.5 s. Static shapes
+/// only: dynamic ones may disagree at run time with equal element counts,
+/// which the loop nest's checked mode reports and one flat loop would not.
 static SmallVector<Value> collapseToRows(OpBuilder &b, Location loc,
                                          ArrayRef<Value> memrefs) {
-  int64_t rank = cast<MemRefType>(memrefs.front().getType()).getRank();
-  if (rank < 2)
+  auto type = [](Value m) { return cast<MemRefType>(m.getType()); };
+  if (type(memrefs.front()).getRank() < 2 ||
+      !llvm::all_of(memrefs, [&](Value m) { return type(m).hasStaticShape(); }))
     return {};
+  int64_t rank = type(memrefs.front()).getRank();
   SmallVector<ReassociationIndices> all(1);
   for (int64_t d = 0; d < rank; ++d)
     all.front().push_back(d);
   if (!llvm::all_of(memrefs, [&](Value m) {
-        return memref::CollapseShapeOp::isGuaranteedCollapsible(
-            cast<MemRefType>(m.getType()), all);
+        return memref::CollapseShapeOp::isGuaranteedCollapsible(type(m), all);
       }))
     return {};
   return llvm::map_to_vector(memrefs, [&](Value m) -> Value {

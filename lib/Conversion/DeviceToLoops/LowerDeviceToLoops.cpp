@@ -62,8 +62,8 @@ struct LowerDeviceToLoopsPass
     ModuleOp module = getOperation();
     lowerRowReports(module);
     outlineMixedLaunches(module);
-    forwardStagedMatmulInputs(module);
     if (forwardTransits) {
+      forwardStagedMatmulInputs(module);
       forwardTransitBuffers(module);
       forwardConsumedWriteBacks(module);
     }

@@ -47,7 +47,8 @@ void outlineLaunches(mlir::ModuleOp module);
 void outlineMixedLaunches(mlir::ModuleOp module);
 
 /// Lowers the matmuls that read buffers which only stage matmul inputs
-/// (each view of one filled by one DMA, and otherwise only read by matmuls)
+/// (each view of one filled by one DMA from global memory, and otherwise
+/// only read by matmuls)
 /// to kernel calls on the DMAs' sources, erasing the DMAs and the buffers
 /// (StagingForwarding.cpp).
 void forwardStagedMatmulInputs(mlir::ModuleOp module);

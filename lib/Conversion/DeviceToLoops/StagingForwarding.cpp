@@ -5,9 +5,10 @@
 // cost, and the runtime's kernel reads (and packs) any strided view anyway.
 // So where a buffer only stages matmul inputs, its copies go: the buffer is
 // reached through views (subview, cast) only, each last view is written
-// whole by one DMA and otherwise only read, as A or B, by matmuls after it
-// (in its block, or in scf.if branches nested there), and nothing between
-// the DMA and such a matmul can write global memory or the buffer. Each
+// whole by one DMA from global memory and otherwise only read, as A or B,
+// by matmuls after it (in its block, or in scf.if branches nested there),
+// and nothing between the DMA and such a matmul can write global memory or
+// fill another view of the buffer. Each
 // matmul's kernel call then reads the DMAs' sources, and the DMAs, the
 // views and the buffer go. Nothing else read the buffer, so nothing can
 // tell; the values the kernel sees, and so the bits, are the same. (A
@@ -110,8 +111,11 @@ struct Forwarding {
     SmallVector<MatmulOp> matmuls;
     SmallVector<DmaOp> dmas;
     for (Value view : views) {
+      // The kernel reads the source when the matmul runs: only global
+      // memory is proven unchanged since the DMA.
       DmaOp fill = getSoleFill(view);
-      if (!fill)
+      if (!fill || !isInSpace(cast<MemRefType>(fill.getSource().getType()),
+                              {MemorySpace::global}))
         return;
       for (Operation *user : view.getUsers()) {
         if (user == fill.getOperation())
