@@ -55,10 +55,11 @@ bool hasContiguousRows(MemRefType type) {
          !strides.empty() && strides.back() == 1;
 }
 
-/// A DMA as copies. Rows contiguous on both sides become an element loop
-/// (nest), which LLVM vectorizes or turns into memcpy (memref.copy of a
-/// dynamically sized window would call the runtime's generic memrefCopy,
-/// which copies one element per call); anything else is one memref.copy.
+/// A DMA as copies. Rows contiguous on both sides become element loops
+/// (buildElementwiseLoops), which LLVM vectorizes or turns into memcpy
+/// (memref.copy of a dynamically sized window would call the runtime's generic
+/// memrefCopy, which copies one element per call); anything else is one
+/// memref.copy.
 void buildDmaCopy(OpBuilder &b, Location loc, Value source, Value target) {
   auto src = cast<MemRefType>(source.getType());
   auto dst = cast<MemRefType>(target.getType());

@@ -204,16 +204,14 @@ void buildLoopsOver(OpBuilder &b, Location loc, Value memref,
 static SmallVector<Value> collapseToRows(OpBuilder &b, Location loc,
                                          ArrayRef<Value> memrefs) {
   auto type = [](Value m) { return cast<MemRefType>(m.getType()); };
-  if (type(memrefs.front()).getRank() < 2 ||
-      !llvm::all_of(memrefs, [&](Value m) { return type(m).hasStaticShape(); }))
-    return {};
   int64_t rank = type(memrefs.front()).getRank();
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < rank; ++d)
-    all.front().push_back(d);
-  if (!llvm::all_of(memrefs, [&](Value m) {
-        return memref::CollapseShapeOp::isGuaranteedCollapsible(type(m), all);
-      }))
+  SmallVector<ReassociationIndices> all = {
+      llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  auto collapsible = [&](Value m) {
+    return type(m).hasStaticShape() &&
+           memref::CollapseShapeOp::isGuaranteedCollapsible(type(m), all);
+  };
+  if (rank < 2 || !llvm::all_of(memrefs, collapsible))
     return {};
   return llvm::map_to_vector(memrefs, [&](Value m) -> Value {
     return b.create<memref::CollapseShapeOp>(loc, m, all);
